@@ -1,0 +1,49 @@
+#pragma once
+// Basis: phi_j(x) = basis(r_j(x)), a function of the distance from x to centre j.
+//
+// The framework computes blocks of squared distances (rows x M, by the GEMM identity) and hands
+// each block to map(), which rewrites it in place. One virtual call per block, never per element.
+//
+// Lifecycle: a basis is made from validated Params, then prepare() is called once with the
+// trained centres (it may fill in shapes the centre learner left out, e.g. NETLAB's width rule),
+// after which map() is const and thread-safe. A loaded model restores the basis by load_state()
+// instead of prepare().
+
+#include "radial/centres.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/state.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+// Which squared distance map() receives.
+enum class Metric {
+  Euclidean,  // ||x - c_j||^2, shapes ignored
+  Shape,      // Mahalanobis (x - c_j)^T S_j^{-1} (x - c_j) under the centres' shapes
+};
+
+class Basis {
+ public:
+  virtual ~Basis();
+
+  virtual Metric metric() const = 0;
+
+  // Fixes everything that depends on the centres (widths by a default rule, normalising
+  // constants). May set centres.shape and its arrays when they were absent.
+  // Throws ShapeError when the centres cannot be used with this basis.
+  virtual void prepare(Centres& centres, FitContext& ctx) = 0;
+
+  // r2: rows x M squared distances (of metric()) -> phi values, in place.
+  virtual void map(Matrix& r2) const = 0;
+
+  // log phi in place, for outputs working in the log domain (the Bayes posterior). Only bases
+  // that are positive everywhere provide it.
+  virtual bool has_log_map() const { return false; }
+  virtual void log_map(Matrix& r2) const;
+
+  // Everything map() needs besides the centres, to be saved in a model.
+  virtual State state() const = 0;
+  virtual void load_state(const State& state) = 0;
+};
+
+}  // namespace radial

@@ -1,0 +1,48 @@
+#pragma once
+// The design matrix Phi = [phi(x_n; c_1..c_M), 1] (N x (M+1), bias column last, as NETLAB),
+// produced block by block so that it never has to fit in memory. Blocks are built by the GEMM
+// identity for distances fused with the basis map while the block is in cache.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "radial/basis.hpp"
+#include "radial/centres.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+class DesignMatrix {
+ public:
+  // `inputs`, `centres` and `basis` must outlive the DesignMatrix. With log_domain the blocks
+  // hold log phi (basis.has_log_map() must be true) and no bias column.
+  // Phi is kept in memory after the first pass when it needs at most `cache_bytes`.
+  DesignMatrix(const Matrix& inputs, const Centres& centres, const Basis& basis,
+               bool log_domain = false, std::size_t cache_bytes = std::size_t(256) << 20,
+               std::size_t block_rows = 1024);
+  ~DesignMatrix();
+  DesignMatrix(const DesignMatrix&) = delete;
+  DesignMatrix& operator=(const DesignMatrix&) = delete;
+
+  std::size_t rows() const;
+  std::size_t cols() const;        // M + 1 (M in the log domain)
+  std::size_t block_rows() const;
+  std::size_t block_count() const;
+
+  // Calls visit(first_row, block) for consecutive blocks, in order. `block` is
+  // (rows in block) x cols() and valid only during the call.
+  void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
+
+  // The whole N x cols() matrix (convenient for small problems and tests).
+  Matrix materialise() const;
+
+  // Computes one block (rows [first, first+count)) into `out`, resized as needed.
+  void compute_block(std::size_t first, std::size_t count, Matrix& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace radial

@@ -1,0 +1,66 @@
+#pragma once
+// What every fit receives besides its data: a seeded random generator, the thread setting,
+// progress reporting, and the fit report in which it records iterations, convergence and every
+// numerical guard that fired.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace radial {
+
+// A numerical guard that fired: which guard, what happened, and the setting that would change it.
+struct Warning {
+  std::string component;  // plugin id, e.g. "kmeans"
+  std::string guard;      // e.g. "empty-cluster", "variance-floor", "separable-data"
+  std::string message;    // what happened, with numbers
+  std::string setting;    // what to change, e.g. "regularizer.alpha > 0"
+};
+
+// One point of a learning curve.
+struct CurvePoint {
+  std::size_t iteration = 0;
+  double error = 0;
+  double flops = 0;    // cumulative
+  double seconds = 0;  // cumulative
+};
+
+struct FitReport {
+  std::size_t iterations = 0;
+  bool converged = true;
+  double final_error = std::numeric_limits<double>::quiet_NaN();
+  double seconds = 0;
+  double flops = 0;
+  std::size_t function_evaluations = 0;
+  std::size_t gradient_evaluations = 0;
+  std::vector<CurvePoint> curve;
+  std::map<std::string, double> figures;                 // other named results (rank, eta, ...)
+  std::map<std::string, std::vector<double>> series;     // per-iteration traces (log R^d, L(theta))
+  std::vector<Warning> warnings;
+};
+
+class FitContext {
+ public:
+  explicit FitContext(std::uint64_t seed, int threads = 1) : rng(seed), threads(threads) {}
+
+  std::mt19937_64 rng;  // the only source of randomness a component may use
+  int threads = 1;      // row-block parallelism; results never depend on it
+  FitReport report;
+  // Progress lines for the user (stderr in the host); may be empty.
+  std::function<void(const std::string&)> log;
+
+  void warn(std::string component, std::string guard, std::string message, std::string setting) {
+    report.warnings.push_back({std::move(component), std::move(guard), std::move(message),
+                               std::move(setting)});
+  }
+  void progress(const std::string& line) const {
+    if (log) log(line);
+  }
+};
+
+}  // namespace radial

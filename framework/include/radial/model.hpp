@@ -1,0 +1,48 @@
+#pragma once
+// A trained network as framework-owned data. Everything a prediction needs is here except the
+// basis implementation, which is re-made from basis_id + basis_params and restored from
+// basis_state. Written and read only by the model store (radial/model_store.hpp).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "radial/centres.hpp"
+#include "radial/dataset.hpp"
+#include "radial/link.hpp"
+#include "radial/params.hpp"
+#include "radial/standardiser.hpp"
+#include "radial/state.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+struct Model {
+  // What the network was trained on.
+  Task task = Task::Classification;
+  std::vector<std::string> feature_names;
+  std::string target_name;
+  std::vector<double> class_values;      // class index -> label as in the training file
+
+  bool standardize = false;
+  Standardiser standardiser;              // fitted when standardize
+
+  Centres centres;
+  std::string basis_id;
+  std::map<std::string, ParamValue> basis_params;
+  State basis_state;
+
+  std::string output_id;
+  Link link = Link::Identity;
+  Matrix weights;                         // (M+1) x outputs, bias last; empty for Bayes
+
+  // Provenance.
+  std::string pipeline_text;
+  std::string radial_version;
+  std::map<std::string, std::string> plugin_versions;  // id -> version
+  std::uint64_t seed = 0;
+  std::string training_summary;           // the training report (JSON text)
+};
+
+}  // namespace radial

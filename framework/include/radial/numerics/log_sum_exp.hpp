@@ -1,0 +1,22 @@
+#pragma once
+// Log-sum-exp and softmax, safe for any finite input (the row maximum is subtracted first);
+// -inf entries are allowed and contribute 0.
+
+#include "radial/types.hpp"
+
+namespace radial {
+
+// out[n] = log sum_k exp(a[n, k]); a row of all -inf gives -inf.
+Vector log_sum_exp_rows(const Matrix& a);
+
+// a[n, :] <- softmax(a[n, :]) in place.
+void softmax_rows(Matrix& a);
+
+// a[n, :] <- a[n, :] - log_sum_exp(a[n, :]) in place (log of the softmax).
+void log_softmax_rows(Matrix& a);
+
+// log(1 + exp(x)) without overflow, and the logistic sigmoid without overflow.
+double log1p_exp(double x);
+double sigmoid(double x);
+
+}  // namespace radial

@@ -1,0 +1,49 @@
+#pragma once
+// OutputLayer: the second training stage, output weights with the centres fixed.
+//
+//   y(x) = link( W^T [phi(x), 1] )     W: (M+1) x outputs, bias in the last row (as NETLAB)
+//
+// A layer returns weights and a link; the framework owns them from then on (model store,
+// prediction). Non-convergence is reported in ctx.report, never thrown.
+
+#include <cstddef>
+
+#include "radial/centres.hpp"
+#include "radial/dataset.hpp"
+#include "radial/design_matrix.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/link.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+class Regularizer;
+
+struct OutputWeights {
+  Matrix weights;  // (M+1) x outputs; empty for Link::Bayes
+  Link link = Link::Identity;
+};
+
+// What an output layer trains on.
+struct TrainingProblem {
+  const DesignMatrix& design;   // Phi with the bias column, in row blocks
+  const Dataset& data;          // targets (classes or values), N rows
+  const Centres& centres;       // fixed centres (mixing weights, priors for Bayes)
+  const Basis& basis;           // for layers that need log phi (Bayes)
+};
+
+// Targets for a link: Identity -> 1-of-K (classification) or the values (N x 1, regression);
+// Logistic -> N x 1 indicator of class 1 (2 classes only); Softmax -> 1-of-K.
+// Throws InputError when the link does not fit the task (logistic with 3 classes, ...).
+Matrix targets_for(Link link, const Dataset& data);
+
+class OutputLayer {
+ public:
+  virtual ~OutputLayer();
+
+  // `penalty` is the pipeline's regularizer or null; its weight-penalty side adds to the error.
+  virtual OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+                            FitContext& ctx) = 0;
+};
+
+}  // namespace radial

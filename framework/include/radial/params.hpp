@@ -1,0 +1,90 @@
+#pragma once
+// Parameters are declared once per component, as a ParamTable (name, type, default, range or
+// choices, doc). That single table drives pipeline validation, `radial plugins show ID` and the
+// generated docs (GStreamer's property habit). Components receive validated Params and never
+// parse strings themselves.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace radial {
+
+enum class ParamType { Integer, Real, Boolean, String, Choice };
+
+const char* to_string(ParamType type);
+
+// A parameter value as written in a pipeline file or on the command line.
+using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
+
+std::string to_string(const ParamValue& value);
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Real;
+  ParamValue default_value;              // ignored when required
+  bool required = false;                 // no default: the pipeline must give it
+  std::optional<double> min, max;        // inclusive bounds (Integer, Real)
+  bool min_exclusive = false;            // (min, ...) instead of [min, ...)
+  std::vector<std::string> choices;      // Choice only
+  std::string doc;
+
+  // Builders, so a table reads like documentation:
+  //   ParamSpec::integer("count", 8, "number of centres M").at_least(1)
+  static ParamSpec integer(std::string name, std::int64_t def, std::string doc);
+  static ParamSpec real(std::string name, double def, std::string doc);
+  static ParamSpec boolean(std::string name, bool def, std::string doc);
+  static ParamSpec string(std::string name, std::string def, std::string doc);
+  static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
+                          std::string doc);
+  ParamSpec& at_least(double bound);
+  ParamSpec& above(double bound);  // exclusive lower bound
+  ParamSpec& at_most(double bound);
+  ParamSpec& make_required();
+
+  // Empty when `value` is acceptable; otherwise a sentence naming the violated constraint, in
+  // the form "count = 0. Violated constraint: count >= 1". Integers are accepted for Real.
+  std::string check(const ParamValue& value) const;
+  // `value` converted to this parameter's type (Integer -> Real); call after check().
+  ParamValue coerce(const ParamValue& value) const;
+  // "integer >= 1", "one of kmeans++, random", ...: the constraint in words, for help text.
+  std::string describe_constraint() const;
+};
+
+using ParamTable = std::vector<ParamSpec>;
+
+const ParamSpec* find_param(const ParamTable& table, const std::string& name);
+
+// Validated parameters: every declared name is present with a value of its declared type.
+class Params {
+ public:
+  Params() = default;
+  explicit Params(std::map<std::string, ParamValue> values) : values_(std::move(values)) {}
+
+  std::int64_t integer(const std::string& name) const;
+  double real(const std::string& name) const;
+  bool boolean(const std::string& name) const;
+  const std::string& string(const std::string& name) const;  // String and Choice
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  const std::map<std::string, ParamValue>& values() const { return values_; }
+  void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }
+
+ private:
+  const ParamValue& at(const std::string& name) const;
+  std::map<std::string, ParamValue> values_;
+};
+
+// Checks `given` against `table`, fills defaults, and throws ParameterError naming `where`
+// (e.g. "plugin kmeans") for an unknown name (with "did you mean"), a missing required
+// parameter, or a value outside its type, range or choices.
+Params validate_params(const ParamTable& table, const std::map<std::string, ParamValue>& given,
+                       const std::string& where);
+
+// The closest candidate to `word` by edit distance, or empty when nothing is close enough to
+// be a plausible typo. Used for every "did you mean" in Radial.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace radial

@@ -1,0 +1,34 @@
+#pragma once
+// The one C-layout structure a plugin library exports (through the alias `radial_plugin_v1`,
+// see radial/sdk/plugin.hpp) and the host checks before anything else in the library runs.
+//
+// Versioning rule (as LLVM's PassPluginLibraryInfo): bump plugin_abi_version whenever a field
+// of PluginDescriptor changes meaning or order, or when any interface in radial/*.hpp changes in
+// a way an old plugin could not survive (a virtual added, removed or reordered; a value type's
+// layout changed). Appending a field only grows descriptor_size: the host requires at least the
+// size it knows.
+
+#include <cstdint>
+
+namespace radial {
+
+class Registrar;
+
+inline constexpr std::uint32_t plugin_abi_version = 1;
+inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
+
+struct PluginDescriptor {
+  std::uint32_t abi_version;      // must equal the host's plugin_abi_version; read first
+  std::uint32_t descriptor_size;  // sizeof(PluginDescriptor) as the plugin saw it
+  const char* fingerprint;        // RADIAL_BUILD_FINGERPRINT as the plugin saw it
+  const char* id;                 // the component id, e.g. "kmeans"
+  const char* version;            // the plugin's own version, e.g. "1.0.0"
+  // Called once by the host, on one thread, after the checks pass. Registers the component(s)
+  // with their parameter tables and factories. Must not keep references to the Registrar.
+  void (*register_components)(Registrar& registrar);
+};
+
+// The signature of the exported entry point.
+using PluginEntry = const PluginDescriptor*();
+
+}  // namespace radial

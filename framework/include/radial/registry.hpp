@@ -1,0 +1,101 @@
+#pragma once
+// The plugin registry and loader.
+//
+// Plugins are loaded once, at start, on one thread. Each library's descriptor is checked (ABI
+// version, descriptor size, build fingerprint) and a mismatch is refused with a PluginError that
+// names the file, what was expected and what was found. Every object a plugin makes is handed
+// out in a shared_ptr whose deleter holds that plugin's library, so no library is unloaded while
+// anything made by it lives; the registry itself holds the libraries of its factories.
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "radial/basis.hpp"
+#include "radial/centre_learner.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/params.hpp"
+#include "radial/regularizer.hpp"
+
+namespace radial {
+
+enum class Slot { Basis, Centres, Output, Regularizer };
+
+const char* to_string(Slot slot);  // "basis", "centres", "output", "regularizer"
+
+// What a component says about itself; shown by `radial plugins show ID` and in the docs.
+struct ComponentInfo {
+  Slot slot = Slot::Basis;
+  std::string id;       // e.g. "kmeans"
+  std::string version;  // e.g. "1.0.0"
+  std::string summary;  // one line
+  std::string paper;    // where the algorithm comes from, with equation numbers
+  ParamTable params;
+  std::string library;  // file it was loaded from (filled by the registry)
+};
+
+template <class T>
+using Factory = std::function<std::unique_ptr<T>(const Params&)>;
+
+// Handed to a plugin's register_components(). One plugin library registers one component.
+class Registrar {
+ public:
+  virtual ~Registrar();
+  virtual void add_basis(ComponentInfo info, Factory<Basis> make) = 0;
+  virtual void add_centre_learner(ComponentInfo info, Factory<CentreLearner> make) = 0;
+  virtual void add_output_layer(ComponentInfo info, Factory<OutputLayer> make) = 0;
+  virtual void add_regularizer(ComponentInfo info, Factory<Regularizer> make) = 0;
+};
+
+class Registry {
+ public:
+  Registry();
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // The folders searched by load_default(), in order: each entry of RADIAL_PLUGIN_PATH
+  // (colon-separated), the plugin folder beside the running program (<bin>/../lib/radial/plugins,
+  // which is both the build tree's and an installation's layout), and the configured install
+  // prefix.
+  static std::vector<std::filesystem::path> search_path();
+
+  // Loads every plugin library in the search path. A library that fails its checks throws
+  // PluginError; the registry is left as it was before that library.
+  void load_default();
+  // Loads every lib*.so in `folder` (sorted by name, for a deterministic order).
+  void load_folder(const std::filesystem::path& folder);
+  // Loads one library. A component id already registered from another file is refused.
+  void load_file(const std::filesystem::path& file);
+  // Registers components from a function linked into the program (tests, static builds).
+  void add_builtin(void (*register_components)(Registrar&), const std::string& origin);
+
+  const ComponentInfo* find(Slot slot, const std::string& id) const;
+  std::vector<const ComponentInfo*> components() const;  // sorted by slot, then id
+  std::vector<std::string> ids(Slot slot) const;
+  std::vector<std::filesystem::path> loaded_files() const;
+
+  // Validated params in, object out; the object keeps its library loaded. Throws InputError for
+  // an unknown id (with "did you mean"), and PluginError when the factory fails (a plugin's
+  // non-Radial exception is wrapped, naming the plugin).
+  std::shared_ptr<Basis> make_basis(const std::string& id, const Params& params) const;
+  std::shared_ptr<CentreLearner> make_centre_learner(const std::string& id,
+                                                     const Params& params) const;
+  std::shared_ptr<OutputLayer> make_output_layer(const std::string& id,
+                                                 const Params& params) const;
+  std::shared_ptr<Regularizer> make_regularizer(const std::string& id,
+                                                const Params& params) const;
+
+  // find() that throws InputError "unknown <slot> plugin 'x' (did you mean 'y'?)".
+  const ComponentInfo& require(Slot slot, const std::string& id) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace radial

@@ -1,0 +1,26 @@
+// Out-of-line definitions: the type information of Radial's exceptions lives in the framework
+// library, never in a plugin that might be unloaded while an exception is in flight.
+#include "radial/errors.hpp"
+
+namespace radial {
+
+Error::Error(const std::string& message) : std::runtime_error(message) {}
+Error::~Error() = default;
+InputError::InputError(const std::string& message) : Error(message) {}
+InputError::~InputError() = default;
+PipelineError::PipelineError(const std::string& message) : InputError(message) {}
+PipelineError::~PipelineError() = default;
+DataError::DataError(const std::string& message) : InputError(message) {}
+DataError::~DataError() = default;
+ModelFileError::ModelFileError(const std::string& message) : InputError(message) {}
+ModelFileError::~ModelFileError() = default;
+PluginError::PluginError(const std::string& message) : InputError(message) {}
+PluginError::~PluginError() = default;
+ParameterError::ParameterError(const std::string& message) : InputError(message) {}
+ParameterError::~ParameterError() = default;
+ShapeError::ShapeError(const std::string& message) : InputError(message) {}
+ShapeError::~ShapeError() = default;
+NumericalError::NumericalError(const std::string& message) : Error(message) {}
+NumericalError::~NumericalError() = default;
+
+}  // namespace radial

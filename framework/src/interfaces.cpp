@@ -1,0 +1,24 @@
+// Key functions of the abstract interfaces, so their vtables and type information live in the
+// framework library.
+#include "radial/basis.hpp"
+#include "radial/centre_learner.hpp"
+#include "radial/errors.hpp"
+#include "radial/fingerprint.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/regularizer.hpp"
+#include "radial/registry.hpp"
+
+namespace radial {
+
+Basis::~Basis() = default;
+void Basis::log_map(Matrix&) const {
+  throw Error("this basis has no log map (has_log_map() is false)");
+}
+CentreLearner::~CentreLearner() = default;
+OutputLayer::~OutputLayer() = default;
+Regularizer::~Regularizer() = default;
+Registrar::~Registrar() = default;
+
+const char* framework_fingerprint() { return RADIAL_BUILD_FINGERPRINT; }
+
+}  // namespace radial

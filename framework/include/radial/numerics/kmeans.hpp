@@ -1,0 +1,47 @@
+#pragma once
+// Lloyd's k-means, the centre learner of the lecture notes and the initialiser of EM (gmm, prbf).
+// Framework numerics so that every learner shares one implementation.
+//
+// Empty-cluster policy ("farthest-point"): a cluster that loses all its points is re-seeded at
+// the training point farthest from its current centre (the point with the largest contribution
+// to the error), and the repair is counted so the caller can report it.
+
+#include <cstddef>
+#include <random>
+#include <string>
+
+#include "radial/types.hpp"
+
+namespace radial {
+
+struct KMeansOptions {
+  std::size_t count = 8;
+  std::string init = "kmeans++";  // "kmeans++" (Arthur & Vassilvitskii) | "random" (distinct rows)
+  std::size_t iterations = 100;   // cap on Lloyd iterations
+  double tolerance = 1e-4;        // stop when no centre moves more than this (relative to the data
+                                  // scale); 0 runs exactly `iterations`
+  int threads = 1;
+};
+
+struct KMeansResult {
+  Matrix centres;                 // count x d
+  Labels assignment;              // N, nearest centre of each row after the last update
+  Vector cluster_sizes;           // count
+  Vector cluster_spread;          // count, mean squared distance of members to their centre
+  double inertia = 0;             // sum of squared distances to the nearest centre
+  std::size_t iterations = 0;
+  bool converged = false;
+  std::size_t empty_cluster_repairs = 0;
+};
+
+// Initial centres by the named rule. Throws InputError when count > rows.
+Matrix kmeans_initial_centres(const Matrix& x, std::size_t count, const std::string& init,
+                              std::mt19937_64& rng);
+
+// Lloyd iterations from given initial centres (for comparisons from the same start).
+KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& options);
+
+// Initialisation + Lloyd.
+KMeansResult kmeans(const Matrix& x, const KMeansOptions& options, std::mt19937_64& rng);
+
+}  // namespace radial

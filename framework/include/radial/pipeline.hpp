@@ -1,0 +1,79 @@
+#pragma once
+// Pipeline files (TOML, read with toml++). See docs/pipeline-format.md.
+//
+//   name = "two-class logistic RBF"
+//   seed = 1
+//   threads = 0                # 0: all cores
+//   [data]       train, test (paths relative to the pipeline file), target, standardize, task
+//   [basis]      plugin = "thin-plate", ...parameters
+//   [centres]    plugin = "kmeans", count = 8, ...
+//   [output]     plugin = "irls", ...
+//   [regularizer] plugin = "weight-decay", alpha = 0.001        (optional)
+//   [evaluate]   folds = 10, committee = 10                      (optional)
+//
+// Every error is a PipelineError "file:line:column: message"; unknown keys and plugin ids get
+// "did you mean"; parameter types and ranges are checked against each plugin's ParamTable
+// before any data is read. Overrides "slot.key=value" (from --set) are applied first, as if
+// written in the file.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "radial/dataset.hpp"
+#include "radial/params.hpp"
+#include "radial/registry.hpp"
+
+namespace radial {
+
+struct SourcePosition {
+  std::string file;
+  std::size_t line = 0, column = 0;
+  std::string str() const;  // "file:line:column"
+};
+
+struct ComponentSpec {
+  std::string plugin;
+  Params params;              // validated against the plugin's table, defaults filled
+  SourcePosition where;       // of the table header, for later messages
+};
+
+struct DataSpec {
+  std::filesystem::path train;               // absolute
+  std::optional<std::filesystem::path> test;  // absolute
+  std::string target;                        // empty: last column
+  bool standardize = true;
+  std::optional<Task> task;                  // "classification" | "regression"
+};
+
+struct EvaluateSpec {
+  std::size_t folds = 0;      // k-fold cross-validation (0: none)
+  std::size_t committee = 0;  // committee members differing by seed (0 or 1: none)
+  bool stratified = true;
+};
+
+struct Pipeline {
+  std::filesystem::path file;
+  std::string text;           // the file as read, with overrides noted at its end
+  std::string name;
+  std::uint64_t seed = 1;
+  int threads = 0;            // 0: all cores
+  DataSpec data;
+  ComponentSpec basis, centres, output;
+  std::optional<ComponentSpec> regularizer;
+  EvaluateSpec evaluate;
+};
+
+// Parses `overrides` ("slot.key=value"; value parsed as TOML: 12, 0.5, true, "text" or a bare
+// word taken as a string) and the file, validates everything against `registry`.
+Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
+                       const std::vector<std::string>& overrides = {});
+
+// The same from text (tests); `file` is used for messages and relative paths.
+Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& file,
+                        const Registry& registry, const std::vector<std::string>& overrides = {});
+
+}  // namespace radial

@@ -13,7 +13,9 @@
 
 namespace radial {
 
-enum class ParamType { Integer, Real, Boolean, String, Choice };
+// Path is a String that names a file; the pipeline reader resolves it relative to the
+// pipeline file, so components always receive an absolute path.
+enum class ParamType { Integer, Real, Boolean, String, Choice, Path };
 
 const char* to_string(ParamType type);
 
@@ -38,6 +40,7 @@ struct ParamSpec {
   static ParamSpec real(std::string name, double def, std::string doc);
   static ParamSpec boolean(std::string name, bool def, std::string doc);
   static ParamSpec string(std::string name, std::string def, std::string doc);
+  static ParamSpec path(std::string name, std::string def, std::string doc);
   static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
                           std::string doc);
   ParamSpec& at_least(double bound);
@@ -67,7 +70,7 @@ class Params {
   std::int64_t integer(const std::string& name) const;
   double real(const std::string& name) const;
   bool boolean(const std::string& name) const;
-  const std::string& string(const std::string& name) const;  // String and Choice
+  const std::string& string(const std::string& name) const;  // String, Choice and Path
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   const std::map<std::string, ParamValue>& values() const { return values_; }
   void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }

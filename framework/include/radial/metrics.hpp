@@ -1,0 +1,29 @@
+#pragma once
+// Metrics of a trained network on a data set, as `radial evaluate` and the reports give them.
+
+#include <cstddef>
+#include <optional>
+
+#include "radial/dataset.hpp"
+#include "radial/link.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+struct Metrics {
+  std::size_t rows = 0;
+  // Classification only:
+  std::optional<double> error_rate;         // misclassified / rows
+  std::optional<std::size_t> misclassified;
+  // Mean over rows of -log p(true class | x); only when the outputs are probabilities
+  // (logistic, softmax, Bayes links). Probabilities are floored at 1e-300 so it stays finite.
+  std::optional<double> cross_entropy;
+  // Mean over rows of sum_k (y_k - t_k)^2, t the 1-of-K coding (classification) or the target
+  // value (regression).
+  double mse = 0;
+};
+
+// outputs: as Network::predict returns them (N x K probabilities or N x outputs linear values).
+Metrics compute_metrics(const Matrix& outputs, Link link, const Dataset& data);
+
+}  // namespace radial

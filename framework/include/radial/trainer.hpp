@@ -1,0 +1,84 @@
+#pragma once
+// The trainer: runs a pipeline end to end. Reads the data, standardises it, fits the centres,
+// prepares the basis, fits the output layer with the centres fixed (the two stages of every paper
+// here), evaluates on the training and test sets, and optionally runs k-fold cross-validation
+// with committees. Returns the model and a report.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "radial/fit_context.hpp"
+#include "radial/metrics.hpp"
+#include "radial/model.hpp"
+#include "radial/pipeline.hpp"
+#include "radial/registry.hpp"
+
+namespace radial {
+
+struct StageReport {
+  std::string plugin;
+  std::size_t count = 0;  // centres: M; output: number of outputs
+  FitReport fit;
+};
+
+struct FoldReport {
+  std::size_t fold = 0;
+  std::size_t train_rows = 0, test_rows = 0;
+  Metrics test;
+};
+
+struct CrossValidationReport {
+  std::size_t folds = 0;
+  std::size_t committee = 0;
+  double error_rate = 0, error_rate_sd = 0;          // over folds (classification)
+  std::optional<double> cross_entropy;               // mean over folds
+  double mse = 0;                                    // mean over folds
+  std::vector<FoldReport> per_fold;
+};
+
+struct TrainingReport {
+  std::string pipeline_name;
+  std::uint64_t seed = 0;
+  int threads = 1;
+  std::size_t train_rows = 0, test_rows = 0, features = 0, classes = 0;
+  std::size_t constant_columns = 0;
+  StageReport centres, basis, output;
+  Metrics train;
+  std::optional<Metrics> test;
+  std::optional<CrossValidationReport> cv;
+  std::vector<Warning> warnings;                      // every guard that fired, all stages
+  double seconds = 0;
+};
+
+struct TrainingResult {
+  Model model;
+  TrainingReport report;
+};
+
+struct TrainOptions {
+  std::optional<std::uint64_t> seed;  // overrides the pipeline's seed
+  std::optional<int> threads;         // overrides the pipeline's threads (0: all cores)
+  std::function<void(const std::string&)> log;  // progress lines
+};
+
+TrainingResult train(const Pipeline& pipeline, const Registry& registry,
+                     const TrainOptions& options = {});
+
+// The report as JSON text (the schema is documented in docs/pipeline-format.md).
+std::string report_json(const TrainingReport& report);
+// Metrics alone as JSON (`radial evaluate`): error_rate, misclassified, cross_entropy, mse, rows.
+std::string metrics_json(const Metrics& metrics);
+
+// Seeds for independent stages and committee members derived from one seed (SplitMix64), so
+// adding a stage never shifts another stage's random stream.
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
+
+// Stratified (by class, classification) or plain k-fold assignment of rows to folds, shuffled
+// with `seed`: result[n] = fold of row n.
+std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bool stratified,
+                                      std::uint64_t seed);
+
+}  // namespace radial

@@ -9,10 +9,11 @@ namespace radial {
 // out[n] = log sum_k exp(a[n, k]); a row of all -inf gives -inf.
 Vector log_sum_exp_rows(const Matrix& a);
 
-// a[n, :] <- softmax(a[n, :]) in place.
+// a[n, :] <- softmax(a[n, :]) in place. A row of all -inf becomes uniform (the limit of equal
+// activations); a row with +inf entries shares the mass equally among them.
 void softmax_rows(Matrix& a);
 
-// a[n, :] <- a[n, :] - log_sum_exp(a[n, :]) in place (log of the softmax).
+// a[n, :] <- a[n, :] - log_sum_exp(a[n, :]) in place (log of the softmax, same limits).
 void log_softmax_rows(Matrix& a);
 
 // log(1 + exp(x)) without overflow, and the logistic sigmoid without overflow.

@@ -1,0 +1,142 @@
+// The design matrix Phi = [phi(x_n; c_1..c_M), 1], block by block: distances by the GEMM
+// identity, the basis map on the block while it is in cache, then the bias column (last, as
+// NETLAB). After one complete pass the blocks are kept when they fit in cache_bytes, so
+// iterative output layers (IRLS, SCG, BFGS) pay for the basis once.
+#include "radial/design_matrix.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/distances.hpp"
+
+namespace radial {
+
+struct DesignMatrix::Impl {
+  Impl(const Matrix& x, const Centres& c, const Basis& b, bool log, std::size_t bytes,
+       std::size_t rows)
+      : inputs(x), basis(b), log_domain(log), cache_bytes(bytes),
+        block_rows(std::max<std::size_t>(1, rows)), distances(c, b.metric()) {}
+
+  const Matrix& inputs;
+  const Basis& basis;
+  bool log_domain;
+  std::size_t cache_bytes;
+  std::size_t block_rows;
+  SquaredDistances distances;
+
+  // Filled by the first complete pass that fits; read without the lock once `cached` is set.
+  std::mutex cache_mutex;
+  std::atomic<bool> cached{false};
+  std::vector<Matrix> cache;
+
+  std::size_t rows() const { return inputs.shape(0); }
+  std::size_t cols() const { return distances.count() + (log_domain ? 0 : 1); }
+  std::size_t block_count() const { return (rows() + block_rows - 1) / block_rows; }
+  bool fits() const {
+    return double(rows()) * double(cols()) * sizeof(double) <= double(cache_bytes);
+  }
+
+  // One block into `out`, with the caller's buffers for the input rows and distances.
+  void compute(std::size_t first, std::size_t count, Matrix& x_buffer, Matrix& r2,
+               Matrix& out) const {
+    if (first > rows() || count > rows() - first)
+      throw Error("DesignMatrix: rows [" + std::to_string(first) + ", " +
+                  std::to_string(first + count) + ") are outside the " +
+                  std::to_string(rows()) + " rows of the inputs");
+    const std::size_t d = inputs.shape(1), m = distances.count();
+    const Matrix* x = &inputs;
+    if (first != 0 || count != rows()) {
+      x_buffer.resize({count, d});
+      std::copy_n(inputs.data() + first * d, count * d, x_buffer.data());
+      x = &x_buffer;
+    }
+    if (log_domain) {
+      distances.compute(*x, out);
+      basis.log_map(out);
+      return;
+    }
+    distances.compute(*x, r2);
+    basis.map(r2);
+    out.resize({count, m + 1});
+    for (std::size_t row = 0; row < count; ++row) {
+      double* o = out.data() + row * (m + 1);
+      std::copy_n(r2.data() + row * m, m, o);
+      o[m] = 1.0;  // bias column
+    }
+  }
+};
+
+DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const Basis& basis,
+                           bool log_domain, std::size_t cache_bytes, std::size_t block_rows) {
+  if (inputs.dimension() != 2 || centres.means.dimension() != 2 ||
+      inputs.shape(1) != centres.dim())
+    throw ShapeError("DesignMatrix: the inputs have " + std::to_string(inputs.shape(1)) +
+                     " features but the centres have " + std::to_string(centres.dim()) +
+                     " dimensions; give inputs with the features the centres were trained on");
+  if (log_domain && !basis.has_log_map())
+    throw InputError("DesignMatrix: the log-domain design matrix (Bayes outputs) needs a basis "
+                     "that is positive everywhere and provides log_map(); use basis 'gaussian'");
+  impl_ = std::make_unique<Impl>(inputs, centres, basis, log_domain, cache_bytes, block_rows);
+}
+
+DesignMatrix::~DesignMatrix() = default;
+
+std::size_t DesignMatrix::rows() const { return impl_->rows(); }
+std::size_t DesignMatrix::cols() const { return impl_->cols(); }
+std::size_t DesignMatrix::block_rows() const { return impl_->block_rows; }
+std::size_t DesignMatrix::block_count() const { return impl_->block_count(); }
+
+void DesignMatrix::for_each_block(
+    const std::function<void(std::size_t, const Matrix&)>& visit) const {
+  Impl& s = *impl_;
+  const std::size_t n = s.rows(), blocks = s.block_count();
+  if (s.cached.load(std::memory_order_acquire)) {
+    for (std::size_t b = 0; b < blocks; ++b) visit(b * s.block_rows, s.cache[b]);
+    return;
+  }
+  Matrix x_buffer, r2;
+  std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
+  if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
+    // First pass: keep every block; publish only once the pass has completed.
+    s.cache.assign(blocks, Matrix());
+    try {
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t first = b * s.block_rows;
+        s.compute(first, std::min(s.block_rows, n - first), x_buffer, r2, s.cache[b]);
+        visit(first, s.cache[b]);
+      }
+    } catch (...) {
+      s.cache.clear();
+      throw;
+    }
+    s.cached.store(true, std::memory_order_release);
+    return;
+  }
+  if (lock.owns_lock()) lock.unlock();
+  Matrix block;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t first = b * s.block_rows;
+    s.compute(first, std::min(s.block_rows, n - first), x_buffer, r2, block);
+    visit(first, block);
+  }
+}
+
+Matrix DesignMatrix::materialise() const {
+  const std::size_t c = cols();
+  Matrix phi = Matrix::from_shape({rows(), c});
+  for_each_block([&](std::size_t first, const Matrix& block) {
+    std::copy_n(block.data(), block.size(), phi.data() + first * c);
+  });
+  return phi;
+}
+
+void DesignMatrix::compute_block(std::size_t first, std::size_t count, Matrix& out) const {
+  Matrix x_buffer, r2;
+  impl_->compute(first, count, x_buffer, r2, out);
+}
+
+}  // namespace radial

@@ -1,0 +1,313 @@
+// Blocked squared distances by the GEMM identity, Euclidean or Mahalanobis under the centres'
+// shapes. Per-centre factors (inverse variances, Cholesky whitening) are built once here; each
+// compute() is one or two GEMMs into the output plus a fused loop.
+#include "radial/numerics/distances.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <xtensor-blas/xblas.hpp>
+
+#include "radial/errors.hpp"
+
+namespace radial {
+
+namespace {
+
+// Whitened GEMM columns per chunk of centres (Full shape): bounds the scratch block to
+// block_rows x 256 doubles while keeping the GEMM wide enough to run at BLAS speed.
+constexpr std::size_t full_chunk_columns = 256;
+
+std::string centre_name(std::size_t j, std::size_t m) {
+  return "centre " + std::to_string(j) + " (0-based, of " + std::to_string(m) + ")";
+}
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+// Row-major scratch reused across calls on the same thread, so compute() stays const and
+// thread-safe without allocating on every block.
+Matrix& scratch_squares() {
+  thread_local Matrix m;
+  return m;
+}
+Matrix& scratch_whitened() {
+  thread_local Matrix m;
+  return m;
+}
+
+}  // namespace
+
+struct SquaredDistances::Impl {
+  Metric metric = Metric::Euclidean;
+  Shape shape = Shape::None;  // None: Euclidean distances
+  std::size_t m = 0, d = 0;
+  Vector log_det;
+
+  // Euclidean and Spherical: ||x||^2 + ||c_j||^2 - 2 x.c_j, then / sigma_j^2.
+  Matrix means;
+  Vector mean_norms;
+  Vector inverse_variance;
+
+  // Diagonal: sum_d x_d^2 / s_jd - 2 sum_d x_d c_jd / s_jd + sum_d c_jd^2 / s_jd.
+  Matrix inverse_diagonal;  // M x d, 1 / s_jd
+  Matrix scaled_means;      // M x d, c_jd / s_jd
+  Vector diagonal_constant; // M
+
+  // Full: S_j = L_j L_j^T; z = L_j^{-1} x for every centre of a chunk in one GEMM,
+  // whitened[:, jj*d + k] = row k of L_{j0+jj}^{-1}, and c'_j = L_j^{-1} c_j.
+  std::size_t chunk = 0;            // centres per chunk
+  std::vector<Matrix> whitening;    // d x (chunk*d) each; the last is zero-padded
+  Matrix whitened_means;            // M x d
+
+  void compute_euclidean(const Matrix& x, Matrix& r2) const;
+  void compute_diagonal(const Matrix& x, Matrix& r2) const;
+  void compute_full(const Matrix& x, Matrix& r2) const;
+};
+
+SquaredDistances::SquaredDistances(const Centres& centres, Metric metric)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  if (centres.means.dimension() != 2)
+    throw ShapeError("SquaredDistances: centre means must be an M x d matrix");
+  s.metric = metric;
+  s.m = centres.count();
+  s.d = centres.dim();
+  s.shape = metric == Metric::Euclidean ? Shape::None : centres.shape;
+  s.log_det = xt::zeros<double>({s.m});
+  const std::size_t m = s.m, d = s.d;
+
+  if (metric == Metric::Shape && centres.shape == Shape::None)
+    throw ShapeError(
+        "SquaredDistances: the basis asks for Mahalanobis distances (metric = shape) but the "
+        "centres have no shape; use a centre learner that fits shapes (gmm, prbf, dem) or let "
+        "the basis set widths in prepare()");
+
+  switch (s.shape) {
+    case Shape::None:
+    case Shape::Spherical: {
+      s.means = centres.means;
+      s.mean_norms = xt::zeros<double>({m});
+      for (std::size_t j = 0; j < m; ++j) {
+        double sum = 0;
+        for (std::size_t k = 0; k < d; ++k) sum += s.means(j, k) * s.means(j, k);
+        s.mean_norms(j) = sum;
+      }
+      if (s.shape == Shape::Spherical) {
+        if (centres.variances.size() != m)
+          throw ShapeError("SquaredDistances: spherical centres need " + std::to_string(m) +
+                           " variances, found " + std::to_string(centres.variances.size()));
+        s.inverse_variance = xt::zeros<double>({m});
+        for (std::size_t j = 0; j < m; ++j) {
+          const double v = centres.variances(j);
+          if (!(v > 0) || !std::isfinite(v))
+            throw ShapeError("SquaredDistances: " + centre_name(j, m) + " has spherical variance " +
+                             number(v) + "; variances must be finite and > 0 (set a variance "
+                             "floor in the centre learner or a basis width > 0)");
+          s.inverse_variance(j) = 1.0 / v;
+          s.log_det(j) = double(d) * std::log(v);
+        }
+      }
+      break;
+    }
+    case Shape::Diagonal: {
+      if (centres.diagonal.dimension() != 2 || centres.diagonal.shape(0) != m ||
+          centres.diagonal.shape(1) != d)
+        throw ShapeError("SquaredDistances: diagonal centres need an " + std::to_string(m) + " x " +
+                         std::to_string(d) + " matrix of variances");
+      s.inverse_diagonal = xt::zeros<double>({m, d});
+      s.scaled_means = xt::zeros<double>({m, d});
+      s.diagonal_constant = xt::zeros<double>({m});
+      for (std::size_t j = 0; j < m; ++j) {
+        double constant = 0, log_det = 0;
+        for (std::size_t k = 0; k < d; ++k) {
+          const double v = centres.diagonal(j, k);
+          if (!(v > 0) || !std::isfinite(v))
+            throw ShapeError("SquaredDistances: " + centre_name(j, m) + " has variance " +
+                             number(v) + " in dimension " + std::to_string(k) +
+                             "; variances must be finite and > 0 (set a variance floor in the "
+                             "centre learner)");
+          const double c = centres.means(j, k);
+          s.inverse_diagonal(j, k) = 1.0 / v;
+          s.scaled_means(j, k) = c / v;
+          constant += c * c / v;
+          log_det += std::log(v);
+        }
+        s.diagonal_constant(j) = constant;
+        s.log_det(j) = log_det;
+      }
+      break;
+    }
+    case Shape::Full: {
+      if (centres.covariances.dimension() != 3 || centres.covariances.shape(0) != m ||
+          centres.covariances.shape(1) != d || centres.covariances.shape(2) != d)
+        throw ShapeError("SquaredDistances: full centres need " + std::to_string(m) + " covariance "
+                         "matrices of " + std::to_string(d) + " x " + std::to_string(d));
+      s.chunk = std::max<std::size_t>(1, std::min(m, full_chunk_columns / std::max<std::size_t>(d, 1)));
+      const std::size_t chunks = (m + s.chunk - 1) / s.chunk;
+      s.whitening.assign(chunks, Matrix(xt::zeros<double>({d, s.chunk * d})));
+      s.whitened_means = xt::zeros<double>({m, d});
+      Matrix l({d, d}), l_inv({d, d});
+      for (std::size_t j = 0; j < m; ++j) {
+        // Cholesky S_j = L L^T from the lower triangle.
+        l.fill(0.0);
+        for (std::size_t a = 0; a < d; ++a) {
+          for (std::size_t b = 0; b <= a; ++b) {
+            double sum = centres.covariances(j, a, b);
+            for (std::size_t k = 0; k < b; ++k) sum -= l(a, k) * l(b, k);
+            if (a == b) {
+              if (!(sum > 0) || !std::isfinite(sum))
+                throw ShapeError("SquaredDistances: the covariance of " + centre_name(j, m) +
+                                 " is not positive definite (Cholesky pivot " + std::to_string(a) +
+                                 " is " + number(sum) + "); set a variance floor or a "
+                                 "regularised / diagonal covariance in the centre learner");
+              l(a, a) = std::sqrt(sum);
+            } else {
+              l(a, b) = sum / l(b, b);
+            }
+          }
+        }
+        // L^{-1} by forward substitution, column by column of the identity.
+        l_inv.fill(0.0);
+        for (std::size_t col = 0; col < d; ++col) {
+          for (std::size_t a = col; a < d; ++a) {
+            double sum = a == col ? 1.0 : 0.0;
+            for (std::size_t k = col; k < a; ++k) sum -= l(a, k) * l_inv(k, col);
+            l_inv(a, col) = sum / l(a, a);
+          }
+        }
+        double log_det = 0;
+        for (std::size_t a = 0; a < d; ++a) log_det += 2.0 * std::log(l(a, a));
+        s.log_det(j) = log_det;
+        Matrix& w = s.whitening[j / s.chunk];
+        const std::size_t offset = (j % s.chunk) * d;
+        for (std::size_t k = 0; k < d; ++k) {
+          double cw = 0;
+          for (std::size_t i = 0; i <= k; ++i) {
+            w(i, offset + k) = l_inv(k, i);
+            cw += l_inv(k, i) * centres.means(j, i);
+          }
+          s.whitened_means(j, k) = cw;
+        }
+      }
+      break;
+    }
+  }
+}
+
+SquaredDistances::~SquaredDistances() = default;
+SquaredDistances::SquaredDistances(SquaredDistances&&) noexcept = default;
+SquaredDistances& SquaredDistances::operator=(SquaredDistances&&) noexcept = default;
+
+const Vector& SquaredDistances::log_determinants() const { return impl_->log_det; }
+std::size_t SquaredDistances::count() const { return impl_->m; }
+std::size_t SquaredDistances::dim() const { return impl_->d; }
+
+void SquaredDistances::compute(const Matrix& x_block, Matrix& r2) const {
+  const Impl& s = *impl_;
+  if (x_block.dimension() != 2 || x_block.shape(1) != s.d)
+    throw ShapeError("SquaredDistances: input rows have " +
+                     std::to_string(x_block.dimension() == 2 ? x_block.shape(1) : 0) +
+                     " features but the centres have " + std::to_string(s.d) +
+                     "; give inputs with the features the centres were trained on");
+  const std::size_t n = x_block.shape(0);
+  r2.resize({n, s.m});
+  if (n == 0 || s.m == 0) return;
+  if (s.d == 0) {
+    r2.fill(0.0);
+    return;
+  }
+  switch (s.shape) {
+    case Shape::None:
+    case Shape::Spherical: s.compute_euclidean(x_block, r2); break;
+    case Shape::Diagonal: s.compute_diagonal(x_block, r2); break;
+    case Shape::Full: s.compute_full(x_block, r2); break;
+  }
+}
+
+void SquaredDistances::Impl::compute_euclidean(const Matrix& x, Matrix& r2) const {
+  const std::size_t n = x.shape(0);
+  xt::blas::gemm(x, means, r2, false, true, -2.0, 0.0);
+  const double* xd = x.data();
+  double* out = r2.data();
+  const double* cn = mean_norms.data();
+  const double* inv = shape == Shape::Spherical ? inverse_variance.data() : nullptr;
+  for (std::size_t row = 0; row < n; ++row) {
+    const double* xr = xd + row * d;
+    double xn = 0;
+    for (std::size_t k = 0; k < d; ++k) xn += xr[k] * xr[k];
+    double* o = out + row * m;
+    // Clamp: the identity can round slightly below 0 for x close to c_j.
+    if (inv) {
+      for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + xn + cn[j]) * inv[j];
+    } else {
+      for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + xn + cn[j]);
+    }
+  }
+}
+
+void SquaredDistances::Impl::compute_diagonal(const Matrix& x, Matrix& r2) const {
+  const std::size_t n = x.shape(0);
+  Matrix& squares = scratch_squares();
+  squares.resize({n, d});
+  const double* xd = x.data();
+  double* sq = squares.data();
+  for (std::size_t i = 0, size = n * d; i < size; ++i) sq[i] = xd[i] * xd[i];
+  xt::blas::gemm(squares, inverse_diagonal, r2, false, true, 1.0, 0.0);
+  xt::blas::gemm(x, scaled_means, r2, false, true, -2.0, 1.0);
+  double* out = r2.data();
+  const double* c = diagonal_constant.data();
+  for (std::size_t row = 0; row < n; ++row) {
+    double* o = out + row * m;
+    for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + c[j]);
+  }
+}
+
+void SquaredDistances::Impl::compute_full(const Matrix& x, Matrix& r2) const {
+  const std::size_t n = x.shape(0);
+  const std::size_t width = chunk * d;
+  Matrix& z = scratch_whitened();
+  z.resize({n, width});
+  double* out = r2.data();
+  for (std::size_t c = 0; c < whitening.size(); ++c) {
+    xt::blas::gemm(x, whitening[c], z, false, false, 1.0, 0.0);
+    const std::size_t first = c * chunk;
+    const std::size_t last = std::min(m, first + chunk);
+    // ||L_j^{-1} x - L_j^{-1} c_j||^2 summed directly: as cheap as the norm the identity would
+    // need, and free of its cancellation.
+    for (std::size_t row = 0; row < n; ++row) {
+      const double* zr = z.data() + row * width;
+      double* o = out + row * m;
+      for (std::size_t j = first; j < last; ++j) {
+        const double* zj = zr + (j - first) * d;
+        const double* cj = whitened_means.data() + j * d;
+        double sum = 0;
+        for (std::size_t k = 0; k < d; ++k) {
+          const double diff = zj[k] - cj[k];
+          sum += diff * diff;
+        }
+        o[j] = sum;
+      }
+    }
+  }
+}
+
+Matrix squared_euclidean(const Matrix& a, const Matrix& b) {
+  if (a.dimension() != 2 || b.dimension() != 2 || a.shape(1) != b.shape(1))
+    throw ShapeError("squared_euclidean: the two matrices must have the same number of columns (" +
+                     std::to_string(a.shape(1)) + " and " + std::to_string(b.shape(1)) + ")");
+  Centres centres;
+  centres.means = b;
+  SquaredDistances distances(centres, Metric::Euclidean);
+  Matrix r2;
+  distances.compute(a, r2);
+  return r2;
+}
+
+}  // namespace radial

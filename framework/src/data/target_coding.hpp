@@ -1,0 +1,26 @@
+#pragma once
+// The target column of a data file turned into a task and class indices or values; shared by
+// the CSV and .npy readers.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "radial/data_reader.hpp"
+#include "radial/dataset.hpp"
+
+namespace radial::data {
+
+// Sets task, classes or values, num_classes and class_values of `data` from the target values
+// (and target_name, which must already be set). Classification when options.task says so, when
+// options.class_values is given, or when every value is an integer; classes are numbered in
+// increasing order of their label, or by options.class_values. `where(i)` is the position of
+// value i ("file:line:column") for messages.
+void code_target(Dataset& data, const std::vector<double>& target, const DataOptions& options,
+                 const std::function<std::string(std::size_t)>& where);
+
+// The shortest text that reads back as `value` ("3", "0.1", "-2e-05").
+std::string format_value(double value);
+
+}  // namespace radial::data

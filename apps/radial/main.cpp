@@ -1,0 +1,102 @@
+// radial: train, evaluate and apply RBF networks assembled from plugins by a pipeline file.
+// Results go to stdout or files, logs to stderr. Exit codes: 0 success, 2 bad input or usage,
+// 1 internal failure.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "radial/errors.hpp"
+#include "radial/version.hpp"
+
+namespace {
+
+constexpr int exit_bad_input = 2;
+constexpr int exit_internal = 1;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"radial — train radial basis function networks from pipeline files"};
+  app.set_version_flag("--version", std::string("radial ") + radial::version);
+  app.require_subcommand(1);
+
+  radial::cli::TrainArgs train;
+  std::uint64_t seed = 0;
+  int threads = 0;
+  auto* train_cmd = app.add_subcommand("train", "train a network from a pipeline file");
+  train_cmd->add_option("pipeline", train.pipeline, "pipeline file (TOML)")->required();
+  train_cmd->add_option("--set", train.overrides, "override a pipeline value: slot.key=value")
+      ->allow_extra_args(false);
+  train_cmd->add_option("--model", train.model, "write the trained model to this file");
+  train_cmd->add_option("--report", train.report, "write the JSON report to this file (default: stdout)");
+  auto* seed_opt = train_cmd->add_option("--seed", seed, "random seed (overrides the pipeline's)");
+  auto* threads_opt = train_cmd->add_option("--threads", threads, "threads (0: all cores)")
+                          ->check(CLI::NonNegativeNumber);
+  train_cmd->add_flag("--quiet,-q", train.quiet, "no progress lines on stderr");
+
+  std::string validate_file;
+  std::vector<std::string> validate_overrides;
+  auto* validate_cmd = app.add_subcommand("validate", "check a pipeline file without training");
+  validate_cmd->add_option("pipeline", validate_file, "pipeline file (TOML)")->required();
+  validate_cmd->add_option("--set", validate_overrides, "override a pipeline value: slot.key=value");
+
+  radial::cli::PredictArgs predict;
+  auto* predict_cmd = app.add_subcommand("predict", "apply a model to a CSV file");
+  predict_cmd->add_option("model", predict.model, "model file")->required();
+  predict_cmd->add_option("data", predict.data, "CSV file with the model's feature columns")->required();
+  predict_cmd->add_flag("--probabilities", predict.probabilities, "also write class probabilities");
+  predict_cmd->add_option("--output", predict.output, "write the CSV here (default: stdout)");
+
+  radial::cli::EvaluateArgs evaluate;
+  auto* evaluate_cmd = app.add_subcommand("evaluate", "metrics of a model on a labelled CSV file");
+  evaluate_cmd->add_option("model", evaluate.model, "model file")->required();
+  evaluate_cmd->add_option("data", evaluate.data, "CSV file with features and target")->required();
+  evaluate_cmd->add_option("--report", evaluate.report, "write the JSON here (default: stdout)");
+
+  std::string inspect_file;
+  auto* inspect_cmd = app.add_subcommand("inspect", "show what a model file holds");
+  inspect_cmd->add_option("model", inspect_file, "model file")->required();
+
+  std::string show_id;
+  auto* plugins_cmd = app.add_subcommand("plugins", "list plugins, or show one with its parameters");
+  auto* list_cmd = plugins_cmd->add_subcommand("list", "every plugin with version, slot and summary");
+  auto* show_cmd = plugins_cmd->add_subcommand("show", "one plugin: summary, paper, parameters");
+  show_cmd->add_option("id", show_id, "plugin id")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : exit_bad_input;
+  }
+
+  try {
+    if (*inspect_cmd) return radial::cli::inspect_command(inspect_file);
+
+    // Plugins are loaded once, at start, on this thread.
+    radial::Registry registry;
+    registry.load_default();
+
+    if (*train_cmd) {
+      if (*seed_opt) train.seed = seed;
+      if (*threads_opt) train.threads = threads;
+      return radial::cli::train_command(registry, train);
+    }
+    if (*validate_cmd) return radial::cli::validate_command(registry, validate_file, validate_overrides);
+    if (*predict_cmd) return radial::cli::predict_command(registry, predict);
+    if (*evaluate_cmd) return radial::cli::evaluate_command(registry, evaluate);
+    if (*plugins_cmd) {
+      if (*show_cmd) return radial::cli::plugins_show_command(registry, show_id);
+      (void)list_cmd;
+      return radial::cli::plugins_list_command(registry);
+    }
+  } catch (const radial::InputError& e) {
+    std::cerr << "radial: error: " << e.what() << "\n";
+    return exit_bad_input;
+  } catch (const std::exception& e) {
+    std::cerr << "radial: internal error: " << e.what() << "\n";
+    return exit_internal;
+  }
+  return exit_internal;
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# cli_cases.sh CASE RADIAL_BINARY SOURCE_DIR WORK_DIR — one end-to-end case of the host.
+set -u
+case_name=$1 radial=$2 src=$3 work=$4
+examples="$src/docs/examples"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+# run EXPECTED_CODE cmd...: runs the host, keeps stdout/stderr in out.txt/err.txt.
+run() {
+  local expected=$1; shift
+  "$radial" "$@" >out.txt 2>err.txt
+  local code=$?
+  if [ "$code" -ne "$expected" ]; then
+    echo "--- stdout"; cat out.txt; echo "--- stderr"; cat err.txt
+    fail "radial $* exited $code, expected $expected"
+  fi
+}
+err_has() { grep -qF -- "$1" err.txt || { cat err.txt; fail "stderr lacks: $1"; }; }
+out_has() { grep -qF -- "$1" out.txt || { cat out.txt; fail "stdout lacks: $1"; }; }
+# json FILE EXPR: evaluates a Python expression on the parsed JSON (j) and prints it.
+json() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
+pipeline() { cat > "$1"; }
+
+two_class="$examples/two-class-kmeans-thin-plate.toml"
+
+case "$case_name" in
+train-two-class)
+  run 0 train "$two_class" --model m.model --report r.json --quiet
+  [ -s m.model ] || fail "no model written"
+  [ "$(json r.json "j['data']['train_rows'], j['data']['test_rows'], j['data']['features'], j['data']['classes']")" = "(250, 1000, 2, 2)" ] \
+    || fail "data section wrong: $(json r.json "j['data']")"
+  [ "$(json r.json "j['centres']['plugin'], j['centres']['count'], j['output']['plugin']")" = "('kmeans', 10, 'least-squares')" ] \
+    || fail "stage sections wrong"
+  for key in seed warnings; do json r.json "j['$key']" >/dev/null || fail "report lacks $key"; done
+  for key in seconds iterations; do json r.json "j['centres']['$key']" >/dev/null || fail "centres lacks $key"; done
+  for key in seconds iterations converged final_error; do json r.json "j['output']['$key']" >/dev/null || fail "output lacks $key"; done
+  for key in error_rate misclassified cross_entropy mse; do
+    json r.json "j['train']['$key'], j['test']['$key']" >/dev/null || fail "metrics lack $key"
+  done
+  # Nabney's synthetic problem is learnable: a 10-centre RBF classifies most test points.
+  [ "$(json r.json "0 < j['test']['error_rate'] < 0.2")" = True ] || fail "test error $(json r.json "j['test']['error_rate']")"
+  ;;
+predict-evaluate-inspect)
+  run 0 train "$two_class" --model m.model --report r.json --quiet
+  run 0 predict m.model "$examples/data/synth3_test.csv" --output p.csv
+  [ "$(head -1 p.csv)" = "label" ] || fail "prediction header: $(head -1 p.csv)"
+  [ "$(wc -l < p.csv)" -eq 1001 ] || fail "prediction rows: $(wc -l < p.csv)"
+  # Error rate recomputed from the predicted labels and the file's labels must match evaluate's.
+  run 0 evaluate m.model "$examples/data/synth3_test.csv" --report e.json
+  recomputed=$(/usr/bin/python3 -c "
+import csv
+truth=[int(float(r['label'])) for r in csv.DictReader(open('$examples/data/synth3_test.csv'))]
+pred=[int(float(r['label'])) for r in csv.DictReader(open('p.csv'))]
+print(sum(a!=b for a,b in zip(truth,pred)))")
+  [ "$(json e.json "j['misclassified']")" = "$recomputed" ] || fail "evaluate misclassified != recomputed $recomputed"
+  [ "$(json e.json "j['rows']")" = 1000 ] || fail "evaluate rows"
+  [ "$(json e.json "j['error_rate'] == j['misclassified']/1000")" = True ] || fail "error_rate inconsistent"
+  [ "$(json e.json "j['misclassified']")" = "$(json r.json "j['test']['misclassified']")" ] || fail "evaluate disagrees with the training report"
+  run 0 inspect m.model
+  out_has "basis: thin-plate"; out_has "centres: 10 in 2 dimensions"; out_has "output: least-squares"
+  ;;
+regression-example)
+  run 0 train "$examples/regression-gaussian-subset.toml" --report r.json --quiet
+  [ "$(json r.json "j['train']['error_rate']")" = None ] || fail "regression has an error rate"
+  # Noise variance is 0.01: a good fit has test MSE near it.
+  [ "$(json r.json "0.005 < j['test']['mse'] < 0.03")" = True ] || fail "test mse $(json r.json "j['test']['mse']")"
+  ;;
+iris-cross-validation)
+  run 0 train "$examples/three-class-iris.toml" --report r.json --quiet
+  [ "$(json r.json "j['cv']['folds'], len(j['cv']['per_fold'])")" = "(10, 10)" ] || fail "cv folds"
+  [ "$(json r.json "sum(f['test_rows'] for f in j['cv']['per_fold'])")" = 150 ] || fail "folds do not cover the data"
+  [ "$(json r.json "j['cv']['error_rate'] < 0.1")" = True ] || fail "iris cv error $(json r.json "j['cv']['error_rate']")"
+  ;;
+validate)
+  run 0 validate "$two_class"
+  out_has "ok"
+  run 0 validate "$two_class" --set centres.count=12
+  ;;
+plugins-list)
+  run 0 plugins list
+  for id in thin-plate gaussian subset fixed kmeans least-squares weight-decay; do out_has " $id "; done
+  ;;
+plugins-show)
+  run 0 plugins show kmeans
+  out_has "count"; out_has "init"; out_has "kmeans++"; out_has "tolerance"
+  run 2 plugins show kmean
+  err_has "did you mean 'kmeans'"
+  ;;
+usage-errors)
+  run 2
+  run 2 frobnicate
+  run 2 train
+  run 2 train "$two_class" --threads -1
+  ;;
+bad-pipeline-key)
+  pipeline p.toml <<'TOML'
+seed = 1
+[data]
+train = "x.csv"
+[basis]
+plugin = "thin-plate"
+[centres]
+plugin = "kmeans"
+cuont = 8
+[output]
+plugin = "least-squares"
+TOML
+  touch x.csv
+  run 2 validate p.toml
+  err_has "p.toml:8:"; err_has "cuont"; err_has "did you mean 'count'"
+  ;;
+bad-pipeline-plugin)
+  pipeline p.toml <<'TOML'
+[data]
+train = "x.csv"
+[basis]
+plugin = "thin-plait"
+[centres]
+plugin = "kmeans"
+[output]
+plugin = "least-squares"
+TOML
+  touch x.csv
+  run 2 validate p.toml
+  err_has "p.toml:4:"; err_has "did you mean 'thin-plate'"
+  ;;
+bad-pipeline-range)
+  pipeline p.toml <<'TOML'
+[data]
+train = "x.csv"
+[basis]
+plugin = "thin-plate"
+[centres]
+plugin = "kmeans"
+count = 0
+[output]
+plugin = "least-squares"
+TOML
+  touch x.csv
+  run 2 validate p.toml
+  err_has "p.toml:7:"; err_has "count >= 1"
+  ;;
+bad-pipeline-syntax)
+  printf '[data\ntrain = "x.csv"\n' > p.toml
+  run 2 validate p.toml
+  err_has "p.toml:1:"
+  ;;
+bad-set-override)
+  run 2 validate "$two_class" --set centres.count
+  err_has "--set centres.count"
+  run 2 validate "$two_class" --set centres.count=zero
+  err_has "count"
+  ;;
+missing-data-file)
+  sed 's#data/synth3_train.csv#data/nope.csv#' "$two_class" > "$examples/.missing-data-test.toml"
+  run 2 validate "$examples/.missing-data-test.toml"
+  rm -f "$examples/.missing-data-test.toml"
+  err_has "nope.csv"
+  ;;
+bad-data-ragged|bad-data-text)
+  if [ "$case_name" = bad-data-ragged ]; then
+    printf 'x1,x2,label\n0.1,0.2,0\n0.3,1\n' > d.csv; where="d.csv:3"
+  else
+    printf 'x1,x2,label\n0.1,0.2,0\n0.3,abc,1\n' > d.csv; where="d.csv:3:2"
+  fi
+  sed "s#data/synth3_train.csv#$work/d.csv#; /^test/d" "$two_class" > p.toml
+  run 2 train p.toml --model m.model --quiet
+  err_has "$where"
+  [ ! -e m.model ] || fail "a model was written for bad data"
+  ;;
+corrupted-model|truncated-model|not-a-model)
+  run 0 train "$two_class" --model m.model --quiet --report r.json
+  case "$case_name" in
+    corrupted-model)
+      /usr/bin/python3 -c "
+b=bytearray(open('m.model','rb').read()); i=len(b)//2; b[i]=ord('7') if b[i]!=ord('7') else ord('3'); open('m.model','wb').write(b)"
+      expect="checksum";;
+    truncated-model) head -c 300 m.model > t.model && mv t.model m.model; expect="truncated";;
+    not-a-model) echo "hello" > m.model; expect="not a Radial model";;
+  esac
+  run 2 predict m.model "$examples/data/synth3_test.csv" --output p.csv
+  err_has "m.model"; err_has "$expect"
+  [ ! -e p.csv ] || fail "predictions written from a bad model"
+  run 2 inspect m.model
+  ;;
+predict-wrong-columns)
+  run 0 train "$two_class" --model m.model --quiet --report r.json
+  printf 'a,b\n1,2\n' > d.csv
+  run 2 predict m.model d.csv
+  err_has "x1"
+  ;;
+probabilities-on-linear-model)
+  run 0 train "$two_class" --model m.model --quiet --report r.json
+  run 2 predict m.model "$examples/data/synth3_test.csv" --probabilities
+  err_has "probabilit"
+  ;;
+no-partial-output)
+  # An existing model file survives a failed training run untouched.
+  echo "previous" > m.model
+  printf 'x1,x2,label\n' > empty.csv
+  sed "s#data/synth3_train.csv#$work/empty.csv#; /^test/d" "$two_class" > p.toml
+  run 2 train p.toml --model m.model --report r.json --quiet
+  [ "$(cat m.model)" = previous ] || fail "model file was overwritten"
+  [ ! -e r.json ] || fail "a report was written for a failed run"
+  [ -z "$(ls -A | grep -v -e '^m.model$' -e '^empty.csv$' -e '^p.toml$' -e '^out.txt$' -e '^err.txt$')" ] || fail "stray files: $(ls -A)"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok [$case_name]"

@@ -153,10 +153,9 @@ bad-set-override)
   err_has "count"
   ;;
 missing-data-file)
-  sed 's#data/synth3_train.csv#data/nope.csv#' "$two_class" > "$examples/.missing-data-test.toml"
-  run 2 validate "$examples/.missing-data-test.toml"
-  rm -f "$examples/.missing-data-test.toml"
-  err_has "nope.csv"
+  sed "s#data/synth3_train.csv#$work/nope.csv#; /^test/d" "$two_class" > p.toml
+  run 2 validate p.toml
+  err_has "p.toml:"; err_has "nope.csv"
   ;;
 bad-data-ragged|bad-data-text)
   if [ "$case_name" = bad-data-ragged ]; then

@@ -1,0 +1,212 @@
+// k-means (radial/numerics/kmeans.hpp) against scikit-learn's Lloyd from the same initial
+// centres (reference/kmeans_reference.py) and against closed forms.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include <xtensor/xview.hpp>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/kmeans.hpp"
+#include "reference_csv.hpp"
+
+using radial::Matrix;
+using radial::testing::learning_reference;
+using radial::testing::max_abs_difference;
+using radial::testing::read_reference_matrix;
+
+namespace {
+
+Matrix rows_of(const Matrix& x, const Matrix& index_row) {
+  Matrix out = xt::empty<double>({index_row.shape(1), x.shape(1)});
+  for (std::size_t j = 0; j < index_row.shape(1); ++j)
+    for (std::size_t k = 0; k < x.shape(1); ++k) out(j, k) = x(std::size_t(index_row(0, j)), k);
+  return out;
+}
+
+// The summary row: inertia, iterations, init rows (space separated).
+struct Summary {
+  double inertia;
+  std::size_t iterations;
+  Matrix init_rows;
+};
+
+Summary read_summary(const std::string& name) {
+  std::ifstream in(learning_reference(name));
+  std::string line;
+  std::getline(in, line);
+  std::getline(in, line);
+  std::stringstream cells(line);
+  std::string inertia, iterations, rows;
+  std::getline(cells, inertia, ',');
+  std::getline(cells, iterations, ',');
+  std::getline(cells, rows);
+  std::vector<double> index;
+  std::stringstream r(rows);
+  for (double v; r >> v;) index.push_back(v);
+  Matrix init = xt::empty<double>({std::size_t(1), index.size()});
+  for (std::size_t i = 0; i < index.size(); ++i) init(0, i) = index[i];
+  return {std::stod(inertia), std::size_t(std::stoul(iterations)), init};
+}
+
+void check_against_sklearn(const std::string& name, const Matrix& x) {
+  const Summary summary = read_summary(name + "_summary.csv");
+  const Matrix expected_centres = read_reference_matrix(learning_reference(name + "_centres.csv"));
+  const Matrix expected_labels = read_reference_matrix(learning_reference(name + "_labels.csv"));
+
+  radial::KMeansOptions options;
+  options.count = expected_centres.shape(0);
+  options.iterations = 300;
+  options.tolerance = 1e-12;  // stops at the first iteration that moves no centre
+  const auto result = radial::kmeans_lloyd(x, rows_of(x, summary.init_rows), options);
+
+  INFO(name);
+  CHECK(result.converged);
+  CHECK(result.empty_cluster_repairs == 0);
+  // scikit-learn stops when the labels repeat: the iteration whose update moved nothing.
+  CHECK(result.iterations == summary.iterations);
+  CHECK(max_abs_difference(result.centres, expected_centres) < 1e-8);
+  CHECK(result.inertia == Approx(summary.inertia).epsilon(1e-10));
+  std::size_t mismatched = 0;
+  for (std::size_t i = 0; i < x.shape(0); ++i)
+    mismatched += result.assignment(i) != std::int64_t(expected_labels(i, 0)) ? 1 : 0;
+  CHECK(mismatched == 0);
+
+  // Sizes and spreads follow from the assignment by definition.
+  double total = 0;
+  for (std::size_t j = 0; j < options.count; ++j) {
+    std::size_t members = 0;
+    double spread = 0;
+    for (std::size_t i = 0; i < x.shape(0); ++i) {
+      if (std::size_t(expected_labels(i, 0)) != j) continue;
+      ++members;
+      for (std::size_t k = 0; k < x.shape(1); ++k)
+        spread += std::pow(x(i, k) - expected_centres(j, k), 2);
+    }
+    CHECK(result.cluster_sizes(j) == double(members));
+    CHECK(result.cluster_spread(j) == Approx(spread / double(members)).epsilon(1e-9));
+    total += spread;
+  }
+  CHECK(total == Approx(summary.inertia).epsilon(1e-9));
+}
+
+Matrix iris_inputs() {
+  const Matrix all = read_reference_matrix(
+      radial::testing::source_dir() / "docs" / "examples" / "data" / "iris.csv", true);
+  return xt::view(all, xt::all(), xt::range(0, 4));
+}
+
+}  // namespace
+
+TEST_CASE("k-means Lloyd equals scikit-learn from the same initial centres", "[kmeans]") {
+  SECTION("iris, 3 centres") { check_against_sklearn("iris", iris_inputs()); }
+  SECTION("generated blobs, 600 x 3, 6 centres") {
+    check_against_sklearn("blobs", read_reference_matrix(learning_reference("blobs_data.csv")));
+  }
+}
+
+TEST_CASE("k-means results do not depend on the thread count", "[kmeans]") {
+  // More rows than one block (1024) so that threads share the work.
+  std::mt19937_64 data_rng(5);
+  std::normal_distribution<double> normal;
+  Matrix x = xt::empty<double>({std::size_t(5000), std::size_t(4)});
+  for (auto& v : x) v = normal(data_rng);
+  radial::KMeansOptions options;
+  options.count = 12;
+  options.iterations = 20;
+  options.tolerance = 0;
+  std::mt19937_64 rng1(3), rng2(3);
+  options.threads = 1;
+  const auto one = radial::kmeans(x, options, rng1);
+  options.threads = 2;
+  const auto two = radial::kmeans(x, options, rng2);
+  CHECK(max_abs_difference(one.centres, two.centres) == 0.0);
+  CHECK(one.inertia == two.inertia);
+  CHECK(one.iterations == 20);  // tolerance 0 runs exactly `iterations`
+}
+
+TEST_CASE("tolerance 0 runs exactly the given number of iterations", "[kmeans]") {
+  const Matrix x = iris_inputs();
+  radial::KMeansOptions options;
+  options.count = 3;
+  options.tolerance = 0;
+  options.iterations = 40;  // more than the 12 that reach the fixed point from rows 0, 1, 2
+  Matrix init = xt::view(x, xt::range(0, 3), xt::all());
+  const auto result = radial::kmeans_lloyd(x, init, options);
+  CHECK(result.iterations == 40);
+  CHECK(result.converged);  // the last iteration moved nothing
+  options.iterations = 2;
+  const auto early = radial::kmeans_lloyd(x, init, options);
+  CHECK(early.iterations == 2);
+  CHECK_FALSE(early.converged);
+}
+
+TEST_CASE("an empty cluster is re-seeded at the farthest point", "[kmeans]") {
+  // 1-D points 0, 1, 10, 11; centres 0.5, 10.5, 100. The third centre wins no point; every
+  // point is 0.5 from its centre, so the first point of a cluster with two members (x = 0,
+  // from cluster 0) re-seeds it. Then: centres 1, 10.5, 0 — a fixed point with error 0.5.
+  Matrix x = {{0.0}, {1.0}, {10.0}, {11.0}};
+  Matrix init = {{0.5}, {10.5}, {100.0}};
+  radial::KMeansOptions options;
+  options.count = 3;
+  options.tolerance = 1e-9;
+  const auto result = radial::kmeans_lloyd(x, init, options);
+  CHECK(result.empty_cluster_repairs == 1);
+  CHECK(result.centres(0, 0) == 1.0);
+  CHECK(result.centres(1, 0) == 10.5);
+  CHECK(result.centres(2, 0) == 0.0);
+  CHECK(result.inertia == Approx(0.5));
+  CHECK(result.converged);
+  CHECK(result.assignment(0) == 2);
+  CHECK(result.assignment(1) == 0);
+  CHECK(result.cluster_sizes(1) == 2.0);
+  CHECK(result.cluster_spread(1) == Approx(0.25));
+  CHECK(result.cluster_spread(0) == 0.0);
+}
+
+TEST_CASE("k-means initialisation", "[kmeans]") {
+  // Three tight, far-apart groups of 50 points: k-means++ (D^2 sampling) puts one centre in
+  // each unless a draw of probability ~1e-7 happens; random picks distinct rows.
+  Matrix x = xt::empty<double>({std::size_t(150), std::size_t(2)});
+  std::mt19937_64 data_rng(11);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  for (std::size_t i = 0; i < 150; ++i) {
+    x(i, 0) = 100.0 * double(i / 50) + noise(data_rng);
+    x(i, 1) = noise(data_rng);
+  }
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    const Matrix c = radial::kmeans_initial_centres(x, 3, "kmeans++", rng);
+    std::set<long> groups;
+    for (std::size_t j = 0; j < 3; ++j) groups.insert(std::lround(c(j, 0) / 100.0));
+    CHECK(groups.size() == 3);
+
+    const Matrix r = radial::kmeans_initial_centres(x, 150, "random", rng);
+    std::set<std::pair<double, double>> distinct;
+    for (std::size_t j = 0; j < 150; ++j) distinct.insert({r(j, 0), r(j, 1)});
+    CHECK(distinct.size() == 150);  // every row exactly once
+  }
+  std::mt19937_64 a(9), b(9);
+  CHECK(max_abs_difference(radial::kmeans_initial_centres(x, 5, "kmeans++", a),
+                           radial::kmeans_initial_centres(x, 5, "kmeans++", b)) == 0.0);
+}
+
+TEST_CASE("k-means refuses impossible requests", "[kmeans]") {
+  Matrix x = {{0.0, 1.0}, {1.0, 0.0}};
+  std::mt19937_64 rng(1);
+  CHECK_THROWS_AS(radial::kmeans_initial_centres(x, 3, "kmeans++", rng), radial::InputError);
+  CHECK_THROWS_WITH(radial::kmeans_initial_centres(x, 3, "random", rng),
+                    Catch::Contains("3 centres requested") && Catch::Contains("only 2 rows"));
+  CHECK_THROWS_AS(radial::kmeans_initial_centres(x, 1, "forgy", rng), radial::InputError);
+  Matrix wrong = {{0.0, 1.0, 2.0}};
+  CHECK_THROWS_AS(radial::kmeans_lloyd(x, wrong, radial::KMeansOptions{}), radial::ShapeError);
+  // Identical rows: k-means++ still returns distinct rows and Lloyd ends with zero error.
+  Matrix same = xt::ones<double>({std::size_t(4), std::size_t(2)});
+  radial::KMeansOptions options;
+  options.count = 2;
+  const auto result = radial::kmeans(same, options, rng);
+  CHECK(result.inertia == 0.0);
+  CHECK(result.converged);
+}

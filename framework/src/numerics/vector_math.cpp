@@ -1,10 +1,26 @@
-// xsimd kernels for elementwise exp and log. xsimd is a private dependency of the framework:
-// it never appears in a public header, so plugins do not see the batch width.
+// Elementwise exp and log over contiguous doubles, vectorised.
+//
+// Measured on the development machine (x86-64 build without -march flags, 2^20 elements,
+// ns per element): std::exp 4.6, xsimd SSE2 6.5, xsimd AVX2 3.2 (only with -mavx2), glibc
+// libmvec AVX2 1.3 and AVX-512 1.0. A generic build can only use xsimd's SSE2 batches, which
+// lose to glibc's FMA-dispatched scalar exp, so on x86-64 glibc the kernel is chosen at run time:
+// libmvec's AVX-512 or AVX2 variants when the CPU has them, otherwise xsimd batches of the width
+// the framework was compiled for. libmvec is part of glibc's libm (libm.so links it as needed).
+//
+// xsimd 8 flushes subnormal results of exp and subnormal arguments of log (log(1e-320) comes out
+// near -746.5 instead of -736.8), so an xsimd batch with any lane in those ranges, or with zero,
+// negative or NaN arguments to log, is done by std::exp / std::log instead.
 #include "radial/numerics/vector_math.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <xsimd/xsimd.hpp>
+
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__)
+#define RADIAL_HAVE_LIBMVEC 1
+#include <immintrin.h>
+#endif
 
 namespace radial {
 namespace {
@@ -12,22 +28,98 @@ namespace {
 using Batch = xsimd::batch<double>;
 constexpr std::size_t width = Batch::size;
 
+// exp(x) is subnormal (or 0) below log(DBL_MIN) = -708.3964...
+const double exp_normal_min = std::log(std::numeric_limits<double>::min());
+constexpr double log_normal_min = std::numeric_limits<double>::min();
+
 }  // namespace
 
-void exp_in_place(double* values, std::size_t count) {
+void exp_in_place_xsimd(double* values, std::size_t count) {
+  const Batch low(exp_normal_min);
   std::size_t i = 0;
   for (; i + width <= count; i += width) {
-    xsimd::exp(Batch::load_unaligned(values + i)).store_unaligned(values + i);
+    const Batch x = Batch::load_unaligned(values + i);
+    if (xsimd::any(x < low)) {
+      for (std::size_t k = 0; k < width; ++k) values[i + k] = std::exp(values[i + k]);
+    } else {
+      xsimd::exp(x).store_unaligned(values + i);
+    }
   }
   for (; i < count; ++i) values[i] = std::exp(values[i]);
 }
 
-void log_in_place(double* values, std::size_t count) {
+void log_in_place_xsimd(double* values, std::size_t count) {
+  const Batch low(log_normal_min);
   std::size_t i = 0;
   for (; i + width <= count; i += width) {
-    xsimd::log(Batch::load_unaligned(values + i)).store_unaligned(values + i);
+    const Batch x = Batch::load_unaligned(values + i);
+    // !(x >= DBL_MIN) is also true for NaN lanes.
+    if (xsimd::any(!(x >= low))) {
+      for (std::size_t k = 0; k < width; ++k) values[i + k] = std::log(values[i + k]);
+    } else {
+      xsimd::log(x).store_unaligned(values + i);
+    }
   }
   for (; i < count; ++i) values[i] = std::log(values[i]);
 }
+
+namespace {
+
+#ifdef RADIAL_HAVE_LIBMVEC
+// glibc's vector ABI names: 'd' = AVX2 with 4 lanes, 'e' = AVX-512 with 8 lanes.
+extern "C" __m256d _ZGVdN4v_exp(__m256d);
+extern "C" __m256d _ZGVdN4v_log(__m256d);
+extern "C" __m512d _ZGVeN8v_exp(__m512d);
+extern "C" __m512d _ZGVeN8v_log(__m512d);
+
+__attribute__((target("avx2,fma"))) void exp_avx2(double* v, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(v + i, _ZGVdN4v_exp(_mm256_loadu_pd(v + i)));
+  for (; i < n; ++i) v[i] = std::exp(v[i]);
+}
+__attribute__((target("avx2,fma"))) void log_avx2(double* v, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(v + i, _ZGVdN4v_log(_mm256_loadu_pd(v + i)));
+  for (; i < n; ++i) v[i] = std::log(v[i]);
+}
+__attribute__((target("avx512f"))) void exp_avx512(double* v, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(v + i, _ZGVeN8v_exp(_mm512_loadu_pd(v + i)));
+  for (; i < n; ++i) v[i] = std::exp(v[i]);
+}
+__attribute__((target("avx512f"))) void log_avx512(double* v, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm512_storeu_pd(v + i, _ZGVeN8v_log(_mm512_loadu_pd(v + i)));
+  for (; i < n; ++i) v[i] = std::log(v[i]);
+}
+#endif
+
+struct Kernels {
+  void (*exp)(double*, std::size_t);
+  void (*log)(double*, std::size_t);
+  const char* name;
+};
+
+Kernels select_kernels() {
+#ifdef RADIAL_HAVE_LIBMVEC
+  __builtin_cpu_init();
+  // libgcc also checks that the OS saves the AVX / AVX-512 registers.
+  if (__builtin_cpu_supports("avx512f")) return {exp_avx512, log_avx512, "libmvec-avx512"};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return {exp_avx2, log_avx2, "libmvec-avx2"};
+#endif
+  return {exp_in_place_xsimd, log_in_place_xsimd, Batch::arch_type::name()};
+}
+
+const Kernels& kernels() {
+  static const Kernels chosen = select_kernels();
+  return chosen;
+}
+
+}  // namespace
+
+void exp_in_place(double* values, std::size_t count) { kernels().exp(values, count); }
+void log_in_place(double* values, std::size_t count) { kernels().log(values, count); }
+const char* vector_math_kernel() { return kernels().name; }
 
 }  // namespace radial

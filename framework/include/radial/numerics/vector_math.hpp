@@ -1,13 +1,14 @@
 #pragma once
-// Vectorised elementwise exp and log over contiguous doubles (xsimd batches with a scalar tail).
-// exp and log dominate the elementwise work of Gaussian bases, log-sum-exp and responsibilities,
-// and a scalar std::exp loop is the bottleneck there (DESIGN.md, performance rules).
+// Vectorised elementwise exp and log over contiguous doubles. exp and log dominate the
+// elementwise work of Gaussian bases, log-sum-exp and responsibilities, and a scalar std::exp
+// loop is the bottleneck there (DESIGN.md, performance rules).
 //
-// The batch width is the widest instruction set the framework was compiled for (SSE2 on a
-// generic x86-64 build, AVX2 with -mavx2 or -march=native). Results agree with std::exp /
-// std::log to a few ulp for finite inputs (see tests/numerics, test "vector exp and log") and
-// follow IEEE limits: exp(-inf) = 0, exp(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, NaN in
-// gives NaN out.
+// The kernel is chosen once, at first use: on x86-64 with glibc, glibc's vector math library
+// (libmvec, AVX-512 or AVX2) when the CPU has it; otherwise xsimd batches of the widest
+// instruction set the framework was compiled for (SSE2 on a generic x86-64 build), with a scalar
+// tail. Every kernel agrees with std::exp / std::log to 4 ulp for finite inputs, including
+// subnormal results and arguments, and follows IEEE limits: exp(-inf) = 0, exp(+inf) = +inf,
+// log(0) = -inf, log(x < 0) = NaN, NaN in gives NaN out (tests/numerics, "[vector-math]").
 
 #include <cstddef>
 
@@ -26,5 +27,13 @@ inline void exp_in_place(Matrix& m) { exp_in_place(m.data(), m.size()); }
 inline void exp_in_place(Vector& v) { exp_in_place(v.data(), v.size()); }
 inline void log_in_place(Matrix& m) { log_in_place(m.data(), m.size()); }
 inline void log_in_place(Vector& v) { log_in_place(v.data(), v.size()); }
+
+// The kernel in use: "libmvec-avx512", "libmvec-avx2", or the xsimd architecture name
+// ("sse2", "avx2", ...). For reports and benchmarks.
+const char* vector_math_kernel();
+
+// The portable xsimd kernels alone, whatever the CPU (tests and benchmarks compare them).
+void exp_in_place_xsimd(double* values, std::size_t count);
+void log_in_place_xsimd(double* values, std::size_t count);
 
 }  // namespace radial

@@ -1,0 +1,37 @@
+// Registration of the `weight-decay` regularizer: its parameter table and factory.
+#include <memory>
+
+#include <radial/sdk/plugin.hpp>
+
+#include "weight_decay.hpp"
+
+namespace {
+
+radial::ComponentInfo info() {
+  radial::ComponentInfo info;
+  info.slot = radial::Slot::Regularizer;
+  info.id = "weight-decay";
+  info.version = "1.0.0";
+  info.summary = "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)";
+  info.paper =
+      "Lecture notes on RBF networks (paper 001), 'Regularization': "
+      "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay";
+  info.params = {
+      radial::ParamSpec::real("alpha", 0.01, "prior precision alpha of the penalty alpha/2 ||w||^2")
+          .at_least(0.0),
+      radial::ParamSpec::boolean("include_bias", false,
+                                 "also penalise the bias row (the last row of W)"),
+  };
+  return info;
+}
+
+void register_weight_decay(radial::Registrar& registrar) {
+  registrar.add_regularizer(info(), [](const radial::Params& params) {
+    return std::make_unique<radial::plugins::WeightDecay>(params.real("alpha"),
+                                                          params.boolean("include_bias"));
+  });
+}
+
+}  // namespace
+
+RADIAL_PLUGIN("weight-decay", "1.0.0", register_weight_decay)

@@ -1,0 +1,168 @@
+#pragma once
+// EM for Gaussian mixtures, in pieces that every mixture learner shares (gmm, dem, prbf):
+//
+//   E-step   responsibilities r_nj = w_j N(x_n|j) / sum_j' w_j' N(x_n|j'), by log-sum-exp over
+//            log-density blocks, accumulated straight into occupation counts
+//            C(1)_j = sum_n r_nj, C(x)_j = sum_n r_nj x_n, C(x^2)_j = sum_n r_nj x_n^2
+//            (Klautau, paper 002, section III-A and fig. 1; Nabney / Bishop for full covariances)
+//   M-step   w_j = C(1)_j / sum C(1), mu_j = C(x)_j / C(1)_j, sigma^2 = C(x^2)/C(1) - mu^2
+//            for spherical, diagonal and full covariances, with a covariance floor
+//   driver   em_mixture(): E/M iterations with a monotone log-likelihood trace, convergence on
+//            its relative change, an iteration cap, and the empty-component policy below
+//
+// Densities come either from GaussianLogDensity (blocked GEMM identity, the brute-force path)
+// or, when a GaussianBoxTree is given, from TreeLogDensity over each row's leaf candidates
+// (paper 002, section III-C), with the other Gaussians taken as 0.
+//
+// Class-conditional mixtures: components carry owner classes (Centres::owner) and a row is
+// responsible only to the components of its group (its class), with weights normalised within
+// each group; so K per-class mixtures are one set of centres.
+//
+// Covariance floor: every variance (spherical, diagonal entry, full diagonal entry) below
+// `covariance_floor` is raised to it; a full covariance that is still not positive definite
+// gets floor * I added until its Cholesky factor exists. Each firing is counted.
+// Empty-component policy ("reseed-worst"): a component whose C(1) falls below
+// `empty_count` (default 1e-8 rows) is moved to the row with the lowest log-likelihood under
+// the current mixture (the next lowest for the next empty component), given the mean variance
+// of the other components of its group and the weight 1/N_group, and the weights renormalised.
+// Each repair is counted and described in EmResult::notes.
+
+#include <cstddef>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "radial/centres.hpp"
+#include "radial/numerics/kdtree.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+// Occupation counts of a mixture (paper 002, section III-A). For Spherical and Diagonal shapes
+// cxx holds the elementwise second moments; for Full, scatter holds
+// sum_n r_nj (x_n - m_j)(x_n - m_j)^T about the reference m_j = the means at the E-step
+// (reference), which keeps the covariance update free of cancellation.
+struct MixtureCounts {
+  Vector c1;          // M
+  Matrix cx;          // M x d
+  Matrix cxx;         // M x d           (Spherical, Diagonal)
+  Tensor3 scatter;    // M x d x d       (Full)
+  Matrix reference;   // M x d           (Full)
+  Shape shape = Shape::Diagonal;
+
+  // Zeroes the counts for M components in d dimensions.
+  void reset(std::size_t m, std::size_t d, Shape shape);
+};
+
+struct EStepOptions {
+  const GaussianBoxTree* tree = nullptr;  // null: every Gaussian evaluated (brute force)
+  std::size_t block_rows = 512;
+};
+
+struct EStepSummary {
+  double log_likelihood = 0;     // sum_n log sum_{j in group(n)} w_j N(x_n|j)
+  Vector row_log_likelihood;     // N, the terms of that sum
+  std::size_t fallback_rows = 0; // rows whose leaf held none of their group's Gaussians: those
+                                 // Gaussians were evaluated for the row anyway
+  double mean_candidates = 0;    // Gaussians evaluated per row
+};
+
+// E-step for one mixture. `components` must have a shape; `log_weights` (M) holds log w_j
+// (-inf allowed). With `groups` (N labels, may be null) row n is responsible only to
+// components j with components.owner(j) == groups(n). Counts are reset and filled
+// (counts.shape = components.shape).
+EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& log_weights,
+                    const Labels* groups, const EStepOptions& options, MixtureCounts& counts);
+
+// The discriminative E-step of DEM (paper 002, fig. 2), from one evaluation of the densities:
+// numerator counts over the components of each row's own class (owner == classes(n), weights
+// log_weights_numerator = log w_jg), denominator counts over all components (the evidence
+// mixture, log_weights_denominator = log P(y) w_jg).
+struct DiscriminativeSummary {
+  double log_numerator = 0;    // sum_n log p(x_n | y_n)
+  double log_denominator = 0;  // sum_n log p(x_n)
+  std::size_t fallback_rows = 0;
+  double mean_candidates = 0;
+};
+DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& classes,
+                                            const Centres& components,
+                                            const Vector& log_weights_numerator,
+                                            const Vector& log_weights_denominator,
+                                            const EStepOptions& options, MixtureCounts& numerator,
+                                            MixtureCounts& denominator);
+
+struct MStepOptions {
+  double covariance_floor = 1e-6;  // variances below are raised to it
+  double empty_count = 1e-8;       // components with C(1) below keep their old parameters
+};
+
+struct MStepSummary {
+  std::size_t floored = 0;               // variances raised to the floor (or jitter added)
+  double smallest_variance = 0;          // before flooring
+  std::vector<std::size_t> empty;        // components with C(1) < empty_count (left unchanged)
+};
+
+// M-step (paper 002, fig. 1): new weights (normalised within owner groups when
+// components.owner is set), means and covariances of components.shape from `counts`.
+MStepSummary m_step(const MixtureCounts& counts, const MStepOptions& options,
+                    Centres& components, Vector& weights);
+
+// Parameters from a hard assignment (k-means labels): the M-step of 0/1 responsibilities.
+// Clusters with no rows get the mean of all rows' variance as their shape and weight 0 before
+// renormalisation (reported by the caller through the k-means repairs).
+void mixture_from_assignment(const Matrix& x, const Labels& assignment, const Matrix& means,
+                             Shape shape, double covariance_floor, Centres& components,
+                             Vector& weights);
+
+struct EmOptions {
+  Shape shape = Shape::Diagonal;
+  std::size_t iterations = 100;    // cap on E/M iterations
+  double tolerance = 1e-6;         // stop when |L_i - L_{i-1}| <= tolerance |L_{i-1}|; 0: never
+  double covariance_floor = 1e-6;
+  bool use_tree = false;           // K-d tree of Gaussian boxes in the E-step
+  GaussianBoxTreeOptions tree;
+  std::size_t block_rows = 512;
+};
+
+struct EmResult {
+  Centres components;                   // means and shape arrays
+  Vector weights;                       // M, sum 1
+  std::vector<double> log_likelihood;   // L(theta_i) before the i-th M-step, i = 0..
+  double final_log_likelihood = 0;      // L of the returned parameters
+  std::size_t iterations = 0;           // M-steps taken
+  bool converged = false;
+  std::size_t floored = 0;              // covariance-floor firings, summed over iterations
+  std::size_t empty_repairs = 0;
+  std::size_t fallback_rows = 0;        // summed over E-steps (tree only)
+  double mean_candidates = 0;           // of the last E-step
+  std::vector<std::string> notes;       // one line per guard event, for the fit report
+};
+
+// EM from given initial parameters (components with a shape equal to options.shape, weights
+// summing to 1). Throws ShapeError for inconsistent inputs.
+EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
+                    const EmOptions& options);
+
+// k-means initialisation (radial::kmeans, seeded by rng) followed by em_mixture. Throws
+// InputError when x has fewer rows than `count`.
+EmResult em_mixture_kmeans(const Matrix& x, std::size_t count, const EmOptions& options,
+                           std::mt19937_64& rng, std::size_t* kmeans_repairs = nullptr);
+
+// One mixture of `count` Gaussians per class (paper 002, fig. 1), each fitted by
+// em_mixture_kmeans on its class's rows, assembled as M = K * count centres with owner = class,
+// mixing pi_jk = w_jg for the owner class (0 elsewhere) and class priors N_k / N. `where`
+// names the caller in errors (e.g. "centres gmm"). Throws InputError for a class with fewer
+// rows than `count`.
+struct ClassMixtures {
+  Centres centres;
+  std::vector<EmResult> per_class;  // K
+  std::size_t kmeans_repairs = 0;
+};
+ClassMixtures fit_class_mixtures(const Matrix& x, const Labels& classes, std::size_t num_classes,
+                                 std::size_t count, const EmOptions& options,
+                                 std::mt19937_64& rng, const std::string& where);
+
+// The total log-likelihood of a mixture on x (brute force), sum_n log sum_j w_j N(x_n|j).
+double mixture_log_likelihood(const Matrix& x, const Centres& components, const Vector& weights);
+
+}  // namespace radial

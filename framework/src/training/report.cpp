@@ -1,0 +1,110 @@
+// Training reports as JSON. Non-finite numbers become null (JSON has no NaN).
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "radial/trainer.hpp"
+
+namespace radial {
+namespace {
+
+using nlohmann::json;
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+template <class T>
+json optional_number(const std::optional<T>& v) {
+  if (!v) return nullptr;
+  if constexpr (std::is_floating_point_v<T>) return number(*v);
+  else return json(*v);
+}
+
+json to_json(const Metrics& m) {
+  return json{{"rows", m.rows},
+              {"error_rate", optional_number(m.error_rate)},
+              {"misclassified", optional_number(m.misclassified)},
+              {"cross_entropy", optional_number(m.cross_entropy)},
+              {"mse", number(m.mse)}};
+}
+
+json to_json(const FitReport& r) {
+  json j{{"iterations", r.iterations},
+         {"converged", r.converged},
+         {"final_error", number(r.final_error)},
+         {"seconds", number(r.seconds)},
+         {"flops", number(r.flops)},
+         {"function_evaluations", r.function_evaluations},
+         {"gradient_evaluations", r.gradient_evaluations}};
+  json curve = json::array();
+  for (const CurvePoint& c : r.curve) {
+    curve.push_back({{"iteration", c.iteration}, {"error", number(c.error)},
+                     {"flops", number(c.flops)}, {"seconds", number(c.seconds)}});
+  }
+  j["learning_curve"] = std::move(curve);
+  json figures = json::object();
+  for (const auto& [k, v] : r.figures) figures[k] = number(v);
+  j["figures"] = std::move(figures);
+  json series = json::object();
+  for (const auto& [k, v] : r.series) {
+    json a = json::array();
+    for (double x : v) a.push_back(number(x));
+    series[k] = std::move(a);
+  }
+  j["series"] = std::move(series);
+  return j;
+}
+
+json to_json(const StageReport& s, const char* count_name) {
+  json j = to_json(s.fit);
+  j["plugin"] = s.plugin;
+  j[count_name] = s.count;
+  return j;
+}
+
+json to_json(const Warning& w) {
+  return json{{"component", w.component}, {"guard", w.guard}, {"message", w.message},
+              {"setting", w.setting}};
+}
+
+}  // namespace
+
+std::string metrics_json(const Metrics& metrics) { return to_json(metrics).dump(2) + "\n"; }
+
+std::string report_json(const TrainingReport& r) {
+  json j;
+  j["name"] = r.pipeline_name;
+  j["seed"] = r.seed;
+  j["threads"] = r.threads;
+  j["seconds"] = number(r.seconds);
+  j["data"] = {{"train_rows", r.train_rows}, {"test_rows", r.test_rows},
+               {"features", r.features}, {"classes", r.classes},
+               {"constant_columns", r.constant_columns}};
+  j["centres"] = to_json(r.centres, "count");
+  j["basis"] = {{"plugin", r.basis.plugin}, {"seconds", number(r.basis.fit.seconds)}};
+  j["output"] = to_json(r.output, "outputs");
+  j["train"] = to_json(r.train);
+  if (r.test) j["test"] = to_json(*r.test);
+  if (r.cv) {
+    json folds = json::array();
+    for (const FoldReport& f : r.cv->per_fold) {
+      json fj = to_json(f.test);
+      fj["fold"] = f.fold;
+      fj["train_rows"] = f.train_rows;
+      fj["test_rows"] = f.test_rows;
+      folds.push_back(std::move(fj));
+    }
+    j["cv"] = {{"folds", r.cv->folds},
+               {"committee", r.cv->committee},
+               {"error_rate", number(r.cv->error_rate)},
+               {"error_rate_sd", number(r.cv->error_rate_sd)},
+               {"cross_entropy", optional_number(r.cv->cross_entropy)},
+               {"mse", number(r.cv->mse)},
+               {"per_fold", std::move(folds)}};
+  }
+  json warnings = json::array();
+  for (const Warning& w : r.warnings) warnings.push_back(to_json(w));
+  j["warnings"] = std::move(warnings);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace radial

@@ -1,0 +1,332 @@
+// The two-stage training of every paper here (centres first, then output weights with the
+// centres fixed), evaluation, and k-fold cross-validation with committees.
+#include "radial/trainer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "radial/data_reader.hpp"
+#include "radial/design_matrix.hpp"
+#include "radial/errors.hpp"
+#include "radial/network.hpp"
+#include "radial/version.hpp"
+
+namespace radial {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Random streams of the stages; committee member m uses stream base_member + m.
+enum Stream : std::uint64_t { centres_stream = 1, basis_stream = 2, output_stream = 3,
+                              folds_stream = 4, member_stream = 100 };
+
+struct Components {
+  std::shared_ptr<Regularizer> regularizer;  // declared first: the others may refer to it
+  std::shared_ptr<CentreLearner> centres;
+  std::shared_ptr<Basis> basis;
+  std::shared_ptr<OutputLayer> output;
+};
+
+// Fresh components for every fit, so that fitting twice equals fitting once.
+Components make_components(const Pipeline& p, const Registry& registry) {
+  Components c;
+  if (p.regularizer) c.regularizer = registry.make_regularizer(p.regularizer->plugin, p.regularizer->params);
+  c.centres = registry.make_centre_learner(p.centres.plugin, p.centres.params);
+  c.basis = registry.make_basis(p.basis.plugin, p.basis.params);
+  c.output = registry.make_output_layer(p.output.plugin, p.output.params);
+  return c;
+}
+
+struct Fitted {
+  Model model;
+  std::shared_ptr<Basis> basis;
+  StageReport centres, basis_stage, output;
+};
+
+void check_weights(const OutputWeights& w, std::size_t centres, const std::string& plugin) {
+  if (w.link == Link::Bayes) return;
+  if (w.weights.dimension() != 2 || w.weights.shape(0) != centres + 1) {
+    throw Error("output plugin '" + plugin + "' returned weights of " +
+                std::to_string(w.weights.shape(0)) + " rows for " + std::to_string(centres) +
+                " centres (expected M + 1 = " + std::to_string(centres + 1) + ")");
+  }
+  for (double v : w.weights) {
+    if (!std::isfinite(v)) {
+      throw NumericalError("output plugin '" + plugin +
+                           "' produced non-finite weights; add weight decay ([regularizer] "
+                           "plugin = \"weight-decay\") or reduce the number of centres");
+    }
+  }
+}
+
+// Fits centres, basis and output on `train` (already standardised when asked).
+Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& train,
+                   std::uint64_t seed, int threads, const std::function<void(const std::string&)>& log) {
+  Components c = make_components(p, registry);
+  Fitted f;
+
+  FitContext cctx(derive_seed(seed, centres_stream), threads);
+  cctx.log = log;
+  auto start = Clock::now();
+  Centres centres = c.centres->fit(train, c.regularizer.get(), cctx);
+  cctx.report.seconds = seconds_since(start);
+  centres.check();
+  if (centres.dim() != train.features()) {
+    throw Error("centre plugin '" + p.centres.plugin + "' returned centres of dimension " +
+                std::to_string(centres.dim()) + " for data with " +
+                std::to_string(train.features()) + " features");
+  }
+  f.centres = {p.centres.plugin, centres.count(), std::move(cctx.report)};
+  if (log) log("centres: " + p.centres.plugin + ", " + std::to_string(centres.count()) + " centres");
+
+  FitContext bctx(derive_seed(seed, basis_stream), threads);
+  bctx.log = log;
+  start = Clock::now();
+  c.basis->prepare(centres, bctx);
+  bctx.report.seconds = seconds_since(start);
+  centres.check();
+  f.basis_stage = {p.basis.plugin, centres.count(), std::move(bctx.report)};
+
+  FitContext octx(derive_seed(seed, output_stream), threads);
+  octx.log = log;
+  start = Clock::now();
+  OutputWeights weights;
+  {
+    DesignMatrix design(train.inputs, centres, *c.basis);
+    TrainingProblem problem{design, train, centres, *c.basis};
+    weights = c.output->fit(problem, c.regularizer.get(), octx);
+  }
+  octx.report.seconds = seconds_since(start);
+  check_weights(weights, centres.count(), p.output.plugin);
+  const std::size_t outputs = weights.link == Link::Bayes ? train.num_classes : weights.weights.shape(1);
+  f.output = {p.output.plugin, outputs, std::move(octx.report)};
+  if (log) log("output: " + p.output.plugin + ", link " + to_string(weights.link));
+
+  Model& m = f.model;
+  m.task = train.task;
+  m.feature_names = train.feature_names;
+  m.target_name = train.target_name;
+  m.class_values = train.class_values;
+  m.centres = std::move(centres);
+  m.basis_id = p.basis.plugin;
+  m.basis_params = p.basis.params.values();
+  m.basis_state = c.basis->state();
+  m.output_id = p.output.plugin;
+  m.link = weights.link;
+  m.weights = std::move(weights.weights);
+  m.pipeline_text = p.text;
+  m.radial_version = version;
+  m.seed = seed;
+  f.basis = std::move(c.basis);
+  return f;
+}
+
+void collect_warnings(const StageReport& stage, std::vector<Warning>& out) {
+  out.insert(out.end(), stage.fit.warnings.begin(), stage.fit.warnings.end());
+}
+
+Dataset standardised(const Dataset& raw, const Standardiser& s) {
+  Dataset d = raw;
+  s.apply(d.inputs);
+  return d;
+}
+
+Matrix predict(const Fitted& f, const Matrix& raw_inputs) {
+  Network net(f.model, f.basis);
+  return net.predict(raw_inputs);
+}
+
+double mean(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+
+double sample_sd(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  const double m = mean(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / double(v.size() - 1));
+}
+
+CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry,
+                                     const Dataset& raw, std::uint64_t seed, int threads,
+                                     std::vector<Warning>& warnings,
+                                     const std::function<void(const std::string&)>& log) {
+  const EvaluateSpec& spec = p.evaluate;
+  CrossValidationReport cv;
+  cv.folds = spec.folds;
+  cv.committee = std::max<std::size_t>(spec.committee, 1);
+  if (spec.folds > raw.rows()) {
+    throw InputError(p.file.string() + ": [evaluate] folds = " + std::to_string(spec.folds) +
+                     " exceeds the " + std::to_string(raw.rows()) + " training rows");
+  }
+  const auto fold_of = assign_folds(raw, spec.folds, spec.stratified && raw.task == Task::Classification,
+                                    derive_seed(seed, folds_stream));
+  std::vector<double> errors, entropies, mses;
+  for (std::size_t k = 0; k < spec.folds; ++k) {
+    std::vector<std::size_t> in, out;
+    for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
+    const Dataset fold_train_raw = select_rows(raw, in);
+    const Dataset fold_test = select_rows(raw, out);
+    Standardiser s;
+    if (p.data.standardize) s.fit(fold_train_raw.inputs);
+    const Dataset fold_train = p.data.standardize ? standardised(fold_train_raw, s) : fold_train_raw;
+
+    Matrix averaged;
+    Link link = Link::Identity;
+    for (std::size_t m = 0; m < cv.committee; ++m) {
+      const std::uint64_t member_seed =
+          cv.committee == 1 ? derive_seed(seed, 1000 + k) : derive_seed(seed, 1000 + k * 1000 + member_stream + m);
+      Fitted f = fit_network(p, registry, fold_train, member_seed, threads, nullptr);
+      f.model.standardize = p.data.standardize;
+      f.model.standardiser = s;
+      for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, warnings);
+      Matrix out_m = predict(f, fold_test.inputs);
+      link = f.model.link;
+      if (m == 0) averaged = std::move(out_m); else averaged += out_m;
+    }
+    // The committee averages posterior probabilities (or linear outputs) of its members.
+    if (cv.committee > 1) averaged /= double(cv.committee);
+    FoldReport fr;
+    fr.fold = k;
+    fr.train_rows = in.size();
+    fr.test_rows = out.size();
+    fr.test = compute_metrics(averaged, link, fold_test);
+    if (fr.test.error_rate) errors.push_back(*fr.test.error_rate);
+    if (fr.test.cross_entropy) entropies.push_back(*fr.test.cross_entropy);
+    mses.push_back(fr.test.mse);
+    if (log) {
+      log("cv fold " + std::to_string(k + 1) + "/" + std::to_string(spec.folds) +
+          (fr.test.error_rate ? ": error rate " + std::to_string(*fr.test.error_rate) : ""));
+    }
+    cv.per_fold.push_back(std::move(fr));
+  }
+  cv.error_rate = mean(errors);
+  cv.error_rate_sd = sample_sd(errors);
+  if (entropies.size() == spec.folds) cv.cross_entropy = mean(entropies);
+  cv.mse = mean(mses);
+  return cv;
+}
+
+}  // namespace
+
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
+  // SplitMix64 of the pair: well-mixed, cheap, and stable across platforms.
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (stream + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bool stratified,
+                                      std::uint64_t seed) {
+  const std::size_t n = data.rows();
+  std::vector<std::size_t> fold(n, 0);
+  if (folds < 2) return fold;
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  if (stratified) {
+    // Deal each class's rows round-robin over the folds, continuing where the previous class
+    // stopped, so every fold gets its share of every class and fold sizes differ by at most 1.
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return data.classes(a) < data.classes(b);
+    });
+  }
+  for (std::size_t i = 0; i < n; ++i) fold[order[i]] = i % folds;
+  return fold;
+}
+
+TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOptions& options) {
+  const auto start = Clock::now();
+  const std::uint64_t seed = options.seed.value_or(p.seed);
+  int threads = options.threads.value_or(p.threads);
+  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const auto& log = options.log;
+
+  DataOptions train_opts;
+  train_opts.target = p.data.target;
+  train_opts.task = p.data.task;
+  const Dataset raw_train = read_dataset(p.data.train, train_opts);
+  std::optional<Dataset> raw_test;
+  if (p.data.test) {
+    DataOptions test_opts = train_opts;
+    test_opts.task = raw_train.task;
+    if (raw_train.task == Task::Classification) test_opts.class_values = raw_train.class_values;
+    raw_test = read_dataset(*p.data.test, test_opts);
+    if (raw_test->feature_names != raw_train.feature_names) {
+      throw DataError(p.data.test->string() + ": its columns differ from the training file's " +
+                      p.data.train.string() + " (same features, same order required)");
+    }
+  }
+  if (log) {
+    log("data: " + std::to_string(raw_train.rows()) + " training rows, " +
+        std::to_string(raw_train.features()) + " features" +
+        (raw_train.task == Task::Classification ? ", " + std::to_string(raw_train.num_classes) + " classes"
+                                                : ", regression"));
+  }
+
+  TrainingReport report;
+  report.pipeline_name = p.name;
+  report.seed = seed;
+  report.threads = threads;
+  report.train_rows = raw_train.rows();
+  report.test_rows = raw_test ? raw_test->rows() : 0;
+  report.features = raw_train.features();
+  report.classes = raw_train.num_classes;
+
+  Standardiser standardiser;
+  if (p.data.standardize) report.constant_columns = standardiser.fit(raw_train.inputs);
+  const Dataset train_data = p.data.standardize ? standardised(raw_train, standardiser) : raw_train;
+  if (report.constant_columns > 0) {
+    report.warnings.push_back({"standardiser", "constant-column",
+                               std::to_string(report.constant_columns) +
+                                   " input column(s) are constant in the training data; they are "
+                                   "mapped to 0",
+                               "remove the column(s) from the data"});
+  }
+
+  Fitted f = fit_network(p, registry, train_data, seed, threads, log);
+  f.model.standardize = p.data.standardize;
+  f.model.standardiser = standardiser;
+  for (const ComponentSpec* spec : {&p.basis, &p.centres, &p.output}) {
+    if (const ComponentInfo* info = registry.find(spec == &p.basis ? Slot::Basis
+                                                  : spec == &p.centres ? Slot::Centres
+                                                                       : Slot::Output,
+                                                  spec->plugin)) {
+      f.model.plugin_versions[info->id] = info->version;
+    }
+  }
+  if (p.regularizer) {
+    if (const ComponentInfo* info = registry.find(Slot::Regularizer, p.regularizer->plugin)) {
+      f.model.plugin_versions[info->id] = info->version;
+    }
+  }
+  report.centres = f.centres;
+  report.basis = f.basis_stage;
+  report.output = f.output;
+  for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, report.warnings);
+
+  report.train = compute_metrics(predict(f, raw_train.inputs), f.model.link, raw_train);
+  if (raw_test) report.test = compute_metrics(predict(f, raw_test->inputs), f.model.link, *raw_test);
+
+  if (p.evaluate.folds >= 2) {
+    report.cv = cross_validate(p, registry, raw_train, seed, threads, report.warnings, log);
+  }
+  report.seconds = seconds_since(start);
+  f.model.training_summary = report_json(report);
+
+  TrainingResult result{std::move(f.model), std::move(report)};
+  return result;
+}
+
+}  // namespace radial

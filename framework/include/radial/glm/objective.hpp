@@ -1,0 +1,110 @@
+#pragma once
+// The error of a generalised linear output layer over the design matrix, shared by every output
+// trainer (irls, scg, bfgs): value, gradient and Hessian, computed block by block over rows.
+//
+//   A = Phi W            Phi: N x C design matrix with the bias column last (C = M + 1)
+//                        W:   C x K weights, bias in the last row (as NETLAB)
+//   identity  Y = A                 E = 1/2 sum_nk (y_nk - t_nk)^2          (paper 003, eq. 7)
+//   logistic  y = 1 / (1 + e^-a)    E = -sum_n [t ln y + (1 - t) ln(1 - y)]  (eq. 4), K = 1
+//   softmax   y_k = e^a_k / sum e^a (eq. 6)   E = -sum_nk t_nk ln y_nk        (eq. 5)
+//   plus penalty(W) from the regularizer, when it penalises weights.
+//
+// For the canonical links the gradient is Phi^T (Y - T) and the Hessian is (eq. 13)
+//   H[(i,k),(j,l)] = sum_n phi_ni phi_nj c_n,kl,  c_n,kl = y_nk (delta_kl - y_nl)
+// (logistic: y(1 - y); identity: delta_kl). The simplified Hessian keeps only the blocks k = l
+// (each output treated as an independent logistic model, paper section 2.2). Parameters are
+// flattened row-major, p = i*K + k, as the Regularizer interface states, so H is P x P with
+// P = C*K.
+//
+// Numerically safe: E is computed as log(1 + e^a) - t a and log-sum-exp(a) - t.a, which never
+// take log(0) and stay finite for any finite activations.
+//
+// Every evaluation adds its analytical flop count (formulas in radial/glm/flops.hpp, written
+// beside each computation in objective.cpp) and is counted, for the fit report.
+
+#include <cstddef>
+#include <functional>
+
+#include "radial/design_matrix.hpp"
+#include "radial/link.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+class Regularizer;
+}
+
+namespace radial::glm {
+
+enum class HessianKind { Exact, Simplified };
+
+struct Counters {
+  std::size_t function_evaluations = 0;  // passes that computed E
+  std::size_t gradient_evaluations = 0;  // passes that also computed the gradient
+  std::size_t hessian_evaluations = 0;   // passes that also computed the Hessian
+  double flops = 0;                      // everything counted so far (objective and solvers)
+};
+
+class Objective {
+ public:
+  // Phi streamed from `design` (which must outlive the objective). `targets` is N x K as given
+  // by targets_for(link, data). `penalty` may be null, and is used only when it penalises
+  // weights. Throws ShapeError when the rows differ, InputError for Link::Bayes or a logistic
+  // link with more than one target column.
+  Objective(const DesignMatrix& design, Matrix targets, Link link,
+            const Regularizer* penalty = nullptr);
+  // Phi held in memory (small problems and tests); the same checks.
+  Objective(Matrix design, Matrix targets, Link link, const Regularizer* penalty = nullptr);
+
+  std::size_t rows() const { return targets_.shape(0); }
+  std::size_t cols() const { return cols_; }              // C = M + 1
+  std::size_t outputs() const { return targets_.shape(1); }  // K
+  std::size_t size() const { return cols_ * outputs(); }  // P
+  Link link() const { return link_; }
+  const Matrix& targets() const { return targets_; }
+  bool penalised() const { return penalty_ != nullptr; }
+
+  // E(W) = E_data(W) + penalty(W).
+  double value(const Matrix& weights);
+  // E(W); gradient (C x K) = dE/dW.
+  double gradient(const Matrix& weights, Matrix& gradient);
+  // E(W), the gradient and the P x P Hessian in one pass over the rows.
+  double hessian(const Matrix& weights, HessianKind kind, Matrix& gradient, Matrix& hessian);
+
+  // The data term alone and the penalty alone (no counting; for reports and tests).
+  double data_error(const Matrix& weights) const;
+  double penalty(const Matrix& weights) const;
+
+  // Network outputs link(Phi W), N x K.
+  Matrix outputs_at(const Matrix& weights) const;
+
+  // Weighted least squares, one system per output (used by IRLS's start from the smoothed
+  // targets, eq. 12, and by the pseudo-inverse start of SCG and BFGS):
+  //   A_k = Phi^T diag(v_k) Phi  and  b_k = Phi^T (v_k * z_k)      (v, z: N x K)
+  // returned as the block-diagonal P x P matrix and the P vector in the flattening above.
+  // The penalty's Hessian at W = 0 is added (a ridge term for quadratic penalties).
+  void weighted_normal_equations(const Matrix& v, const Matrix& z, Matrix& system,
+                                 Vector& rhs);
+
+  const Counters& counters() const { return counters_; }
+  void add_flops(double flops) { counters_.flops += flops; }
+
+ private:
+  struct Pass;  // what one pass over the rows computes
+  void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
+  double run(const Matrix& weights, Matrix* gradient, Matrix* hessian, HessianKind kind,
+             bool count);
+  void check_weights(const Matrix& weights) const;
+
+  const DesignMatrix* design_ = nullptr;  // streamed Phi, or
+  Matrix phi_;                            // Phi in memory
+  std::size_t cols_ = 0;
+  Matrix targets_;
+  Link link_;
+  const Regularizer* penalty_ = nullptr;
+  Counters counters_;
+};
+
+// Row blocks used when Phi is held in memory.
+inline constexpr std::size_t objective_block_rows = 1024;
+
+}  // namespace radial::glm

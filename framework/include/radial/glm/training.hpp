@@ -1,0 +1,73 @@
+#pragma once
+// Pieces shared by the output trainers irls, scg and bfgs: the link parameter, the starting
+// weights, the paper's stopping rule, the fit-report trace, and the guards for separable data
+// and non-finite steps.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "radial/dataset.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/glm/objective.hpp"
+#include "radial/link.hpp"
+#include "radial/types.hpp"
+
+namespace radial::glm {
+
+// The `link` parameter: "auto" = logistic for 2 classes, softmax for more, identity for
+// regression; otherwise the named link. Throws ParameterError naming `component` when the link
+// does not fit the data (logistic with 3 classes, a class link for regression).
+Link resolve_link(const std::string& choice, const Dataset& data, const std::string& component);
+
+// Weights are C x K row-major, so the flattening p = i*K + k is the storage order.
+Vector flatten(const Matrix& weights);
+Matrix unflatten(const Vector& p, std::size_t cols, std::size_t outputs);
+
+// The linear-output pseudo-inverse solution W = Phi^+ T (ridge with a quadratic penalty), the
+// start of SCG and quasi-Newton (paper 003, section 4). Logistic: the 0/1 target column.
+Matrix linear_start(Objective& objective);
+
+// IRLS's first iterate (paper 003, section 2.2): weighted least squares (eq. 12) on the
+// smoothed targets p = (t + 1/K)/2 (= (t + 0.5)/2 for two classes, as NETLAB's glmtrain), with
+// eta = ln(p / (1 - p)), weights p (1 - p) and z = eta + (t - p) / (p (1 - p)), each output
+// independently. The identity link gets linear_start (IRLS is then exact in one step).
+Matrix smoothed_target_start(Objective& objective);
+
+// Both the largest absolute weight change and the absolute error change below `tolerance`
+// (papers 000/003, section 4: "both ... less than 1e-4"), with a cap on iterations.
+struct StoppingRule {
+  double tolerance = 1e-4;
+  std::size_t iterations = 100;
+  bool satisfied(const Matrix& weights, const Matrix& previous, double error,
+                 double previous_error) const;
+};
+
+// Records the learning curve (error after each iteration, cumulative flops and seconds) and
+// fills ctx.report at the end.
+class Trace {
+ public:
+  Trace(FitContext& ctx, const Objective& objective, std::string component);
+  void record(std::size_t iteration, double error);
+  void finish(std::size_t iterations, bool converged, double final_error);
+  double seconds() const;
+
+ private:
+  FitContext& ctx_;
+  const Objective& objective_;
+  std::string component_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Maximum absolute entry.
+double max_abs(const Matrix& m);
+bool all_finite(const Matrix& m);
+
+// Separable data: without a penalty the cross-entropy can approach 0 only with weights growing
+// without bound. True when the link is logistic or softmax, no penalty is active, and the mean
+// data error per row is below 1e-7.
+bool looks_separable(const Objective& objective, double data_error);
+void warn_separable(FitContext& ctx, const std::string& component, double data_error,
+                    double weight_norm, std::size_t iteration);
+
+}  // namespace radial::glm

@@ -1,0 +1,346 @@
+// The GLM error over the design matrix, block by block (see radial/glm/objective.hpp).
+#include "radial/glm/objective.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <xtensor-blas/xblas.hpp>
+
+#include "radial/errors.hpp"
+#include "radial/glm/flops.hpp"
+#include "radial/numerics/vector_math.hpp"
+#include "radial/regularizer.hpp"
+
+namespace radial::glm {
+
+namespace {
+
+std::string shape_text(const Matrix& m) {
+  return std::to_string(m.shape(0)) + " x " + std::to_string(m.shape(1));
+}
+
+void check_link(Link link, std::size_t outputs) {
+  if (link == Link::Bayes)
+    throw InputError("glm objective: the bayes link has no output weights to train; use "
+                     "output plugin 'bayes' for it, or link identity, logistic or softmax");
+  if (link == Link::Logistic && outputs != 1)
+    throw InputError("glm objective: the logistic link takes one target column (2 classes), "
+                     "found " + std::to_string(outputs) +
+                     "; use link = \"softmax\" for more than 2 classes");
+  if (link == Link::Softmax && outputs < 2)
+    throw InputError("glm objective: the softmax link needs at least 2 target columns, found " +
+                     std::to_string(outputs) + "; use link = \"logistic\" for 2 classes");
+  if (outputs == 0) throw InputError("glm objective: the targets have no columns");
+}
+
+// Per-element cost of the link and its error (see the loops below): logistic = exp, log1p and
+// 8 arithmetic operations; softmax = 7 per entry plus one log per row; identity = 3.
+double link_flops(Link link, std::size_t rows, std::size_t outputs) {
+  const double n = double(rows), k = double(outputs);
+  switch (link) {
+    case Link::Logistic: return 10.0 * n * k;
+    case Link::Softmax: return n * (7.0 * k + 1.0);
+    default: return 3.0 * n * k;
+  }
+}
+
+}  // namespace
+
+Objective::Objective(const DesignMatrix& design, Matrix targets, Link link,
+                     const Regularizer* penalty)
+    : design_(&design), cols_(design.cols()), targets_(std::move(targets)), link_(link) {
+  if (design.rows() != targets_.shape(0))
+    throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
+                     " rows but the targets have " + std::to_string(targets_.shape(0)));
+  check_link(link_, targets_.shape(1));
+  if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+}
+
+Objective::Objective(Matrix design, Matrix targets, Link link, const Regularizer* penalty)
+    : phi_(std::move(design)), cols_(phi_.shape(1)), targets_(std::move(targets)), link_(link) {
+  if (phi_.shape(0) != targets_.shape(0))
+    throw ShapeError("glm objective: the design matrix has " + std::to_string(phi_.shape(0)) +
+                     " rows but the targets have " + std::to_string(targets_.shape(0)));
+  check_link(link_, targets_.shape(1));
+  if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+}
+
+void Objective::for_each_block(
+    const std::function<void(std::size_t, const Matrix&)>& visit) const {
+  if (design_) {
+    design_->for_each_block(visit);
+    return;
+  }
+  const std::size_t n = phi_.shape(0);
+  if (n <= objective_block_rows) {
+    visit(0, phi_);
+    return;
+  }
+  Matrix block;
+  for (std::size_t first = 0; first < n; first += objective_block_rows) {
+    const std::size_t count = std::min(objective_block_rows, n - first);
+    if (block.shape(0) != count || block.shape(1) != cols_) block.resize({count, cols_});
+    const double* src = phi_.data() + first * cols_;
+    std::copy(src, src + count * cols_, block.data());
+    visit(first, block);
+  }
+}
+
+void Objective::check_weights(const Matrix& weights) const {
+  if (weights.shape(0) != cols_ || weights.shape(1) != outputs())
+    throw ShapeError("glm objective: weights are " + shape_text(weights) + ", expected " +
+                     std::to_string(cols_) + " x " + std::to_string(outputs()) +
+                     " (basis functions + bias, by outputs)");
+}
+
+// One pass over the rows. Returns the data error; adds its flops to `flops`.
+double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
+                      HessianKind kind, bool count) {
+  check_weights(weights);
+  const std::size_t c = cols_, k_out = outputs(), p = size();
+  const bool exact = kind == HessianKind::Exact;
+  double error = 0, flops = 0;
+
+  if (gradient) *gradient = xt::zeros<double>({c, k_out});
+  // Hessian blocks H_kl = Phi^T diag(c_kl) Phi, stored for l >= k (or k = l), each C x C.
+  std::vector<Matrix> blocks;
+  auto block_index = [k_out](std::size_t k, std::size_t l) { return k * k_out + l; };
+  if (hessian) {
+    blocks.resize(link_ == Link::Identity ? 1 : k_out * k_out);
+    for (std::size_t k = 0; k < k_out; ++k)
+      for (std::size_t l = k; l < k_out; ++l) {
+        const bool needed = link_ == Link::Identity ? (k == 0 && l == 0) : (exact || k == l);
+        if (needed) blocks[link_ == Link::Identity ? 0 : block_index(k, l)] =
+            xt::zeros<double>({c, c});
+      }
+  }
+
+  Matrix act, resid, scaled;
+  std::vector<double> aux;
+  for_each_block([&](std::size_t first, const Matrix& phi) {
+    const std::size_t b = phi.shape(0);
+    if (act.shape(0) != b || act.shape(1) != k_out) {
+      act.resize({b, k_out});
+      resid.resize({b, k_out});
+    }
+    xt::blas::gemm(phi, weights, act);  // A = Phi W
+    flops += flops::gemm(b, k_out, c);
+    const double* t = targets_.data() + first * k_out;
+    double* a = act.data();
+    double* y = resid.data();  // outputs first, residuals after
+    const std::size_t bk = b * k_out;
+    switch (link_) {
+      case Link::Identity:
+        for (std::size_t i = 0; i < bk; ++i) {
+          const double r = a[i] - t[i];
+          y[i] = a[i];
+          error += 0.5 * r * r;
+        }
+        break;
+      case Link::Logistic: {
+        // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
+        aux.resize(bk);
+        for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
+        exp_in_place(aux.data(), bk);
+        for (std::size_t i = 0; i < bk; ++i) {
+          const double u = aux[i];
+          error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
+          y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
+        }
+        break;
+      }
+      case Link::Softmax: {
+        // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
+        for (std::size_t n = 0; n < b; ++n) {
+          const double* an = a + n * k_out;
+          double m = an[0];
+          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+          for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
+        }
+        exp_in_place(y, bk);
+        for (std::size_t n = 0; n < b; ++n) {
+          double s = 0;
+          double* yn = y + n * k_out;
+          for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
+          const double* an = a + n * k_out;
+          double m = an[0];
+          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+          const double lse = m + std::log(s);
+          const double* tn = t + n * k_out;
+          for (std::size_t k = 0; k < k_out; ++k) {
+            yn[k] /= s;
+            if (tn[k] != 0) error += tn[k] * (lse - an[k]);
+          }
+        }
+        break;
+      }
+      case Link::Bayes: break;  // refused in the constructor
+    }
+    flops += link_flops(link_, b, k_out);
+
+    if (hessian) {
+      if (link_ == Link::Identity) {
+        xt::blas::gemm(phi, phi, blocks[0], true, false, 1.0, 1.0);  // Phi^T Phi
+        flops += flops::gemm(c, c, b);
+      } else {
+        if (scaled.shape(0) != b || scaled.shape(1) != c) scaled.resize({b, c});
+        for (std::size_t k = 0; k < k_out; ++k)
+          for (std::size_t l = k; l < k_out; ++l) {
+            if (!exact && l != k) continue;
+            // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y))
+            for (std::size_t n = 0; n < b; ++n) {
+              const double ynk = y[n * k_out + k], ynl = y[n * k_out + l];
+              const double w = ynk * ((k == l ? 1.0 : 0.0) - ynl);
+              const double* src = phi.data() + n * c;
+              double* dst = scaled.data() + n * c;
+              for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+            }
+            xt::blas::gemm(phi, scaled, blocks[block_index(k, l)], true, false, 1.0, 1.0);
+            flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
+          }
+      }
+    }
+    if (gradient) {
+      for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
+      xt::blas::gemm(phi, resid, *gradient, true, false, 1.0, 1.0);  // Phi^T (Y - T)
+      flops += double(bk) + flops::gemm(c, k_out, b);
+    }
+  });
+
+  if (hessian) {
+    *hessian = xt::zeros<double>({p, p});
+    Matrix& h = *hessian;
+    for (std::size_t k = 0; k < k_out; ++k)
+      for (std::size_t l = k; l < k_out; ++l) {
+        const Matrix* blk = nullptr;
+        if (link_ == Link::Identity) {
+          if (k != l) continue;
+          blk = &blocks[0];
+        } else {
+          if (!exact && l != k) continue;
+          blk = &blocks[block_index(k, l)];
+        }
+        for (std::size_t i = 0; i < c; ++i)
+          for (std::size_t j = 0; j < c; ++j) {
+            const double v = (*blk)(i, j);
+            h(i * k_out + k, j * k_out + l) = v;
+            h(j * k_out + l, i * k_out + k) = v;
+          }
+      }
+  }
+
+  if (penalty_) {
+    error += penalty_->penalty(weights);
+    flops += flops::dot(p);
+    if (gradient) {
+      penalty_->add_gradient(weights, *gradient);
+      flops += flops::axpy(p);
+    }
+    if (hessian) {
+      penalty_->add_hessian(weights, *hessian);
+      flops += double(p);
+    }
+  }
+
+  if (count) {
+    ++counters_.function_evaluations;
+    if (gradient) ++counters_.gradient_evaluations;
+    if (hessian) ++counters_.hessian_evaluations;
+    counters_.flops += flops;
+  }
+  return error;
+}
+
+double Objective::value(const Matrix& weights) {
+  return run(weights, nullptr, nullptr, HessianKind::Exact, true);
+}
+
+double Objective::gradient(const Matrix& weights, Matrix& gradient) {
+  return run(weights, &gradient, nullptr, HessianKind::Exact, true);
+}
+
+double Objective::hessian(const Matrix& weights, HessianKind kind, Matrix& gradient,
+                          Matrix& hessian) {
+  return run(weights, &gradient, &hessian, kind, true);
+}
+
+double Objective::data_error(const Matrix& weights) const {
+  // run() counts only when asked; the const_cast does not change observable state.
+  auto* self = const_cast<Objective*>(this);
+  const Regularizer* saved = self->penalty_;
+  self->penalty_ = nullptr;
+  const double e = self->run(weights, nullptr, nullptr, HessianKind::Exact, false);
+  self->penalty_ = saved;
+  return e;
+}
+
+double Objective::penalty(const Matrix& weights) const {
+  check_weights(weights);
+  return penalty_ ? penalty_->penalty(weights) : 0.0;
+}
+
+Matrix Objective::outputs_at(const Matrix& weights) const {
+  check_weights(weights);
+  const std::size_t k_out = outputs();
+  Matrix out = xt::zeros<double>({rows(), k_out});
+  Matrix act;
+  for_each_block([&](std::size_t first, const Matrix& phi) {
+    const std::size_t b = phi.shape(0);
+    if (act.shape(0) != b || act.shape(1) != k_out) act.resize({b, k_out});
+    xt::blas::gemm(phi, weights, act);
+    apply_link(link_, act);
+    std::copy(act.data(), act.data() + b * k_out, out.data() + first * k_out);
+  });
+  return out;
+}
+
+void Objective::weighted_normal_equations(const Matrix& v, const Matrix& z, Matrix& system,
+                                          Vector& rhs) {
+  const std::size_t c = cols_, k_out = outputs(), p = size();
+  if (v.shape(0) != rows() || v.shape(1) != k_out || z.shape(0) != rows() ||
+      z.shape(1) != k_out)
+    throw ShapeError("glm objective: weighted least squares needs weights and right-hand "
+                     "sides of " + std::to_string(rows()) + " x " + std::to_string(k_out) +
+                     ", found " + shape_text(v) + " and " + shape_text(z));
+  std::vector<Matrix> a(k_out);
+  for (auto& m : a) m = xt::zeros<double>({c, c});
+  Matrix b = xt::zeros<double>({c, k_out});
+  Matrix scaled, vz;
+  double flops = 0;
+  for_each_block([&](std::size_t first, const Matrix& phi) {
+    const std::size_t nb = phi.shape(0);
+    if (scaled.shape(0) != nb || scaled.shape(1) != c) scaled.resize({nb, c});
+    if (vz.shape(0) != nb || vz.shape(1) != k_out) vz.resize({nb, k_out});
+    for (std::size_t i = 0; i < nb * k_out; ++i)
+      vz.data()[i] = v.data()[first * k_out + i] * z.data()[first * k_out + i];
+    xt::blas::gemm(phi, vz, b, true, false, 1.0, 1.0);  // b_k = Phi^T (v_k z_k)
+    flops += double(nb * k_out) + flops::gemm(c, k_out, nb);
+    for (std::size_t k = 0; k < k_out; ++k) {
+      for (std::size_t n = 0; n < nb; ++n) {
+        const double w = v(first + n, k);
+        const double* src = phi.data() + n * c;
+        double* dst = scaled.data() + n * c;
+        for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+      }
+      xt::blas::gemm(phi, scaled, a[k], true, false, 1.0, 1.0);  // A_k = Phi^T diag(v_k) Phi
+      flops += double(nb) * double(c) + flops::gemm(c, c, nb);
+    }
+  });
+  system = xt::zeros<double>({p, p});
+  rhs = xt::zeros<double>({p});
+  for (std::size_t k = 0; k < k_out; ++k)
+    for (std::size_t i = 0; i < c; ++i) {
+      rhs(i * k_out + k) = b(i, k);
+      for (std::size_t j = 0; j < c; ++j) system(i * k_out + k, j * k_out + k) = a[k](i, j);
+    }
+  if (penalty_) {
+    const Matrix zero = xt::zeros<double>({c, k_out});
+    penalty_->add_hessian(zero, system);
+    flops += double(p);
+  }
+  counters_.flops += flops;
+}
+
+}  // namespace radial::glm

@@ -1,0 +1,157 @@
+// Shared pieces of the output trainers (see radial/glm/training.hpp).
+#include "radial/glm/training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "radial/errors.hpp"
+#include "radial/glm/newton.hpp"
+
+namespace radial::glm {
+
+Link resolve_link(const std::string& choice, const Dataset& data, const std::string& component) {
+  const bool regression = data.task == Task::Regression;
+  const std::size_t k = data.num_classes;
+  if (choice == "auto") {
+    if (regression) return Link::Identity;
+    return k == 2 ? Link::Logistic : Link::Softmax;
+  }
+  const auto link = link_from_string(choice);
+  if (!link || *link == Link::Bayes)
+    throw ParameterError("plugin " + component + ", parameter link: '" + choice +
+                         "' is not one of auto, logistic, softmax, identity");
+  if (regression && *link != Link::Identity)
+    throw ParameterError("plugin " + component + ", parameter link = \"" + choice +
+                         "\": the task is regression, which needs link = \"identity\" (or "
+                         "\"auto\")");
+  if (!regression && *link == Link::Logistic && k != 2)
+    throw ParameterError("plugin " + component + ", parameter link = \"logistic\": the data has " +
+                         std::to_string(k) + " classes; use link = \"softmax\" (or \"auto\")");
+  return *link;
+}
+
+Vector flatten(const Matrix& weights) {
+  Vector p = xt::zeros<double>({weights.size()});
+  std::copy(weights.data(), weights.data() + weights.size(), p.data());
+  return p;
+}
+
+Matrix unflatten(const Vector& p, std::size_t cols, std::size_t outputs) {
+  if (p.size() != cols * outputs)
+    throw ShapeError("unflatten: " + std::to_string(p.size()) + " parameters for " +
+                     std::to_string(cols) + " x " + std::to_string(outputs) + " weights");
+  Matrix w = xt::zeros<double>({cols, outputs});
+  std::copy(p.data(), p.data() + p.size(), w.data());
+  return w;
+}
+
+namespace {
+
+Matrix solve_normal_equations(Objective& objective, const Matrix& v, const Matrix& z) {
+  Matrix system;
+  Vector rhs;
+  objective.weighted_normal_equations(v, z, system, rhs);
+  // Without a coupling penalty the system is block diagonal: one solve per output.
+  const SymmetricSolve solved =
+      solve_block_diagonal(system, rhs, objective.outputs(), SolveMethod::CholeskyFirst);
+  objective.add_flops(solved.flops);
+  return unflatten(solved.x, objective.cols(), objective.outputs());
+}
+
+}  // namespace
+
+Matrix linear_start(Objective& objective) {
+  const Matrix& t = objective.targets();
+  const Matrix v = xt::ones<double>(t.shape());
+  return solve_normal_equations(objective, v, t);
+}
+
+Matrix smoothed_target_start(Objective& objective) {
+  if (objective.link() == Link::Identity) return linear_start(objective);
+  const Matrix& t = objective.targets();
+  const std::size_t n = t.shape(0), k = t.shape(1);
+  // Logistic has one column for two classes.
+  const double classes = objective.link() == Link::Logistic ? 2.0 : double(k);
+  Matrix v = xt::zeros<double>({n, k}), z = xt::zeros<double>({n, k});
+  for (std::size_t i = 0; i < n * k; ++i) {
+    const double target = t.data()[i];
+    const double p = (target + 1.0 / classes) / 2.0;
+    const double w = p * (1.0 - p);
+    v.data()[i] = w;
+    z.data()[i] = std::log(p / (1.0 - p)) + (target - p) / w;  // eq. 11: eta + e
+  }
+  objective.add_flops(8.0 * double(n * k));
+  return solve_normal_equations(objective, v, z);
+}
+
+bool StoppingRule::satisfied(const Matrix& weights, const Matrix& previous, double error,
+                             double previous_error) const {
+  double change = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    change = std::max(change, std::fabs(weights.data()[i] - previous.data()[i]));
+  return change < tolerance && std::fabs(error - previous_error) < tolerance;
+}
+
+Trace::Trace(FitContext& ctx, const Objective& objective, std::string component)
+    : ctx_(ctx),
+      objective_(objective),
+      component_(std::move(component)),
+      start_(std::chrono::steady_clock::now()) {
+  ctx_.report.curve.clear();
+}
+
+double Trace::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Trace::record(std::size_t iteration, double error) {
+  ctx_.report.curve.push_back({iteration, error, objective_.counters().flops, seconds()});
+  if (ctx_.log) {
+    std::ostringstream line;
+    line << component_ << ": iteration " << iteration << " error " << error;
+    ctx_.progress(line.str());
+  }
+}
+
+void Trace::finish(std::size_t iterations, bool converged, double final_error) {
+  FitReport& r = ctx_.report;
+  r.iterations = iterations;
+  r.converged = converged;
+  r.final_error = final_error;
+  r.seconds = seconds();
+  r.flops = objective_.counters().flops;
+  r.function_evaluations = objective_.counters().function_evaluations;
+  r.gradient_evaluations = objective_.counters().gradient_evaluations;
+  r.figures["hessian_evaluations"] = double(objective_.counters().hessian_evaluations);
+}
+
+double max_abs(const Matrix& m) {
+  double v = 0;
+  for (double x : m) v = std::max(v, std::fabs(x));
+  return v;
+}
+
+bool all_finite(const Matrix& m) {
+  for (double x : m)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+bool looks_separable(const Objective& objective, double data_error) {
+  if (objective.link() == Link::Identity || objective.penalised()) return false;
+  return data_error < 1e-7 * double(std::max<std::size_t>(objective.rows(), 1));
+}
+
+void warn_separable(FitContext& ctx, const std::string& component, double data_error,
+                    double weight_norm, std::size_t iteration) {
+  std::ostringstream m;
+  m << "training cross-entropy fell to " << data_error << " at iteration " << iteration
+    << " with the largest weight at " << weight_norm
+    << ": the classes are separable by the basis outputs, so the maximum-likelihood weights "
+       "are infinite; training stopped with finite weights";
+  ctx.warn(component, "separable-data", m.str(),
+           "add [regularizer] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
+}
+
+}  // namespace radial::glm

@@ -1,0 +1,185 @@
+// IRLS / Fisher scoring (see irls.hpp).
+#include "irls.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "radial/glm/flops.hpp"
+#include "radial/glm/newton.hpp"
+#include "radial/glm/training.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+constexpr const char* component = "irls";
+
+// Accept W + t d when the error fell by the Armijo fraction of the predicted decrease, or did
+// not change beyond rounding (at the minimum).
+bool acceptable(double error_new, double error, double t, double slope) {
+  if (!std::isfinite(error_new)) return false;
+  const double rounding = 1e-13 * std::max(1.0, std::fabs(error));
+  return error_new <= error + 1e-4 * t * slope || std::fabs(error_new - error) <= rounding;
+}
+
+}  // namespace
+
+Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& ctx) {
+  using glm::HessianKind;
+  const std::size_t c = objective.cols(), k = objective.outputs(), p = objective.size();
+  const glm::StoppingRule rule{options.tolerance, options.iterations};
+  const bool softmax_exact =
+      objective.link() == Link::Softmax && options.hessian == HessianKind::Exact;
+  const HessianKind kind = softmax_exact ? HessianKind::Exact : options.hessian;
+  const bool block_diagonal =
+      objective.link() == Link::Softmax && kind == HessianKind::Simplified;
+  // The paper solves the exact softmax system by SVD: it is singular by construction.
+  const glm::SolveMethod method =
+      softmax_exact ? glm::SolveMethod::Eigen : glm::SolveMethod::CholeskyFirst;
+  // Rank the exact softmax Hessian loses by construction (one vector per basis function).
+  const std::size_t expected_rank = softmax_exact && !objective.penalised() ? p - c : p;
+
+  glm::Trace trace(ctx, objective, component);
+  // Iteration 1: eq. 12 on the smoothed targets.
+  Matrix w = glm::smoothed_target_start(objective);
+  if (!glm::all_finite(w)) {
+    ctx.warn(component, "non-finite-start",
+             "the weighted least-squares fit of the smoothed targets gave non-finite weights; "
+             "starting from zero weights instead",
+             "check the design matrix for non-finite basis values (basis parameters)");
+    w = xt::zeros<double>({c, k});
+  }
+  Matrix g, h, g_new, h_new;
+  double error = objective.hessian(w, kind, g, h);
+  std::size_t iteration = 1;
+  trace.record(iteration, error);
+
+  bool converged = false;
+  std::size_t halvings_total = 0, rank_deficient = 0, last_rank = p;
+  std::string stop;
+  while (iteration < rule.iterations) {
+    if (glm::looks_separable(objective, error)) {
+      glm::warn_separable(ctx, component, error, glm::max_abs(w), iteration);
+      stop = "separable";
+      break;
+    }
+    // Newton / Fisher scoring direction (eq. 10): H d = -g.
+    Vector minus_g = glm::flatten(g);
+    for (double& v : minus_g) v = -v;
+    const glm::SymmetricSolve solved =
+        block_diagonal ? glm::solve_block_diagonal(h, minus_g, k, method)
+                       : glm::solve_symmetric(h, minus_g, method);
+    objective.add_flops(solved.flops);
+    last_rank = solved.rank;
+    if (solved.rank < expected_rank) ++rank_deficient;
+    const Matrix d = glm::unflatten(solved.x, c, k);
+    double slope = 0;  // g . d (negative for a descent direction)
+    for (std::size_t i = 0; i < p; ++i) slope += g.data()[i] * d.data()[i];
+    objective.add_flops(glm::flops::dot(p));
+    if (!glm::all_finite(d) || slope >= 0) {
+      if (slope >= 0 && glm::max_abs(g) == 0) {
+        converged = true;
+        stop = "zero-gradient";
+      } else {
+        std::ostringstream m;
+        m << "the Newton direction at iteration " << iteration
+          << (glm::all_finite(d) ? " is not a descent direction" : " is not finite")
+          << " (rank " << solved.rank << " of " << p << "); keeping the current weights";
+        ctx.warn(component, "newton-step", m.str(),
+                 "add [regularizer] plugin = \"weight-decay\" with alpha > 0");
+        stop = "bad-direction";
+      }
+      break;
+    }
+
+    double t = 1;
+    Matrix w_new = w + d;
+    objective.add_flops(glm::flops::axpy(p));
+    double error_new = objective.hessian(w_new, kind, g_new, h_new);
+    if (options.step_control) {
+      std::size_t halvings = 0;
+      while (!acceptable(error_new, error, t, slope) && halvings < options.max_halvings) {
+        t *= 0.5;
+        ++halvings;
+        w_new = w + t * d;
+        objective.add_flops(glm::flops::axpy(p));
+        error_new = objective.value(w_new);
+      }
+      halvings_total += halvings;
+      if (!acceptable(error_new, error, t, slope)) {
+        // No decrease along the Newton direction even for tiny steps: the current weights are
+        // the minimum to working precision, or the direction is useless.
+        const double decrement = -slope;  // g^T H^-1 g, the Newton decrement squared
+        converged = decrement < options.tolerance;
+        if (!converged) {
+          std::ostringstream m;
+          m << "no decrease of the error along the Newton direction after "
+            << options.max_halvings << " halvings at iteration " << iteration
+            << " (Newton decrement " << decrement << "); keeping the current weights";
+          ctx.warn(component, "step-control", m.str(), "output.iterations or regularizer");
+        }
+        stop = "no-decrease";
+        break;
+      }
+      if (halvings > 0) objective.hessian(w_new, kind, g_new, h_new);
+    } else if (!std::isfinite(error_new) || error_new > error) {
+      // NETLAB's glmtrain: "Error has increased: terminating", keeping the previous weights.
+      std::ostringstream m;
+      m << "the full Newton step at iteration " << iteration + 1 << " raised the error from "
+        << error << " to " << error_new << "; stopped with the previous weights (NETLAB's rule)";
+      ctx.warn(component, "error-increased", m.str(), "output.step_control = true");
+      stop = "error-increased";
+      break;
+    }
+    ++iteration;
+    const bool done = rule.satisfied(w_new, w, error_new, error);
+    w = std::move(w_new);
+    error = error_new;
+    g = std::move(g_new);
+    h = std::move(h_new);
+    g_new = Matrix();
+    h_new = Matrix();
+    trace.record(iteration, error);
+    if (done) {
+      converged = true;
+      stop = "tolerance";
+      break;
+    }
+  }
+  if (stop.empty()) {
+    std::ostringstream m;
+    m << "stopping rule not met after " << rule.iterations << " iterations (error " << error
+      << ")";
+    ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
+  }
+  ctx.report.figures["step_halvings"] = double(halvings_total);
+  ctx.report.figures["rank_deficient_solves"] = double(rank_deficient);
+  ctx.report.figures["last_rank"] = double(last_rank);
+  ctx.report.figures["data_error"] = objective.data_error(w);
+  ctx.report.figures["penalty"] = objective.penalty(w);
+  trace.finish(iteration, converged, error);
+  return w;
+}
+
+OutputWeights Irls::fit(const TrainingProblem& problem, const Regularizer* penalty,
+                        FitContext& ctx) {
+  const Link link = glm::resolve_link(options_.link, problem.data, component);
+  glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
+  OutputWeights out;
+  out.weights = irls(objective, options_, ctx);
+  out.link = link;
+  return out;
+}
+
+IrlsOptions irls_options(const Params& params) {
+  IrlsOptions o;
+  o.link = params.string("link");
+  o.iterations = std::size_t(params.integer("iterations"));
+  o.tolerance = params.real("tolerance");
+  o.hessian = params.string("hessian") == "simplified" ? glm::HessianKind::Simplified
+                                                       : glm::HessianKind::Exact;
+  o.step_control = params.boolean("step_control");
+  return o;
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,50 @@
+#pragma once
+// IRLS / Fisher scoring for the output weights of an RBF network with logistic or softmax
+// outputs (Nabney, papers 000/003 section 2.2), and one exact step for linear outputs.
+//
+// Iteration 1 is the weighted least-squares fit (eq. 12) of the smoothed targets; every later
+// iteration is the Newton / Fisher scoring step (eq. 10) W <- W - H^-1 g, which for the logistic
+// link is exactly eq. 12 with z = Phi W + e (eq. 11). The softmax Hessian is either the exact one
+// (the sum of eq. 13 terms, solved by eigendecomposition as the paper's SVD) or the simplified
+// one that treats each output independently.
+//
+// Beyond NETLAB: with step_control the step is halved along the Newton direction until the
+// error decreases (NETLAB's plain steps stop at the first increase, above the minimum), and the
+// solve is rank-aware (Cholesky, else eigen pseudo-inverse). Separable data is detected and
+// reported instead of driving the weights to infinity.
+
+#include <cstddef>
+#include <string>
+
+#include "radial/fit_context.hpp"
+#include "radial/glm/objective.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/params.hpp"
+
+namespace radial::plugins {
+
+struct IrlsOptions {
+  std::string link = "auto";
+  std::size_t iterations = 100;
+  double tolerance = 1e-4;
+  glm::HessianKind hessian = glm::HessianKind::Exact;
+  bool step_control = true;
+  std::size_t max_halvings = 30;
+};
+
+// Runs IRLS on `objective` and fills ctx.report; returns finite C x K weights.
+Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& ctx);
+
+class Irls : public OutputLayer {
+ public:
+  explicit Irls(IrlsOptions options) : options_(std::move(options)) {}
+  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+                    FitContext& ctx) override;
+
+ private:
+  IrlsOptions options_;
+};
+
+IrlsOptions irls_options(const Params& params);
+
+}  // namespace radial::plugins

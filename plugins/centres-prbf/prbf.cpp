@@ -1,0 +1,556 @@
+#include "prbf.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor-blas/xlinalg.hpp>
+
+#include "radial/errors.hpp"
+#include "radial/kernel_prior.hpp"
+#include "radial/numerics/gaussian.hpp"
+#include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/vector_math.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+constexpr const char* kId = "prbf";
+constexpr double kDeadKernel = 1e-8;  // total responsibility (rows) below which a kernel is dead
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+// floor_d = relative * var(x_d), or `relative` for a constant column.
+Vector variance_floors(const Matrix& x, double relative) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  Vector floor = Vector::from_shape({d});
+  for (std::size_t a = 0; a < d; ++a) {
+    double mean = 0;
+    for (std::size_t r = 0; r < n; ++r) mean += x(r, a);
+    mean /= double(n);
+    double var = 0;
+    for (std::size_t r = 0; r < n; ++r) var += (x(r, a) - mean) * (x(r, a) - mean);
+    var /= double(n);
+    floor(a) = var > 0 ? relative * var : relative;
+  }
+  return floor;
+}
+
+// Raises the covariance of kernel j to at least diag(floor) in the Loewner order, changing it
+// only when needed: eigenvalues of D^{-1/2} S D^{-1/2} below 1 are raised to 1. For a diagonal
+// S this is max(s_d, floor_d). Returns whether it changed anything.
+bool apply_floor(Centres& kernels, std::size_t j, const Vector& floor) {
+  const std::size_t d = kernels.dim();
+  if (kernels.shape == Shape::Diagonal) {
+    bool changed = false;
+    for (std::size_t a = 0; a < d; ++a)
+      if (!(kernels.diagonal(j, a) >= floor(a))) {
+        kernels.diagonal(j, a) = floor(a);
+        changed = true;
+      }
+    return changed;
+  }
+  Matrix scaled = Matrix::from_shape({d, d});
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t b = 0; b < d; ++b)
+      scaled(a, b) = kernels.covariances(j, a, b) / std::sqrt(floor(a) * floor(b));
+  bool finite = true;
+  for (double v : scaled) finite = finite && std::isfinite(v);
+  if (!finite) {  // nothing to keep: fall back to the floor itself
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b) kernels.covariances(j, a, b) = a == b ? floor(a) : 0.0;
+    return true;
+  }
+  auto [values, vectors] = xt::linalg::eigh(scaled);
+  bool low = false;
+  for (std::size_t i = 0; i < d; ++i) low = low || values(i) < 1.0;
+  if (!low) return false;
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t b = 0; b <= a; ++b) {
+      double s = 0;
+      for (std::size_t i = 0; i < d; ++i)
+        s += vectors(a, i) * std::max(values(i), 1.0) * vectors(b, i);
+      s *= std::sqrt(floor(a) * floor(b));
+      kernels.covariances(j, a, b) = s;
+      kernels.covariances(j, b, a) = s;
+    }
+  return true;
+}
+
+// The rows of each class, copied once so every E-step block is one class.
+std::vector<Matrix> split_by_class(const Matrix& x, const Labels& classes, std::size_t k) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  std::vector<std::size_t> sizes(k, 0);
+  for (std::size_t r = 0; r < n; ++r) ++sizes[std::size_t(classes(r))];
+  std::vector<Matrix> parts(k);
+  for (std::size_t c = 0; c < k; ++c) parts[c] = Matrix::from_shape({sizes[c], d});
+  std::vector<std::size_t> filled(k, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t c = std::size_t(classes(r));
+    std::memcpy(&parts[c](filled[c]++, 0), &x(r, 0), d * sizeof(double));
+  }
+  return parts;
+}
+
+// Sufficient statistics of one E-step, per kernel j and class k:
+//   r(j,k) = sum_{x in X_k} P(j|x,C_k),  s(j,k,:) = sum_{x in X_k} P(j|x,C_k) x          (eq 4)
+//   scatter about the reference c_j (the means of the E-step), which keeps eqs 7/28 free of
+//   cancellation: diagonal q(j,:) = sum P (x - c_j)^2, full q_full[j] = sum P (x-c_j)(x-c_j)^T
+struct Statistics {
+  Matrix r;
+  Tensor3 s;
+  Matrix q;
+  std::vector<Matrix> q_full;
+  double log_likelihood = 0;  // sum_k sum_{x in X_k} log sum_j pi_jk p(x|j), eq 22's data term
+};
+
+void e_step(const std::vector<Matrix>& parts, const Centres& kernels, const Matrix& log_pi,
+            std::size_t block_rows, Statistics& stats) {
+  const std::size_t m = kernels.count(), d = kernels.dim(), k = parts.size();
+  const bool full = kernels.shape == Shape::Full;
+  stats.r = Matrix::from_shape({m, k});
+  stats.r.fill(0.0);
+  stats.s = Tensor3::from_shape({m, k, d});
+  stats.s.fill(0.0);
+  if (full) {
+    stats.q_full.assign(m, Matrix::from_shape({d, d}));
+    for (Matrix& q : stats.q_full) q.fill(0.0);
+  } else {
+    stats.q = Matrix::from_shape({m, d});
+    stats.q.fill(0.0);
+  }
+  stats.log_likelihood = 0;
+
+  const GaussianLogDensity density(kernels);
+  Matrix block, resp, weighted_sum = Matrix::from_shape({m, d}), centred;
+  for (std::size_t c = 0; c < k; ++c) {
+    const Matrix& xk = parts[c];
+    const std::size_t nk = xk.shape(0);
+    for (std::size_t start = 0; start < nk; start += block_rows) {
+      const std::size_t rows = std::min(block_rows, nk - start);
+      block = Matrix::from_shape({rows, d});
+      std::memcpy(block.data(), &xk(start, 0), rows * d * sizeof(double));
+      density.compute(block, resp);  // rows x M, log p(x|j)
+      // Eq 4 by log-sum-exp: a_nj = log pi_jk + log p(x_n|j).
+      std::vector<double> row_max(rows);
+      for (std::size_t n = 0; n < rows; ++n) {
+        double* a = &resp(n, 0);
+        double top = -std::numeric_limits<double>::infinity();
+        for (std::size_t j = 0; j < m; ++j) {
+          a[j] += log_pi(j, c);
+          top = std::max(top, a[j]);
+        }
+        for (std::size_t j = 0; j < m; ++j) a[j] -= top;
+        row_max[n] = top;
+      }
+      exp_in_place(resp);
+      for (std::size_t n = 0; n < rows; ++n) {
+        double* a = &resp(n, 0);
+        double sum = 0;
+        for (std::size_t j = 0; j < m; ++j) sum += a[j];
+        stats.log_likelihood += row_max[n] + std::log(sum);
+        const double inverse = 1.0 / sum;
+        for (std::size_t j = 0; j < m; ++j) {
+          a[j] *= inverse;
+          stats.r(j, c) += a[j];
+        }
+      }
+      xt::blas::gemm(resp, block, weighted_sum, true, false, 1.0, 0.0);  // M x d
+      for (std::size_t j = 0; j < m; ++j)
+        for (std::size_t a = 0; a < d; ++a) stats.s(j, c, a) += weighted_sum(j, a);
+      if (full) {
+        centred = Matrix::from_shape({rows, d});
+        for (std::size_t j = 0; j < m; ++j) {
+          for (std::size_t n = 0; n < rows; ++n) {
+            const double w = std::sqrt(resp(n, j));
+            for (std::size_t a = 0; a < d; ++a)
+              centred(n, a) = w * (block(n, a) - kernels.means(j, a));
+          }
+          xt::blas::gemm(centred, centred, stats.q_full[j], true, false, 1.0, 1.0);
+        }
+      } else {
+        for (std::size_t j = 0; j < m; ++j) {
+          double* q = &stats.q(j, 0);
+          const double* mean = &kernels.means(j, 0);
+          for (std::size_t n = 0; n < rows; ++n) {
+            const double w = resp(n, j);
+            const double* x = &block(n, 0);
+            for (std::size_t a = 0; a < d; ++a) {
+              const double e = x[a] - mean[a];
+              q[a] += w * e * e;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+Matrix log_of(const Matrix& pi) {
+  Matrix out = pi;
+  for (double& v : out) v = v > 0 ? std::log(v) : -std::numeric_limits<double>::infinity();
+  return out;
+}
+
+// The kernels alone (means and covariances), as a kernel prior sees them.
+Centres kernels_only(const Centres& theta) {
+  Centres kernels;
+  kernels.means = theta.means;
+  kernels.shape = theta.shape;
+  kernels.diagonal = theta.diagonal;
+  kernels.covariances = theta.covariances;
+  return kernels;
+}
+
+void check_inputs(const Matrix& x, const Labels& classes, std::size_t num_classes,
+                  const Centres& initial, const PrbfOptions& options) {
+  const std::string where = std::string("centres ") + kId + ": ";
+  if (x.shape(0) != classes.size())
+    throw ShapeError(where + std::to_string(x.shape(0)) + " input rows but " +
+                     std::to_string(classes.size()) + " class labels");
+  for (std::size_t r = 0; r < classes.size(); ++r)
+    if (classes(r) < 0 || std::size_t(classes(r)) >= num_classes)
+      throw ShapeError(where + "row " + std::to_string(r) + " has class index " +
+                       std::to_string(classes(r)) + ", outside 0.." +
+                       std::to_string(num_classes - 1));
+  if (options.shape != Shape::Diagonal && options.shape != Shape::Full)
+    throw ShapeError(where + "covariance must be diagonal or full");
+  if (initial.shape != options.shape)
+    throw ShapeError(where + "the initial kernels have shape '" + to_string(initial.shape) +
+                     "' but covariance = '" + to_string(options.shape) + "'");
+  if (initial.means.shape(1) != x.shape(1))
+    throw ShapeError(where + "the initial kernels have " + std::to_string(initial.means.shape(1)) +
+                     " dimensions, the data " + std::to_string(x.shape(1)));
+  if (initial.mixing.dimension() != 2 || initial.mixing.shape(0) != initial.count() ||
+      initial.mixing.shape(1) != num_classes)
+    throw ShapeError(where + "the initial mixing weights must be M x K = " +
+                     std::to_string(initial.count()) + " x " + std::to_string(num_classes));
+}
+
+}  // namespace
+
+Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres theta,
+                const PrbfOptions& options, const Regularizer* prior, FitContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  check_inputs(x, classes, num_classes, theta, options);
+  const std::size_t n = x.shape(0), d = x.shape(1), m = theta.count(), k = num_classes;
+  const bool map = prior != nullptr && prior->has_kernel_prior();
+  const bool full = options.shape == Shape::Full;
+
+  // Eq 20: P(C_k) = |X_k| / |X|.
+  const std::vector<Matrix> parts = split_by_class(x, classes, k);
+  theta.class_priors = Vector::from_shape({k});
+  for (std::size_t c = 0; c < k; ++c) theta.class_priors(c) = double(parts[c].shape(0)) / double(n);
+  for (std::size_t c = 0; c < k; ++c)
+    if (parts[c].shape(0) == 0) {
+      for (std::size_t j = 0; j < m; ++j) theta.mixing(j, c) = 1.0 / double(m);
+      ctx.warn(kId, "empty-class",
+               "class " + std::to_string(c) + " has no training rows: P(C_" + std::to_string(c) +
+                   ") = 0 and its mixing weights are uniform",
+               "use stratified folds or a larger training set");
+    }
+
+  const Vector floor = variance_floors(x, options.variance_floor);
+  std::size_t floor_count = 0, clamp_count = 0, fallback_count = 0;
+  std::string first_clamp, first_floor;
+  std::set<std::size_t> dead;
+  for (std::size_t j = 0; j < m; ++j)
+    if (apply_floor(theta, j, floor) && floor_count++ == 0)
+      first_floor = "initial covariance of kernel " + std::to_string(j);
+
+  FitReport& report = ctx.report;
+  report.series["log_posterior"].clear();
+  report.series["log_likelihood"].clear();
+  report.series["log_prior"].clear();
+  report.curve.clear();
+
+  Statistics stats;
+  KernelPriorInput before, after;
+  before.rows = after.rows = n;
+  double previous = 0;
+  std::size_t steps = 0;
+  bool converged = false;
+  for (std::size_t t = 0;; ++t) {
+    e_step(parts, theta, log_of(theta.mixing), std::max<std::size_t>(options.block_rows, 1),
+           stats);
+
+    // Subkernel means mu_jk (eq 11) and P(C_k|j) at pi^(t) (eq 15).
+    before.kernels = kernels_only(theta);
+    before.class_given_kernel = class_given_kernel(theta.mixing, theta.class_priors);
+    before.subkernel_means = Tensor3::from_shape({m, k, d});
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t c = 0; c < k; ++c)
+        for (std::size_t a = 0; a < d; ++a)
+          before.subkernel_means(j, c, a) = stats.r(j, c) > 0 ? stats.s(j, c, a) / stats.r(j, c)
+                                                              : theta.means(j, a);
+
+    // L(theta_t), eq 22.
+    const double log_prior = map ? -prior->kernel_penalty(before) : 0.0;
+    const double posterior = stats.log_likelihood + log_prior;
+    report.series["log_likelihood"].push_back(stats.log_likelihood);
+    report.series["log_prior"].push_back(log_prior);
+    report.series["log_posterior"].push_back(posterior);
+    report.curve.push_back({t, -posterior, 0.0,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                          started).count()});
+    ctx.progress(std::string(kId) + ": iteration " + std::to_string(t) + "  L(theta) = " +
+                 number(posterior));
+    if (!std::isfinite(posterior))
+      throw NumericalError(std::string("centres ") + kId + ": L(theta) is " + number(posterior) +
+                           " at iteration " + std::to_string(t) +
+                           "; raise centres.variance_floor");
+    if (t > 0 && options.tolerance > 0 &&
+        std::fabs(posterior - previous) <= options.tolerance * double(n)) {
+      converged = true;
+      break;
+    }
+    previous = posterior;
+    if (t == options.iterations) break;
+
+    // Means: eq 27 (eq 6 when the prior adds nothing).
+    KernelMeanTerms mean_terms = KernelMeanTerms::zeros(m, d);
+    if (map) prior->add_mean_terms(before, mean_terms);
+    Centres next = theta;
+    for (std::size_t j = 0; j < m; ++j) {
+      double total = 0;
+      for (std::size_t c = 0; c < k; ++c) total += stats.r(j, c);
+      if (total < kDeadKernel) {
+        if (dead.insert(j).second)
+          ctx.warn(kId, "dead-kernel",
+                   "kernel " + std::to_string(j) + " has total responsibility " + number(total) +
+                       " rows at iteration " + std::to_string(t) +
+                       "; it keeps its mean and covariance and has ~0 weight in every class",
+                   "lower centres.count or regularizer.alpha");
+        continue;
+      }
+      const double denominator = total + mean_terms.weight(j);
+      std::vector<double> mean(d);
+      for (std::size_t a = 0; a < d; ++a) {
+        double numerator = mean_terms.target(j, a);
+        for (std::size_t c = 0; c < k; ++c) numerator += stats.s(j, c, a);
+        mean[a] = numerator / denominator;
+        next.means(j, a) = mean[a];
+      }
+      // Covariances about the new mean: eq 28 (eq 7), from the scatter q about the old mean c:
+      // sum P (x - mu)(x - mu)^T = q - e g^T - g e^T + total e e^T, e = mu - c, g = s - total c.
+      std::vector<double> e(d), g(d);
+      for (std::size_t a = 0; a < d; ++a) {
+        e[a] = mean[a] - theta.means(j, a);
+        double s = 0;
+        for (std::size_t c = 0; c < k; ++c) s += stats.s(j, c, a);
+        g[a] = s - total * theta.means(j, a);
+      }
+      if (full) {
+        for (std::size_t a = 0; a < d; ++a)
+          for (std::size_t b = 0; b <= a; ++b) {
+            const double v = (stats.q_full[j](a, b) + total * e[a] * e[b] - e[a] * g[b] -
+                              g[a] * e[b]) / total;
+            next.covariances(j, a, b) = v;
+            next.covariances(j, b, a) = v;
+          }
+      } else {
+        for (std::size_t a = 0; a < d; ++a)
+          next.diagonal(j, a) = (stats.q(j, a) + total * e[a] * e[a] - 2 * e[a] * g[a]) / total;
+      }
+      if (apply_floor(next, j, floor) && floor_count++ == 0)
+        first_floor = "kernel " + std::to_string(j) + " at iteration " + std::to_string(t);
+    }
+
+    // Mixing weights: eq 29 with the delta of eq 30 at the new kernels (eq 8 without a prior).
+    Matrix numerator = stats.r;
+    if (map) {
+      after.kernels = kernels_only(next);
+      after.subkernel_means = before.subkernel_means;
+      after.class_given_kernel = before.class_given_kernel;
+      Matrix terms = Matrix::from_shape({m, k});
+      terms.fill(0.0);
+      prior->add_mixing_terms(after, terms);
+      numerator += terms;
+    }
+    for (std::size_t c = 0; c < k; ++c) {
+      if (parts[c].shape(0) == 0) continue;
+      double sum = 0;
+      for (std::size_t j = 0; j < m; ++j) {
+        if (numerator(j, c) < 0) {
+          // Section 3.1: a negative prior is set to 0 and the class's priors renormalised.
+          if (clamp_count++ == 0)
+            first_clamp = "pi(" + std::to_string(j) + ", " + std::to_string(c) + ") = " +
+                          number(numerator(j, c) / double(parts[c].shape(0))) +
+                          " at iteration " + std::to_string(t);
+          numerator(j, c) = 0;
+        }
+        sum += numerator(j, c);
+      }
+      if (!(sum > 0)) {  // every weight of the class clamped: fall back to eq 8
+        ++fallback_count;
+        sum = 0;
+        for (std::size_t j = 0; j < m; ++j) sum += (numerator(j, c) = stats.r(j, c));
+      }
+      for (std::size_t j = 0; j < m; ++j) next.mixing(j, c) = numerator(j, c) / sum;
+    }
+    theta = std::move(next);
+    ++steps;
+  }
+
+  if (clamp_count > 0)
+    ctx.warn(kId, "negative-mixing-clamp",
+             "eq 29 gave " + std::to_string(clamp_count) +
+                 " negative mixing weights (first " + first_clamp +
+                 "); each was set to 0 and its class's weights renormalised",
+             "a smaller regularizer.alpha");
+  if (fallback_count > 0)
+    ctx.warn(kId, "negative-mixing-clamp",
+             "eq 29 left no positive mixing weight in a class " + std::to_string(fallback_count) +
+                 " times; those classes used the unregularised update (eq 8)",
+             "a smaller regularizer.alpha");
+  if (floor_count > 0)
+    ctx.warn(kId, "variance-floor",
+             "a covariance was raised to the variance floor " + std::to_string(floor_count) +
+                 " times (first: " + first_floor + ")",
+             "centres.variance_floor, or fewer centres.count");
+
+  report.iterations = steps;
+  report.converged = converged || options.tolerance == 0;
+  report.final_error = -report.series["log_posterior"].back();
+  report.figures["log_posterior"] = report.series["log_posterior"].back();
+  report.figures["negative_mixing_clamps"] = double(clamp_count);
+  report.figures["variance_floor"] = double(floor_count);
+  report.figures["dead_kernels"] = double(dead.size());
+  report.figures["kernel_prior"] = map ? 1.0 : 0.0;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                       .count();
+  if (!converged && options.tolerance > 0)
+    ctx.warn(kId, "not-converged",
+             "L(theta) still changed by more than tolerance * N after " +
+                 std::to_string(steps) + " iterations",
+             "centres.iterations or centres.tolerance");
+  theta.check();
+  return theta;
+}
+
+Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_classes,
+                     const PrbfOptions& options, FitContext& ctx) {
+  const std::size_t n = x.shape(0), d = x.shape(1), m = options.count;
+  if (n < m)
+    throw InputError(std::string("centres ") + kId + ": count = " + std::to_string(m) +
+                     " kernels but only " + std::to_string(n) +
+                     " training rows; lower centres.count");
+  KMeansOptions km;
+  km.count = m;
+  km.threads = ctx.threads;
+  const KMeansResult clusters = kmeans(x, km, ctx.rng);
+  if (clusters.empty_cluster_repairs > 0)
+    ctx.warn(kId, "empty-cluster",
+             "k-means initialisation re-seeded " + std::to_string(clusters.empty_cluster_repairs) +
+                 " empty clusters (farthest-point policy)",
+             "lower centres.count");
+
+  // Covariance of each cluster about its centre; a cluster of fewer than 2 rows takes the
+  // covariance of all rows (the variance floor in prbf_em handles the rest).
+  Centres theta;
+  theta.means = clusters.centres;
+  theta.shape = options.shape;
+  const bool full = options.shape == Shape::Full;
+  Matrix global = Matrix::from_shape({d, d});
+  global.fill(0.0);
+  {
+    std::vector<double> mean(d, 0.0);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t a = 0; a < d; ++a) mean[a] += x(r, a) / double(n);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b)
+          global(a, b) += (x(r, a) - mean[a]) * (x(r, b) - mean[b]) / double(n);
+  }
+  Tensor3 scatter = Tensor3::from_shape({m, d, d});
+  scatter.fill(0.0);
+  std::vector<double> size(m, 0.0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t j = std::size_t(clusters.assignment(r));
+    size[j] += 1;
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b)
+        scatter(j, a, b) += (x(r, a) - theta.means(j, a)) * (x(r, b) - theta.means(j, b));
+  }
+  if (full) theta.covariances = Tensor3::from_shape({m, d, d});
+  else theta.diagonal = Matrix::from_shape({m, d});
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b) {
+        const double v = size[j] >= 2 ? scatter(j, a, b) / size[j] : global(a, b);
+        if (full) theta.covariances(j, a, b) = v;
+        else if (a == b) theta.diagonal(j, a) = v;
+      }
+  const Vector floor = variance_floors(x, options.variance_floor);
+  for (std::size_t j = 0; j < m; ++j) apply_floor(theta, j, floor);
+
+  theta.mixing = Matrix::from_shape({m, num_classes});
+  theta.mixing.fill(1.0 / double(m));
+  if (options.init == "kmeans") return theta;
+  if (options.init != "gmm")
+    throw ParameterError(std::string("centres ") + kId + ": init = '" + options.init +
+                         "'. Violated constraint: init is one of kmeans, gmm");
+
+  // "gmm": plain EM on all rows as one class (a label-free Gaussian mixture), then
+  // pi_jk = (1/|X_k|) sum_{x in X_k} P(j|x) (eq 8 with the mixture's posteriors).
+  Labels one_class = Labels::from_shape({n});
+  one_class.fill(0);
+  Centres mixture = theta;
+  mixture.mixing = Matrix::from_shape({m, 1});
+  mixture.mixing.fill(1.0 / double(m));
+  PrbfOptions mixture_options = options;
+  mixture_options.iterations = options.init_iterations;
+  FitContext sub(0, ctx.threads);
+  mixture = prbf_em(x, one_class, 1, mixture, mixture_options, nullptr, sub);
+  for (const Warning& w : sub.report.warnings)
+    if (w.guard != "not-converged")  // a short initial run is not meant to converge
+      ctx.warn(w.component, w.guard, "gmm initialisation: " + w.message, w.setting);
+  ctx.report.figures["init_gmm_iterations"] = double(sub.report.iterations);
+
+  theta = kernels_only(mixture);
+  Matrix log_w = Matrix::from_shape({m, num_classes});
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t c = 0; c < num_classes; ++c)
+      log_w(j, c) = mixture.mixing(j, 0) > 0 ? std::log(mixture.mixing(j, 0))
+                                             : -std::numeric_limits<double>::infinity();
+  Statistics stats;
+  e_step(split_by_class(x, classes, num_classes), theta, log_w,
+         std::max<std::size_t>(options.block_rows, 1), stats);
+  theta.mixing = Matrix::from_shape({m, num_classes});
+  for (std::size_t c = 0; c < num_classes; ++c) {
+    double total = 0;
+    for (std::size_t j = 0; j < m; ++j) total += stats.r(j, c);
+    for (std::size_t j = 0; j < m; ++j)
+      theta.mixing(j, c) = total > 0 ? stats.r(j, c) / total : 1.0 / double(m);
+  }
+  return theta;
+}
+
+Centres PrbfLearner::fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) {
+  if (train.task != Task::Classification || train.num_classes == 0)
+    throw InputError(std::string("centres ") + kId +
+                     ": PRBF models class-conditional densities and needs classification data (" +
+                     (train.source.empty() ? std::string("the training set") : train.source) +
+                     " has a regression target)");
+  Centres initial = prbf_initial(train.inputs, train.classes, train.num_classes, options_, ctx);
+  const std::map<std::string, double> init_figures = ctx.report.figures;
+  Centres result =
+      prbf_em(train.inputs, train.classes, train.num_classes, std::move(initial), options_, prior,
+              ctx);
+  for (const auto& [name, value] : init_figures) ctx.report.figures.emplace(name, value);
+  return result;
+}
+
+}  // namespace radial::plugins

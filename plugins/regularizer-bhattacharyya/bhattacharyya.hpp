@@ -1,0 +1,52 @@
+#pragma once
+// The Bhattacharyya kernel prior of the probabilistic RBF network (Constantinopoulos, Titsias &
+// Likas 2001): p(theta) = prod_j exp(-alpha delta_j), delta_j = sum_k P(C_k|j) beta_jk (eqs 16,
+// 17), beta_jk the Bhattacharyya distance between kernel j and its subkernel jk (eq 23). With
+// the paper's working assumption Sigma_jk = Sigma_j (before eq 26), beta_jk = delta_jk / 8 with
+// delta_jk the squared Mahalanobis distance of eq 30.
+//
+// A pure kernel prior: it does not penalise output weights.
+
+#include <string>
+
+#include "radial/regularizer.hpp"
+#include "radial/types.hpp"
+
+namespace radial::plugins {
+
+class BhattacharyyaPrior final : public Regularizer {
+ public:
+  enum class Units {
+    Absolute,  // alpha as given
+    NOverKM,   // alpha * N / (K M), the unit of the paper's experiments (section 4)
+  };
+
+  // requires alpha >= 0 (the parameter table enforces it).
+  BhattacharyyaPrior(double alpha, Units units);
+
+  // The alpha of eqs 17-30 for this problem size.
+  double effective_alpha(const KernelPriorInput& kernels) const;
+
+  bool penalises_weights() const override { return false; }
+  double penalty(const Matrix&) const override { return 0.0; }
+  void add_gradient(const Matrix&, Matrix&) const override {}
+  void add_hessian(const Matrix&, Matrix&) const override {}
+
+  bool has_kernel_prior() const override { return true; }
+  double kernel_penalty(const KernelPriorInput& kernels) const override;
+  Matrix kernel_distances(const KernelPriorInput& kernels) const override;
+  void add_mean_terms(const KernelPriorInput& kernels, KernelMeanTerms& terms) const override;
+  void add_mixing_terms(const KernelPriorInput& kernels, Matrix& terms) const override;
+
+ private:
+  double alpha_;
+  Units units_;
+};
+
+// Eq 23 for two Gaussians with their own covariances (d x d, symmetric positive definite):
+//   1/8 (m1 - m2)^T [(S1 + S2)/2]^{-1} (m1 - m2) + 1/2 ln( |(S1 + S2)/2| / sqrt(|S1| |S2|) )
+// Throws NumericalError when a covariance is not positive definite.
+double bhattacharyya_distance(const Vector& mean1, const Matrix& cov1, const Vector& mean2,
+                              const Matrix& cov2);
+
+}  // namespace radial::plugins

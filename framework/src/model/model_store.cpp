@@ -79,7 +79,7 @@ std::string model_inconsistency(const Model& model) {
   try {
     model.centres.check();
   } catch (const ShapeError& e) {
-    return std::string("centres: ") + e.what();
+    return e.what();  // "centres: ..."
   }
   const Centres& c = model.centres;
   const std::size_t m = c.count();

@@ -1,0 +1,44 @@
+// Typed look-ups in a component State: a missing or mistyped entry is a ModelFileError naming
+// the entry and the component.
+#include <catch2/catch.hpp>
+#include <radial/errors.hpp>
+#include <radial/state.hpp>
+
+using Catch::Matchers::Contains;
+
+TEST_CASE("state_get returns entries of the asked type") {
+  radial::State state;
+  state["count"] = std::int64_t{5};
+  state["width"] = 0.5;
+  state["kind"] = std::string("spherical");
+  state["widths"] = radial::Vector{1.0, 2.0};
+  state["means"] = radial::Matrix{{1.0, 2.0}, {3.0, 4.0}};
+  state["covariances"] = radial::Tensor3(std::array<std::size_t, 3>{2, 2, 2}, 1.0);
+
+  CHECK(radial::state_get<std::int64_t>(state, "count", "gaussian") == 5);
+  CHECK(radial::state_get<double>(state, "width", "gaussian") == 0.5);
+  CHECK(radial::state_get<std::string>(state, "kind", "gaussian") == "spherical");
+  CHECK(radial::state_get<radial::Vector>(state, "widths", "gaussian")(1) == 2.0);
+  CHECK(radial::state_get<radial::Matrix>(state, "means", "gaussian")(1, 0) == 3.0);
+  CHECK(radial::state_get<radial::Tensor3>(state, "covariances", "gaussian").size() == 8);
+  // A reference into the state, not a copy.
+  CHECK(&radial::state_get<double>(state, "width", "gaussian") == &std::get<double>(state["width"]));
+}
+
+TEST_CASE("state_get refuses missing and mistyped entries with a ModelFileError") {
+  radial::State state;
+  state["width"] = 0.5;
+  CHECK_THROWS_MATCHES(radial::state_get<double>(state, "widht", "basis gaussian"),
+                       radial::ModelFileError,
+                       Catch::Matchers::Predicate<radial::ModelFileError>(
+                           [](const radial::ModelFileError& e) {
+                             const std::string m = e.what();
+                             return m.find("basis gaussian: state entry 'widht' is missing") == 0 &&
+                                    m.find("present: width") != std::string::npos;
+                           },
+                           "names the component, the missing key and what is present"));
+  CHECK_THROWS_WITH(radial::state_get<radial::Matrix>(state, "width", "basis gaussian"),
+                    Contains("state entry 'width' is a real where a matrix was expected"));
+  CHECK_THROWS_WITH(radial::state_get<std::int64_t>(radial::State{}, "count", "kmeans"),
+                    Contains("present: none"));
+}

@@ -1,0 +1,159 @@
+// Scaled conjugate gradient (see scg.hpp). Variable names follow NETLAB's scg.m.
+#include "scg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "radial/glm/flops.hpp"
+#include "radial/glm/training.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+constexpr const char* component = "scg";
+
+double dot(const Matrix& a, const Matrix& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a.data()[i] * b.data()[i];
+  return s;
+}
+
+}  // namespace
+
+Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitContext& ctx) {
+  const std::size_t p = objective.size();
+  const glm::StoppingRule rule{options.tolerance, options.iterations};
+  const double sigma0 = 1e-4, beta_min = 1e-15, beta_max = 1e100;
+  const double eps = std::numeric_limits<double>::epsilon();
+  auto vec_flops = [&](double count) { objective.add_flops(count * glm::flops::axpy(p)); };
+
+  glm::Trace trace(ctx, objective, component);
+  Matrix grad_new, grad_old, gplus;
+  double f_old = objective.gradient(x, grad_new);
+  double f_now = f_old;
+  trace.record(0, f_now);
+  grad_old = grad_new;
+  Matrix d = -grad_new;
+  bool success = true;
+  std::size_t n_success = 0;
+  double beta = 1.0, mu = 0, kappa = 0, theta = 0;
+  bool converged = false;
+  std::string stop;
+  std::size_t j = 1;
+  for (; j <= rule.iterations; ++j) {
+    if (success) {
+      // Second-order information from a finite difference of gradients along d.
+      mu = dot(d, grad_new);
+      if (mu >= 0) {
+        d = -grad_new;
+        mu = dot(d, grad_new);
+      }
+      kappa = dot(d, d);
+      vec_flops(2);
+      if (kappa < eps) {
+        converged = true;
+        stop = "zero-gradient";
+        break;
+      }
+      const double sigma = sigma0 / std::sqrt(kappa);
+      const Matrix x_plus = x + sigma * d;
+      objective.gradient(x_plus, gplus);
+      theta = 0;
+      for (std::size_t i = 0; i < p; ++i)
+        theta += d.data()[i] * (gplus.data()[i] - grad_new.data()[i]);
+      theta /= sigma;
+      vec_flops(3);
+    }
+    // Scale the curvature so that the step is a descent step (Moller's lambda = beta here).
+    double delta = theta + beta * kappa;
+    if (delta <= 0) {
+      delta = beta * kappa;
+      beta = beta - theta / kappa;
+    }
+    const double alpha = -mu / delta;
+    const Matrix x_new = x + alpha * d;
+    const double f_new = objective.value(x_new);
+    vec_flops(1);
+    // Comparison ratio of actual to predicted decrease.
+    const double big_delta = 2 * (f_new - f_old) / (alpha * mu);
+    if (big_delta >= 0 && std::isfinite(f_new)) {
+      success = true;
+      ++n_success;
+      const bool done = rule.satisfied(x_new, x, f_new, f_old);
+      x = x_new;
+      f_now = f_new;
+      trace.record(j, f_now);
+      if (done) {
+        converged = true;
+        stop = "tolerance";
+        break;
+      }
+      f_old = f_new;
+      grad_old = grad_new;
+      objective.gradient(x, grad_new);
+      if (dot(grad_new, grad_new) == 0) {
+        converged = true;
+        stop = "zero-gradient";
+        break;
+      }
+    } else {
+      success = false;
+      f_now = f_old;
+      trace.record(j, f_now);
+    }
+    if (big_delta < 0.25) beta = std::min(4 * beta, beta_max);
+    if (big_delta > 0.75) beta = std::max(0.5 * beta, beta_min);
+    // Restart every p successful steps; otherwise Polak-Ribiere-like conjugate update.
+    if (n_success == p) {
+      d = -grad_new;
+      n_success = 0;
+    } else if (success) {
+      double gamma = 0;
+      for (std::size_t i = 0; i < p; ++i)
+        gamma += (grad_old.data()[i] - grad_new.data()[i]) * grad_new.data()[i];
+      gamma /= mu;
+      d = gamma * d - grad_new;
+      vec_flops(2);
+    }
+  }
+  const std::size_t iterations = std::min(j, rule.iterations);
+  if (!converged) {
+    std::ostringstream m;
+    m << "stopping rule not met after " << rule.iterations << " iterations (error " << f_now
+      << ")";
+    ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
+  }
+  if (glm::looks_separable(objective, f_now))
+    glm::warn_separable(ctx, component, f_now, glm::max_abs(x), iterations);
+  ctx.report.figures["data_error"] = objective.data_error(x);
+  ctx.report.figures["penalty"] = objective.penalty(x);
+  trace.finish(iterations, converged, f_now);
+  return x;
+}
+
+OutputWeights Scg::fit(const TrainingProblem& problem, const Regularizer* penalty,
+                       FitContext& ctx) {
+  const Link link = glm::resolve_link(options_.link, problem.data, component);
+  glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
+  Matrix start = options_.start == "zero"
+                     ? Matrix(xt::zeros<double>({objective.cols(), objective.outputs()}))
+                     : glm::linear_start(objective);
+  OutputWeights out;
+  out.weights = scg(objective, std::move(start), options_, ctx);
+  out.link = link;
+  return out;
+}
+
+ScgOptions scg_options(const Params& params) {
+  ScgOptions o;
+  o.link = params.string("link");
+  o.iterations = std::size_t(params.integer("iterations"));
+  o.tolerance = params.real("tolerance");
+  o.start = params.string("start");
+  return o;
+}
+
+}  // namespace radial::plugins

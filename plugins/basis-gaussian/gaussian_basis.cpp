@@ -1,0 +1,102 @@
+#include "gaussian_basis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <radial/errors.hpp>
+#include <radial/numerics/distances.hpp>
+#include <radial/numerics/vector_math.hpp>
+
+namespace radial::plugins {
+
+namespace {
+
+const char* const where = "basis gaussian";
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+void set_spherical(Centres& centres, double variance) {
+  centres.shape = Shape::Spherical;
+  centres.variances = Vector::from_shape({centres.count()});
+  centres.variances.fill(variance);
+  centres.diagonal = Matrix();
+  centres.covariances = Tensor3();
+}
+
+}  // namespace
+
+void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
+  if (centres.means.dimension() != 2 || centres.count() == 0)
+    throw ShapeError(std::string(where) + ": there are no centres to place Gaussians on");
+  if (width_ > 0) {
+    set_spherical(centres, width_ * width_);
+  } else if (centres.shape == Shape::None) {
+    // NETLAB rbfsetfw(net, 0): variance = max_ij ||c_i - c_j||^2 for every centre.
+    const Matrix d2 = squared_euclidean(centres.means, centres.means);
+    double variance = *std::max_element(d2.begin(), d2.end());
+    if (!(variance > 0) || !std::isfinite(variance)) {
+      ctx.warn("gaussian", "zero-width",
+               "NETLAB's width rule gave variance " + number(variance) + " (" +
+                   std::to_string(centres.count()) +
+                   " centre(s), all at the same place); used variance 1 instead",
+               "basis.width > 0");
+      variance = 1.0;
+    }
+    set_spherical(centres, variance);
+  }
+  // Validates the shapes (ShapeError naming the centre) and gives log |S_j|.
+  const SquaredDistances distances(centres, Metric::Shape);
+  const std::size_t m = centres.count();
+  log_scale_ = xt::zeros<double>({m});
+  if (density_) {
+    const double d_log_2pi = double(centres.dim()) * std::log(2.0 * M_PI);
+    for (std::size_t j = 0; j < m; ++j)
+      log_scale_(j) = -0.5 * (d_log_2pi + distances.log_determinants()(j));
+  }
+}
+
+void GaussianBasis::log_map(Matrix& r2) const {
+  const std::size_t m = log_scale_.size();
+  if (r2.dimension() != 2 || r2.shape(1) != m)
+    throw ShapeError(std::string(where) + ": distances to " +
+                     std::to_string(r2.dimension() == 2 ? r2.shape(1) : 0) +
+                     " centres given, but the basis was prepared for " + std::to_string(m) +
+                     (m == 0 ? " (call prepare() or load_state() first)" : ""));
+  const std::size_t n = r2.shape(0);
+  const double* s = log_scale_.data();
+  for (std::size_t row = 0; row < n; ++row) {
+    double* v = r2.data() + row * m;
+    for (std::size_t j = 0; j < m; ++j) v[j] = s[j] - 0.5 * v[j];
+  }
+}
+
+void GaussianBasis::map(Matrix& r2) const {
+  log_map(r2);
+  exp_in_place(r2);
+}
+
+State GaussianBasis::state() const {
+  return {{"log_scale", log_scale_}, {"density", std::int64_t(density_ ? 1 : 0)}};
+}
+
+void GaussianBasis::load_state(const State& state) {
+  const Vector& log_scale = state_get<Vector>(state, "log_scale", where);
+  const std::int64_t density = state_get<std::int64_t>(state, "density", where);
+  for (double v : log_scale)
+    if (!std::isfinite(v))
+      throw ModelFileError(std::string(where) + ": state entry 'log_scale' holds " + number(v) +
+                           "; the model file is corrupted");
+  if (density != 0 && density != 1)
+    throw ModelFileError(std::string(where) + ": state entry 'density' is " +
+                         std::to_string(density) + ", expected 0 or 1");
+  log_scale_ = log_scale;
+  density_ = density == 1;
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,34 @@
+#pragma once
+// Gaussian basis on Mahalanobis distances under the centres' shapes:
+//   density = false: phi_j(x) = exp(-r_j^2 / 2)                (NETLAB rbffwd 'gaussian':
+//                    exp(-||x - c_j||^2 / (2 w_j)), w_j a variance, for spherical shapes)
+//   density = true:  phi_j(x) = N(x | c_j, S_j)                (PRBF kernels, paper 004 eq. 5)
+// Widths: `width` > 0 sets every centre to the spherical variance width^2; otherwise the
+// centres' own shapes are used, and centres without shapes get NETLAB's rule (rbfsetfw with
+// scale 0): one common variance equal to the largest squared distance between two centres.
+
+#include <radial/basis.hpp>
+
+namespace radial::plugins {
+
+class GaussianBasis final : public Basis {
+ public:
+  GaussianBasis(double width, bool density) : width_(width), density_(density) {}
+
+  Metric metric() const override { return Metric::Shape; }
+  void prepare(Centres& centres, FitContext& ctx) override;
+  void map(Matrix& r2) const override;
+  bool has_log_map() const override { return true; }
+  void log_map(Matrix& r2) const override;
+  State state() const override;
+  void load_state(const State& state) override;
+
+ private:
+  double width_;
+  bool density_;
+  // log of the factor in front of exp(-r^2/2) for each centre: 0 without density,
+  // -0.5 (d log 2 pi + log |S_j|) with it. Empty until prepare() or load_state().
+  Vector log_scale_;
+};
+
+}  // namespace radial::plugins

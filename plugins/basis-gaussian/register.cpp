@@ -1,0 +1,44 @@
+// Registration of the `gaussian` basis: its parameter table and factory.
+#include <memory>
+
+#include <radial/sdk/plugin.hpp>
+
+#include "gaussian_basis.hpp"
+
+namespace {
+
+radial::ComponentInfo info() {
+  radial::ComponentInfo info;
+  info.slot = radial::Slot::Basis;
+  info.id = "gaussian";
+  info.version = "1.0.0";
+  info.summary =
+      "Gaussian exp(-r^2/2) on Mahalanobis distances (spherical, diagonal or full shapes), or "
+      "the normalised density N(x|c_j,S_j)";
+  info.paper =
+      "NETLAB rbffwd/rbfsetfw (Nabney): exp(-||x-c_j||^2/(2 w_j)), w_j = max squared distance "
+      "between centres; lecture notes (paper 001) Gaussian RBF; Constantinopoulos et al. "
+      "(paper 004) eq. 5 for the density";
+  info.params = {
+      radial::ParamSpec::real("width", 0.0,
+                              "standard deviation sigma for every centre (spherical variance "
+                              "sigma^2, overriding the centres' shapes); 0 uses the centres' "
+                              "shapes, or NETLAB's rule when they have none")
+          .at_least(0.0),
+      radial::ParamSpec::boolean("density", false,
+                                 "normalised density N(x|c_j,S_j) instead of exp(-r^2/2); "
+                                 "needed by PRBF / Bayes outputs"),
+  };
+  return info;
+}
+
+void register_gaussian(radial::Registrar& registrar) {
+  registrar.add_basis(info(), [](const radial::Params& params) {
+    return std::make_unique<radial::plugins::GaussianBasis>(params.real("width"),
+                                                            params.boolean("density"));
+  });
+}
+
+}  // namespace
+
+RADIAL_PLUGIN("gaussian", "1.0.0", register_gaussian)

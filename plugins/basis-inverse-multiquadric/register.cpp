@@ -1,0 +1,34 @@
+// Registration of the `inverse-multiquadric` basis: its parameter table and factory.
+#include <memory>
+
+#include <radial/sdk/plugin.hpp>
+
+#include "inverse_multiquadric.hpp"
+
+namespace {
+
+radial::ComponentInfo info() {
+  radial::ComponentInfo info;
+  info.slot = radial::Slot::Basis;
+  info.id = "inverse-multiquadric";
+  info.version = "1.0.0";
+  info.summary = "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c > 0";
+  info.paper =
+      "Micchelli (1986) inverse multiquadric; Powell, 'The theory of radial basis function "
+      "approximation' (1992)";
+  info.params = {
+      radial::ParamSpec::real("c", 1.0, "shape parameter c of sqrt(r^2 + c^2), in input units")
+          .above(0.0),
+  };
+  return info;
+}
+
+void register_basis(radial::Registrar& registrar) {
+  registrar.add_basis(info(), [](const radial::Params& params) {
+    return std::make_unique<radial::plugins::InverseMultiquadricBasis>(params.real("c"));
+  });
+}
+
+}  // namespace
+
+RADIAL_PLUGIN("inverse-multiquadric", "1.0.0", register_basis)

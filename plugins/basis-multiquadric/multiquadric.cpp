@@ -1,0 +1,36 @@
+#include "multiquadric.hpp"
+
+#include <cmath>
+
+#include <radial/errors.hpp>
+#include <radial/numerics/vector_math.hpp>
+
+namespace radial::plugins {
+
+void MultiquadricBasis::prepare(Centres&, FitContext&) {}
+
+// phi(r) = sqrt(r^2 + c^2), positive everywhere, so log phi = 0.5 log(r^2 + c^2).
+void MultiquadricBasis::map(Matrix& r2) const {
+  double* v = r2.data();
+  for (std::size_t i = 0, n = r2.size(); i < n; ++i) v[i] = std::sqrt(v[i] + c2_);
+}
+
+void MultiquadricBasis::log_map(Matrix& r2) const {
+  double* v = r2.data();
+  const std::size_t n = r2.size();
+  for (std::size_t i = 0; i < n; ++i) v[i] += c2_;
+  log_in_place(v, n);
+  for (std::size_t i = 0; i < n; ++i) v[i] *= 0.5;
+}
+
+State MultiquadricBasis::state() const { return {{"c", std::sqrt(c2_)}}; }
+
+void MultiquadricBasis::load_state(const State& state) {
+  const double c = state_get<double>(state, "c", "basis multiquadric");
+  if (!(c > 0) || !std::isfinite(c))
+    throw ModelFileError("basis multiquadric: state entry 'c' is " + std::to_string(c) +
+                         "; it must be finite and > 0 (the model file is corrupted)");
+  c2_ = c * c;
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,121 @@
+// k-means centres with spherical widths from the cluster spread (see kmeans_centres.hpp).
+#include "kmeans_centres.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "radial/errors.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+double mean_feature_variance(const Matrix& x) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  double total = 0;
+  for (std::size_t k = 0; k < d; ++k) {
+    double mean = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += x(i, k);
+    mean /= double(n);
+    double var = 0;
+    for (std::size_t i = 0; i < n; ++i) var += (x(i, k) - mean) * (x(i, k) - mean);
+    total += var / double(n);
+  }
+  return total / double(d);
+}
+
+double nearest_other_centre2(const Matrix& means, std::size_t j) {
+  const std::size_t m = means.shape(0), d = means.shape(1);
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < m; ++i) {
+    if (i == j) continue;
+    double s = 0;
+    for (std::size_t k = 0; k < d; ++k) s += std::pow(means(i, k) - means(j, k), 2);
+    best = std::min(best, s);
+  }
+  return best;
+}
+
+}  // namespace
+
+KMeansCentres::KMeansCentres(KMeansOptions options) : options_(std::move(options)) {}
+
+Centres KMeansCentres::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t rows = train.rows(), d = train.features();
+  if (options_.count > rows) {
+    std::ostringstream msg;
+    msg << "plugin kmeans: count = " << options_.count << " but the training data have only "
+        << rows << " rows; set centres.count <= " << rows;
+    throw InputError(msg.str());
+  }
+  KMeansOptions options = options_;
+  options.threads = ctx.threads;
+  const KMeansResult result = kmeans(train.inputs, options, ctx.rng);
+  const std::size_t m = result.centres.shape(0);
+
+  Centres centres;
+  centres.means = result.centres;
+  centres.shape = Shape::Spherical;
+  centres.variances = xt::zeros<double>({m});
+
+  std::size_t small = 0, floored = 0;
+  const double data_variance = mean_feature_variance(train.inputs);
+  const double floor = 1e-6 * (data_variance > 0 ? data_variance : 1.0);
+  for (std::size_t j = 0; j < m; ++j) {
+    double variance;
+    if (result.cluster_sizes(j) >= 2) {
+      variance = result.cluster_spread(j) / double(d);  // spherical ML variance
+    } else {
+      variance = m > 1 ? nearest_other_centre2(result.centres, j) : 0.0;
+      ++small;
+    }
+    if (!(variance > floor)) {
+      variance = floor;
+      ++floored;
+    }
+    centres.variances(j) = variance;
+  }
+
+  if (result.empty_cluster_repairs > 0) {
+    std::ostringstream msg;
+    msg << result.empty_cluster_repairs
+        << " empty cluster(s) re-seeded at the training point farthest from its centre";
+    ctx.warn("kmeans", "empty-cluster", msg.str(),
+             "centres.count (fewer centres) or centres.init = \"kmeans++\"");
+  }
+  if (small > 0) {
+    std::ostringstream msg;
+    msg << small << " of " << m
+        << " clusters have fewer than 2 members; their variance is the squared distance to "
+           "the nearest other centre";
+    ctx.warn("kmeans", "small-cluster", msg.str(), "centres.count (fewer centres)");
+  }
+  if (floored > 0) {
+    std::ostringstream msg;
+    msg << floored << " of " << m << " variances were 0 (coincident points) and were set to "
+        << floor << " (1e-6 x the mean feature variance)";
+    ctx.warn("kmeans", "variance-floor", msg.str(), "centres.count (fewer centres)");
+  }
+  if (!result.converged && options.tolerance > 0) {
+    std::ostringstream msg;
+    msg << "k-means stopped after " << result.iterations
+        << " iterations with centres still moving more than the tolerance";
+    ctx.warn("kmeans", "max-iterations", msg.str(),
+             "centres.iterations (more) or centres.tolerance (larger)");
+  }
+
+  ctx.report.iterations = result.iterations;
+  ctx.report.converged = result.converged;
+  ctx.report.final_error = result.inertia;
+  ctx.report.figures["inertia"] = result.inertia;
+  ctx.report.figures["empty_cluster_repairs"] = double(result.empty_cluster_repairs);
+  ctx.report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return centres;
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,35 @@
+#pragma once
+// k-means centres with spherical widths from the cluster spread (lecture notes, paper 001,
+// "RBF Network Using k-Means": run k-means with k = M, then a Gaussian at each mu_m; Nabney,
+// papers 000/003: k-means centres for the RBF networks compared there).
+//
+// Widths: variance_j = (mean squared distance of cluster j's members to mu_j) / d, the
+// maximum-likelihood spherical variance. A cluster with fewer than 2 members has no spread of
+// its own and gets the squared distance to the nearest other centre (guard "small-cluster");
+// a variance that is still 0 (coincident points) is floored at 1e-6 x the mean feature
+// variance of the data (guard "variance-floor").
+//
+// The k-means itself is the framework's (radial/numerics/kmeans.hpp): k-means++ or random
+// distinct rows, Lloyd iterations, the farthest-point empty-cluster policy.
+
+#include "radial/centre_learner.hpp"
+#include "radial/numerics/kmeans.hpp"
+
+namespace radial::plugins {
+
+class KMeansCentres final : public CentreLearner {
+ public:
+  // `options` already validated by the parameter table (count >= 1, iterations >= 1,
+  // tolerance >= 0, init one of kmeans++ | random). options.threads is taken from the context.
+  explicit KMeansCentres(KMeansOptions options);
+
+  // Seeded from ctx.rng. Records iterations, convergence, the final error (inertia, the sum of
+  // squared distances to the nearest centre) and every guard in ctx.report. Throws InputError
+  // when count > rows.
+  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+
+ private:
+  KMeansOptions options_;
+};
+
+}  // namespace radial::plugins

@@ -1,0 +1,73 @@
+// Random training points as centres, or all of them (see subset.hpp).
+#include "subset.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/kmeans.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+// Number of centres equal to an earlier one (exact comparison: only identical rows give
+// identical basis functions).
+std::size_t count_duplicates(const Matrix& means) {
+  const std::size_t m = means.shape(0), d = means.shape(1);
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  auto row = [&](std::size_t i) { return means.data() + i * d; };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::lexicographical_compare(row(a), row(a) + d, row(b), row(b) + d);
+  });
+  std::size_t duplicates = 0;
+  for (std::size_t i = 1; i < m; ++i)
+    if (std::equal(row(order[i]), row(order[i]) + d, row(order[i - 1]))) ++duplicates;
+  return duplicates;
+}
+
+}  // namespace
+
+SubsetCentres::SubsetCentres(std::size_t count, bool all) : count_(count), all_(all) {}
+
+Centres SubsetCentres::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t rows = train.rows();
+  if (rows == 0) throw InputError("plugin subset: the training data have no rows");
+  Centres centres;
+  if (all_) {
+    centres.means = train.inputs;  // the full RBF network: mu_m = x_m for every m
+  } else {
+    if (count_ > rows) {
+      std::ostringstream msg;
+      msg << "plugin subset: count = " << count_ << " but the training data have only " << rows
+          << " rows; set centres.count <= " << rows << " or centres.all = true";
+      throw InputError(msg.str());
+    }
+    // count distinct rows, uniformly at random.
+    centres.means = kmeans_initial_centres(train.inputs, count_, "random", ctx.rng);
+  }
+  centres.shape = Shape::None;
+
+  const std::size_t duplicates = count_duplicates(centres.means);
+  if (duplicates > 0) {
+    std::ostringstream msg;
+    msg << duplicates << " of the " << centres.count()
+        << " centres coincide with another centre (identical training rows), so the design "
+           "matrix has identical columns";
+    ctx.warn("subset", "duplicate-centres", msg.str(),
+             "remove duplicate rows from the data, or regularizer.alpha > 0");
+  }
+  ctx.report.iterations = 0;
+  ctx.report.converged = true;
+  ctx.report.figures["centres"] = double(centres.count());
+  ctx.report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return centres;
+}
+
+}  // namespace radial::plugins

@@ -43,6 +43,9 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   for (std::size_t j = 0; j < d; ++j) {
     const double sd = std::sqrt(squares(j) / static_cast<double>(n));
     if (constant[j] || !(sd > 0.0)) {
+      // The value itself as the mean, so the column maps to exactly 0 (sum / N need not
+      // reproduce it: three 0.1s average to 0.10000000000000002).
+      if (constant[j]) mean(j) = first[j];
       scale(j) = 1.0;
       ++constants;
     } else {

@@ -1,0 +1,417 @@
+// read_pipeline and parse_pipeline of radial/pipeline.hpp: TOML (toml++) checked against the
+// registry's parameter tables, every error positioned at the offending key or value.
+
+#include "radial/pipeline.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <fstream>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "overrides.hpp"
+#include "radial/errors.hpp"
+
+namespace radial {
+
+std::string SourcePosition::str() const {
+  if (line == 0) return file;  // e.g. a table created by an override: the label says it all
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i != 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
+
+std::string guess(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string close = did_you_mean(word, candidates);
+  return close.empty() ? std::string() : " (did you mean " + in_quotes(close) + "?)";
+}
+
+// "an integer", "a string", ...: for "found ..." in messages.
+std::string kind(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a real number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    default: return "nothing";
+  }
+}
+
+const std::vector<std::string> kTopLevel = {"name",   "seed",        "threads",
+                                            "data",   "basis",       "centres",
+                                            "output", "regularizer", "evaluate"};
+const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
+const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified"};
+const std::vector<std::string> kTasks = {"classification", "regression"};
+
+class PipelineReader {
+ public:
+  PipelineReader(const fs::path& file, const Registry& registry)
+      : display_(file.string()), registry_(registry) {
+    absolute_ = fs::absolute(file).lexically_normal();
+    folder_ = absolute_.parent_path();
+  }
+
+  Pipeline read(const std::string& text, const std::vector<std::string>& overrides) {
+    toml::table root;
+    try {
+      root = toml::parse(text, display_);
+    } catch (const toml::parse_error& error) {
+      throw PipelineError(at(error.source()) + ": TOML syntax error: " +
+                          std::string(error.description()) +
+                          "; fix the syntax here (the format is described at https://toml.io)");
+    }
+    labels_ = pipeline::apply_overrides(root, overrides);
+
+    Pipeline pipeline;
+    pipeline.file = absolute_;
+    pipeline.text = text;
+    if (!overrides.empty()) {
+      if (!pipeline.text.empty() && pipeline.text.back() != '\n') pipeline.text += '\n';
+      pipeline.text += pipeline::overrides_note(overrides);
+    }
+    pipeline.name = absolute_.stem().string();
+
+    for (auto&& [key, node] : root) {
+      const std::string name(key.str());
+      if (std::find(kTopLevel.begin(), kTopLevel.end(), name) != kTopLevel.end()) continue;
+      fail(key_at(name, key),
+           std::string(node.is_table() ? "unknown table [" + name + "]" : "unknown key " + in_quotes(name)) +
+               guess(name, kTopLevel) +
+               "; the top level takes name, seed, threads and the tables [data], [basis], "
+               "[centres], [output], [regularizer] and [evaluate]");
+    }
+
+    if (const toml::node* node = root.get("name")) {
+      if (!node->is_string()) {
+        fail(node_at("name", *node),
+             "name must be a string, found " + kind(*node) + "; write name = \"...\"");
+      }
+      pipeline.name = node->as_string()->get();
+    }
+    if (const toml::node* node = root.get("seed")) {
+      pipeline.seed = static_cast<std::uint64_t>(count(*node, "seed", "seed", 0));
+    }
+    if (const toml::node* node = root.get("threads")) {
+      pipeline.threads = static_cast<int>(count(*node, "threads", "threads", 0, INT_MAX));
+    }
+
+    pipeline.data = data(root);
+    pipeline.basis = component(root, Slot::Basis, true).value();
+    pipeline.centres = component(root, Slot::Centres, true).value();
+    pipeline.output = component(root, Slot::Output, true).value();
+    pipeline.regularizer = component(root, Slot::Regularizer, false);
+    pipeline.evaluate = evaluate(root);
+    return pipeline;
+  }
+
+ private:
+  [[noreturn]] static void fail(const std::string& where, const std::string& message) {
+    throw PipelineError(where + ": " + message);
+  }
+
+  std::string at(const toml::source_region& region) const {
+    if (region.begin.line == 0) return display_;
+    return display_ + ":" + std::to_string(region.begin.line) + ":" +
+           std::to_string(region.begin.column);
+  }
+  // Positions of things an override set are the override itself.
+  std::string key_at(const std::string& path, const toml::key& key) const {
+    const auto label = labels_.find(path);
+    return label != labels_.end() ? label->second : at(key.source());
+  }
+  std::string node_at(const std::string& path, const toml::node& node) const {
+    const auto label = labels_.find(path);
+    return label != labels_.end() ? label->second : at(node.source());
+  }
+  SourcePosition position(const std::string& path, const toml::node& node) const {
+    const auto label = labels_.find(path);
+    if (label != labels_.end()) return SourcePosition{label->second, 0, 0};
+    const auto& begin = node.source().begin;
+    return SourcePosition{display_, begin.line, begin.column};
+  }
+  std::string top() const { return display_ + ":1:1"; }
+
+  // An integer >= low (and <= high): seed, threads, folds, committee.
+  std::int64_t count(const toml::node& node, const std::string& path, const std::string& name,
+                     std::int64_t low, std::int64_t high = INT64_MAX) const {
+    const auto bound = name + " is an integer >= " + std::to_string(low) +
+                       (high != INT64_MAX ? " and <= " + std::to_string(high) : "");
+    if (!node.is_integer()) {
+      fail(node_at(path, node), name + " must be an integer, found " + kind(node) +
+                                    ". Violated constraint: " + bound);
+    }
+    const std::int64_t value = node.as_integer()->get();
+    if (value < low || value > high) {
+      fail(node_at(path, node),
+           name + " = " + std::to_string(value) + ". Violated constraint: " + bound);
+    }
+    return value;
+  }
+
+  bool boolean(const toml::node& node, const std::string& path, const std::string& name) const {
+    if (!node.is_boolean()) {
+      fail(node_at(path, node),
+           name + " must be true or false, found " + kind(node) + "; write " + name + " = true");
+    }
+    return node.as_boolean()->get();
+  }
+
+  const std::string& string(const toml::node& node, const std::string& path,
+                            const std::string& name) const {
+    if (!node.is_string()) {
+      fail(node_at(path, node), name + " must be a string, found " + kind(node) + "; write " +
+                                    name + " = \"...\"");
+    }
+    return node.as_string()->get();
+  }
+
+  // A required table [name], or nullptr when absent and optional.
+  const toml::table* section(const toml::table& root, const std::string& name, bool required,
+                           const std::string& hint) const {
+    const toml::node* node = root.get(name);
+    if (node == nullptr) {
+      if (!required) return nullptr;
+      fail(top(), "missing table [" + name + "]; add it: " + hint);
+    }
+    if (!node->is_table()) {
+      fail(node_at(name, *node), name + " must be a table, found " + kind(*node) + "; write [" +
+                                     name + "] on its own line, followed by " + hint);
+    }
+    return node->as_table();
+  }
+
+  void unknown_keys(const toml::table& table, const std::string& name,
+                    const std::vector<std::string>& allowed) const {
+    for (auto&& [key, node] : table) {
+      const std::string word(key.str());
+      if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) continue;
+      fail(key_at(name + "." + word, key), "unknown key " + in_quotes(word) + " in [" + name + "]" +
+                                               guess(word, allowed) + "; [" + name +
+                                               "] takes " + join(allowed));
+    }
+  }
+
+  fs::path resolve(const std::string& text) const {
+    const fs::path path(text);
+    return (path.is_absolute() ? path : folder_ / path).lexically_normal();
+  }
+
+  fs::path data_file(const toml::node& node, const std::string& key) const {
+    const std::string path = "data." + key;
+    const std::string& text = string(node, path, key);
+    if (text.empty()) fail(node_at(path, node), key + " is empty; name a CSV or .npy file");
+    const fs::path file = resolve(text);
+    std::error_code error;
+    const auto status = fs::status(file, error);
+    if (!fs::exists(status)) {
+      fail(node_at(path, node), key + " file " + in_quotes(text) + " not found (looked for " +
+                                    file.string() +
+                                    "); fix the path, which is relative to the pipeline file's "
+                                    "folder");
+    }
+    if (fs::is_directory(status)) {
+      fail(node_at(path, node), key + " " + in_quotes(text) + " is a folder (" + file.string() +
+                                    "); name a CSV or .npy file");
+    }
+    return file;
+  }
+
+  DataSpec data(const toml::table& root) const {
+    const toml::table& table =
+        *this->section(root, "data", true, "train = \"<file>.csv\" (relative to this file)");
+    unknown_keys(table, "data", kDataKeys);
+    DataSpec spec;
+    const toml::node* train = table.get("train");
+    if (train == nullptr) {
+      fail(position("data", table).str(),
+           "[data] needs train = \"<file>\" (a CSV or .npy file, relative to the pipeline "
+           "file); add it");
+    }
+    spec.train = data_file(*train, "train");
+    if (const toml::node* node = table.get("test")) spec.test = data_file(*node, "test");
+    if (const toml::node* node = table.get("target")) {
+      spec.target = string(*node, "data.target", "target");
+    }
+    if (const toml::node* node = table.get("standardize")) {
+      spec.standardize = boolean(*node, "data.standardize", "standardize");
+    }
+    if (const toml::node* node = table.get("task")) {
+      const std::string& task = string(*node, "data.task", "task");
+      if (task == "classification") {
+        spec.task = Task::Classification;
+      } else if (task == "regression") {
+        spec.task = Task::Regression;
+      } else {
+        fail(node_at("data.task", *node), "task = \"" + task +
+                                              "\". Violated constraint: task is one of "
+                                              "classification, regression" +
+                                              guess(task, kTasks));
+      }
+    }
+    return spec;
+  }
+
+  std::optional<ComponentSpec> component(const toml::table& root, Slot slot,
+                                         bool required) const {
+    const std::string name = to_string(slot);
+    const std::vector<std::string> ids = registry_.ids(slot);
+    const std::string available =
+        ids.empty() ? "no " + name + " plugins are loaded (check the plugin folder and "
+                                     "RADIAL_PLUGIN_PATH)"
+                    : "the " + name + " plugins are " + join(ids);
+    const toml::table* table =
+        this->section(root, name, required, "plugin = \"<id>\"; " + available);
+    if (table == nullptr) return std::nullopt;
+
+    ComponentSpec spec;
+    spec.where = position(name, *table);
+    const toml::node* plugin = table->get("plugin");
+    if (plugin == nullptr) {
+      fail(spec.where.str(), "[" + name + "] needs plugin = \"<id>\"; " + available);
+    }
+    const std::string plugin_path = name + ".plugin";
+    spec.plugin = string(*plugin, plugin_path, "plugin");
+    const ComponentInfo* info = registry_.find(slot, spec.plugin);
+    if (info == nullptr) {
+      std::string message = "unknown " + name + " plugin " + in_quotes(spec.plugin);
+      for (const ComponentInfo* other : registry_.components()) {
+        if (other->id == spec.plugin) {
+          message += " (" + in_quotes(spec.plugin) + " is a " + to_string(other->slot) +
+                     " plugin)";
+          break;
+        }
+      }
+      fail(node_at(plugin_path, *plugin), message + guess(spec.plugin, ids) + "; " + available);
+    }
+
+    const std::string who = name + " plugin " + in_quotes(spec.plugin);
+    std::vector<std::string> declared;
+    for (const auto& param : info->params) declared.push_back(param.name);
+    std::map<std::string, ParamValue> given;
+    for (auto&& [key, node] : *table) {
+      const std::string word(key.str());
+      if (word == "plugin") continue;
+      const std::string path = name + "." + word;
+      const ParamSpec* param = find_param(info->params, word);
+      if (param == nullptr) {
+        fail(key_at(path, key),
+             "unknown parameter " + in_quotes(word) + " for " + who + guess(word, declared) +
+                 (declared.empty() ? "; it takes no parameters"
+                                   : "; its parameters are " + join(declared)));
+      }
+      ParamValue value;
+      if (const auto* v = node.as_integer()) {
+        value = v->get();
+      } else if (const auto* v = node.as_floating_point()) {
+        value = v->get();
+      } else if (const auto* v = node.as_boolean()) {
+        value = v->get();
+      } else if (const auto* v = node.as_string()) {
+        value = v->get();
+      } else {
+        fail(node_at(path, node), who + ": " + word + " must be " + param->describe_constraint() +
+                                      ", found " + kind(node) + "; change the value");
+      }
+      const std::string problem = param->check(value);
+      if (!problem.empty()) {
+        fail(node_at(path, node), who + ": " + problem + ". Change the value (" + word + ": " +
+                                      param->describe_constraint() + "; " + param->doc + ")");
+      }
+      value = param->coerce(value);
+      if (param->type == ParamType::Path) {
+        const std::string& text = std::get<std::string>(value);
+        if (!text.empty()) value = resolve(text).string();
+      }
+      given[word] = std::move(value);
+    }
+    for (const auto& param : info->params) {
+      if (param.required && given.count(param.name) == 0) {
+        fail(spec.where.str(), who + " needs parameter " + in_quotes(param.name) + " (" +
+                                   param.describe_constraint() + ": " + param.doc +
+                                   "); add " + param.name + " = ... to [" + name + "]");
+      }
+    }
+    try {
+      spec.params = validate_params(info->params, given, who);
+    } catch (const ParameterError& error) {
+      fail(spec.where.str(), error.what());
+    }
+    // Defaults that name files are relative to the pipeline file as well.
+    for (const auto& param : info->params) {
+      if (param.type != ParamType::Path || given.count(param.name) != 0) continue;
+      const std::string& text = spec.params.string(param.name);
+      if (!text.empty()) spec.params.set(param.name, resolve(text).string());
+    }
+    return spec;
+  }
+
+  EvaluateSpec evaluate(const toml::table& root) const {
+    EvaluateSpec spec;
+    const toml::table* table =
+        this->section(root, "evaluate", false, "folds = 10 and/or committee = 10");
+    if (table == nullptr) return spec;
+    unknown_keys(*table, "evaluate", kEvaluateKeys);
+    if (const toml::node* node = table->get("folds")) {
+      const std::int64_t folds = count(*node, "evaluate.folds", "folds", 0);
+      if (folds == 1) {
+        fail(node_at("evaluate.folds", *node),
+             "folds = 1. Violated constraint: folds is 0 (no cross-validation) or >= 2");
+      }
+      spec.folds = static_cast<std::size_t>(folds);
+    }
+    if (const toml::node* node = table->get("committee")) {
+      spec.committee = static_cast<std::size_t>(count(*node, "evaluate.committee", "committee", 0));
+    }
+    if (const toml::node* node = table->get("stratified")) {
+      spec.stratified = boolean(*node, "evaluate.stratified", "stratified");
+    }
+    return spec;
+  }
+
+  std::string display_;
+  fs::path absolute_, folder_;
+  const Registry& registry_;
+  std::map<std::string, std::string> labels_;
+};
+
+}  // namespace
+
+Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& file,
+                        const Registry& registry, const std::vector<std::string>& overrides) {
+  return PipelineReader(file, registry).read(text, overrides);
+}
+
+Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
+                       const std::vector<std::string>& overrides) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw PipelineError(file.string() + ": cannot open the pipeline file (" +
+                        (std::filesystem::exists(file) ? "permission denied" : "no such file") +
+                        "); check the path");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_pipeline(text.str(), file, registry, overrides);
+}
+
+}  // namespace radial

@@ -1,0 +1,218 @@
+// read_csv, read_inputs_csv, read_dataset (.npy): values, task inference, class coding and
+// every error's file:line:column. Reference numbers from tests/reference/data_reader.py.
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "radial/data_reader.hpp"
+#include "radial/errors.hpp"
+#include "radial/testing/paths.hpp"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using radial::DataError;
+using radial::DataOptions;
+using radial::Task;
+using radial::testing::test_data;
+
+namespace {
+
+template <class F>
+std::string data_error(F&& read) {
+  try {
+    read();
+  } catch (const DataError& error) {
+    return error.what();
+  }
+  FAIL("no DataError was thrown");
+  return {};
+}
+
+std::string bad(const std::string& name) { return test_data("bad/" + name).string(); }
+
+std::string csv_error(const std::string& name, const DataOptions& options = {}) {
+  return data_error([&] { radial::read_csv(bad(name), options); });
+}
+
+}  // namespace
+
+TEST_CASE("CSV: quoted header, CRLF, blank trailing lines, classes by increasing label",
+          "[data]") {
+  const radial::Dataset data = radial::read_csv(test_data("small-classes.csv"));
+  REQUIRE(data.rows() == 4);
+  REQUIRE(data.features() == 2);
+  CHECK(data.feature_names == std::vector<std::string>{"x 1", "x2"});
+  CHECK(data.target_name == "label");
+  CHECK(data.task == Task::Classification);
+  // Labels 5, 2, 5, -1 -> classes in increasing label order -1, 2, 5.
+  CHECK(data.num_classes == 3);
+  CHECK(data.class_values == std::vector<double>{-1, 2, 5});
+  CHECK(std::vector<std::int64_t>(data.classes.begin(), data.classes.end()) ==
+        std::vector<std::int64_t>{2, 1, 2, 0});
+  const std::vector<double> expected = {0.5, 1, -1.25, 2e-3, 3, 4, 7, 8};  // "+8" is 8
+  CHECK(std::vector<double>(data.inputs.begin(), data.inputs.end()) == expected);
+}
+
+TEST_CASE("CSV: a test set is coded with the training classes", "[data]") {
+  DataOptions options;
+  options.class_values = std::vector<double>{-1, 2, 5};
+  // This file starts with a UTF-8 byte-order mark and has labels 5 and -1 only.
+  const radial::Dataset test = radial::read_csv(test_data("small-test-classes.csv"), options);
+  CHECK(test.feature_names == std::vector<std::string>{"x 1", "x2"});
+  CHECK(test.num_classes == 3);
+  CHECK(std::vector<std::int64_t>(test.classes.begin(), test.classes.end()) ==
+        std::vector<std::int64_t>{2, 0});
+
+  options.class_values = std::vector<double>{2, 5};
+  CHECK_THAT(csv_error("unseen-class.csv", options),
+             StartsWith(bad("unseen-class.csv") + ":3:5: class label 7") &&
+                 Contains("does not occur in the training data (its classes are 2, 5)"));
+}
+
+TEST_CASE("CSV: target column by name; regression when a value is not an integer", "[data]") {
+  DataOptions options;
+  options.target = "y";
+  const radial::Dataset data = radial::read_csv(test_data("small-regression.csv"), options);
+  CHECK(data.task == Task::Regression);
+  CHECK(data.num_classes == 0);
+  CHECK(data.feature_names == std::vector<std::string>{"x1", "x2"});
+  CHECK(std::vector<double>(data.values.begin(), data.values.end()) ==
+        std::vector<double>{0.5, 1.25, -0.75});
+  CHECK(std::vector<double>(data.inputs.begin(), data.inputs.end()) ==
+        std::vector<double>{1, 10, 2, 20, 3, 30});
+
+  // Integer targets read as regression when the task is forced.
+  DataOptions forced;
+  forced.task = Task::Regression;
+  const radial::Dataset counts = radial::read_csv(test_data("small-classes.csv"), forced);
+  CHECK(counts.task == Task::Regression);
+  CHECK(std::vector<double>(counts.values.begin(), counts.values.end()) ==
+        std::vector<double>{5, 2, 5, -1});
+}
+
+TEST_CASE("CSV values match NumPy's loadtxt", "[data]") {
+  // tests/reference/data_reader.out.json, from numpy.loadtxt of the same file.
+  const radial::Dataset data = radial::read_csv(test_data("random-regression.csv"));
+  REQUIRE(data.rows() == 60);
+  REQUIRE(data.features() == 4);
+  CHECK(data.task == Task::Regression);
+  const std::vector<double> sums = {-12.308645774226301, 179.0141771064161, -180.04778975373765,
+                                    150.0};
+  for (std::size_t j = 0; j < 4; ++j) {
+    double sum = 0;
+    for (std::size_t i = 0; i < 60; ++i) sum += data.inputs(i, j);
+    CHECK(sum == Approx(sums[j]).epsilon(1e-13));
+  }
+  double target_sum = 0;
+  for (double v : data.values) target_sum += v;
+  CHECK(target_sum == Approx(-7.7759621489088255).epsilon(1e-13));
+  // %.17g text round-trips: from_chars must give the same doubles bit for bit.
+  const std::vector<double> first = {0.0012301533574825742, 7.987455375084699,
+                                     -3.002741378553622, 2.5};
+  const std::vector<double> last = {0.8879023778350454, 4.1051203811158175, -3.00014029730131,
+                                    2.5};
+  for (std::size_t j = 0; j < 4; ++j) {
+    CHECK(data.inputs(0, j) == first[j]);
+    CHECK(data.inputs(59, j) == last[j]);
+  }
+  CHECK(data.values(0) == -0.9203876254493086);
+  CHECK(data.values(59) == 0.10860722342738854);
+}
+
+TEST_CASE("npy: NumPy's file reads as the same data as its CSV", "[data][npy]") {
+  const radial::Dataset csv = radial::read_dataset(test_data("random-regression.csv"));
+  const radial::Dataset npy = radial::read_dataset(test_data("random-regression.npy"));
+  CHECK(npy.feature_names == std::vector<std::string>{"x1", "x2", "x3", "x4"});
+  CHECK(npy.target_name == "y");
+  CHECK(npy.task == Task::Regression);
+  REQUIRE(npy.inputs.shape() == csv.inputs.shape());
+  CHECK(std::vector<double>(npy.inputs.begin(), npy.inputs.end()) ==
+        std::vector<double>(csv.inputs.begin(), csv.inputs.end()));
+  CHECK(std::vector<double>(npy.values.begin(), npy.values.end()) ==
+        std::vector<double>(csv.values.begin(), csv.values.end()));
+
+  // Labels 3, 1, 3, 2 -> classes 2, 0, 2, 1.
+  const radial::Dataset small = radial::read_dataset(test_data("small-classes.npy"));
+  CHECK(small.task == Task::Classification);
+  CHECK(small.class_values == std::vector<double>{1, 2, 3});
+  CHECK(std::vector<std::int64_t>(small.classes.begin(), small.classes.end()) ==
+        std::vector<std::int64_t>{2, 0, 2, 1});
+  CHECK(std::vector<double>(small.inputs.begin(), small.inputs.end()) ==
+        std::vector<double>{0.5, 1.0, 1.5, -2.0, 2.5, 0.25, -1.0, 4.0});
+}
+
+TEST_CASE("npy: other dtypes, Fortran order and truncated files are refused", "[data][npy]") {
+  const auto npy_error = [](const std::string& name) {
+    return data_error([&] { radial::read_dataset(bad(name)); });
+  };
+  CHECK_THAT(npy_error("float32.npy"),
+             StartsWith(bad("float32.npy") + ": dtype '<f4' is not supported"));
+  CHECK_THAT(npy_error("big-endian.npy"), Contains("dtype '>f8' is not supported"));
+  CHECK_THAT(npy_error("fortran-order.npy"),
+             Contains("Fortran (column-major) order") && Contains("ascontiguousarray"));
+  CHECK_THAT(npy_error("one-dimensional.npy"), Contains("the array has 1 dimensions"));
+  CHECK_THAT(npy_error("truncated.npy"),
+             Contains("the file is truncated: shape (4, 3) needs 4 x 3 values, the file holds 9"));
+  CHECK_THAT(npy_error("not-numpy.npy"), Contains("not a NumPy .npy file"));
+}
+
+TEST_CASE("read_inputs_csv picks the model's features by name", "[data]") {
+  const radial::Matrix x =
+      radial::read_inputs_csv(test_data("small-classes.csv"), {"x2", "x 1"});
+  REQUIRE(x.shape(0) == 4);
+  REQUIRE(x.shape(1) == 2);
+  CHECK(std::vector<double>(x.begin(), x.end()) ==
+        std::vector<double>{1, 0.5, 2e-3, -1.25, 4, 3, 8, 7});
+  const std::string message = data_error(
+      [] { radial::read_inputs_csv(test_data("small-classes.csv"), {"x 1", "x3"}); });
+  CHECK_THAT(message, StartsWith(test_data("small-classes.csv").string() +
+                                 ":1:1: no column 'x3' (did you mean 'x2'?)"));
+}
+
+TEST_CASE("CSV errors name file:line:column and what to change", "[data][errors]") {
+  struct Case {
+    std::string file, position, phrase;
+  };
+  const std::vector<Case> cases = {
+      {"empty.csv", ":1:1: ", "the file is empty"},
+      {"blank-only.csv", ":1:1: ", "the file is empty"},
+      {"header-only.csv", ":2:1: ", "no data rows after the header"},
+      {"ragged-short.csv", ":3:4: ", "found 2 cells, expected 3"},
+      {"ragged-long.csv", ":3:7: ", "found 4 cells, expected 3"},
+      {"non-numeric.csv", ":3:3: ", "cell \"abc\" in column 'x2' is not a number"},
+      {"nan-cell.csv", ":3:3: ", "cell \"NaN\" in column 'x2' is NaN"},
+      {"inf-cell.csv", ":3:1: ", "cell \"-inf\" in column 'x1' is infinite"},
+      {"empty-cell.csv", ":2:3: ", "empty cell in column 'x2'"},
+      {"too-large.csv", ":2:3: ", "cell \"1e400\" in column 'x2' is too large for a double"},
+      {"duplicate-column.csv", ":1:7: ", "duplicate column name 'x1' (columns 1 and 3)"},
+      {"unnamed-column.csv", ":1:4: ", "column 2 has no name"},
+      {"blank-line-inside.csv", ":3:1: ", "blank line inside the data"},
+      {"unclosed-quote.csv", ":1:4: ", "this quote is not closed on its line"},
+      {"one-column.csv", ":1:1: ", "only one column ('class')"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.file);
+    CHECK_THAT(csv_error(c.file), StartsWith(bad(c.file) + c.position + c.phrase));
+  }
+
+  DataOptions misspelt;
+  misspelt.target = "lable";
+  CHECK_THAT(data_error([&] { radial::read_csv(test_data("small-classes.csv"), misspelt); }),
+             StartsWith(test_data("small-classes.csv").string() +
+                        ":1:1: no target column 'lable' (did you mean 'label'?)") &&
+                 Contains("set data.target"));
+
+  DataOptions classification;
+  classification.task = Task::Classification;
+  CHECK_THAT(csv_error("non-integer-class.csv", classification),
+             StartsWith(bad("non-integer-class.csv") +
+                        ":3:5: target 'class' value 0.5 is not an integer class label") &&
+                 Contains("data.task = \"regression\""));
+  // Without forcing, the same file is a regression problem.
+  CHECK(radial::read_csv(bad("non-integer-class.csv")).task == Task::Regression);
+
+  CHECK_THAT(data_error([] { radial::read_csv(bad("no-such-file.csv")); }),
+             Contains("cannot open the data file (no such file)"));
+}

@@ -1,0 +1,225 @@
+// Least-squares output weights, plain or ridge (see least_squares_output.hpp).
+#include "least_squares_output.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor-blas/xlapack.hpp>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/blas_threads.hpp"
+#include "radial/numerics/least_squares.hpp"
+#include "radial/regularizer.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+using Index = xt::blas_index_t;
+
+// BLAS runs on whole blocks here, so it may use the pipeline's threads; restored afterwards.
+class BlasThreadScope {
+ public:
+  explicit BlasThreadScope(int threads) : saved_(blas_threads()) { set_blas_threads(threads); }
+  ~BlasThreadScope() { set_blas_threads(saved_); }
+  BlasThreadScope(const BlasThreadScope&) = delete;
+  BlasThreadScope& operator=(const BlasThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+// The penalty as a quadratic in one output column w (P entries):
+//   penalty(w) = penalty(0) + g^T w + 1/2 w^T H w.
+struct QuadraticPenalty {
+  bool active = false;
+  Matrix hessian;   // P x P
+  Matrix gradient;  // P x 1
+};
+
+QuadraticPenalty quadratic_penalty(const Regularizer* penalty, std::size_t p) {
+  QuadraticPenalty q;
+  if (penalty == nullptr || !penalty->penalises_weights()) return q;
+  const Matrix zero = xt::zeros<double>({p, std::size_t(1)});
+  q.active = true;
+  q.hessian = xt::zeros<double>({p, p});
+  q.gradient = xt::zeros<double>({p, std::size_t(1)});
+  penalty->add_hessian(zero, q.hessian);
+  penalty->add_gradient(zero, q.gradient);
+  return q;
+}
+
+void check_finite_block(std::size_t first, const Matrix& block) {
+  const std::size_t cols = block.shape(1);
+  for (std::size_t i = 0; i < block.shape(0); ++i)
+    for (std::size_t j = 0; j < cols; ++j)
+      if (!std::isfinite(block(i, j))) {
+        std::ostringstream msg;
+        msg << "plugin least-squares: the design matrix has the non-finite value " << block(i, j)
+            << " at row " << first + i << ", column " << j
+            << (j + 1 == cols ? " (bias)" : " (centre " + std::to_string(j) + ")")
+            << "; check the basis widths and the input data";
+        throw NumericalError(msg.str());
+      }
+}
+
+// Normal equations accumulated block by block: Phi^T Phi by dsyrk, Phi^T T by dgemm.
+LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Matrix& t,
+                                            const QuadraticPenalty& q, double rcond) {
+  const std::size_t p = design.cols(), k = t.shape(1);
+  Matrix gram = xt::zeros<double>({p, p});
+  Matrix cross = xt::zeros<double>({p, k});
+  design.for_each_block([&](std::size_t first, const Matrix& block) {
+    check_finite_block(first, block);
+    const Index rows = Index(block.shape(0));
+    cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows, 1.0,
+                         block.data(), Index(p), 1.0, gram.data(), Index(p));
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
+                         Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
+                         Index(k), 1.0, cross.data(), Index(k));
+  });
+  for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t j = 0; j < i; ++j) gram(i, j) = gram(j, i);  // dsyrk filled the upper part
+  if (q.active) {
+    gram += q.hessian;
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t c = 0; c < k; ++c) cross(i, c) -= q.gradient(i, 0);
+  }
+  return solve_symmetric_psd(gram, cross, rcond);
+}
+
+// dgelsd on Phi itself; under a penalty on [Phi; L^T] w = [t; -L^+ g], H = L L^T from the
+// eigendecomposition of H (the penalty's quadratic part as extra residuals).
+LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
+                               const QuadraticPenalty& q, double rcond) {
+  const std::size_t n = design.rows(), p = design.cols(), k = t.shape(1);
+  Matrix phi = design.materialise();
+  check_finite_block(0, phi);
+  if (!q.active) return solve_least_squares(phi, t, rcond);
+
+  xt::xtensor<double, 2, xt::layout_type::column_major> v = q.hessian;
+  xt::xtensor<double, 1, xt::layout_type::column_major> lambda = xt::zeros<double>({p});
+  if (xt::lapack::syevd(v, 'V', 'L', lambda) != 0)
+    throw NumericalError("plugin least-squares: the eigendecomposition of the penalty's Hessian "
+                         "did not converge");
+  const double lambda_max = lambda(p - 1);
+  const double cutoff = std::numeric_limits<double>::epsilon() * double(p) * lambda_max;
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < p; ++i)
+    if (lambda(i) > cutoff && lambda(i) > 0) kept.push_back(i);
+
+  Matrix a = xt::zeros<double>({n + kept.size(), p});
+  Matrix b = xt::zeros<double>({n + kept.size(), k});
+  std::copy(phi.begin(), phi.end(), a.begin());
+  std::copy(t.begin(), t.end(), b.begin());
+  for (std::size_t r = 0; r < kept.size(); ++r) {
+    const std::size_t i = kept[r];
+    const double root = std::sqrt(lambda(i));
+    double vg = 0;  // v_i^T g
+    for (std::size_t j = 0; j < p; ++j) {
+      a(n + r, j) = root * v(j, i);
+      vg += v(j, i) * q.gradient(j, 0);
+    }
+    for (std::size_t c = 0; c < k; ++c) b(n + r, c) = -vg / root;
+  }
+  return solve_least_squares(a, b, rcond);
+}
+
+}  // namespace
+
+LeastSquaresOutput::LeastSquaresOutput(Solver solver, double rcond)
+    : solver_(solver), rcond_(rcond) {}
+
+LeastSquaresOutput::Solver LeastSquaresOutput::solver_from_string(const std::string& name) {
+  if (name == "auto") return Solver::Auto;
+  if (name == "svd") return Solver::Svd;
+  if (name == "normal-equations") return Solver::NormalEquations;
+  throw ParameterError("plugin least-squares: solver = '" + name +
+                       "'. Violated constraint: one of auto, svd, normal-equations");
+}
+
+OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Regularizer* penalty,
+                                      FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const DesignMatrix& design = problem.design;
+  const Matrix t = targets_for(Link::Identity, problem.data);
+  const std::size_t n = design.rows(), p = design.cols(), k = t.shape(1);
+  if (t.shape(0) != n) {
+    std::ostringstream msg;
+    msg << "plugin least-squares: the design matrix has " << n << " rows but the data have "
+        << t.shape(0);
+    throw ShapeError(msg.str());
+  }
+  if (n == 0 || p == 0) throw InputError("plugin least-squares: the design matrix is empty");
+
+  const BlasThreadScope blas(ctx.threads);
+  const QuadraticPenalty q = quadratic_penalty(penalty, p);
+  const bool svd = solver_ == Solver::Svd || (solver_ == Solver::Auto && n * p <= svd_limit);
+  const LeastSquaresSolution solution =
+      svd ? solve_svd(design, t, q, rcond_) : solve_normal_equations(design, t, q, rcond_);
+
+  OutputWeights out;
+  out.link = Link::Identity;
+  out.weights = solution.x;
+
+  // 0.5 SSE in a second pass, from the residuals themselves (not from the normal equations,
+  // which would lose digits to cancellation).
+  double sse = 0;
+  Matrix y;
+  design.for_each_block([&](std::size_t first, const Matrix& block) {
+    const std::size_t rows = block.shape(0);
+    if (y.shape(0) != rows || y.shape(1) != k) y = xt::empty<double>({rows, k});
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                         Index(k), Index(p), 1.0, block.data(), Index(p), out.weights.data(),
+                         Index(k), 0.0, y.data(), Index(k));
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t c = 0; c < k; ++c) {
+        const double r = y(i, c) - t(first + i, c);
+        sse += r * r;
+      }
+  });
+  const double penalty_value = q.active ? penalty->penalty(out.weights) : 0.0;
+
+  // Condition of Phi (or of the penalised system) over the singular values kept.
+  const auto& s = solution.singular_values;
+  double condition = std::numeric_limits<double>::infinity();
+  if (solution.rank > 0) {
+    const double ratio = s(0) / s(solution.rank - 1);
+    condition = svd ? ratio : std::sqrt(ratio);  // eigenvalues of Phi^T Phi are s^2
+  }
+
+  FitReport& report = ctx.report;
+  report.iterations = 1;
+  report.converged = true;
+  report.final_error = 0.5 * sse + penalty_value;
+  report.figures["rank"] = double(solution.rank);
+  report.figures["parameters"] = double(p);
+  report.figures["svd"] = svd ? 1.0 : 0.0;
+  report.figures["sse"] = sse;
+  report.figures["penalty"] = penalty_value;
+  report.figures["condition"] = condition;
+  const double dn = double(n), dp = double(p), dk = double(k);
+  report.flops = (svd ? 4.0 * dn * dp * dp + 8.0 * dp * dp * dp
+                      : dn * dp * dp + 2.0 * dn * dp * dk + 9.0 * dp * dp * dp) +
+                 2.0 * dn * dp * dk;
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  if (solution.rank < p) {
+    std::ostringstream msg;
+    msg << "the " << (q.active ? "penalised " : "") << "least-squares system has rank "
+        << solution.rank << " of " << p << " (M+1 = " << p
+        << " weights per output): dependent design-matrix columns (duplicate centres, or "
+           "widths far too large or small); the minimum-norm solution is used";
+    ctx.warn("least-squares", "rank-deficient", msg.str(),
+             "regularizer = \"weight-decay\" with regularizer.alpha > 0, or fewer centres "
+             "(centres.count)");
+  }
+  return out;
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,50 @@
+#pragma once
+// Linear output weights by least squares: the pseudo-inverse solution W = Phi^+ T of NETLAB's
+// rbftrain (Nabney, papers 000/003) and of the lecture notes (paper 001, "Interpolation":
+// beta = (Z^T Z)^{-1} Z^T y), with Phi the design matrix including its bias column.
+//
+// With a weight-penalty regularizer the ridge solution of paper 001 ("Regularization"):
+//   (Phi^T Phi + H) W = Phi^T T - G,
+// H and G the penalty's Hessian and gradient at W = 0 for one output column (weight decay:
+// H = alpha I on the non-bias rows, G = 0). This is exact for any quadratic penalty that treats
+// output columns alike; the reported error uses the penalty itself.
+//
+// Two solvers, the same minimiser:
+//  - svd: LAPACK dgelsd on the materialised N x (M+1) design matrix (stacked with L^T, H = L L^T,
+//    under a penalty): accurate to the conditioning of Phi itself;
+//  - normal-equations: Phi^T Phi (dsyrk) and Phi^T T (dgemm) accumulated block by block, so the
+//    design matrix never has to fit in memory, then the pseudo-inverse by eigendecomposition.
+// `auto` takes svd when N (M+1) <= svd_limit entries and normal-equations otherwise.
+
+#include <cstddef>
+#include <string>
+
+#include "radial/output_layer.hpp"
+
+namespace radial::plugins {
+
+class LeastSquaresOutput final : public OutputLayer {
+ public:
+  enum class Solver { Auto, Svd, NormalEquations };
+
+  // Design matrices of at most this many entries (32 MiB of doubles) are solved by SVD under
+  // Solver::Auto.
+  static constexpr std::size_t svd_limit = std::size_t(1) << 22;
+
+  // rcond < 0: LAPACK's default cut-offs (see radial/numerics/least_squares.hpp).
+  LeastSquaresOutput(Solver solver, double rcond);
+
+  // Targets from targets_for(Link::Identity, data): values (regression) or 1-of-K (classes,
+  // predicted by arg max). Records rank, solver and final_error = 0.5 SSE + penalty(W) in
+  // ctx.report; warns "rank-deficient" when rank < M+1.
+  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+                    FitContext& ctx) override;
+
+  static Solver solver_from_string(const std::string& name);
+
+ private:
+  Solver solver_;
+  double rcond_;
+};
+
+}  // namespace radial::plugins

@@ -1,0 +1,45 @@
+// Registration of the `least-squares` output layer: its parameter table and factory.
+#include <memory>
+
+#include <radial/sdk/plugin.hpp>
+
+#include "least_squares_output.hpp"
+
+namespace {
+
+radial::ComponentInfo info() {
+  radial::ComponentInfo info;
+  info.slot = radial::Slot::Output;
+  info.id = "least-squares";
+  info.version = "1.0.0";
+  info.summary =
+      "linear outputs by the pseudo-inverse of the design matrix (SVD), ridge with a "
+      "weight-penalty regularizer";
+  info.paper =
+      "NETLAB rbftrain (pinv), Nabney (papers 000/003); lecture notes (paper 001): "
+      "'Interpolation' beta = (Z^T Z)^{-1} Z^T y and 'Regularization' "
+      "beta = (Z^T Z + lambda I)^{-1} Z^T y";
+  info.params = {
+      radial::ParamSpec::choice(
+          "solver", "auto", {"auto", "svd", "normal-equations"},
+          "svd: LAPACK dgelsd on the design matrix; normal-equations: Phi^T Phi accumulated in "
+          "row blocks, solved by eigendecomposition; auto: svd when N (M+1) <= 4194304"),
+      radial::ParamSpec::real("rcond", -1.0,
+                              "relative cut-off below which singular values (svd) or "
+                              "eigenvalues (normal-equations) count as 0; < 0: machine "
+                              "epsilon x max(N, M+1), or epsilon x (M+1) for eigenvalues"),
+  };
+  return info;
+}
+
+void register_least_squares(radial::Registrar& registrar) {
+  registrar.add_output_layer(info(), [](const radial::Params& params) {
+    using radial::plugins::LeastSquaresOutput;
+    return std::make_unique<LeastSquaresOutput>(
+        LeastSquaresOutput::solver_from_string(params.string("solver")), params.real("rcond"));
+  });
+}
+
+}  // namespace
+
+RADIAL_PLUGIN("least-squares", "1.0.0", register_least_squares)

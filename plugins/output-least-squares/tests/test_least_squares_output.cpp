@@ -1,0 +1,257 @@
+// least-squares output layer, loaded as the host loads it, against NETLAB's pinv optimum
+// (tests/data, copied from the NETLAB parity runs) and NumPy (reference_least_squares.py).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <radial/data_reader.hpp>
+#include <radial/design_matrix.hpp>
+#include <radial/errors.hpp>
+#include <radial/registry.hpp>
+#include <radial/testing/paths.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
+
+using radial::Matrix;
+
+namespace {
+
+std::filesystem::path here() {
+  return radial::testing::source_dir() / "plugins" / "output-least-squares" / "tests";
+}
+
+Matrix read_numbers(const std::filesystem::path& file, bool header = false) {
+  std::ifstream in(file);
+  REQUIRE(in.good());
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  if (header) std::getline(in, line);
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<double> row;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+    rows.push_back(row);
+  }
+  Matrix out = xt::empty<double>({rows.size(), rows.at(0).size()});
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < rows[i].size(); ++j) out(i, j) = rows[i].at(j);
+  return out;
+}
+
+radial::Registry& registry() {
+  static radial::Registry r;
+  static bool loaded = false;
+  if (!loaded) {
+    const auto dir = radial::testing::plugin_dir();
+    for (const char* name : {"libradial-output-least-squares.so", "libradial-basis-gaussian.so",
+                             "libradial-basis-thin-plate.so",
+                             "libradial-regularizer-weight-decay.so"})
+      r.load_file(dir / name);
+    loaded = true;
+  }
+  return r;
+}
+
+radial::Params params_for(radial::Slot slot, const std::string& id,
+                          std::map<std::string, radial::ParamValue> given = {}) {
+  return radial::validate_params(registry().require(slot, id).params, given, "plugin " + id);
+}
+
+std::shared_ptr<radial::OutputLayer> least_squares(const std::string& solver) {
+  return registry().make_output_layer(
+      "least-squares",
+      params_for(radial::Slot::Output, "least-squares", {{"solver", solver}}));
+}
+
+radial::Dataset synth3() {
+  return radial::read_csv(radial::testing::source_dir() / "docs" / "examples" / "data" /
+                          "synth3_train.csv");
+}
+
+radial::Centres netlab_centres(bool gaussian_widths) {
+  radial::Centres c;
+  c.means = read_numbers(here() / "data" / "netlab_centres.csv");
+  if (gaussian_widths) {
+    c.shape = radial::Shape::Spherical;
+    c.variances = xt::flatten(read_numbers(here() / "data" / "netlab_gauss_widths.csv"));
+  }
+  return c;
+}
+
+// Everything one fit needs, alive together.
+struct Problem {
+  radial::Dataset data;
+  radial::Centres centres;
+  std::shared_ptr<radial::Basis> basis;
+  std::unique_ptr<radial::DesignMatrix> design;
+  radial::FitContext ctx{1};
+
+  Problem(radial::Dataset d, radial::Centres c, const std::string& basis_id,
+          std::map<std::string, radial::ParamValue> basis_params = {},
+          std::size_t block_rows = 1024, std::size_t cache_bytes = std::size_t(256) << 20)
+      : data(std::move(d)), centres(std::move(c)) {
+    basis = registry().make_basis(basis_id, params_for(radial::Slot::Basis, basis_id, basis_params));
+    basis->prepare(centres, ctx);
+    design = std::make_unique<radial::DesignMatrix>(data.inputs, centres, *basis, false,
+                                                    cache_bytes, block_rows);
+  }
+
+  radial::OutputWeights fit(radial::OutputLayer& layer, const radial::Regularizer* penalty = nullptr) {
+    const radial::TrainingProblem problem{*design, data, centres, *basis};
+    return layer.fit(problem, penalty, ctx);
+  }
+};
+
+const radial::Warning* find_warning(const radial::FitContext& ctx, const std::string& guard) {
+  for (const auto& w : ctx.report.warnings)
+    if (w.guard == guard) return &w;
+  return nullptr;
+}
+
+constexpr double netlab_gauss_half_sse = 12.398455024396405;  // results.csv, pinv
+constexpr double netlab_tps_half_sse = 12.153698278621304;
+
+}  // namespace
+
+TEST_CASE("least-squares reaches NETLAB's pinv optimum (Gaussian basis)", "[least-squares][netlab]") {
+  const Matrix netlab_w = read_numbers(here() / "data" / "netlab_gauss_weights_pinv.csv");
+  for (const std::string solver : {"svd", "normal-equations", "auto"}) {
+    INFO(solver);
+    Problem problem(synth3(), netlab_centres(true), "gaussian");
+    auto layer = least_squares(solver);
+    const auto out = problem.fit(*layer);
+    const auto& report = problem.ctx.report;
+    REQUIRE(out.weights.shape(0) == 11);
+    REQUIRE(out.weights.shape(1) == 2);
+    CHECK(out.link == radial::Link::Identity);
+    // 1-of-2 targets: both columns carry NETLAB's residuals, so 0.5 SSE doubles.
+    CHECK(report.final_error == Approx(2 * netlab_gauss_half_sse).epsilon(1e-9));
+    CHECK(report.figures.at("rank") == 11.0);
+    CHECK(report.figures.at("svd") == (solver == "normal-equations" ? 0.0 : 1.0));
+    CHECK(report.warnings.empty());
+    // Column 1 is NETLAB's single 0/1 output; column 0 = bias unit minus column 1.
+    for (std::size_t i = 0; i < 11; ++i) {
+      CHECK(out.weights(i, 1) == Approx(netlab_w(i, 0)).margin(1e-7));
+      CHECK(out.weights(i, 0) == Approx((i == 10 ? 1.0 : 0.0) - netlab_w(i, 0)).margin(1e-7));
+    }
+  }
+}
+
+TEST_CASE("least-squares reaches NETLAB's pinv optimum (thin-plate basis)", "[least-squares][netlab]") {
+  // Radial's thin-plate is r^2 log r, NETLAB's r^2 log r^2 = 2 r^2 log r: the same optimum,
+  // with our basis weights twice NETLAB's and the same bias.
+  const Matrix netlab_w = read_numbers(here() / "data" / "netlab_tps_weights_pinv.csv");
+  for (const std::string solver : {"svd", "normal-equations"}) {
+    INFO(solver);
+    Problem problem(synth3(), netlab_centres(false), "thin-plate");
+    auto layer = least_squares(solver);
+    const auto out = problem.fit(*layer);
+    CHECK(problem.ctx.report.final_error == Approx(2 * netlab_tps_half_sse).epsilon(1e-9));
+    for (std::size_t i = 0; i < 11; ++i)
+      CHECK(out.weights(i, 1) == Approx((i == 10 ? 1.0 : 2.0) * netlab_w(i, 0)).margin(1e-6));
+  }
+}
+
+TEST_CASE("least-squares with weight decay is the ridge solution", "[least-squares][ridge]") {
+  const Matrix expected = read_numbers(here() / "data" / "reference_ridge_weights.csv");
+  const Matrix figures = read_numbers(here() / "data" / "reference_ridge.csv", true);
+  const double alpha = figures(0, 0);
+  const auto decay = registry().make_regularizer(
+      "weight-decay", params_for(radial::Slot::Regularizer, "weight-decay", {{"alpha", alpha}}));
+  for (const std::string solver : {"svd", "normal-equations"}) {
+    INFO(solver);
+    Problem problem(synth3(), netlab_centres(true), "gaussian");
+    auto layer = least_squares(solver);
+    const auto out = problem.fit(*layer, decay.get());
+    const auto& report = problem.ctx.report;
+    for (std::size_t i = 0; i < 11; ++i)
+      for (std::size_t c = 0; c < 2; ++c)
+        CHECK(out.weights(i, c) == Approx(expected(i, c)).margin(1e-9));
+    CHECK(report.final_error == Approx(figures(0, 2) + figures(0, 3)).epsilon(1e-10));
+    CHECK(report.figures.at("penalty") == Approx(figures(0, 3)).epsilon(1e-9));
+    CHECK(report.final_error > figures(0, 1));  // the penalty costs training error
+  }
+}
+
+TEST_CASE("least-squares accumulates the normal equations over blocks", "[least-squares]") {
+  // 16-row blocks and no cache: 16 blocks computed on every pass.
+  Problem blocked(synth3(), netlab_centres(true), "gaussian", {}, 16, 0);
+  REQUIRE(blocked.design->block_count() == 16);
+  auto normal = least_squares("normal-equations");
+  const auto a = blocked.fit(*normal);
+  Problem whole(synth3(), netlab_centres(true), "gaussian");
+  auto svd = least_squares("svd");
+  const auto b = whole.fit(*svd);
+  for (std::size_t i = 0; i < 11; ++i)
+    for (std::size_t c = 0; c < 2; ++c) CHECK(a.weights(i, c) == Approx(b.weights(i, c)).margin(1e-7));
+  CHECK(blocked.ctx.report.final_error == Approx(whole.ctx.report.final_error).epsilon(1e-10));
+}
+
+TEST_CASE("least-squares reports a rank-deficient design and still finds the optimum",
+          "[least-squares][rank]") {
+  // Centre 0 twice: identical columns, rank 11 of 12, the same column space as the 10 NETLAB
+  // centres and therefore the same minimum.
+  radial::Centres c = netlab_centres(true);
+  radial::Centres doubled;
+  doubled.means = xt::concatenate(xt::xtuple(c.means, xt::view(c.means, xt::range(0, 1), xt::all())));
+  doubled.shape = radial::Shape::Spherical;
+  doubled.variances = xt::concatenate(xt::xtuple(c.variances, xt::view(c.variances, xt::range(0, 1))));
+  for (const std::string solver : {"svd", "normal-equations"}) {
+    INFO(solver);
+    Problem problem(synth3(), doubled, "gaussian");
+    auto layer = least_squares(solver);
+    problem.fit(*layer);
+    const auto& report = problem.ctx.report;
+    CHECK(report.figures.at("rank") == 11.0);
+    CHECK(report.final_error == Approx(2 * netlab_gauss_half_sse).epsilon(1e-8));
+    const auto* w = find_warning(problem.ctx, "rank-deficient");
+    REQUIRE(w != nullptr);
+    CHECK(w->component == "least-squares");
+    CHECK_THAT(w->message, Catch::Contains("rank 11 of 12"));
+    CHECK_THAT(w->setting, Catch::Contains("regularizer.alpha"));
+
+    // Weight decay makes the system full rank: no warning.
+    const auto decay = registry().make_regularizer(
+        "weight-decay", params_for(radial::Slot::Regularizer, "weight-decay", {{"alpha", 0.01}}));
+    Problem ridge(synth3(), doubled, "gaussian");
+    ridge.fit(*layer, decay.get());
+    CHECK(ridge.ctx.report.figures.at("rank") == 12.0);
+    CHECK(find_warning(ridge.ctx, "rank-deficient") == nullptr);
+  }
+}
+
+TEST_CASE("least-squares interpolates a regression exactly with every point a centre",
+          "[least-squares][interpolation]") {
+  radial::Dataset data;
+  data.task = radial::Task::Regression;
+  data.inputs = xt::empty<double>({std::size_t(30), std::size_t(1)});
+  data.values = xt::empty<double>({std::size_t(30)});
+  for (std::size_t i = 0; i < 30; ++i) {
+    data.inputs(i, 0) = 0.2 * double(i);
+    data.values(i) = std::sin(data.inputs(i, 0));
+  }
+  radial::Centres c;
+  c.means = data.inputs;
+  for (const std::string solver : {"svd", "normal-equations"}) {
+    INFO(solver);
+    Problem problem(data, c, "gaussian", {{"width", 0.3}});
+    auto layer = least_squares(solver);
+    const auto out = problem.fit(*layer);
+    REQUIRE(out.weights.shape(1) == 1);
+    // N equations, N + 1 unknowns (the bias is redundant): rank N, training error 0 (paper
+    // 001, "Interpolation").
+    CHECK(problem.ctx.report.figures.at("rank") == 30.0);
+    CHECK(problem.ctx.report.final_error < (solver == "svd" ? 1e-20 : 1e-10));
+    CHECK(find_warning(problem.ctx, "rank-deficient") != nullptr);
+  }
+}
+
+TEST_CASE("least-squares parameters", "[least-squares]") {
+  const auto& info = registry().require(radial::Slot::Output, "least-squares");
+  CHECK(std::get<std::string>(radial::find_param(info.params, "solver")->default_value) == "auto");
+  CHECK_THROWS_AS(params_for(radial::Slot::Output, "least-squares", {{"solver", std::string("qr")}}),
+                  radial::ParameterError);
+}

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   auto* list_cmd = plugins_cmd->add_subcommand("list", "every plugin with version, slot and summary");
   auto* show_cmd = plugins_cmd->add_subcommand("show", "one plugin: summary, paper, parameters");
   show_cmd->add_option("id", show_id, "plugin id")->required();
+  auto* markdown_cmd = plugins_cmd->add_subcommand("markdown", "the plugin reference as Markdown");
 
   try {
     app.parse(argc, argv);
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     if (*evaluate_cmd) return radial::cli::evaluate_command(registry, evaluate);
     if (*plugins_cmd) {
       if (*show_cmd) return radial::cli::plugins_show_command(registry, show_id);
+      if (*markdown_cmd) return radial::cli::plugins_markdown_command(registry);
       (void)list_cmd;
       return radial::cli::plugins_list_command(registry);
     }

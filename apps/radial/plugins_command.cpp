@@ -56,4 +56,30 @@ int plugins_show_command(const Registry& registry, const std::string& id) {
   return 0;
 }
 
+int plugins_markdown_command(const Registry& registry) {
+  std::cout << "# Plugin reference\n\n"
+               "Generated from each plugin's declared parameter table by `radial plugins markdown`;\n"
+               "the same tables validate pipeline files. Do not edit by hand.\n";
+  const char* slot_names[] = {"Bases", "Centre learners", "Output layers", "Regularizers"};
+  for (Slot slot : {Slot::Basis, Slot::Centres, Slot::Output, Slot::Regularizer}) {
+    std::cout << "\n## " << slot_names[static_cast<int>(slot)] << " (`[" << to_string(slot) << "]`)\n";
+    for (const ComponentInfo* c : registry.components()) {
+      if (c->slot != slot) continue;
+      std::cout << "\n### `" << c->id << "` " << c->version << "\n\n" << c->summary << "\n\n"
+                << "Source: " << c->paper << "\n\n";
+      if (c->params.empty()) {
+        std::cout << "No parameters.\n";
+        continue;
+      }
+      std::cout << "| parameter | type and range | default | meaning |\n|---|---|---|---|\n";
+      for (const ParamSpec& p : c->params) {
+        std::cout << "| `" << p.name << "` | " << p.describe_constraint() << " | "
+                  << (p.required ? std::string("required") : "`" + to_string(p.default_value) + "`")
+                  << " | " << p.doc << " |\n";
+      }
+    }
+  }
+  return 0;
+}
+
 }  // namespace radial::cli

@@ -81,6 +81,11 @@ plugins-list)
   run 0 plugins list
   for id in thin-plate gaussian subset fixed kmeans least-squares weight-decay; do out_has " $id "; done
   ;;
+plugins-reference)
+  # docs/plugins.md is generated from the parameter tables; it must match what is built.
+  run 0 plugins markdown
+  diff -u "$src/docs/plugins.md" out.txt >diff.txt || { cat diff.txt; fail "docs/plugins.md is stale: regenerate with radial plugins markdown > docs/plugins.md"; }
+  ;;
 plugins-show)
   run 0 plugins show kmeans
   out_has "count"; out_has "init"; out_has "kmeans++"; out_has "tolerance"

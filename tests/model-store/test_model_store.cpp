@@ -539,6 +539,11 @@ TEST_CASE("write_file_atomically replaces the file and leaves nothing else", "[m
   CHECK(read_bytes(file) == std::string(100000, 'z'));
   write_file_atomically(file, "");
   CHECK(read_bytes(file).empty());
+  // The replacement keeps the permissions of the file it replaces.
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
+  write_file_atomically(file, "private");
+  CHECK(read_bytes(file) == "private");
+  CHECK(fs::status(file).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
   CHECK(dir.entries() == std::vector<std::string>{"report.json"});
 }
 

@@ -314,6 +314,11 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
     ::unlink(temp.c_str());
     write_failed(file, step, error);
   };
+  // A replaced file keeps its permissions (a private model stays private).
+  struct stat existing {};
+  if (::stat(file.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
+      ::fchmod(fd, existing.st_mode & 07777) != 0)
+    abandon("copying the permissions of the existing file", errno);
   const char* data = contents.data();
   std::size_t left = contents.size();
   while (left > 0) {

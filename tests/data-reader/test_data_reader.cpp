@@ -55,6 +55,14 @@ TEST_CASE("CSV: quoted header, CRLF, blank trailing lines, classes by increasing
   CHECK(std::vector<double>(data.inputs.begin(), data.inputs.end()) == expected);
 }
 
+TEST_CASE("CSV: quoted cells and header names with escaped quotes", "[data]") {
+  const radial::Dataset data = radial::read_csv(test_data("quoted-cells.csv"));
+  CHECK(data.feature_names == std::vector<std::string>{"a \"b\"", "c"});
+  CHECK(std::vector<double>(data.inputs.begin(), data.inputs.end()) ==
+        std::vector<double>{1.5, 2, -3, 4});
+  CHECK(data.class_values == std::vector<double>{0, 1});
+}
+
 TEST_CASE("CSV: a test set is coded with the training classes", "[data]") {
   DataOptions options;
   options.class_values = std::vector<double>{-1, 2, 5};
@@ -152,7 +160,7 @@ TEST_CASE("npy: other dtypes, Fortran order and truncated files are refused", "[
   CHECK_THAT(npy_error("big-endian.npy"), Contains("dtype '>f8' is not supported"));
   CHECK_THAT(npy_error("fortran-order.npy"),
              Contains("Fortran (column-major) order") && Contains("ascontiguousarray"));
-  CHECK_THAT(npy_error("one-dimensional.npy"), Contains("the array has 1 dimensions"));
+  CHECK_THAT(npy_error("one-dimensional.npy"), Contains("the array has 1 dimension(s)"));
   CHECK_THAT(npy_error("truncated.npy"),
              Contains("the file is truncated: shape (4, 3) needs 4 x 3 values, the file holds 9"));
   CHECK_THAT(npy_error("not-numpy.npy"), Contains("not a NumPy .npy file"));
@@ -165,6 +173,9 @@ TEST_CASE("read_inputs_csv picks the model's features by name", "[data]") {
   REQUIRE(x.shape(1) == 2);
   CHECK(std::vector<double>(x.begin(), x.end()) ==
         std::vector<double>{1, 0.5, 2e-3, -1.25, 4, 3, 8, 7});
+  // Columns the model does not use may hold anything, text included.
+  const radial::Matrix y = radial::read_inputs_csv(test_data("inputs-with-text.csv"), {"x1", "x2"});
+  CHECK(std::vector<double>(y.begin(), y.end()) == std::vector<double>{1, 2, 3, 4});
   const std::string message = data_error(
       [] { radial::read_inputs_csv(test_data("small-classes.csv"), {"x 1", "x3"}); });
   CHECK_THAT(message, StartsWith(test_data("small-classes.csv").string() +

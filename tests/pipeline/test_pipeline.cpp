@@ -258,7 +258,7 @@ TEST_CASE("Pipeline errors name file:line:column and what to change", "[pipeline
        "[output] needs plugin = \"<id>\"; the output plugins are irls, scg"},
       {"pipeline-missing-table.toml", ":1:1: ", "missing table [output]"},
       {"pipeline-missing-train.toml", ":1:1: ", "[data] needs train = \"<file>\""},
-      {"pipeline-missing-data-file.toml", ":2:9: ",
+      {"pipeline-missing-data-file.toml", ":2:1: ",
        "train file '../no-such-file.csv' not found"},
       {"pipeline-negative-seed.toml", ":1:8: ",
        "seed = -1. Violated constraint: seed is an integer >= 0"},

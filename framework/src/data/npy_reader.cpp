@@ -218,7 +218,7 @@ Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) 
   }
   if (header.shape.size() != 2) {
     throw DataError(name + ": the array has " + std::to_string(header.shape.size()) +
-                    " dimensions; Radial reads a 2-D array (rows x columns, last column the "
+                    " dimension(s); Radial reads a 2-D array (rows x columns, last column the "
                     "target)");
   }
   const std::size_t rows = header.shape[0], columns = header.shape[1];

@@ -216,22 +216,25 @@ class PipelineReader {
     return (path.is_absolute() ? path : folder_ / path).lexically_normal();
   }
 
-  fs::path data_file(const toml::node& node, const std::string& key) const {
+  // A data file named by [data] `key`; one that does not exist is reported at the key.
+  fs::path data_file(const toml::table& table, const std::string& key) const {
     const std::string path = "data." + key;
+    const auto entry = table.find(key);
+    const toml::node& node = entry->second;
     const std::string& text = string(node, path, key);
     if (text.empty()) fail(node_at(path, node), key + " is empty; name a CSV or .npy file");
     const fs::path file = resolve(text);
     std::error_code error;
     const auto status = fs::status(file, error);
     if (!fs::exists(status)) {
-      fail(node_at(path, node), key + " file " + in_quotes(text) + " not found (looked for " +
-                                    file.string() +
-                                    "); fix the path, which is relative to the pipeline file's "
-                                    "folder");
+      fail(key_at(path, entry->first), key + " file " + in_quotes(text) +
+                                           " not found (looked for " + file.string() +
+                                           "); fix the path, which is relative to the "
+                                           "pipeline file's folder");
     }
     if (fs::is_directory(status)) {
-      fail(node_at(path, node), key + " " + in_quotes(text) + " is a folder (" + file.string() +
-                                    "); name a CSV or .npy file");
+      fail(key_at(path, entry->first), key + " " + in_quotes(text) + " is a folder (" +
+                                           file.string() + "); name a CSV or .npy file");
     }
     return file;
   }
@@ -247,8 +250,8 @@ class PipelineReader {
            "[data] needs train = \"<file>\" (a CSV or .npy file, relative to the pipeline "
            "file); add it");
     }
-    spec.train = data_file(*train, "train");
-    if (const toml::node* node = table.get("test")) spec.test = data_file(*node, "test");
+    spec.train = data_file(table, "train");
+    if (table.contains("test")) spec.test = data_file(table, "test");
     if (const toml::node* node = table.get("target")) {
       spec.target = string(*node, "data.target", "target");
     }

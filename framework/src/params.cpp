@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "radial/errors.hpp"
 
@@ -31,11 +30,8 @@ std::string format_real(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
   char buffer[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, x);
-    if (std::strtod(buffer, nullptr) == x) break;
-  }
-  std::string text = buffer;
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, x);
+  std::string text(buffer, result.ptr);
   // Keep reals recognisable as reals (TOML reads "1" as an integer).
   if (text.find_first_of(".eE") == std::string::npos) text += ".0";
   return text;

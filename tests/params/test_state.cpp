@@ -22,7 +22,8 @@ TEST_CASE("state_get returns entries of the asked type") {
   CHECK(radial::state_get<radial::Matrix>(state, "means", "gaussian")(1, 0) == 3.0);
   CHECK(radial::state_get<radial::Tensor3>(state, "covariances", "gaussian").size() == 8);
   // A reference into the state, not a copy.
-  CHECK(&radial::state_get<double>(state, "width", "gaussian") == &std::get<double>(state["width"]));
+  CHECK(&radial::state_get<double>(state, "width", "gaussian") ==
+        &std::get<double>(state["width"]));
 }
 
 TEST_CASE("state_get refuses missing and mistyped entries with a ModelFileError") {

@@ -36,6 +36,7 @@
 // check_plugin() turns each finding into a failed Catch check.
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -47,8 +48,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "radial/basis.hpp"
 #include "radial/centre_learner.hpp"
@@ -171,7 +170,8 @@ inline Dataset two_classes(std::size_t rows_per_class, std::size_t features, std
   data.task = Task::Classification;
   data.num_classes = 2;
   data.class_values = {0.0, 1.0};
-  for (std::size_t j = 0; j < features; ++j) data.feature_names.push_back("x" + std::to_string(j + 1));
+  for (std::size_t j = 0; j < features; ++j)
+    data.feature_names.push_back("x" + std::to_string(j + 1));
   data.target_name = "class";
   data.source = "conformance data";
   return data;
@@ -223,8 +223,8 @@ template <class A>
 std::string difference(const A& a, const A& b, const std::string& name) {
   if (a.shape() != b.shape()) {
     std::ostringstream out;
-    out << name << " shapes differ (" << a.dimension() << "-d, " << a.size() << " vs "
-        << b.size() << " elements)";
+    out << name << " shapes differ (" << a.dimension() << "-d, " << a.size() << " vs " << b.size()
+        << " elements)";
     return out.str();
   }
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -276,30 +276,27 @@ inline std::vector<ParamValue> violations(const ParamSpec& spec) {
       out.emplace_back(0.5);
       break;
     case ParamType::Real:
-      if (spec.min) out.emplace_back(spec.min_exclusive ? *spec.min : std::nextafter(*spec.min, -inf));
+      if (spec.min)
+        out.emplace_back(spec.min_exclusive ? *spec.min : std::nextafter(*spec.min, -inf));
       if (spec.max) out.emplace_back(std::nextafter(*spec.max, inf));
       out.emplace_back(std::string("not a number"));
       out.emplace_back(std::numeric_limits<double>::quiet_NaN());
       break;
-    case ParamType::Boolean:
-      out.emplace_back(std::string("yes"));
-      break;
+    case ParamType::Boolean: out.emplace_back(std::string("yes")); break;
     case ParamType::Choice:
       out.emplace_back(std::string("no-such-choice"));
       out.emplace_back(true);
       break;
     case ParamType::String:
-    case ParamType::Path:
-      out.emplace_back(true);
-      break;
+    case ParamType::Path: out.emplace_back(true); break;
   }
   return out;
 }
 
 inline void check_parameters(const ComponentInfo& info, const Options& options, Runner& runner,
                              Params& made_params) {
-  const std::string where = std::string("conformance of ") + to_string(info.slot) + " plugin " +
-                            info.id;
+  const std::string where =
+      std::string("conformance of ") + to_string(info.slot) + " plugin " + info.id;
   runner.run("parameters/declared", [&] {
     if (info.summary.empty()) runner.fail("parameters/declared", "ComponentInfo::summary is empty");
     if (info.version.empty()) runner.fail("parameters/declared", "ComponentInfo::version is empty");
@@ -321,8 +318,8 @@ inline void check_parameters(const ComponentInfo& info, const Options& options, 
       if (!spec.required) {
         const std::string problem = spec.check(spec.default_value);
         if (!problem.empty()) {
-          runner.fail("parameters/declared", label + ": its default fails its own check: " +
-                                                 problem);
+          runner.fail("parameters/declared",
+                      label + ": its default fails its own check: " + problem);
         }
       }
     }
@@ -333,21 +330,23 @@ inline void check_parameters(const ComponentInfo& info, const Options& options, 
       auto given = options.params;
       given[name] = value;
       std::string what;
-      const Outcome outcome = outcome_of([&] {
-        try {
-          validate_params(info.params, given, where);
-        } catch (const ParameterError&) {
-          throw;
-        } catch (const Error& error) {
-          throw std::runtime_error(std::string("not a ParameterError: ") + error.what());
-        }
-      }, &what);
+      const Outcome outcome = outcome_of(
+          [&] {
+            try {
+              validate_params(info.params, given, where);
+            } catch (const ParameterError&) {
+              throw;
+            } catch (const Error& error) {
+              throw std::runtime_error(std::string("not a ParameterError: ") + error.what());
+            }
+          },
+          &what);
       if (outcome == Outcome::Returned) {
-        runner.fail("parameters/refused", name + " = " + to_string(value) +
-                                              " was accepted; its declared constraint is " +
-                                              (find_param(info.params, name)
-                                                   ? find_param(info.params, name)->describe_constraint()
-                                                   : std::string("none")));
+        runner.fail("parameters/refused",
+                    name + " = " + to_string(value) + " was accepted; its declared constraint is " +
+                        (find_param(info.params, name)
+                             ? find_param(info.params, name)->describe_constraint()
+                             : std::string("none")));
       } else if (outcome == Outcome::OtherException) {
         runner.fail("parameters/refused", name + " = " + to_string(value) + ": " + what);
       }
@@ -435,8 +434,8 @@ inline void check_basis(const Registry& registry, const ComponentInfo& info, con
       if (!(std::fabs(a - b) <= 1e-13 * std::max(1.0, std::fabs(b)))) {
         std::ostringstream out;
         out.precision(17);
-        out << "mapping row by row differs from mapping the block at flat index " << i << ": "
-            << a << " vs " << b;
+        out << "mapping row by row differs from mapping the block at flat index " << i << ": " << a
+            << " vs " << b;
         runner.fail("basis/blocks", out.str());
         return;
       }
@@ -450,7 +449,8 @@ inline void check_basis(const Registry& registry, const ComponentInfo& info, con
       for (std::size_t i = 0; i < phi.size(); ++i) {
         const double expected = std::log(phi.data()[i]);
         const double got = logs.data()[i];
-        if (phi.data()[i] > 0 && !(std::fabs(got - expected) <= 1e-10 * (1 + std::fabs(expected)))) {
+        if (phi.data()[i] > 0 &&
+            !(std::fabs(got - expected) <= 1e-10 * (1 + std::fabs(expected)))) {
           std::ostringstream out;
           out.precision(17);
           out << "log_map differs from log(map) at flat index " << i << ": " << got << " vs "
@@ -488,7 +488,8 @@ inline void check_basis(const Registry& registry, const ComponentInfo& info, con
       runner.fail("basis/empty-state-refused",
                   "load_state({}) was accepted although state() has entries; use state_get()");
     } else if (outcome == Outcome::OtherException) {
-      runner.fail("basis/empty-state-refused", "load_state({}) threw a non-Radial exception: " + what);
+      runner.fail("basis/empty-state-refused",
+                  "load_state({}) threw a non-Radial exception: " + what);
     }
   });
 
@@ -498,19 +499,20 @@ inline void check_basis(const Registry& registry, const ComponentInfo& info, con
     bad.variances = Vector::from_shape({given.count() - 1});  // one variance short
     bad.variances.fill(1.0);
     std::string what;
-    const Outcome outcome = outcome_of([&] {
-      FitContext ctx(options.seed);
-      basis->prepare(bad, ctx);
-      bad.check();  // a basis may rebuild the shapes; then they must be consistent
-      Matrix out;
-      SquaredDistances(bad, basis->metric()).compute(data.inputs, out);
-      basis->map(out);
-    }, &what);
+    const Outcome outcome = outcome_of(
+        [&] {
+          FitContext ctx(options.seed);
+          basis->prepare(bad, ctx);
+          bad.check();  // a basis may rebuild the shapes; then they must be consistent
+          Matrix out;
+          SquaredDistances(bad, basis->metric()).compute(data.inputs, out);
+          basis->map(out);
+        },
+        &what);
     if (outcome == Outcome::OtherException) {
-      runner.fail("basis/bad-centres",
-                  "centres with " + std::to_string(given.count() - 1) + " variances for " +
-                      std::to_string(given.count()) + " centres gave a non-Radial exception: " +
-                      what);
+      runner.fail("basis/bad-centres", "centres with " + std::to_string(given.count() - 1) +
+                                           " variances for " + std::to_string(given.count()) +
+                                           " centres gave a non-Radial exception: " + what);
     }
   });
 }
@@ -552,9 +554,9 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
     const Centres again = other->fit(data, nullptr, ctx);
     const std::string d = difference(again, once);
     if (!d.empty()) {
-      runner.fail("centres/determinism",
-                  "a second instance with the same seed gave other centres (use ctx.rng only): " +
-                      d);
+      runner.fail(
+          "centres/determinism",
+          "a second instance with the same seed gave other centres (use ctx.rng only): " + d);
     }
   });
 
@@ -564,15 +566,17 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
     empty.classes = Labels::from_shape({0});
     auto fresh = registry.make_centre_learner(info.id, params);
     std::string what;
-    const Outcome outcome = outcome_of([&] {
-      FitContext ctx(options.seed);
-      fresh->fit(empty, nullptr, ctx);
-    }, &what);
+    const Outcome outcome = outcome_of(
+        [&] {
+          FitContext ctx(options.seed);
+          fresh->fit(empty, nullptr, ctx);
+        },
+        &what);
     if (outcome == Outcome::Returned) {
       runner.fail("centres/empty-data-refused", "fit() on 0 rows returned centres");
     } else if (outcome == Outcome::OtherException) {
-      runner.fail("centres/empty-data-refused", "fit() on 0 rows threw a non-Radial exception: " +
-                                                    what);
+      runner.fail("centres/empty-data-refused",
+                  "fit() on 0 rows threw a non-Radial exception: " + what);
     }
   });
 }
@@ -606,8 +610,8 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
 
   const auto compare = [&](const char* check, const OutputWeights& other, const char* what) {
     if (other.link != once.link) {
-      runner.fail(check, std::string(what) + " gave link " + to_string(other.link) + " instead of " +
-                             to_string(once.link));
+      runner.fail(check, std::string(what) + " gave link " + to_string(other.link) +
+                             " instead of " + to_string(once.link));
     }
     const std::string d = difference(other.weights, once.weights, "weights");
     if (!d.empty()) runner.fail(check, std::string(what) + " gave other weights: " + d);
@@ -632,10 +636,12 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
     const TrainingProblem mismatched{design, shorter, centres, basis};
     auto fresh = registry.make_output_layer(info.id, params);
     std::string what;
-    const Outcome outcome = outcome_of([&] {
-      FitContext ctx(options.seed);
-      fresh->fit(mismatched, nullptr, ctx);
-    }, &what);
+    const Outcome outcome = outcome_of(
+        [&] {
+          FitContext ctx(options.seed);
+          fresh->fit(mismatched, nullptr, ctx);
+        },
+        &what);
     if (outcome == Outcome::Returned) {
       runner.fail("output/row-mismatch-refused",
                   "fit() accepted a design matrix of " + std::to_string(design.rows()) +
@@ -739,13 +745,15 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     reg->add_hessian(w, h0);
     reg->add_hessian(w, h1);
     for (std::size_t p = 0; p < g.size(); ++p) {
-      if (!(std::fabs(from_ones.data()[p] - 1.0 - g.data()[p]) <= 1e-12 * (1 + std::fabs(g.data()[p])))) {
+      if (!(std::fabs(from_ones.data()[p] - 1.0 - g.data()[p]) <=
+            1e-12 * (1 + std::fabs(g.data()[p])))) {
         runner.fail("regularizer/adds", "add_gradient overwrote the gradient instead of adding");
         return;
       }
     }
     for (std::size_t p = 0; p < h0.size(); ++p) {
-      if (!(std::fabs(h1.data()[p] - 1.0 - h0.data()[p]) <= 1e-12 * (1 + std::fabs(h0.data()[p])))) {
+      if (!(std::fabs(h1.data()[p] - 1.0 - h0.data()[p]) <=
+            1e-12 * (1 + std::fabs(h0.data()[p])))) {
         runner.fail("regularizer/adds", "add_hessian overwrote the Hessian instead of adding");
         return;
       }
@@ -758,21 +766,23 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     small_gradient.fill(0.0);
     Outcome outcome = outcome_of([&] { reg->add_gradient(w, small_gradient); }, &what);
     if (outcome != Outcome::RadialError) {
-      runner.fail("regularizer/bad-shapes-refused",
-                  "add_gradient with a 3 x 2 gradient for 4 x 2 weights " +
-                      std::string(outcome == Outcome::Returned ? "was accepted"
-                                                               : "threw a non-Radial exception: " + what) +
-                      "; throw radial::ShapeError");
+      runner.fail(
+          "regularizer/bad-shapes-refused",
+          "add_gradient with a 3 x 2 gradient for 4 x 2 weights " +
+              std::string(outcome == Outcome::Returned ? "was accepted"
+                                                       : "threw a non-Radial exception: " + what) +
+              "; throw radial::ShapeError");
     }
     Matrix small_hessian = Matrix::from_shape({p_count - 1, p_count - 1});
     small_hessian.fill(0.0);
     outcome = outcome_of([&] { reg->add_hessian(w, small_hessian); }, &what);
     if (outcome != Outcome::RadialError) {
-      runner.fail("regularizer/bad-shapes-refused",
-                  "add_hessian with a 7 x 7 Hessian for 4 x 2 weights " +
-                      std::string(outcome == Outcome::Returned ? "was accepted"
-                                                               : "threw a non-Radial exception: " + what) +
-                      "; throw radial::ShapeError");
+      runner.fail(
+          "regularizer/bad-shapes-refused",
+          "add_hessian with a 7 x 7 Hessian for 4 x 2 weights " +
+              std::string(outcome == Outcome::Returned ? "was accepted"
+                                                       : "threw a non-Radial exception: " + what) +
+              "; throw radial::ShapeError");
     }
   });
 }
@@ -803,9 +813,13 @@ inline Report run_checks(const Registry& registry, const std::string& id,
   if (report.failed("parameters/defaults")) return report;
   switch (info->slot) {
     case Slot::Basis: detail::check_basis(registry, *info, params, options, runner); break;
-    case Slot::Centres: detail::check_centre_learner(registry, *info, params, options, runner); break;
+    case Slot::Centres:
+      detail::check_centre_learner(registry, *info, params, options, runner);
+      break;
     case Slot::Output: detail::check_output_layer(registry, *info, params, options, runner); break;
-    case Slot::Regularizer: detail::check_regularizer(registry, *info, params, options, runner); break;
+    case Slot::Regularizer:
+      detail::check_regularizer(registry, *info, params, options, runner);
+      break;
   }
   return report;
 }

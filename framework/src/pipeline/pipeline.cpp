@@ -94,9 +94,10 @@ class PipelineReader {
     for (auto&& [key, node] : root) {
       const std::string name(key.str());
       if (std::find(kTopLevel.begin(), kTopLevel.end(), name) != kTopLevel.end()) continue;
+      const std::string what =
+          node.is_table() ? "unknown table [" + name + "]" : "unknown key " + in_quotes(name);
       fail(key_at(name, key),
-           std::string(node.is_table() ? "unknown table [" + name + "]" : "unknown key " + in_quotes(name)) +
-               guess(name, kTopLevel) +
+           what + guess(name, kTopLevel) +
                "; the top level takes name, seed, threads and the tables [data], [basis], "
                "[centres], [output], [regularizer] and [evaluate]");
     }

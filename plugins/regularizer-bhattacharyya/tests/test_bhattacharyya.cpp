@@ -11,6 +11,8 @@
 #include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
 
+#include <xtensor/xview.hpp>
+
 using radial::KernelMeanTerms;
 using radial::KernelPriorInput;
 using radial::Matrix;

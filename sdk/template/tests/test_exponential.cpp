@@ -1,0 +1,49 @@
+// The template plugin: closed-form values, and the SDK's conformance kit.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <radial/registry.hpp>
+#include <radial/sdk/conformance.hpp>
+
+namespace {
+
+const radial::Registry& registry() {
+  static radial::Registry loaded;
+  static const bool once = (loaded.load_file(EXPONENTIAL_PLUGIN), true);
+  (void)once;
+  return loaded;
+}
+
+std::shared_ptr<radial::Basis> make(double width) {
+  const auto& info = registry().require(radial::Slot::Basis, "exponential");
+  return registry().make_basis(
+      "exponential", radial::validate_params(info.params, {{"width", width}}, "test"));
+}
+
+}  // namespace
+
+TEST_CASE("exponential maps squared distances to exp(-r / width)") {
+  const auto basis = make(2.0);
+  radial::Matrix r2 = {{0.0, 4.0, 9.0}};
+  basis->map(r2);
+  CHECK(r2(0, 0) == 1.0);
+  CHECK(r2(0, 1) == Approx(std::exp(-1.0)).epsilon(1e-15));  // r = 2, width 2
+  CHECK(r2(0, 2) == Approx(std::exp(-1.5)).epsilon(1e-15));  // r = 3
+
+  radial::Matrix logs = {{9.0}};
+  basis->log_map(logs);
+  CHECK(logs(0, 0) == Approx(-1.5).epsilon(1e-15));
+}
+
+TEST_CASE("exponential refuses a non-positive width") {
+  CHECK_THROWS_AS(make(0.0), radial::ParameterError);
+}
+
+TEST_CASE("exponential passes the Radial conformance kit") {
+  radial::conformance::check_plugin(registry(), "exponential");
+  radial::conformance::Options narrow;
+  narrow.params = {{"width", 0.05}};
+  radial::conformance::check_plugin(registry(), "exponential", narrow);
+}

@@ -1,0 +1,113 @@
+# cmake -P script run by the sdk-install test (see CMakeLists.txt). Each step stops the test with
+# the step's name, command, exit code and output. The work folder is removed after success and
+# kept, with its path printed, after a failure.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var RADIAL_BUILD_DIR RADIAL_TEMPLATE_DIR RADIAL_GENERATOR RADIAL_LIBDIR RADIAL_BINDIR
+            RADIAL_INCLUDEDIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "sdk-install: ${var} is not set")
+  endif()
+endforeach()
+
+# A fresh, unique work folder.
+execute_process(COMMAND mktemp -d /tmp/radial-sdk-install.XXXXXX
+  OUTPUT_VARIABLE work RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0 OR NOT IS_DIRECTORY "${work}")
+  message(FATAL_ERROR "sdk-install: cannot create a temporary folder (mktemp: ${rc})")
+endif()
+message(STATUS "sdk-install: working in ${work}")
+
+function(fail what)
+  message(FATAL_ERROR "sdk-install FAILED: ${what}\n(work folder kept: ${work})")
+endfunction()
+
+# run(<step> <command...>): runs a command, fails the test with everything it printed.
+function(run step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " shown "${ARGN}")
+    fail("${step}\n  command: ${shown}\n  exit: ${rc}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
+  endif()
+  set(run_output "${out}" PARENT_SCOPE)
+  message(STATUS "sdk-install: ${step}: ok")
+endfunction()
+
+function(require_file path why)
+  if(NOT EXISTS "${path}")
+    fail("${why}: ${path} does not exist")
+  endif()
+endfunction()
+
+# 1. Install, then move the prefix: nothing may depend on where it was installed.
+set(staging "${work}/staging")
+set(prefix "${work}/prefix")
+run("install to ${staging}" "${CMAKE_COMMAND}" --install "${RADIAL_BUILD_DIR}" --prefix "${staging}")
+file(RENAME "${staging}" "${prefix}")
+
+set(cmake_dir "${prefix}/${RADIAL_LIBDIR}/cmake/Radial")
+foreach(file RadialConfig.cmake RadialConfigVersion.cmake RadialTargets.cmake
+             RadialDependencies.cmake RadialPlugin.cmake)
+  require_file("${cmake_dir}/${file}" "the CMake package is incomplete")
+endforeach()
+foreach(header radial/registry.hpp radial/version.hpp radial/sdk/plugin.hpp
+               radial/sdk/conformance.hpp)
+  require_file("${prefix}/${RADIAL_INCLUDEDIR}/${header}" "a header was not installed")
+endforeach()
+require_file("${prefix}/${RADIAL_LIBDIR}/libradial.so" "the framework library was not installed")
+set(host "${prefix}/${RADIAL_BINDIR}/radial")
+require_file("${host}" "the radial host was not installed")
+file(GLOB installed_plugins "${prefix}/${RADIAL_LIBDIR}/radial/plugins/libradial-*.so")
+if(NOT installed_plugins)
+  fail("no plugin was installed in ${prefix}/${RADIAL_LIBDIR}/radial/plugins")
+endif()
+file(READ "${cmake_dir}/RadialTargets.cmake" targets_text)
+if(targets_text MATCHES "${work}")
+  fail("RadialTargets.cmake names the install folder: the package is not relocatable")
+endif()
+
+# 2. The template, out of tree, against the moved prefix only.
+set(template_build "${work}/template-build")
+set(configure_args -S "${RADIAL_TEMPLATE_DIR}" -B "${template_build}" -G "${RADIAL_GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+if(RADIAL_CXX_COMPILER)
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${RADIAL_CXX_COMPILER}")
+endif()
+if(RADIAL_BUILD_TYPE)
+  list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${RADIAL_BUILD_TYPE}")
+endif()
+run("configure sdk/template with find_package(Radial)" "${CMAKE_COMMAND}" ${configure_args})
+file(STRINGS "${template_build}/CMakeCache.txt" radial_dir REGEX "^Radial_DIR:")
+if(NOT radial_dir MATCHES "${cmake_dir}")
+  fail("the template found another Radial package: ${radial_dir} (expected ${cmake_dir})")
+endif()
+run("build sdk/template" "${CMAKE_COMMAND}" --build "${template_build}")
+require_file("${template_build}/libradial-basis-exponential.so" "the template plugin was not built")
+run("template conformance test" "${CMAKE_CTEST_COMMAND}" --test-dir "${template_build}"
+    --output-on-failure)
+
+# 3. The installed host loads the template through RADIAL_PLUGIN_PATH ...
+run("radial plugins show exponential"
+    "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=${template_build}"
+    "${host}" plugins show exponential)
+foreach(expected "exponential 1.0.0 (basis)" "width (real > 0), default 1.0"
+                 "library: ${template_build}/libradial-basis-exponential.so")
+  string(FIND "${run_output}" "${expected}" at)
+  if(at EQUAL -1)
+    fail("`radial plugins show exponential` did not print \"${expected}\":\n${run_output}")
+  endif()
+endforeach()
+
+# ... and finds the installed plugins beside itself (<prefix>/bin/../lib/radial/plugins).
+list(GET installed_plugins 0 first_plugin)
+get_filename_component(first_name "${first_plugin}" NAME_WE)
+string(REGEX REPLACE "^libradial-(basis|centres|output|regularizer)-" "" first_id "${first_name}")
+run("radial plugins show ${first_id} (installed)"
+    "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=" "${host}" plugins show "${first_id}")
+string(FIND "${run_output}" "library: ${prefix}/" at)
+if(at EQUAL -1)
+  fail("the installed host did not load ${first_id} from its own prefix:\n${run_output}")
+endif()
+
+file(REMOVE_RECURSE "${work}")
+message(STATUS "sdk-install: passed")

@@ -64,7 +64,9 @@ class Registry {
   static std::vector<std::filesystem::path> search_path();
 
   // Loads every plugin library in the search path. A library that fails its checks throws
-  // PluginError; the registry is left as it was before that library.
+  // PluginError; the registry is left as it was before that library. Missing folders are
+  // skipped; a library whose id was already loaded from an earlier folder is skipped too
+  // (earlier folders shadow later ones, as in PATH), so RADIAL_PLUGIN_PATH can override.
   void load_default();
   // Loads every lib*.so in `folder` (sorted by name, for a deterministic order).
   void load_folder(const std::filesystem::path& folder);

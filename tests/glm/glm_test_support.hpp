@@ -1,0 +1,132 @@
+#pragma once
+// Helpers shared by the GLM tests: a numeric CSV reader, standardisation, and design matrices
+// built directly from centres and widths (NETLAB's basis forms), so the tests do not depend on
+// the basis or centre plugins.
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "radial/dataset.hpp"
+#include "radial/testing/paths.hpp"
+#include "radial/types.hpp"
+
+namespace glm_test {
+
+using radial::Matrix;
+
+// All numeric cells of a CSV file; `header` skips the first line.
+inline Matrix read_csv(const std::filesystem::path& file, bool header) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot open " + file.string());
+  std::string line;
+  std::vector<double> values;
+  std::size_t rows = 0, cols = 0;
+  if (header) std::getline(in, line);
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    std::string cell;
+    std::size_t n = 0;
+    while (std::getline(ss, cell, ',')) {
+      values.push_back(std::stod(cell));
+      ++n;
+    }
+    if (rows == 0) cols = n;
+    if (n != cols) throw std::runtime_error(file.string() + ": ragged row " + std::to_string(rows));
+    ++rows;
+  }
+  Matrix m = xt::zeros<double>({rows, cols});
+  std::copy(values.begin(), values.end(), m.data());
+  return m;
+}
+
+inline std::filesystem::path example_data(const std::string& name) {
+  return radial::testing::source_dir() / "docs" / "examples" / "data" / name;
+}
+
+// A classification data set from a CSV whose last column is the class index.
+inline radial::Dataset read_classes(const std::filesystem::path& file, bool standardise) {
+  const Matrix raw = read_csv(file, true);
+  const std::size_t n = raw.shape(0), d = raw.shape(1) - 1;
+  radial::Dataset data;
+  data.source = file.filename().string();
+  data.inputs = xt::zeros<double>({n, d});
+  data.classes = xt::zeros<std::int64_t>({n});
+  std::int64_t kmax = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < d; ++j) data.inputs(i, j) = raw(i, j);
+    data.classes(i) = std::int64_t(raw(i, d));
+    kmax = std::max(kmax, data.classes(i));
+  }
+  data.num_classes = std::size_t(kmax + 1);
+  for (std::size_t k = 0; k < data.num_classes; ++k) data.class_values.push_back(double(k));
+  if (standardise) {
+    for (std::size_t j = 0; j < d; ++j) {
+      double mean = 0, var = 0;
+      for (std::size_t i = 0; i < n; ++i) mean += data.inputs(i, j);
+      mean /= double(n);
+      for (std::size_t i = 0; i < n; ++i) var += std::pow(data.inputs(i, j) - mean, 2);
+      const double sd = std::sqrt(var / double(n));  // population s.d., as numpy's std()
+      for (std::size_t i = 0; i < n; ++i) data.inputs(i, j) = (data.inputs(i, j) - mean) / sd;
+    }
+  }
+  return data;
+}
+
+// [X, 1]: the inputs themselves as basis outputs (plain logistic regression).
+inline Matrix with_bias(const Matrix& x) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  Matrix phi = xt::ones<double>({n, d + 1});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < d; ++j) phi(i, j) = x(i, j);
+  return phi;
+}
+
+inline double squared_distance(const Matrix& x, std::size_t i, const Matrix& c, std::size_t j) {
+  double r2 = 0;
+  for (std::size_t k = 0; k < x.shape(1); ++k) r2 += std::pow(x(i, k) - c(j, k), 2);
+  return r2;
+}
+
+// NETLAB's Gaussian basis exp(-r^2 / (2 w_j)), w_j a variance; bias column last.
+inline Matrix gaussian_design(const Matrix& x, const Matrix& centres, const Matrix& widths) {
+  const std::size_t n = x.shape(0), m = centres.shape(0);
+  Matrix phi = xt::ones<double>({n, m + 1});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j)
+      phi(i, j) = std::exp(-squared_distance(x, i, centres, j) / (2 * widths.data()[j]));
+  return phi;
+}
+
+// NETLAB's thin-plate basis r^2 log(r^2) (0 at r = 0); bias column last.
+inline Matrix thin_plate_design(const Matrix& x, const Matrix& centres) {
+  const std::size_t n = x.shape(0), m = centres.shape(0);
+  Matrix phi = xt::ones<double>({n, m + 1});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) {
+      const double r2 = squared_distance(x, i, centres, j);
+      phi(i, j) = r2 > 0 ? r2 * std::log(r2) : 0.0;
+    }
+  return phi;
+}
+
+// Targets column of 0/1 labels (logistic) from a data set.
+inline Matrix label_column(const radial::Dataset& data) {
+  Matrix t = xt::zeros<double>({data.rows(), std::size_t(1)});
+  for (std::size_t i = 0; i < data.rows(); ++i) t(i, 0) = data.classes(i) == 1 ? 1.0 : 0.0;
+  return t;
+}
+
+}  // namespace glm_test
+
+namespace glm_test {
+inline double max_abs_of(const radial::Matrix& m) {
+  double v = 0;
+  for (double x : m) v = std::max(v, std::fabs(x));
+  return v;
+}
+}  // namespace glm_test

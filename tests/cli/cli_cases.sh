@@ -19,7 +19,7 @@ run() {
 err_has() { grep -qF -- "$1" err.txt || { cat err.txt; fail "stderr lacks: $1"; }; }
 out_has() { grep -qF -- "$1" out.txt || { cat out.txt; fail "stdout lacks: $1"; }; }
 # json FILE EXPR: evaluates a Python expression on the parsed JSON (j) and prints it.
-json() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); print($2)"; }
+json() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); print(($2))"; }
 pipeline() { cat > "$1"; }
 
 two_class="$examples/two-class-kmeans-thin-plate.toml"
@@ -166,7 +166,7 @@ bad-data-ragged|bad-data-text)
   if [ "$case_name" = bad-data-ragged ]; then
     printf 'x1,x2,label\n0.1,0.2,0\n0.3,1\n' > d.csv; where="d.csv:3"
   else
-    printf 'x1,x2,label\n0.1,0.2,0\n0.3,abc,1\n' > d.csv; where="d.csv:3:2"
+    printf 'x1,x2,label\n0.1,0.2,0\n0.3,abc,1\n' > d.csv; where="d.csv:3:5"
   fi
   sed "s#data/synth3_train.csv#$work/d.csv#; /^test/d" "$two_class" > p.toml
   run 2 train p.toml --model m.model --quiet

@@ -3,6 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -226,4 +231,40 @@ TEST_CASE("CSV errors name file:line:column and what to change", "[data][errors]
 
   CHECK_THAT(data_error([] { radial::read_csv(bad("no-such-file.csv")); }),
              Contains("cannot open the data file (no such file)"));
+}
+
+TEST_CASE("Every truncation of a good file is read or refused with a DataError", "[data][errors]") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::temp_directory_path() / ("radial-test-data-reader-" +
+                                                       std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const auto bytes_of = [](const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto write = [](const fs::path& file, const std::string& bytes) {
+    std::ofstream(file, std::ios::binary) << bytes;
+  };
+
+  const std::string csv = bytes_of(test_data("small-classes.csv"));
+  for (std::size_t length = 0; length <= csv.size(); ++length) {
+    INFO("first " << length << " bytes of small-classes.csv");
+    const fs::path file = folder / "prefix.csv";
+    write(file, csv.substr(0, length));
+    try {
+      const radial::Dataset data = radial::read_csv(file);
+      CHECK(data.rows() >= 1);
+    } catch (const DataError&) {
+    }
+  }
+
+  // A .npy file is complete or unusable: every strict prefix is refused.
+  const std::string npy = bytes_of(test_data("small-classes.npy"));
+  for (std::size_t length = 0; length < npy.size(); ++length) {
+    INFO("first " << length << " bytes of small-classes.npy");
+    const fs::path file = folder / "prefix.npy";
+    write(file, npy.substr(0, length));
+    CHECK_THROWS_AS(radial::read_dataset(file), DataError);
+  }
+  fs::remove_all(folder);
 }

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -300,4 +302,24 @@ TEST_CASE("parse_pipeline reads text with the given file for messages and paths"
   CHECK(p.data.train == normal(test_data("small-classes.csv")));
   CHECK_THROWS_WITH(radial::parse_pipeline(text + "threads = \n", file, registry()),
                     StartsWith(file.string() + ":10:") && Contains(": TOML syntax error: "));
+}
+
+TEST_CASE("Every truncation of a good pipeline is read or refused with a PipelineError",
+          "[pipeline][errors]") {
+  const auto file = test_data("pipeline-full.toml");
+  std::ifstream in(file, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::size_t accepted = 0;
+  for (std::size_t length = 0; length <= text.size(); ++length) {
+    INFO("first " << length << " bytes of pipeline-full.toml");
+    try {
+      radial::parse_pipeline(text.substr(0, length), file, registry());
+      ++accepted;
+    } catch (const PipelineError& error) {
+      CHECK_THAT(std::string(error.what()), StartsWith(file.string() + ":"));
+    }
+  }
+  // Only prefixes that reach past [output]'s plugin line name every required table.
+  CHECK(accepted > 0);
+  CHECK(accepted < text.size() / 2);
 }

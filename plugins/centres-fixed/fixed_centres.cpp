@@ -150,6 +150,8 @@ FixedCentres::FixedCentres(std::filesystem::path file) : file_(std::move(file)) 
 
 Centres FixedCentres::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
+  if (train.rows() == 0)
+    throw InputError("plugin fixed: the training data have no rows; check [data] train");
   Centres centres = read_centres_csv(file_, train.features());
   ctx.report.iterations = 0;
   ctx.report.converged = true;

@@ -9,6 +9,7 @@
 #include <radial/design_matrix.hpp>
 #include <radial/errors.hpp>
 #include <radial/registry.hpp>
+#include <radial/sdk/conformance.hpp>
 #include <radial/data_reader.hpp>
 #include <radial/testing/paths.hpp>
 
@@ -158,4 +159,14 @@ TEST_CASE("fixed NETLAB centres with the gaussian basis reach NETLAB's pinv opti
   layer->fit(radial::TrainingProblem{design, data, centres, *basis}, nullptr, out_ctx);
   // NETLAB results.csv, pinv: 12.398455024396405 for one 0/1 column; twice that for 1-of-2.
   CHECK(out_ctx.report.final_error == Approx(2 * 12.398455024396405).epsilon(1e-9));
+}
+
+TEST_CASE("fixed passes the plugin conformance kit", "[fixed][conformance]") {
+  radial::Registry fresh;
+  fresh.load_file(radial::testing::plugin_dir() / "libradial-centres-fixed.so");
+  radial::conformance::Options options;
+  options.params["file"] =
+      (radial::testing::source_dir() / "plugins/centres-fixed/tests/data/netlab_gauss_centres.csv")
+          .string();
+  radial::conformance::check_plugin(fresh, "fixed", options);
 }

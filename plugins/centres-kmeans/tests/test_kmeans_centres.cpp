@@ -8,6 +8,7 @@
 
 #include <radial/errors.hpp>
 #include <radial/registry.hpp>
+#include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 
 namespace {
@@ -161,4 +162,10 @@ TEST_CASE("kmeans refuses more centres than rows and bad parameters", "[kmeans]"
   CHECK_THROWS_AS(make_kmeans({{"init", std::string("forgy")}}), radial::ParameterError);
   CHECK_THROWS_AS(make_kmeans({{"tolerance", -1.0}}), radial::ParameterError);
   CHECK_THROWS_AS(make_kmeans({{"iterations", std::int64_t(0)}}), radial::ParameterError);
+}
+
+TEST_CASE("kmeans passes the plugin conformance kit", "[kmeans][conformance]") {
+  radial::Registry fresh;
+  fresh.load_file(radial::testing::plugin_dir() / "libradial-centres-kmeans.so");
+  radial::conformance::check_plugin(fresh, "kmeans");
 }

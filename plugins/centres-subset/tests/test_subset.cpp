@@ -10,6 +10,7 @@
 #include <radial/errors.hpp>
 #include <radial/numerics/least_squares.hpp>
 #include <radial/registry.hpp>
+#include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 
 namespace {
@@ -147,4 +148,10 @@ TEST_CASE("subset warns when duplicate rows give identical centres", "[subset]")
   CHECK(ctx.report.warnings[0].component == "subset");
   CHECK(ctx.report.warnings[0].guard == "duplicate-centres");
   CHECK_THAT(ctx.report.warnings[0].message, Catch::Contains("1 of the 40 centres"));
+}
+
+TEST_CASE("subset passes the plugin conformance kit", "[subset][conformance]") {
+  radial::Registry fresh;
+  fresh.load_file(radial::testing::plugin_dir() / "libradial-centres-subset.so");
+  radial::conformance::check_plugin(fresh, "subset");
 }

@@ -10,6 +10,7 @@
 #include <radial/design_matrix.hpp>
 #include <radial/errors.hpp>
 #include <radial/registry.hpp>
+#include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
@@ -254,4 +255,10 @@ TEST_CASE("least-squares parameters", "[least-squares]") {
   CHECK(std::get<std::string>(radial::find_param(info.params, "solver")->default_value) == "auto");
   CHECK_THROWS_AS(params_for(radial::Slot::Output, "least-squares", {{"solver", std::string("qr")}}),
                   radial::ParameterError);
+}
+
+TEST_CASE("least-squares passes the plugin conformance kit", "[least-squares][conformance]") {
+  radial::Registry fresh;
+  fresh.load_file(radial::testing::plugin_dir() / "libradial-output-least-squares.so");
+  radial::conformance::check_plugin(fresh, "least-squares");
 }

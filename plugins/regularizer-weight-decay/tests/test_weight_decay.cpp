@@ -7,6 +7,7 @@
 
 #include <radial/errors.hpp>
 #include <radial/registry.hpp>
+#include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 
 #include "weight_decay.hpp"
@@ -122,4 +123,10 @@ TEST_CASE("weight-decay plugin loads, declares its parameters and builds the pri
   const Matrix w = {{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}};
   CHECK(decay->penalty(w) == Approx(7.5));
   CHECK(decay->penalises_weights());
+}
+
+TEST_CASE("weight-decay passes the plugin conformance kit", "[weight-decay][conformance]") {
+  radial::Registry fresh;
+  fresh.load_file(radial::testing::plugin_dir() / "libradial-regularizer-weight-decay.so");
+  radial::conformance::check_plugin(fresh, "weight-decay");
 }

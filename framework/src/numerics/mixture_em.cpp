@@ -172,21 +172,24 @@ Vector log_of(const Vector& w) {
   return l;
 }
 
-// In-place Cholesky test of a symmetric d x d matrix (copy); true when positive definite.
-bool positive_definite(const double* s, std::size_t d) {
+// Smallest squared Cholesky pivot of a symmetric d x d matrix, i.e. the smallest conditional
+// variance Var(x_a | x_0..x_{a-1}); <= 0 when the matrix is not positive definite.
+double smallest_pivot(const double* s, std::size_t d) {
   std::vector<double> l(d * d, 0.0);
+  double smallest = std::numeric_limits<double>::infinity();
   for (std::size_t a = 0; a < d; ++a)
     for (std::size_t b = 0; b <= a; ++b) {
       double v = s[a * d + b];
       for (std::size_t k = 0; k < b; ++k) v -= l[a * d + k] * l[b * d + k];
       if (a == b) {
-        if (!(v > 0)) return false;
+        if (!(v > 0)) return v;
+        smallest = std::min(smallest, v);
         l[a * d + a] = std::sqrt(v);
       } else {
         l[a * d + b] = v / l[b * d + b];
       }
     }
-  return true;
+  return smallest;
 }
 
 // The variance of component j in dimension k (shape-aware), for averaging.
@@ -459,11 +462,17 @@ MStepSummary m_step(const MixtureCounts& counts, const MStepOptions& options, Ce
           ++summary.floored;
         }
       }
-      double jitter = floor;
-      for (int attempt = 0; attempt < 12 && !positive_definite(s, d); ++attempt) {
-        for (std::size_t a = 0; a < d; ++a) s[a * d + a] += jitter;
-        jitter *= 10;
-        ++summary.floored;
+      // Every conditional variance (squared Cholesky pivot) must reach the floor too, else
+      // the covariance is near-singular: add the smallest floor * 10^i * I that fixes it.
+      double added = 0, step = floor;
+      for (int attempt = 0; attempt < 30 && !(smallest_pivot(s, d) >= floor); ++attempt) {
+        for (std::size_t a = 0; a < d; ++a) s[a * d + a] += step - added;
+        added = step;
+        step *= 10;
+      }
+      if (added > 0) {
+        ++summary.jittered;
+        summary.largest_jitter = std::max(summary.largest_jitter, added);
       }
     } else {
       for (std::size_t k = 0; k < d; ++k) v[k] = counts.cxx(j, k) / c1 - mean[k] * mean[k];
@@ -598,6 +607,13 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
                              std::to_string(ms.floored) + " variance(s) raised to the floor " +
                              number(options.covariance_floor) + " (smallest was " +
                              number(ms.smallest_variance) + ")");
+    }
+    if (ms.jittered) {
+      result.floored += ms.jittered;
+      result.notes.push_back("iteration " + std::to_string(i + 1) + ": " +
+                             std::to_string(ms.jittered) +
+                             " near-singular covariance(s) (a conditional variance below the "
+                             "floor) got up to " + number(ms.largest_jitter) + " I added");
     }
     if (!ms.empty.empty()) {
       // Reseed each empty component at the worst-explained rows (lowest log-likelihood).

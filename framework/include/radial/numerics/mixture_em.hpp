@@ -19,8 +19,9 @@
 // each group; so K per-class mixtures are one set of centres.
 //
 // Covariance floor: every variance (spherical, diagonal entry, full diagonal entry) below
-// `covariance_floor` is raised to it; a full covariance that is still not positive definite
-// gets floor * I added until its Cholesky factor exists. Each firing is counted.
+// `covariance_floor` is raised to it; a full covariance with a conditional variance (squared
+// Cholesky pivot) still below the floor, i.e. near-singular, gets the smallest
+// floor * 10^i * I added that lifts every pivot to the floor. Each firing is counted.
 // Empty-component policy ("reseed-worst"): a component whose C(1) falls below
 // `empty_count` (default 1e-8 rows) is moved to the row with the lowest log-likelihood under
 // the current mixture (the next lowest for the next empty component), given the mean variance
@@ -97,8 +98,10 @@ struct MStepOptions {
 };
 
 struct MStepSummary {
-  std::size_t floored = 0;               // variances raised to the floor (or jitter added)
+  std::size_t floored = 0;               // variances raised to the floor
   double smallest_variance = 0;          // before flooring
+  std::size_t jittered = 0;              // full covariances that needed floor * 10^i * I added
+  double largest_jitter = 0;
   std::vector<std::size_t> empty;        // components with C(1) < empty_count (left unchanged)
 };
 

@@ -1,0 +1,119 @@
+// EM centres, pooled or per class; see gmm.hpp.
+#include "gmm.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "radial/errors.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+constexpr const char* kId = "gmm";
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+// Records one mixture's EM run in the report; `label` names the mixture ("" or "class k").
+void record(const EmResult& fit, const std::string& label, const EmOptions& em, FitContext& ctx) {
+  const std::string prefix = label.empty() ? "" : label + ": ";
+  const std::string series = label.empty() ? "log_likelihood" : "log_likelihood." + label;
+  ctx.report.series[series] = fit.log_likelihood;
+  ctx.report.iterations += fit.iterations;
+  ctx.report.converged = ctx.report.converged && fit.converged;
+  if (fit.floored)
+    ctx.warn(kId, "covariance-floor",
+             prefix + std::to_string(fit.floored) + " variance(s) were raised to the floor " +
+                 number(em.covariance_floor) + "; first: " + fit.notes.front(),
+             "centres.covariance_floor (lower it, or use fewer components)");
+  if (fit.empty_repairs)
+    ctx.warn(kId, "empty-component",
+             prefix + std::to_string(fit.empty_repairs) +
+                 " component(s) lost all responsibility and were reseeded at the "
+                 "worst-explained rows",
+             "centres.count (use fewer components)");
+  if (fit.fallback_rows)
+    ctx.warn(kId, "kdtree-fallback",
+             prefix + std::to_string(fit.fallback_rows) +
+                 " row evaluations found no Gaussian in their K-d tree leaf; all Gaussians were "
+                 "evaluated for them",
+             "centres.threshold (raise it)");
+  for (std::size_t i = 1; i < fit.log_likelihood.size(); ++i) {
+    const double drop = fit.log_likelihood[i - 1] - fit.log_likelihood[i];
+    if (drop > 1e-9 * std::fabs(fit.log_likelihood[i - 1])) {
+      ctx.warn(kId, "likelihood-decrease",
+               prefix + "the log-likelihood fell from " + number(fit.log_likelihood[i - 1]) +
+                   " to " + number(fit.log_likelihood[i]) + " at iteration " + std::to_string(i) +
+                   (em.use_tree ? " (K-d tree approximation)" : " (after a guard fired)"),
+               em.use_tree ? "centres.threshold (raise it) or centres.kdtree = false"
+                           : "centres.covariance_floor");
+      break;
+    }
+  }
+  if (!fit.converged && em.tolerance > 0)
+    ctx.warn(kId, "not-converged",
+             prefix + "EM stopped at the cap of " + std::to_string(em.iterations) +
+                 " iterations with relative change above " + number(em.tolerance),
+             "centres.iterations (raise it) or centres.tolerance");
+  if (em.use_tree) ctx.report.figures[label.empty() ? "mean_candidates" : "mean_candidates." + label] =
+      fit.mean_candidates;
+}
+
+}  // namespace
+
+Centres GmmLearner::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const Matrix& x = train.inputs;
+  if (x.shape(0) == 0) throw InputError("centres gmm: the training set has no rows");
+  ctx.report.iterations = 0;
+  ctx.report.converged = true;
+  std::size_t repairs = 0;
+  Centres centres;
+  double log_likelihood = 0;
+
+  if (options_.mode == "pooled") {
+    if (x.shape(0) < options_.count)
+      throw InputError("centres gmm: " + std::to_string(x.shape(0)) +
+                       " training rows are fewer than count = " + std::to_string(options_.count) +
+                       " components; lower centres.count");
+    EmResult fit = em_mixture_kmeans(x, options_.count, options_.em, ctx.rng, &repairs);
+    record(fit, "", options_.em, ctx);
+    log_likelihood = fit.final_log_likelihood;
+    centres = std::move(fit.components);
+    ctx.report.figures["weights_min"] = xt::amin(fit.weights)();
+  } else if (options_.mode == "per-class") {
+    if (train.task != Task::Classification || train.num_classes == 0)
+      throw InputError("centres gmm: mode = \"per-class\" needs a classification target; use "
+                       "mode = \"pooled\" for regression");
+    ClassMixtures mixtures = fit_class_mixtures(x, train.classes, train.num_classes,
+                                                options_.count, options_.em, ctx.rng,
+                                                "centres gmm");
+    repairs = mixtures.kmeans_repairs;
+    for (std::size_t k = 0; k < mixtures.per_class.size(); ++k) {
+      record(mixtures.per_class[k], "class" + std::to_string(k), options_.em, ctx);
+      log_likelihood += mixtures.per_class[k].final_log_likelihood;
+    }
+    centres = std::move(mixtures.centres);
+  } else {
+    throw ParameterError("centres gmm: mode = \"" + options_.mode +
+                         "\". Violated constraint: mode is one of pooled, per-class");
+  }
+  if (repairs)
+    ctx.warn(kId, "empty-cluster",
+             "k-means initialisation re-seeded " + std::to_string(repairs) + " empty cluster(s)",
+             "centres.count (use fewer components)");
+  ctx.report.figures["log_likelihood"] = log_likelihood;
+  ctx.report.final_error = -log_likelihood / double(x.shape(0));
+  ctx.report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  centres.check();
+  return centres;
+}
+
+}  // namespace radial::plugins

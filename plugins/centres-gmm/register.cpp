@@ -1,0 +1,77 @@
+// Registration of the `gmm` centre learner: its parameter table and factory.
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include <radial/sdk/plugin.hpp>
+
+#include "gmm.hpp"
+
+namespace {
+
+radial::ComponentInfo info() {
+  radial::ComponentInfo info;
+  info.slot = radial::Slot::Centres;
+  info.id = "gmm";
+  info.version = "1.0.0";
+  info.summary =
+      "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
+      "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes";
+  info.paper =
+      "Nabney, Efficient training of RBF networks for classification (EM centres, NETLAB "
+      "gmmem); Klautau, A new algorithm for training RBF networks, section III-A and fig. 1 "
+      "(per-class EM), section III-C and eq. 2 (Gaussian boxes)";
+  info.params = {
+      radial::ParamSpec::integer("count", 8, "Gaussians (per class when mode = per-class)")
+          .at_least(1),
+      radial::ParamSpec::choice("mode", "pooled", {"pooled", "per-class"},
+                                "one mixture on all inputs, or one per class with owners and "
+                                "mixing weights for the bayes output"),
+      radial::ParamSpec::choice("covariance", "diagonal", {"spherical", "diagonal", "full"},
+                                "covariance of each Gaussian"),
+      radial::ParamSpec::integer("iterations", 100, "cap on EM iterations (M-steps)").at_least(0),
+      radial::ParamSpec::real("tolerance", 1e-6,
+                              "stop when the log-likelihood changes by at most tolerance times "
+                              "its magnitude; 0 runs exactly `iterations`")
+          .at_least(0.0),
+      radial::ParamSpec::real("covariance_floor", 1e-6,
+                              "variances below this (in standardised units) are raised to it")
+          .above(0.0),
+      radial::ParamSpec::boolean("kdtree", false,
+                                 "evaluate only the Gaussians of each row's K-d tree leaf"),
+      radial::ParamSpec::real("threshold", 16.0,
+                              "box half-width sigma sqrt(c) of the K-d tree (c, eq. 2); inf is "
+                              "exact (no Gaussian dropped)")
+          .above(0.0),
+      radial::ParamSpec::integer("leaf_size", 4,
+                                 "K-d tree nodes with at most this many Gaussians are leaves")
+          .at_least(1),
+  };
+  return info;
+}
+
+radial::Shape shape_of(const std::string& name) {
+  if (name == "spherical") return radial::Shape::Spherical;
+  if (name == "full") return radial::Shape::Full;
+  return radial::Shape::Diagonal;
+}
+
+void register_gmm(radial::Registrar& registrar) {
+  registrar.add_centre_learner(info(), [](const radial::Params& params) {
+    radial::plugins::GmmOptions options;
+    options.count = std::size_t(params.integer("count"));
+    options.mode = params.string("mode");
+    options.em.shape = shape_of(params.string("covariance"));
+    options.em.iterations = std::size_t(params.integer("iterations"));
+    options.em.tolerance = params.real("tolerance");
+    options.em.covariance_floor = params.real("covariance_floor");
+    options.em.use_tree = params.boolean("kdtree");
+    options.em.tree.threshold = params.real("threshold");
+    options.em.tree.leaf_size = std::size_t(params.integer("leaf_size"));
+    return std::make_unique<radial::plugins::GmmLearner>(options);
+  });
+}
+
+}  // namespace
+
+RADIAL_PLUGIN("gmm", "1.0.0", register_gmm)

@@ -1,0 +1,261 @@
+// Discriminative EM (paper 002, fig. 2) with the extended Baum-Welch M-step; see dem.hpp.
+#include "dem.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/kdtree.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+constexpr const char* kId = "dem";
+constexpr double minus_inf = -std::numeric_limits<double>::infinity();
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+// Smallest D for which C1 + D > 0 and every updated variance of Gaussian j is positive.
+double minimum_d(const MixtureCounts& num, const MixtureCounts& den, const Centres& c,
+                 std::size_t j) {
+  const double b = num.c1(j) - den.c1(j);
+  double d_min = -b;
+  for (std::size_t l = 0; l < c.dim(); ++l) {
+    const double a = num.cxx(j, l) - den.cxx(j, l);
+    const double cx = num.cx(j, l) - den.cx(j, l);
+    const double mu = c.means(j, l), s2 = c.diagonal(j, l);
+    // s2~ (b + D)^2 = s2 D^2 + (a + b (s2 + mu^2) - 2 cx mu) D + (a b - cx^2)
+    const double qb = a + b * (s2 + mu * mu) - 2.0 * cx * mu;
+    const double qc = a * b - cx * cx;
+    const double disc = qb * qb - 4.0 * s2 * qc;
+    if (disc >= 0) d_min = std::max(d_min, (-qb + std::sqrt(disc)) / (2.0 * s2));
+  }
+  return d_min;
+}
+
+struct EbwSummary {
+  std::size_t floored = 0;
+  std::size_t weight_floored = 0;
+  double mean_d = 0;
+};
+
+// The extended Baum-Welch M-step of fig. 2 with per-Gaussian D_jg.
+EbwSummary ebw_step(const MixtureCounts& num, const MixtureCounts& den, const Centres& old,
+                    double eta, double floor, std::size_t num_classes, Centres& out) {
+  const std::size_t m = old.count(), d = old.dim();
+  out = old;
+  EbwSummary s;
+  std::vector<double> dj(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    if (num.c1(j) < 1e-10 && den.c1(j) < 1e-10) {
+      dj[j] = 0;  // no row speaks for or against this Gaussian: it keeps its parameters
+      continue;
+    }
+    const double d_min = minimum_d(num, den, old, j);
+    dj[j] = std::max(den.c1(j) / eta, 2.0 * d_min);
+    if (!(dj[j] > 0)) dj[j] = std::max(1e-12, 2.0 * std::fabs(d_min));
+    s.mean_d += dj[j] / double(m);
+    const double denom = num.c1(j) - den.c1(j) + dj[j];
+    for (std::size_t l = 0; l < d; ++l) {
+      const double mu = old.means(j, l), s2 = old.diagonal(j, l);
+      const double mu_new = (num.cx(j, l) - den.cx(j, l) + dj[j] * mu) / denom;
+      double s2_new =
+          (num.cxx(j, l) - den.cxx(j, l) + dj[j] * (s2 + mu * mu)) / denom - mu_new * mu_new;
+      if (!(s2_new >= floor)) {
+        s2_new = floor;
+        ++s.floored;
+      }
+      out.means(j, l) = mu_new;
+      out.diagonal(j, l) = s2_new;
+    }
+  }
+  // Weights per class with one D_j (the weights of a class must share it to stay normalised).
+  for (std::size_t k = 0; k < num_classes; ++k) {
+    double d_class = 0, total = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+      if (old.owner(j) != std::int64_t(k)) continue;
+      d_class = std::max(d_class, dj[j]);
+      const double w = old.mixing(j, k);
+      if (w > 0) d_class = std::max(d_class, 2.0 * (den.c1(j) - num.c1(j)) / w);
+      total += num.c1(j) - den.c1(j);
+    }
+    double sum = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+      if (old.owner(j) != std::int64_t(k)) continue;
+      double w = (num.c1(j) - den.c1(j) + d_class * old.mixing(j, k)) / (total + d_class);
+      if (!(w >= 1e-8)) {
+        w = 1e-8;
+        ++s.weight_floored;
+      }
+      out.mixing(j, k) = w;
+      sum += w;
+    }
+    for (std::size_t j = 0; j < m; ++j)
+      if (old.owner(j) == std::int64_t(k)) out.mixing(j, k) /= sum;
+  }
+  return s;
+}
+
+void weights_of(const Centres& c, Vector& log_num, Vector& log_den) {
+  const std::size_t m = c.count();
+  log_num = Vector::from_shape({m});
+  log_den = Vector::from_shape({m});
+  for (std::size_t j = 0; j < m; ++j) {
+    const auto k = std::size_t(c.owner(j));
+    const double w = c.mixing(j, k);
+    log_num(j) = w > 0 ? std::log(w) : minus_inf;
+    log_den(j) = w > 0 && c.class_priors(k) > 0 ? std::log(w) + std::log(c.class_priors(k))
+                                                : minus_inf;
+  }
+}
+
+}  // namespace
+
+Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const DemOptions& options,
+                   FitContext& ctx) {
+  if (start.shape != Shape::Diagonal || !start.has_mixing() || start.owner.size() != start.count() ||
+      start.class_priors.size() == 0)
+    throw ShapeError("centres dem: the starting point must be per-class diagonal mixtures with "
+                     "owners, mixing weights and class priors");
+  const std::size_t n = x.shape(0), num_classes = start.class_priors.size();
+  // p = sum_n log P(y_n), the prior's share of log R^d (fig. 2, initialisation).
+  double p = 0;
+  for (std::size_t i = 0; i < n; ++i) p += std::log(start.class_priors(std::size_t(classes(i))));
+
+  Centres current = std::move(start), best;
+  MixtureCounts num, den, best_num, best_den;
+  double best_rd = minus_inf, eta = options.learning_rate;
+  std::vector<double> trace_rd, trace_eta;
+  std::size_t floored = 0, weight_floored = 0, fallback_rows = 0, rejected = 0, steps = 0;
+  double mean_candidates = 0;
+  bool converged = false, stalled = false;
+  EStepOptions eopt;
+  eopt.block_rows = options.em.block_rows;
+
+  for (std::size_t i = 0;; ++i) {
+    std::unique_ptr<GaussianBoxTree> tree;
+    if (options.em.use_tree) tree = std::make_unique<GaussianBoxTree>(current, x, options.em.tree);
+    eopt.tree = tree.get();
+    Vector log_num, log_den;
+    weights_of(current, log_num, log_den);
+    const DiscriminativeSummary s =
+        e_step_discriminative(x, classes, current, log_num, log_den, eopt, num, den);
+    const double rd = p + s.log_numerator - s.log_denominator;
+    fallback_rows += s.fallback_rows;
+    mean_candidates = s.mean_candidates;
+    trace_rd.push_back(rd);
+    if (i == 0) ctx.report.figures["log_Rd_em"] = rd;
+
+    if (rd >= best_rd) {
+      const bool small = i > 0 && std::fabs(rd - best_rd) <= options.tolerance * std::fabs(best_rd);
+      if (i > 0) eta *= options.eta_grow;
+      best = current;
+      best_num = num;
+      best_den = den;
+      best_rd = rd;
+      if (small && options.tolerance > 0) {
+        converged = true;
+        trace_eta.push_back(eta);
+        break;
+      }
+    } else {
+      eta *= options.eta_shrink;  // loss: undo the step, retry from the best iterate
+      ++rejected;
+    }
+    trace_eta.push_back(eta);
+    if (i == options.iterations) break;
+    if (eta < 1e-10) {
+      stalled = true;
+      break;
+    }
+    const EbwSummary e = ebw_step(best_num, best_den, best, eta, options.em.covariance_floor,
+                                  num_classes, current);
+    floored += e.floored;
+    weight_floored += e.weight_floored;
+    ++steps;
+  }
+
+  ctx.report.iterations = steps;
+  ctx.report.converged = converged;
+  ctx.report.series["log_Rd"] = trace_rd;
+  ctx.report.series["eta"] = trace_eta;
+  ctx.report.figures["log_Rd"] = best_rd;
+  ctx.report.figures["eta"] = eta;
+  ctx.report.figures["rejected_steps"] = double(rejected);
+  if (options.em.use_tree) ctx.report.figures["mean_candidates"] = mean_candidates;
+  ctx.report.final_error = -best_rd / double(n);
+  for (std::size_t i = 0; i < trace_rd.size(); ++i)
+    ctx.report.curve.push_back({i, -trace_rd[i] / double(n), 0.0, 0.0});
+  if (floored)
+    ctx.warn(kId, "covariance-floor",
+             std::to_string(floored) + " updated variance(s) fell below the floor " +
+                 number(options.em.covariance_floor) + " and were raised to it",
+             "centres.covariance_floor");
+  if (weight_floored)
+    ctx.warn(kId, "weight-floor",
+             std::to_string(weight_floored) + " mixture weight(s) fell below 1e-8 and were raised",
+             "centres.learning_rate (lower it)");
+  if (fallback_rows)
+    ctx.warn(kId, "kdtree-fallback",
+             std::to_string(fallback_rows) +
+                 " row evaluations found none of their class's Gaussians in their K-d tree "
+                 "leaf; that class's Gaussians were evaluated for them",
+             "centres.threshold (raise it)");
+  if (stalled)
+    ctx.warn(kId, "no-improving-step",
+             "the learning rate fell below 1e-10 without improving log R^d = " + number(best_rd),
+             "centres.learning_rate or centres.iterations");
+  else if (!converged && options.tolerance > 0)
+    ctx.warn(kId, "not-converged",
+             "DEM stopped at the cap of " + std::to_string(options.iterations) +
+                 " iterations; log R^d = " + number(best_rd),
+             "centres.iterations (raise it) or centres.tolerance");
+  return best;
+}
+
+Centres DemLearner::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  if (train.task != Task::Classification || train.num_classes < 2)
+    throw InputError("centres dem: discriminative EM needs a classification target with at "
+                     "least 2 classes");
+  EmOptions em = options_.em;
+  em.shape = Shape::Diagonal;
+  ClassMixtures mixtures = fit_class_mixtures(train.inputs, train.classes, train.num_classes,
+                                              options_.count, em, ctx.rng, "centres dem");
+  std::size_t em_iterations = 0, em_floored = 0;
+  double em_log_likelihood = 0;
+  for (const EmResult& r : mixtures.per_class) {
+    em_iterations += r.iterations;
+    em_floored += r.floored;
+    em_log_likelihood += r.final_log_likelihood;
+  }
+  ctx.report.figures["em_iterations"] = double(em_iterations);
+  ctx.report.figures["em_log_likelihood"] = em_log_likelihood;
+  if (em_floored)
+    ctx.warn(kId, "covariance-floor",
+             "the per-class EM start raised " + std::to_string(em_floored) +
+                 " variance(s) to the floor " + number(em.covariance_floor),
+             "centres.covariance_floor");
+  if (mixtures.kmeans_repairs)
+    ctx.warn(kId, "empty-cluster",
+             "k-means initialisation re-seeded " + std::to_string(mixtures.kmeans_repairs) +
+                 " empty cluster(s)",
+             "centres.count (use fewer Gaussians per class)");
+  Centres out = dem_refine(train.inputs, train.classes, std::move(mixtures.centres), options_, ctx);
+  ctx.report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.check();
+  return out;
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,80 @@
+// Registration of the `dem` centre learner: its parameter table and factory.
+#include <memory>
+
+#include <radial/sdk/plugin.hpp>
+
+#include "dem.hpp"
+
+namespace {
+
+radial::ComponentInfo info() {
+  radial::ComponentInfo info;
+  info.slot = radial::Slot::Centres;
+  info.id = "dem";
+  info.version = "1.0.0";
+  info.summary =
+      "discriminative EM: per-class diagonal Gaussian mixtures refined to maximise log R^d = "
+      "sum log P(y|x) by extended Baum-Welch updates, optionally with the K-d tree of Gaussian "
+      "boxes";
+  info.paper =
+      "Klautau, A new algorithm for training RBF networks: section III-B and fig. 2 (DEM, "
+      "extended Baum-Welch updates, adaptive learning rate), fig. 1 (EM start), section III-C "
+      "and eq. 2 (Gaussian boxes, K-d tree)";
+  info.params = {
+      radial::ParamSpec::integer("count", 4, "Gaussians per class G").at_least(1),
+      radial::ParamSpec::real("learning_rate", 0.1,
+                              "initial eta; D_jg = max(C(1)den_jg / eta, 2 D_min_jg)")
+          .above(0.0),
+      radial::ParamSpec::real("eta_grow", 1.5, "eta is multiplied by this after an improvement")
+          .at_least(1.0),
+      radial::ParamSpec::real("eta_shrink", 0.5, "eta is multiplied by this after a loss")
+          .above(0.0)
+          .at_most(1.0),
+      radial::ParamSpec::integer("iterations", 50, "cap on DEM iterations").at_least(0),
+      radial::ParamSpec::real("tolerance", 1e-6,
+                              "stop when log R^d improves by at most tolerance times its "
+                              "magnitude; 0 runs exactly `iterations`")
+          .at_least(0.0),
+      radial::ParamSpec::integer("em_iterations", 100, "cap on the per-class EM start")
+          .at_least(0),
+      radial::ParamSpec::real("em_tolerance", 1e-6, "relative tolerance of the EM start")
+          .at_least(0.0),
+      radial::ParamSpec::real("covariance_floor", 1e-6,
+                              "variances below this (standardised units) are raised to it")
+          .above(0.0),
+      radial::ParamSpec::boolean("kdtree", false,
+                                 "evaluate only the Gaussians of each row's K-d tree leaf"),
+      radial::ParamSpec::real("threshold", 16.0,
+                              "box half-width sigma sqrt(c) of the K-d tree (c, eq. 2); inf is "
+                              "exact (no Gaussian dropped)")
+          .above(0.0),
+      radial::ParamSpec::integer("leaf_size", 4,
+                                 "K-d tree nodes with at most this many Gaussians are leaves")
+          .at_least(1),
+  };
+  return info;
+}
+
+void register_dem(radial::Registrar& registrar) {
+  registrar.add_centre_learner(info(), [](const radial::Params& params) {
+    radial::plugins::DemOptions options;
+    options.count = std::size_t(params.integer("count"));
+    options.learning_rate = params.real("learning_rate");
+    options.eta_grow = params.real("eta_grow");
+    options.eta_shrink = params.real("eta_shrink");
+    options.iterations = std::size_t(params.integer("iterations"));
+    options.tolerance = params.real("tolerance");
+    options.em.shape = radial::Shape::Diagonal;
+    options.em.iterations = std::size_t(params.integer("em_iterations"));
+    options.em.tolerance = params.real("em_tolerance");
+    options.em.covariance_floor = params.real("covariance_floor");
+    options.em.use_tree = params.boolean("kdtree");
+    options.em.tree.threshold = params.real("threshold");
+    options.em.tree.leaf_size = std::size_t(params.integer("leaf_size"));
+    return std::make_unique<radial::plugins::DemLearner>(options);
+  });
+}
+
+}  // namespace
+
+RADIAL_PLUGIN("dem", "1.0.0", register_dem)

@@ -1,0 +1,252 @@
+// dem: the discriminative E-step against a direct computation of log R^d, the K-d tree at its
+// exact threshold against brute force, the extended Baum-Welch mean step against finite
+// differences of log R^d, DEM improving log R^d over EM (paper 002, fig. 2), and the plugin.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <radial/data_reader.hpp>
+#include <radial/errors.hpp>
+#include <radial/numerics/kdtree.hpp>
+#include <radial/numerics/mixture_em.hpp>
+#include <radial/registry.hpp>
+#include <radial/testing/paths.hpp>
+
+#include "dem.hpp"
+
+namespace {
+
+using radial::Centres;
+using radial::Labels;
+using radial::Matrix;
+
+struct Data {
+  Matrix x;
+  Labels y;
+  std::size_t k = 0;
+};
+
+// The first `rows` rows of a shipped data set, standardised (population standard deviation).
+Data load(const std::string& file, std::size_t rows) {
+  const radial::Dataset d = radial::read_csv(radial::testing::source_dir() / "docs/examples/data" / file);
+  Data out;
+  const std::size_t n = std::min(rows, d.rows()), p = d.features();
+  out.x = Matrix::from_shape({n, p});
+  out.y = Labels::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t c = 0; c < p; ++c) out.x(i, c) = d.inputs(i, c);
+    out.y(i) = d.classes(i);
+  }
+  for (std::size_t c = 0; c < p; ++c) {
+    double mean = 0, var = 0;
+    for (std::size_t i = 0; i < n; ++i) mean += out.x(i, c) / double(n);
+    for (std::size_t i = 0; i < n; ++i) var += (out.x(i, c) - mean) * (out.x(i, c) - mean) / double(n);
+    for (std::size_t i = 0; i < n; ++i) out.x(i, c) = (out.x(i, c) - mean) / std::sqrt(var);
+  }
+  out.k = d.num_classes;
+  return out;
+}
+
+// log R^d = sum_n log P(y_n|x_n), straight from the definitions (long double, no framework code).
+long double direct_log_rd(const Centres& c, const Data& data) {
+  const std::size_t m = c.count(), p = c.dim();
+  long double total = 0;
+  for (std::size_t n = 0; n < data.x.shape(0); ++n) {
+    long double own = 0, all = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+      long double log_n = -0.5L * (long double)p * std::log(2.0L * M_PI);
+      for (std::size_t l = 0; l < p; ++l) {
+        const long double diff = data.x(n, l) - c.means(j, l), v = c.diagonal(j, l);
+        log_n -= 0.5L * (diff * diff / v + std::log(v));
+      }
+      const auto k = std::size_t(c.owner(j));
+      const long double term = c.class_priors(k) * c.mixing(j, k) * std::exp(log_n);
+      all += term;
+      if (c.owner(j) == data.y(n)) own += term;
+    }
+    total += std::log(own) - std::log(all);
+  }
+  return total;
+}
+
+Centres em_start(const Data& data, std::size_t g, std::uint64_t seed) {
+  radial::EmOptions em;
+  em.shape = radial::Shape::Diagonal;
+  em.iterations = 30;
+  std::mt19937_64 rng(seed);
+  return radial::fit_class_mixtures(data.x, data.y, data.k, g, em, rng, "test").centres;
+}
+
+void log_weights(const Centres& c, radial::Vector& num, radial::Vector& den) {
+  num = radial::Vector::from_shape({c.count()});
+  den = radial::Vector::from_shape({c.count()});
+  for (std::size_t j = 0; j < c.count(); ++j) {
+    const auto k = std::size_t(c.owner(j));
+    num(j) = std::log(c.mixing(j, k));
+    den(j) = num(j) + std::log(c.class_priors(k));
+  }
+}
+
+double log_prior_sum(const Centres& c, const Data& data) {
+  double p = 0;
+  for (std::size_t n = 0; n < data.y.size(); ++n) p += std::log(c.class_priors(std::size_t(data.y(n))));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("discriminative E-step: numerator counts are EM's, log R^d is sum log P(y|x)", "[dem]") {
+  const Data data = load("waveform.csv", 400);
+  const Centres c = em_start(data, 3, 1);
+  radial::Vector lnum, lden;
+  log_weights(c, lnum, lden);
+  radial::MixtureCounts num, den, em;
+  radial::EStepOptions e;
+  const radial::DiscriminativeSummary s =
+      radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, num, den);
+  const double rd = log_prior_sum(c, data) + s.log_numerator - s.log_denominator;
+  CHECK(rd == Approx(double(direct_log_rd(c, data))).epsilon(1e-9));
+  CHECK(rd < 0);
+  // "the counts in Lambda^num are exactly the same as the ones that would be obtained with EM"
+  radial::e_step(data.x, c, lnum, &data.y, e, em);
+  for (std::size_t j = 0; j < c.count(); ++j) {
+    CHECK(num.c1(j) == Approx(em.c1(j)).epsilon(1e-12));
+    for (std::size_t l = 0; l < c.dim(); ++l) CHECK(num.cxx(j, l) == Approx(em.cxx(j, l)).epsilon(1e-12));
+  }
+  // Denominator responsibilities sum to one per row.
+  CHECK(xt::sum(den.c1)() == Approx(double(data.x.shape(0))).epsilon(1e-12));
+}
+
+TEST_CASE("discriminative E-step with the K-d tree at the exact threshold equals brute force",
+          "[dem][kdtree]") {
+  const Data data = load("waveform.csv", 400);
+  const Centres c = em_start(data, 4, 2);
+  radial::Vector lnum, lden;
+  log_weights(c, lnum, lden);
+  radial::GaussianBoxTreeOptions o;
+  o.threshold = radial::GaussianBoxTree::exact_threshold(c, data.x);
+  o.leaf_size = 1;
+  const radial::GaussianBoxTree tree(c, data.x, o);
+  CHECK(tree.mean_candidates() == Approx(double(c.count())));
+  radial::MixtureCounts bn, bd, tn, td;
+  radial::EStepOptions e;
+  const auto sb = radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, bn, bd);
+  e.tree = &tree;
+  const auto st = radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, tn, td);
+  CHECK(st.fallback_rows == 0);
+  CHECK(st.log_numerator == Approx(sb.log_numerator).epsilon(1e-10));
+  CHECK(st.log_denominator == Approx(sb.log_denominator).epsilon(1e-10));
+  for (std::size_t j = 0; j < c.count(); ++j) {
+    CHECK(td.c1(j) == Approx(bd.c1(j)).epsilon(1e-9).margin(1e-12));
+    CHECK(tn.c1(j) == Approx(bn.c1(j)).epsilon(1e-9).margin(1e-12));
+    for (std::size_t l = 0; l < c.dim(); ++l) {
+      CHECK(td.cx(j, l) == Approx(bd.cx(j, l)).epsilon(1e-9).margin(1e-10));
+      CHECK(td.cxx(j, l) == Approx(bd.cxx(j, l)).epsilon(1e-9).margin(1e-10));
+    }
+  }
+}
+
+TEST_CASE("the extended Baum-Welch mean step follows the gradient of log R^d", "[dem]") {
+  // For large D, mu~ - mu = sum_n (r^num - r^den)(x_n - mu) / (C1num - C1den + D)
+  //                       = sigma^2 d log R^d / d mu / (C1num - C1den + D).
+  const Data data = load("iris.csv", 150);
+  Centres c = em_start(data, 2, 3);
+  radial::Vector lnum, lden;
+  log_weights(c, lnum, lden);
+  radial::MixtureCounts num, den;
+  radial::EStepOptions e;
+  radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, num, den);
+
+  radial::plugins::DemOptions options;
+  options.learning_rate = 1e-4;
+  options.iterations = 1;
+  options.tolerance = 0;
+  radial::FitContext ctx(1);
+  const Centres stepped = radial::plugins::dem_refine(data.x, data.y, c, options, ctx);
+  REQUIRE(ctx.report.series.at("log_Rd").size() == 2);
+  REQUIRE(ctx.report.series.at("log_Rd")[1] > ctx.report.series.at("log_Rd")[0]);
+
+  const double h = 1e-5;
+  for (std::size_t j = 0; j < c.count(); ++j)
+    for (std::size_t l = 0; l < c.dim(); ++l) {
+      Centres plus = c, minus = c;
+      plus.means(j, l) += h;
+      minus.means(j, l) -= h;
+      const double gradient = double(direct_log_rd(plus, data) - direct_log_rd(minus, data)) / (2 * h);
+      const double d = den.c1(j) / options.learning_rate;
+      const double implied = (stepped.means(j, l) - c.means(j, l)) * (num.c1(j) - den.c1(j) + d) /
+                             c.diagonal(j, l);
+      CHECK(implied == Approx(gradient).epsilon(1e-4).margin(1e-6));
+    }
+}
+
+TEST_CASE("DEM increases log R^d over the EM solution on training data", "[dem]") {
+  const Data data = load("waveform.csv", 400);
+  const Centres start = em_start(data, 4, 4);
+  const double rd_em = double(direct_log_rd(start, data));
+  radial::plugins::DemOptions options;
+  options.iterations = 30;
+  radial::FitContext ctx(1);
+  const Centres out = radial::plugins::dem_refine(data.x, data.y, start, options, ctx);
+  const double rd_dem = double(direct_log_rd(out, data));
+  CHECK(ctx.report.figures.at("log_Rd_em") == Approx(rd_em).epsilon(1e-9));
+  CHECK(ctx.report.figures.at("log_Rd") == Approx(rd_dem).epsilon(1e-9));
+  CHECK(rd_dem > rd_em + 1.0);
+  CHECK_NOTHROW(out.check());
+  // eta grows after each improvement and shrinks after each loss.
+  const auto& rd = ctx.report.series.at("log_Rd");
+  const auto& eta = ctx.report.series.at("eta");
+  REQUIRE(eta.size() == rd.size());
+  double best = rd[0];
+  for (std::size_t i = 1; i < rd.size(); ++i) {
+    if (rd[i] >= best) {
+      CHECK(eta[i] == Approx(eta[i - 1] * options.eta_grow));
+      best = rd[i];
+    } else {
+      CHECK(eta[i] == Approx(eta[i - 1] * options.eta_shrink));
+    }
+  }
+}
+
+TEST_CASE("a large learning rate keeps every variance positive", "[dem]") {
+  const Data data = load("iris.csv", 150);
+  const Centres start = em_start(data, 3, 5);
+  radial::plugins::DemOptions options;
+  options.learning_rate = 1e3;
+  options.iterations = 10;
+  options.em.covariance_floor = 1e-300;  // D_min alone must keep the variances positive
+  radial::FitContext ctx(1);
+  const Centres out = radial::plugins::dem_refine(data.x, data.y, start, options, ctx);
+  CHECK_NOTHROW(out.check());
+  CHECK(xt::amin(out.diagonal)() > 0);
+  CHECK(ctx.report.figures.at("log_Rd") >= ctx.report.figures.at("log_Rd_em"));
+}
+
+TEST_CASE("dem plugin as the host loads it", "[dem][plugin]") {
+  radial::Registry registry;
+  registry.load_file(radial::testing::plugin_dir() / "libradial-centres-dem.so");
+  const auto& info = registry.require(radial::Slot::Centres, "dem");
+  radial::Dataset train = radial::read_csv(radial::testing::source_dir() / "docs/examples/data/iris.csv");
+  train.inputs = load("iris.csv", 150).x;
+  auto learner = registry.make_centre_learner(
+      "dem", radial::validate_params(info.params,
+                                     {{"count", std::int64_t(2)}, {"kdtree", true}, {"iterations", std::int64_t(10)}},
+                                     "plugin dem"));
+  radial::FitContext ctx(9);
+  const Centres c = learner->fit(train, nullptr, ctx);
+  REQUIRE(c.count() == 6);
+  CHECK(c.shape == radial::Shape::Diagonal);
+  CHECK_NOTHROW(c.check());
+  CHECK(c.class_priors.size() == 3);
+  CHECK(ctx.report.figures.at("log_Rd") >= ctx.report.figures.at("log_Rd_em"));
+  CHECK(ctx.report.series.at("log_Rd").size() == ctx.report.series.at("eta").size());
+  CHECK(ctx.report.figures.count("mean_candidates") == 1);
+
+  radial::Dataset regression = train;
+  regression.task = radial::Task::Regression;
+  regression.num_classes = 0;
+  CHECK_THROWS_AS(learner->fit(regression, nullptr, ctx), radial::InputError);
+}

@@ -32,10 +32,21 @@ std::string number(double v) {
   return buffer;
 }
 
-// floor_d = relative * var(x_d), or `relative` for a constant column.
-Vector variance_floors(const Matrix& x, double relative) {
+// Per-feature variance floors: floor_d = relative * var(x_d), or `relative` for a constant
+// column. A constant column carries no information about the kernels: every kernel's variance
+// there is the floor and its covariances with the other features are 0, which leaves
+// p(C_k|x) unchanged; that is not counted as the guard firing (it is reported once).
+struct Floors {
+  Vector floor;
+  std::vector<bool> constant;
+  std::size_t constant_count = 0;
+};
+
+Floors variance_floors(const Matrix& x, double relative) {
   const std::size_t n = x.shape(0), d = x.shape(1);
-  Vector floor = Vector::from_shape({d});
+  Floors f;
+  f.floor = Vector::from_shape({d});
+  f.constant.assign(d, false);
   for (std::size_t a = 0; a < d; ++a) {
     double mean = 0;
     for (std::size_t r = 0; r < n; ++r) mean += x(r, a);
@@ -43,25 +54,37 @@ Vector variance_floors(const Matrix& x, double relative) {
     double var = 0;
     for (std::size_t r = 0; r < n; ++r) var += (x(r, a) - mean) * (x(r, a) - mean);
     var /= double(n);
-    floor(a) = var > 0 ? relative * var : relative;
+    f.constant[a] = !(var > 0);
+    f.constant_count += f.constant[a] ? 1 : 0;
+    f.floor(a) = var > 0 ? relative * var : relative;
   }
-  return floor;
+  return f;
 }
 
 // Raises the covariance of kernel j to at least diag(floor) in the Loewner order, changing it
 // only when needed: eigenvalues of D^{-1/2} S D^{-1/2} below 1 are raised to 1. For a diagonal
-// S this is max(s_d, floor_d). Returns whether it changed anything.
-bool apply_floor(Centres& kernels, std::size_t j, const Vector& floor) {
+// S this is max(s_d, floor_d). Returns whether it changed anything outside constant columns.
+bool apply_floor(Centres& kernels, std::size_t j, const Floors& floors) {
   const std::size_t d = kernels.dim();
+  const Vector& floor = floors.floor;
   if (kernels.shape == Shape::Diagonal) {
     bool changed = false;
-    for (std::size_t a = 0; a < d; ++a)
-      if (!(kernels.diagonal(j, a) >= floor(a))) {
+    for (std::size_t a = 0; a < d; ++a) {
+      if (floors.constant[a]) {
+        kernels.diagonal(j, a) = floor(a);
+      } else if (!(kernels.diagonal(j, a) >= floor(a))) {
         kernels.diagonal(j, a) = floor(a);
         changed = true;
       }
+    }
     return changed;
   }
+  for (std::size_t a = 0; a < d; ++a)
+    if (floors.constant[a])
+      for (std::size_t b = 0; b < d; ++b) {
+        kernels.covariances(j, a, b) = a == b ? floor(a) : 0.0;
+        kernels.covariances(j, b, a) = a == b ? floor(a) : 0.0;
+      }
   Matrix scaled = Matrix::from_shape({d, d});
   for (std::size_t a = 0; a < d; ++a)
     for (std::size_t b = 0; b < d; ++b)
@@ -74,8 +97,10 @@ bool apply_floor(Centres& kernels, std::size_t j, const Vector& floor) {
     return true;
   }
   auto [values, vectors] = xt::linalg::eigh(scaled);
+  // A constant column gives an eigenvalue of exactly 1 up to rounding: not a firing.
+  constexpr double kRounding = 1e-10;
   bool low = false;
-  for (std::size_t i = 0; i < d; ++i) low = low || values(i) < 1.0;
+  for (std::size_t i = 0; i < d; ++i) low = low || values(i) < 1.0 - kRounding;
   if (!low) return false;
   for (std::size_t a = 0; a < d; ++a)
     for (std::size_t b = 0; b <= a; ++b) {
@@ -262,7 +287,13 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                "use stratified folds or a larger training set");
     }
 
-  const Vector floor = variance_floors(x, options.variance_floor);
+  const Floors floor = variance_floors(x, options.variance_floor);
+  if (floor.constant_count > 0)
+    ctx.warn(kId, "constant-column",
+             std::to_string(floor.constant_count) +
+                 " input column(s) are constant in the training rows; every kernel's variance "
+                 "there is the variance floor, which leaves p(C_k|x) unchanged",
+             "drop the constant column(s) from the data");
   std::size_t floor_count = 0, clamp_count = 0, fallback_count = 0;
   std::string first_clamp, first_floor;
   std::set<std::size_t> dead;
@@ -493,7 +524,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
         if (full) theta.covariances(j, a, b) = v;
         else if (a == b) theta.diagonal(j, a) = v;
       }
-  const Vector floor = variance_floors(x, options.variance_floor);
+  const Floors floor = variance_floors(x, options.variance_floor);
   for (std::size_t j = 0; j < m; ++j) apply_floor(theta, j, floor);
 
   theta.mixing = Matrix::from_shape({m, num_classes});
@@ -515,7 +546,8 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   FitContext sub(0, ctx.threads);
   mixture = prbf_em(x, one_class, 1, mixture, mixture_options, nullptr, sub);
   for (const Warning& w : sub.report.warnings)
-    if (w.guard != "not-converged")  // a short initial run is not meant to converge
+    // A short initial run is not meant to converge; constant columns are reported by the main run.
+    if (w.guard != "not-converged" && w.guard != "constant-column")
       ctx.warn(w.component, w.guard, "gmm initialisation: " + w.message, w.setting);
   ctx.report.figures["init_gmm_iterations"] = double(sub.report.iterations);
 

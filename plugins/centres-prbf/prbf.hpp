@@ -18,6 +18,9 @@
 //   dead-kernel           a kernel with total responsibility below 1e-8 rows keeps its mean and
 //                         covariance (its mixing weights are then ~0 in every class)
 //   empty-class           a class without training rows gets P(C_k) = 0 and uniform weights
+//   constant-column       a constant input column: every kernel's variance there is the floor
+//                         (not counted as variance-floor firings; p(C_k|x) does not change)
+//   not-converged         tolerance > 0 and L(theta) still moving after `iterations`
 
 #include <cstddef>
 #include <string>

@@ -18,11 +18,24 @@
 #include <xtensor-blas/xblas.hpp>
 
 #include "radial/errors.hpp"
+#include "radial/numerics/blas_threads.hpp"
 
 namespace radial {
 namespace {
 
 constexpr std::size_t kBlockRows = 1024;
+
+// Lloyd parallelises over row blocks itself, so BLAS stays single-threaded inside (DESIGN.md).
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() : saved_(blas_threads()) { set_blas_threads(1); }
+  ~SingleThreadedBlas() { set_blas_threads(saved_); }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int saved_;
+};
 
 double squared_distance(const double* a, const double* b, std::size_t d) {
   double s = 0;
@@ -214,6 +227,7 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
     throw ShapeError(msg.str());
   }
 
+  const SingleThreadedBlas blas;
   const NearestCentres nearest(x, options.threads);
   const double threshold = options.tolerance * data_scale(x);
   Labels labels = xt::zeros<std::int64_t>({n});

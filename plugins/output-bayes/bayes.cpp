@@ -1,0 +1,190 @@
+// The Bayes posterior output; see bayes.hpp.
+#include "bayes.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "radial/basis.hpp"
+#include "radial/errors.hpp"
+#include "radial/numerics/distances.hpp"
+#include "radial/numerics/gaussian.hpp"
+#include "radial/numerics/log_sum_exp.hpp"
+
+namespace radial::plugins {
+
+namespace {
+
+constexpr const char* kId = "bayes";
+constexpr double minus_inf = -std::numeric_limits<double>::infinity();
+constexpr std::size_t kBlock = 512;
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+double safe_log(double v) { return v > 0 ? std::log(v) : minus_inf; }
+
+// a(n, k) = log P(C_k) + log sum_j pi_jk exp(logn(n, j)), for one block.
+void class_scores(const Matrix& logn, const Matrix& log_pi, const Vector& log_prior,
+                  Matrix& terms, Matrix& a) {
+  const std::size_t rows = logn.shape(0), m = logn.shape(1), k = log_pi.shape(1);
+  terms.resize({rows, m});
+  a.resize({rows, k});
+  for (std::size_t c = 0; c < k; ++c) {
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < m; ++j) terms(r, j) = logn(r, j) + log_pi(j, c);
+    const Vector lse = log_sum_exp_rows(terms);
+    for (std::size_t r = 0; r < rows; ++r) a(r, c) = log_prior(c) + lse(r);
+  }
+}
+
+}  // namespace
+
+Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesOptions& options,
+                           const Labels* classes, BayesFigures* figures) {
+  const std::size_t n = x.shape(0), m = centres.count(), k = centres.mixing.shape(1),
+                    d = centres.dim();
+  Matrix log_pi = Matrix::from_shape({m, k});
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t c = 0; c < k; ++c) log_pi(j, c) = safe_log(centres.mixing(j, c));
+  Vector log_prior = Vector::from_shape({k});
+  for (std::size_t c = 0; c < k; ++c) log_prior(c) = safe_log(centres.class_priors(c));
+
+  std::unique_ptr<GaussianBoxTree> tree;
+  std::unique_ptr<TreeLogDensity> sparse;
+  std::unique_ptr<GaussianLogDensity> dense;
+  if (options.use_tree) {
+    tree = std::make_unique<GaussianBoxTree>(centres, x, options.tree);
+    sparse = std::make_unique<TreeLogDensity>(centres, tree.get());
+  } else {
+    dense = std::make_unique<GaussianLogDensity>(centres);
+  }
+
+  Matrix out = Matrix::from_shape({n, k});
+  Matrix xb, logn, terms, a;
+  BayesFigures f;
+  std::size_t wrong = 0;
+  double evaluated = 0;
+  for (std::size_t first = 0; first < n; first += kBlock) {
+    const std::size_t rows = std::min(kBlock, n - first);
+    xb.resize({rows, d});
+    std::memcpy(xb.data(), x.data() + first * d, rows * d * sizeof(double));
+    if (sparse) {
+      sparse->compute_dense(xb, logn);
+      for (std::size_t r = 0; r < rows; ++r) {
+        // Gaussians outside the leaf count as 0 (section III-C). When the leaf holds none of
+        // the row's own class (or nothing at all without labels), that class's Gaussians (all
+        // of them) are evaluated for the row, so log p(C_y|x) stays finite.
+        std::size_t live = 0, own = 0;
+        const std::int64_t y = classes ? (*classes)(first + r) : -1;
+        for (std::size_t j = 0; j < m; ++j)
+          if (logn(r, j) != minus_inf) {
+            ++live;
+            if (y >= 0 && centres.mixing(j, std::size_t(y)) > 0) ++own;
+          }
+        evaluated += double(live);
+        if (live == 0 || (y >= 0 && own == 0)) {
+          ++f.fallback_rows;
+          for (std::size_t j = 0; j < m; ++j)
+            if (logn(r, j) == minus_inf && (y < 0 || centres.mixing(j, std::size_t(y)) > 0)) {
+              logn(r, j) = sparse->log_density(&xb(r, 0), j);
+              evaluated += 1;
+            }
+        }
+      }
+    } else {
+      dense->compute(xb, logn);
+      evaluated += double(rows * m);
+    }
+    class_scores(logn, log_pi, log_prior, terms, a);
+    log_softmax_rows(a);
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::size_t best = 0;
+      for (std::size_t c = 0; c < k; ++c) {
+        out(first + r, c) = a(r, c);
+        if (a(r, c) > a(r, best)) best = c;
+      }
+      if (classes) {
+        const auto y = std::size_t((*classes)(first + r));
+        f.log_posterior += a(r, y);
+        wrong += best != y;
+      }
+    }
+  }
+  f.error_rate = n ? double(wrong) / double(n) : 0.0;
+  f.mean_candidates = n ? evaluated / double(n) : 0.0;
+  if (figures) *figures = f;
+  return out;
+}
+
+OutputWeights BayesOutput::fit(const TrainingProblem& problem, const Regularizer*,
+                               FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const Centres& c = problem.centres;
+  const Dataset& data = problem.data;
+  if (data.task != Task::Classification || data.num_classes == 0)
+    throw InputError("output bayes: the Bayes posterior needs a classification target; use "
+                     "output.plugin = \"least-squares\" for regression");
+  if (!c.has_mixing() || c.class_priors.size() == 0)
+    throw InputError("output bayes: the centres carry no " +
+                     std::string(!c.has_mixing() ? "mixing weights pi_jk" : "class priors P(C_k)") +
+                     "; the Bayes output needs class-conditional mixtures: use centres.plugin = "
+                     "\"gmm\" with mode = \"per-class\", \"dem\" or \"prbf\"");
+  c.check();
+  if (c.mixing.shape(1) != data.num_classes)
+    throw ShapeError("output bayes: the centres' mixing weights cover " +
+                     std::to_string(c.mixing.shape(1)) + " classes but the training data have " +
+                     std::to_string(data.num_classes));
+  if (c.shape == Shape::None)
+    throw InputError("output bayes: the centres have no shapes, so p(x|j) is undefined; use a "
+                     "Gaussian centre learner (gmm, dem, prbf)");
+  if (!problem.basis.has_log_map())
+    throw InputError("output bayes: the basis has no log map, so the network cannot compute "
+                     "log p(x|j); use basis.plugin = \"gaussian\" with density = true");
+
+  // The network will use the basis' log map as log p(x|j): check it on the first rows.
+  {
+    const std::size_t rows = std::min<std::size_t>(data.rows(), 64), d = c.dim();
+    Matrix xb = Matrix::from_shape({rows, d});
+    std::memcpy(xb.data(), data.inputs.data(), rows * d * sizeof(double));
+    Matrix from_basis, reference;
+    SquaredDistances(c, problem.basis.metric()).compute(xb, from_basis);
+    problem.basis.log_map(from_basis);
+    GaussianLogDensity(c).compute(xb, reference);
+    double worst = 0;
+    for (std::size_t i = 0; i < reference.size(); ++i)
+      worst = std::max(worst, std::fabs(from_basis.data()[i] - reference.data()[i]));
+    if (!(worst <= 1e-6 * (1.0 + double(d))))
+      ctx.warn(kId, "basis-not-density",
+               "the basis' log map differs from log N(x | c_j, S_j) by up to " + number(worst) +
+                   ", so predictions will not be the mixtures' posterior",
+               "basis.plugin = \"gaussian\" with density = true and width = 0");
+  }
+
+  BayesFigures f;
+  bayes_log_posterior(data.inputs, c, options_, &data.classes, &f);
+  ctx.report.iterations = 0;
+  ctx.report.converged = true;
+  ctx.report.figures["log_posterior"] = f.log_posterior;
+  ctx.report.figures["train_error"] = f.error_rate;
+  ctx.report.final_error = -f.log_posterior / double(data.rows());
+  if (options_.use_tree) ctx.report.figures["mean_candidates"] = f.mean_candidates;
+  if (f.fallback_rows)
+    ctx.warn(kId, "kdtree-fallback",
+             std::to_string(f.fallback_rows) +
+                 " rows found no Gaussian in their K-d tree leaf; all were evaluated for them",
+             "output.threshold (raise it)");
+  ctx.report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return OutputWeights{Matrix(), Link::Bayes};
+}
+
+}  // namespace radial::plugins

@@ -1,0 +1,60 @@
+#pragma once
+// `bayes`: the class-conditional mixture output (DESIGN.md; Klautau, paper 002, eq. 1 and
+// section II; Constantinopoulos et al., paper 004, the PRBF posterior):
+//
+//   p(C_k | x) = P(C_k) sum_j pi_jk p(x|j) / sum_k' P(C_k') sum_j pi_jk' p(x|j)
+//
+// There are no output weights to train: fit() checks that the centres carry mixing weights
+// pi_jk (M x K, columns summing to 1) and class priors P(C_k) (K) and returns the Bayes link,
+// and the framework's Network computes the posterior at prediction time from the basis' log map
+// (the `gaussian` basis with density = true gives log p(x|j) = log N(x | c_j, S_j)).
+//
+// Centres without mixing weights or priors (pooled gmm, kmeans, subset) are refused with an
+// InputError: an output layer receives the centres read-only, so weights it estimated could
+// not reach the model; use a class-aware centre learner (gmm with mode = "per-class", dem,
+// prbf).
+//
+// fit() records the training-set figures with the framework's GaussianLogDensity and
+// log-sum-exp: figures log_posterior = sum_n log p(C_{y_n} | x_n), train_error (fraction
+// misclassified) and final_error = -log_posterior / N. With kdtree = true the densities are
+// evaluated only for the Gaussians of each row's K-d tree leaf (paper 002, section III-C).
+// Guard: basis-not-density, when the basis' log map differs from log N(x | c_j, S_j), so the
+// posterior the network will compute is not the one of the mixtures.
+
+#include "radial/numerics/kdtree.hpp"
+#include "radial/output_layer.hpp"
+
+namespace radial::plugins {
+
+struct BayesOptions {
+  bool use_tree = false;
+  GaussianBoxTreeOptions tree;
+};
+
+// Training-set figures of the Bayes posterior.
+struct BayesFigures {
+  double log_posterior = 0;      // sum_n log p(C_{y_n} | x_n)
+  double error_rate = 0;         // fraction of rows whose arg max class is wrong
+  std::size_t fallback_rows = 0; // (tree) rows whose leaf held none of their class's Gaussians:
+                                 // that class's Gaussians were evaluated for them
+  double mean_candidates = 0;
+};
+
+// log p(C_k | x_n) for every row (N x K) from centres with mixing weights and priors, and the
+// figures above when `classes` is given. With the tree, a class none of whose Gaussians is in
+// the row's leaf gets log p = -inf (its Gaussians count as 0, paper 002 section III-C), except
+// the row's own class, which is then evaluated in full.
+Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesOptions& options,
+                           const Labels* classes, BayesFigures* figures);
+
+class BayesOutput final : public OutputLayer {
+ public:
+  explicit BayesOutput(BayesOptions options) : options_(options) {}
+  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+                    FitContext& ctx) override;
+
+ private:
+  BayesOptions options_;
+};
+
+}  // namespace radial::plugins

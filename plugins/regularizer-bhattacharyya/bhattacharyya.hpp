@@ -27,10 +27,11 @@ class BhattacharyyaPrior final : public Regularizer {
   // The alpha of eqs 17-30 for this problem size.
   double effective_alpha(const KernelPriorInput& kernels) const;
 
+  // No penalty on output weights: the weight side adds nothing (and checks shapes).
   bool penalises_weights() const override { return false; }
   double penalty(const Matrix&) const override { return 0.0; }
-  void add_gradient(const Matrix&, Matrix&) const override {}
-  void add_hessian(const Matrix&, Matrix&) const override {}
+  void add_gradient(const Matrix& weights, Matrix& gradient) const override;
+  void add_hessian(const Matrix& weights, Matrix& hessian) const override;
 
   bool has_kernel_prior() const override { return true; }
   double kernel_penalty(const KernelPriorInput& kernels) const override;

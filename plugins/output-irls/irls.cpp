@@ -66,9 +66,11 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     // Newton / Fisher scoring direction (eq. 10): H d = -g.
     Vector minus_g = glm::flatten(g);
     for (double& v : minus_g) v = -v;
+    // Optional eigenvalue floor (IrlsOptions::damping); 0 keeps the paper's pseudo-inverse.
+    const double damping = options.step_control ? options.damping : 0.0;
     const glm::SymmetricSolve solved =
-        block_diagonal ? glm::solve_block_diagonal(h, minus_g, k, method)
-                       : glm::solve_symmetric(h, minus_g, method);
+        block_diagonal ? glm::solve_block_diagonal(h, minus_g, k, method, -1, damping)
+                       : glm::solve_symmetric(h, minus_g, method, -1, damping);
     objective.add_flops(solved.flops);
     last_rank = solved.rank;
     if (solved.rank < expected_rank) ++rank_deficient;

@@ -30,6 +30,7 @@ struct IrlsOptions {
   glm::HessianKind hessian = glm::HessianKind::Exact;
   bool step_control = true;
   std::size_t max_halvings = 30;
+  double damping = 0;  // eigenvalue floor relative to the largest (0: truncate, as pinv)
 };
 
 // Runs IRLS on `objective` and fills ctx.report; returns finite C x K weights.

@@ -62,7 +62,7 @@ Vector cholesky_solve(const Matrix& l, const Vector& b) {
   return y;
 }
 
-SymmetricSolve eigen_solve(const Matrix& s, const Vector& b, double rcond) {
+SymmetricSolve eigen_solve(const Matrix& s, const Vector& b, double rcond, double damping) {
   const std::size_t n = s.shape(0);
   SymmetricSolve out;
   out.size = n;
@@ -76,12 +76,16 @@ SymmetricSolve eigen_solve(const Matrix& s, const Vector& b, double rcond) {
   const double floor = rcond * lmax;
   double lmin_kept = lmax;
   for (std::size_t i = 0; i < n; ++i) {
-    if (lambda(i) <= floor) continue;  // negative rounding noise is in the null space too
-    ++out.rank;
-    lmin_kept = std::min(lmin_kept, lambda(i));
+    const bool kept = lambda(i) > floor;  // negative rounding noise is in the null space too
+    if (kept) {
+      ++out.rank;
+      lmin_kept = std::min(lmin_kept, lambda(i));
+    }
+    if (!kept && damping <= 0) continue;
+    const double used = damping > 0 ? std::max(lambda(i), damping * lmax) : lambda(i);
     double coef = 0;
     for (std::size_t r = 0; r < n; ++r) coef += vectors(r, i) * b(r);
-    coef /= lambda(i);
+    coef /= used;
     for (std::size_t r = 0; r < n; ++r) out.x(r) += coef * vectors(r, i);
   }
   out.condition = lmax / lmin_kept;
@@ -91,7 +95,7 @@ SymmetricSolve eigen_solve(const Matrix& s, const Vector& b, double rcond) {
 }  // namespace
 
 SymmetricSolve solve_symmetric(const Matrix& s, const Vector& b, SolveMethod method,
-                               double rcond) {
+                               double rcond, double damping) {
   const std::size_t n = s.shape(0);
   if (s.shape(1) != n || b.size() != n)
     throw ShapeError("solve_symmetric: system is " + std::to_string(s.shape(0)) + " x " +
@@ -110,8 +114,9 @@ SymmetricSolve solve_symmetric(const Matrix& s, const Vector& b, SolveMethod met
         dmin = std::min(dmin, l(i, i));
       }
       const double condition = (dmax / dmin) * (dmax / dmin);
-      // A factor this ill-conditioned gives steps dominated by rounding: use the eigen path.
-      if (condition * rcond < 1) {
+      // A factor this ill-conditioned gives steps dominated by rounding (or, with damping, by
+      // directions of negligible curvature): use the eigen path.
+      if (condition * std::max(rcond, damping) < 1) {
         SymmetricSolve out;
         out.x = cholesky_solve(l, b);
         out.rank = out.size = n;
@@ -121,20 +126,20 @@ SymmetricSolve solve_symmetric(const Matrix& s, const Vector& b, SolveMethod met
         return out;
       }
     }
-    SymmetricSolve out = eigen_solve(s, b, rcond);
+    SymmetricSolve out = eigen_solve(s, b, rcond, damping);
     out.flops += cost;  // the attempt was paid for
     return out;
   }
-  return eigen_solve(s, b, rcond);
+  return eigen_solve(s, b, rcond, damping);
 }
 
 SymmetricSolve solve_block_diagonal(const Matrix& s, const Vector& b, std::size_t outputs,
-                                    SolveMethod method, double rcond) {
+                                    SolveMethod method, double rcond, double damping) {
   const std::size_t p = s.shape(0);
   if (outputs == 0 || p % outputs != 0)
     throw ShapeError("solve_block_diagonal: size " + std::to_string(p) +
                      " is not a multiple of the " + std::to_string(outputs) + " outputs");
-  if (outputs == 1) return solve_symmetric(s, b, method, rcond);
+  if (outputs == 1) return solve_symmetric(s, b, method, rcond, damping);
   const std::size_t c = p / outputs;
   SymmetricSolve out;
   out.size = p;
@@ -147,7 +152,7 @@ SymmetricSolve solve_block_diagonal(const Matrix& s, const Vector& b, std::size_
       rhs(i) = b(i * outputs + k);
       for (std::size_t j = 0; j < c; ++j) block(i, j) = s(i * outputs + k, j * outputs + k);
     }
-    const SymmetricSolve part = solve_symmetric(block, rhs, method, rcond);
+    const SymmetricSolve part = solve_symmetric(block, rhs, method, rcond, damping);
     for (std::size_t i = 0; i < c; ++i) out.x(i * outputs + k) = part.x(i);
     out.rank += part.rank;
     out.cholesky = out.cholesky && part.cholesky;

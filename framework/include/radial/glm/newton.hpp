@@ -27,14 +27,17 @@ enum class SolveMethod {
   Eigen,          // eigen pseudo-inverse directly (the paper's SVD solve)
 };
 
-// Solves S x = b for symmetric positive semi-definite S (n x n). Eigenvalues below
-// rcond * lambda_max are treated as zero (rcond <= 0: n * machine epsilon, as pinv).
+// Solves S x = b for symmetric positive semi-definite S (n x n). On the eigen path, with
+// damping = 0, eigenvalues below rcond * lambda_max are treated as zero (rcond <= 0:
+// n * machine epsilon, as pinv); with damping > 0 every eigenvalue is floored at
+// damping * lambda_max instead, so directions of tiny curvature still get a bounded step rather
+// than none (and Cholesky is abandoned for the eigen path above condition 1 / damping).
 SymmetricSolve solve_symmetric(const Matrix& s, const Vector& b, SolveMethod method,
-                               double rcond = -1);
+                               double rcond = -1, double damping = 0);
 
 // The same for a system that is block diagonal in the flattening p = i*K + k (the simplified
 // Hessian: one (P/K) x (P/K) system per output k), solved output by output.
 SymmetricSolve solve_block_diagonal(const Matrix& s, const Vector& b, std::size_t outputs,
-                                    SolveMethod method, double rcond = -1);
+                                    SolveMethod method, double rcond = -1, double damping = 0);
 
 }  // namespace radial::glm

@@ -63,8 +63,9 @@ struct Settings {
 
 struct Cell {
   std::vector<double> errors;  // one cross-validated error rate per repeat
-  double clamps = 0;           // negative-mixing-clamp firings, summed
-  double floors = 0;           // variance-floor firings, summed
+  std::size_t fits = 0;        // centre fits behind the cell
+  std::size_t clamp_fits = 0;  // fits in which negative-mixing-clamp fired
+  std::size_t floor_fits = 0;  // fits in which variance-floor fired
 };
 
 double mean(const std::vector<double>& v) {
@@ -167,10 +168,14 @@ void run_direct(const Settings& settings, const radial::Registry& registry,
           const radial::Centres centres = learner->fit(train, prior.get(), ctx);
           wrong[{m, alpha}] += misclassified(centres, test);
           Cell& cell = cells[{m, alpha}];
-          cell.clamps += ctx.report.figures.count("negative_mixing_clamps")
-                             ? ctx.report.figures.at("negative_mixing_clamps") : 0;
-          cell.floors += ctx.report.figures.count("variance_floor")
-                             ? ctx.report.figures.at("variance_floor") : 0;
+          const auto fired = [&](const char* guard) {
+            for (const radial::Warning& w : ctx.report.warnings)
+              if (w.guard == guard) return true;
+            return false;
+          };
+          ++cell.fits;
+          cell.clamp_fits += fired("negative-mixing-clamp") ? 1 : 0;
+          cell.floor_fits += fired("variance-floor") ? 1 : 0;
         }
       }
     }
@@ -205,9 +210,12 @@ void run_pipeline(const Settings& settings, const radial::Registry& registry,
         const radial::TrainingResult result = radial::train(pipeline, registry);
         Cell& cell = cells[{m, alpha}];
         cell.errors.push_back(result.report.cv->error_rate);
+        // prbf names each guard at most once per fit; the trainer fits every fold and then
+        // all rows once more.
+        cell.fits += settings.folds + 1;
         for (const radial::Warning& w : result.report.warnings) {
-          if (w.guard == "negative-mixing-clamp") cell.clamps += 1;
-          if (w.guard == "variance-floor") cell.floors += 1;
+          if (w.guard == "negative-mixing-clamp") ++cell.clamp_fits;
+          if (w.guard == "variance-floor") ++cell.floor_fits;
         }
       }
     std::fprintf(stderr, "repeat %zu/%zu done\n", r + 1, settings.repeats);
@@ -292,12 +300,13 @@ int main(int argc, char** argv) {
       for (std::size_t c = 0; c < kPaperCounts.size(); ++c) std::printf("  %6.2f", kPaperTable[a][c]);
       std::printf("\n");
     }
-    std::printf("\nGuards (summed over folds and repeats): negative-mixing-clamp / variance-floor\n");
+    std::printf("\nFits in which a guard fired: negative-mixing-clamp / variance-floor "
+                "(of %zu fits per cell)\n", cells.empty() ? std::size_t(0) : cells.begin()->second.fits);
     for (double alpha : settings.alphas) {
       std::printf("%-12s", alpha == 0 ? "PRBF" : ("alpha = " + alpha_text(alpha)).c_str());
       for (std::size_t m : settings.counts) {
         const Cell& cell = cells[{m, alpha}];
-        std::printf("  %6.0f / %4.0f", cell.clamps, cell.floors);
+        std::printf("  %6zu / %4zu", cell.clamp_fits, cell.floor_fits);
       }
       std::printf("\n");
     }

@@ -442,7 +442,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                  "); each was set to 0 and its class's weights renormalised",
              "a smaller regularizer.alpha");
   if (fallback_count > 0)
-    ctx.warn(kId, "negative-mixing-clamp",
+    ctx.warn(kId, "negative-mixing-fallback",
              "eq 29 left no positive mixing weight in a class " + std::to_string(fallback_count) +
                  " times; those classes used the unregularised update (eq 8)",
              "a smaller regularizer.alpha");

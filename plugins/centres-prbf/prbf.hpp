@@ -14,7 +14,8 @@
 //   variance-floor        a covariance below diag(floor) in the Loewner order is raised to it;
 //                         floor_d = variance_floor * var(x_d) (variance_floor for a constant x_d)
 //   negative-mixing-clamp eq 29 gave pi_jk < 0: set to 0 and the class's weights renormalised
-//                         (section 3.1); if a whole class went non-positive, eq 8 is used
+//                         (section 3.1)
+//   negative-mixing-fallback  eq 29 left no positive weight in a class: eq 8 for that class
 //   dead-kernel           a kernel with total responsibility below 1e-8 rows keeps its mean and
 //                         covariance (its mixing weights are then ~0 in every class)
 //   empty-class           a class without training rows gets P(C_k) = 0 and uniform weights

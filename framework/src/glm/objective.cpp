@@ -12,6 +12,7 @@
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"
 #include "radial/regularizer.hpp"
+#include "syrk.hpp"
 
 namespace radial::glm {
 
@@ -182,23 +183,33 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
 
     if (hessian) {
       if (link_ == Link::Identity) {
-        xt::blas::gemm(phi, phi, blocks[0], true, false, 1.0, 1.0);  // Phi^T Phi
-        flops += flops::gemm(c, c, b);
+        detail::add_gram(phi.data(), b, c, blocks[0].data());  // Phi^T Phi
+        flops += double(c) * double(c + 1) * double(b);
       } else {
         if (scaled.shape(0) != b || scaled.shape(1) != c) scaled.resize({b, c});
         for (std::size_t k = 0; k < k_out; ++k)
           for (std::size_t l = k; l < k_out; ++l) {
             if (!exact && l != k) continue;
-            // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y))
+            // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y)). Diagonal blocks
+            // have c >= 0: (sqrt(c) Phi)^T (sqrt(c) Phi) by a symmetric rank-k update.
+            const bool diagonal = k == l;
             for (std::size_t n = 0; n < b; ++n) {
               const double ynk = y[n * k_out + k], ynl = y[n * k_out + l];
-              const double w = ynk * ((k == l ? 1.0 : 0.0) - ynl);
+              double w = ynk * ((diagonal ? 1.0 : 0.0) - ynl);
+              if (diagonal) w = std::sqrt(std::max(w, 0.0));
               const double* src = phi.data() + n * c;
               double* dst = scaled.data() + n * c;
               for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
             }
-            xt::blas::gemm(phi, scaled, blocks[block_index(k, l)], true, false, 1.0, 1.0);
-            flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
+            Matrix& target = blocks[block_index(k, l)];
+            if (diagonal) {
+              detail::add_gram(scaled.data(), b, c, target.data());
+              flops += 3.0 * double(b) + double(b) * double(c) +
+                       double(c) * double(c + 1) * double(b);
+            } else {
+              xt::blas::gemm(phi, scaled, target, true, false, 1.0, 1.0);
+              flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
+            }
           }
       }
     }
@@ -304,6 +315,11 @@ void Objective::weighted_normal_equations(const Matrix& v, const Matrix& z, Matr
     throw ShapeError("glm objective: weighted least squares needs weights and right-hand "
                      "sides of " + std::to_string(rows()) + " x " + std::to_string(k_out) +
                      ", found " + shape_text(v) + " and " + shape_text(z));
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!(v.data()[i] >= 0))
+      throw NumericalError("glm objective: weighted least squares needs weights >= 0, found " +
+                           std::to_string(v.data()[i]) + " at row " +
+                           std::to_string(i / k_out) + ", output " + std::to_string(i % k_out));
   std::vector<Matrix> a(k_out);
   for (auto& m : a) m = xt::zeros<double>({c, c});
   Matrix b = xt::zeros<double>({c, k_out});
@@ -319,13 +335,14 @@ void Objective::weighted_normal_equations(const Matrix& v, const Matrix& z, Matr
     flops += double(nb * k_out) + flops::gemm(c, k_out, nb);
     for (std::size_t k = 0; k < k_out; ++k) {
       for (std::size_t n = 0; n < nb; ++n) {
-        const double w = v(first + n, k);
+        const double w = std::sqrt(v(first + n, k));
         const double* src = phi.data() + n * c;
         double* dst = scaled.data() + n * c;
         for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
       }
-      xt::blas::gemm(phi, scaled, a[k], true, false, 1.0, 1.0);  // A_k = Phi^T diag(v_k) Phi
-      flops += double(nb) * double(c) + flops::gemm(c, c, nb);
+      // A_k = Phi^T diag(v_k) Phi = (sqrt(v_k) Phi)^T (sqrt(v_k) Phi)
+      detail::add_gram(scaled.data(), nb, c, a[k].data());
+      flops += double(nb) + double(nb) * double(c) + double(c) * double(c + 1) * double(nb);
     }
   });
   system = xt::zeros<double>({p, p});

@@ -81,7 +81,8 @@ class Objective {
   // targets, eq. 12, and by the pseudo-inverse start of SCG and BFGS):
   //   A_k = Phi^T diag(v_k) Phi  and  b_k = Phi^T (v_k * z_k)      (v, z: N x K)
   // returned as the block-diagonal P x P matrix and the P vector in the flattening above.
-  // The penalty's Hessian at W = 0 is added (a ridge term for quadratic penalties).
+  // The penalty's Hessian at W = 0 is added (a ridge term for quadratic penalties). v >= 0
+  // (NumericalError otherwise): A_k is accumulated as a symmetric rank-k update.
   void weighted_normal_equations(const Matrix& v, const Matrix& z, Matrix& system,
                                  Vector& rhs);
 

@@ -88,8 +88,13 @@ Matrix Network::predict(const Matrix& raw_inputs) const {
   Matrix outputs = Matrix::from_shape({n, k});
   if (n == 0) return outputs;
 
-  Matrix inputs = raw_inputs;
-  if (model.standardize) model.standardiser.apply(inputs);
+  // The standardiser works on a copy; without one the raw inputs are used as they are.
+  Matrix standardised;
+  if (model.standardize) {
+    standardised = raw_inputs;
+    model.standardiser.apply(standardised);
+  }
+  const Matrix& inputs = model.standardize ? standardised : raw_inputs;
 
   const bool bayes = model.link == Link::Bayes;
   // cache_bytes 0: one pass, nothing is kept.

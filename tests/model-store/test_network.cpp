@@ -75,7 +75,8 @@ std::vector<double> direct_phi(const Model& m, const double* x) {
   for (std::size_t j = 0; j < m.centres.count(); ++j) {
     double r2 = 0;
     for (std::size_t a = 0; a < d; ++a) {
-      const double z = (x[a] - m.standardiser.mean(a)) / m.standardiser.scale(a);
+      const double z =
+          m.standardize ? (x[a] - m.standardiser.mean(a)) / m.standardiser.scale(a) : x[a];
       r2 += (z - m.centres.means(j, a)) * (z - m.centres.means(j, a));
     }
     phi.push_back(std::exp(-0.5 * r2));
@@ -118,6 +119,18 @@ TEST_CASE("identity link: linear outputs equal W^T [phi(z), 1]", "[network]") {
   }
   // Row 0 sits on centre 0 after standardisation: phi = (1, e^-1/2, e^-2).
   check_close(y(0, 0), 0.7 * 1.0 + 0.4 * std::exp(-0.5) + -0.3 * std::exp(-2.0) + 0.25);
+
+  // Without a standardiser the raw inputs go straight to the basis.
+  Model raw = m;
+  raw.standardize = false;
+  raw.standardiser = Standardiser();
+  const Matrix y_raw = Network(raw, std::make_shared<UnitGaussian>()).predict(x);
+  for (std::size_t n = 0; n < 4; ++n) {
+    const std::vector<double> a = direct_activations(raw, x.data() + n * 2);
+    for (std::size_t k = 0; k < 2; ++k) check_close(y_raw(n, k), a[k]);
+  }
+  // Row 1 = (3, -1) raw: r^2 = (10, 5, 18).
+  check_close(y_raw(1, 1), -1.2 * std::exp(-5.0) + 2.0 * std::exp(-2.5) + 1.1 * std::exp(-9.0) - 0.8);
 }
 
 TEST_CASE("logistic link gives [1 - y, y] with y = 1 / (1 + e^-a)", "[network]") {

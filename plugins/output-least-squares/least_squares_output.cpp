@@ -212,9 +212,14 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Regu
   if (solution.rank < p) {
     std::ostringstream msg;
     msg << "the " << (q.active ? "penalised " : "") << "least-squares system has rank "
-        << solution.rank << " of " << p << " (M+1 = " << p
-        << " weights per output): dependent design-matrix columns (duplicate centres, or "
-           "widths far too large or small); the minimum-norm solution is used";
+        << solution.rank << " of " << p << " (M+1 = " << p << " weights per output): ";
+    if (n < p && !q.active)
+      msg << "more weights than the " << n << " training rows (e.g. every training point a "
+          << "centre, where the bias is redundant)";
+    else
+      msg << "dependent design-matrix columns (duplicate centres, or widths far too large or "
+             "small)";
+    msg << "; the minimum-norm solution is used";
     ctx.warn("least-squares", "rank-deficient", msg.str(),
              "regularizer = \"weight-decay\" with regularizer.alpha > 0, or fewer centres "
              "(centres.count)");

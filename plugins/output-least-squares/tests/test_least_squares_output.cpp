@@ -246,7 +246,10 @@ TEST_CASE("least-squares interpolates a regression exactly with every point a ce
     // 001, "Interpolation").
     CHECK(problem.ctx.report.figures.at("rank") == 30.0);
     CHECK(problem.ctx.report.final_error < (solver == "svd" ? 1e-20 : 1e-10));
-    CHECK(find_warning(problem.ctx, "rank-deficient") != nullptr);
+    const auto* w = find_warning(problem.ctx, "rank-deficient");
+    REQUIRE(w != nullptr);
+    CHECK_THAT(w->message, Catch::Contains("rank 30 of 31") &&
+                               Catch::Contains("more weights than the 30 training rows"));
   }
 }
 

@@ -1,0 +1,151 @@
+// Fixed row-block partition and ordered reduction (see radial/parallel.hpp).
+#include "radial/parallel.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "radial/numerics/blas_threads.hpp"
+
+namespace radial {
+
+int resolve_threads(int threads) {
+  if (threads > 0) return threads;
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::size_t row_block_count(std::size_t rows, std::size_t block_rows) {
+  block_rows = std::max<std::size_t>(1, block_rows);
+  return (rows + block_rows - 1) / block_rows;
+}
+
+std::size_t worker_count(std::size_t rows, std::size_t block_rows, int threads) {
+  const std::size_t blocks = row_block_count(rows, block_rows);
+  return std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(resolve_threads(threads)),
+                                                        blocks));
+}
+
+SingleThreadedBlasScope::SingleThreadedBlasScope() : saved_(blas_threads()) {
+  set_blas_threads(1);
+}
+SingleThreadedBlasScope::~SingleThreadedBlasScope() { set_blas_threads(saved_); }
+
+namespace {
+
+RowBlock block_at(std::size_t b, std::size_t rows, std::size_t block_rows) {
+  RowBlock block;
+  block.index = b;
+  block.first = b * block_rows;
+  block.count = std::min(block_rows, rows - block.first);
+  return block;
+}
+
+// State shared by the workers of one region.
+struct Region {
+  std::size_t rows, block_rows, blocks, workers;
+  std::mutex mutex;
+  std::condition_variable turn;
+  std::size_t next_combine = 0;  // the block whose partial is combined next
+  bool failed = false;
+  std::size_t failed_block = std::numeric_limits<std::size_t>::max();
+  std::exception_ptr error;
+
+  void fail(std::size_t b, std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!failed || b < failed_block) {
+      failed_block = b;
+      error = e;
+    }
+    failed = true;
+    turn.notify_all();
+  }
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return failed;
+  }
+};
+
+template <class Body>
+void run_workers(Region& region, Body body) {
+  const SingleThreadedBlasScope blas;
+  std::vector<std::thread> pool;
+  pool.reserve(region.workers - 1);
+  for (std::size_t w = 1; w < region.workers; ++w) pool.emplace_back(body, w);
+  body(0);
+  for (auto& t : pool) t.join();
+  if (region.error) std::rethrow_exception(region.error);
+}
+
+}  // namespace
+
+void parallel_for_blocks(std::size_t rows, std::size_t block_rows, int threads,
+                         const std::function<void(std::size_t, const RowBlock&)>& work) {
+  block_rows = std::max<std::size_t>(1, block_rows);
+  Region region{rows, block_rows, row_block_count(rows, block_rows),
+                worker_count(rows, block_rows, threads)};
+  if (region.blocks == 0) return;
+  if (region.workers == 1) {
+    const SingleThreadedBlasScope blas;
+    for (std::size_t b = 0; b < region.blocks; ++b) work(0, block_at(b, rows, block_rows));
+    return;
+  }
+  run_workers(region, [&](std::size_t w) {
+    for (std::size_t b = w; b < region.blocks; b += region.workers) {
+      if (region.stopped()) return;
+      try {
+        work(w, block_at(b, rows, block_rows));
+      } catch (...) {
+        region.fail(b, std::current_exception());
+        return;
+      }
+    }
+  });
+}
+
+void parallel_reduce_blocks(std::size_t rows, std::size_t block_rows, int threads,
+                            const std::function<void(std::size_t, const RowBlock&)>& compute,
+                            const std::function<void(std::size_t, const RowBlock&)>& combine) {
+  block_rows = std::max<std::size_t>(1, block_rows);
+  Region region{rows, block_rows, row_block_count(rows, block_rows),
+                worker_count(rows, block_rows, threads)};
+  if (region.blocks == 0) return;
+  if (region.workers == 1) {
+    const SingleThreadedBlasScope blas;
+    for (std::size_t b = 0; b < region.blocks; ++b) {
+      const RowBlock block = block_at(b, rows, block_rows);
+      compute(0, block);
+      combine(0, block);
+    }
+    return;
+  }
+  run_workers(region, [&](std::size_t w) {
+    for (std::size_t b = w; b < region.blocks; b += region.workers) {
+      const RowBlock block = block_at(b, rows, block_rows);
+      try {
+        compute(w, block);
+      } catch (...) {
+        region.fail(b, std::current_exception());
+        return;
+      }
+      // Wait for this block's turn: blocks before it have been combined.
+      std::unique_lock<std::mutex> lock(region.mutex);
+      region.turn.wait(lock, [&] { return region.failed || region.next_combine == b; });
+      if (region.failed) return;
+      lock.unlock();
+      try {
+        combine(w, block);
+      } catch (...) {
+        region.fail(b, std::current_exception());
+        return;
+      }
+      lock.lock();
+      region.next_combine = b + 1;
+      region.turn.notify_all();
+    }
+  });
+}
+
+}  // namespace radial

@@ -1,0 +1,190 @@
+// The fixed row partition and the ordered reduction of radial/parallel.hpp.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <xtensor-blas/xblas.hpp>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/blas_threads.hpp"
+#include "radial/parallel.hpp"
+#include "radial/types.hpp"
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+
+// Terms whose floating-point sum depends on the order of addition: magnitudes from 1e-8 to 1e16.
+std::vector<double> ill_conditioned_terms(std::size_t n) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::uniform_int_distribution<int> e(-8, 16);
+  std::vector<double> v(n);
+  for (auto& t : v) t = u(rng) * std::pow(10.0, e(rng));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("resolve_threads: 0 means every hardware thread", "[parallel]") {
+  CHECK(radial::resolve_threads(0) == int(std::max(1u, std::thread::hardware_concurrency())));
+  CHECK(radial::resolve_threads(-3) == radial::resolve_threads(0));
+  CHECK(radial::resolve_threads(3) == 3);
+}
+
+TEST_CASE("row blocks cover every row exactly once, whatever the thread count", "[parallel]") {
+  CHECK(radial::row_block_count(0, 10) == 0);
+  CHECK(radial::row_block_count(10, 10) == 1);
+  CHECK(radial::row_block_count(11, 10) == 2);
+  CHECK(radial::worker_count(25, 10, 8) == 3);  // never more workers than blocks
+  CHECK(radial::worker_count(0, 10, 8) == 1);
+  for (std::size_t rows : {std::size_t(0), std::size_t(1), std::size_t(999), std::size_t(4097)}) {
+    for (int threads : {1, 2, 3, 4, 7}) {
+      std::vector<std::atomic<int>> hits(rows);
+      for (auto& h : hits) h = 0;
+      std::vector<std::size_t> block_first;
+      std::mutex m;
+      radial::parallel_for_blocks(rows, 100, threads,
+                                  [&](std::size_t, const radial::RowBlock& b) {
+                                    for (std::size_t i = b.first; i < b.first + b.count; ++i)
+                                      ++hits[i];
+                                    std::lock_guard<std::mutex> lock(m);
+                                    block_first.push_back(b.first);
+                                    CHECK(b.first == b.index * 100);
+                                    CHECK(b.count == std::min<std::size_t>(100, rows - b.first));
+                                  });
+      for (std::size_t i = 0; i < rows; ++i) REQUIRE(hits[i] == 1);
+      CHECK(block_first.size() == radial::row_block_count(rows, 100));
+    }
+  }
+}
+
+TEST_CASE("the ordered reduction combines blocks in order, one at a time", "[parallel]") {
+  const std::size_t rows = 10'000, block = 64;
+  for (int threads : {1, 2, 3, 4}) {
+    std::vector<std::size_t> order;
+    std::atomic<int> inside{0};
+    int most_inside = 0;
+    radial::parallel_reduce_blocks(
+        rows, block, threads, [](std::size_t, const radial::RowBlock&) {},
+        [&](std::size_t, const radial::RowBlock& b) {
+          most_inside = std::max(most_inside, ++inside);
+          order.push_back(b.index);
+          --inside;
+        });
+    REQUIRE(order.size() == radial::row_block_count(rows, block));
+    for (std::size_t i = 0; i < order.size(); ++i) REQUIRE(order[i] == i);
+    CHECK(most_inside == 1);
+  }
+}
+
+TEST_CASE("ordered sums are bit-identical for threads = 1, 2, 3, 4 and equal the serial sum",
+          "[parallel]") {
+  const auto terms = ill_conditioned_terms(100'003);
+  const std::size_t block = 1000;
+  // The reference: per-block left-to-right sums added left to right, by a plain loop.
+  double serial = 0;
+  for (std::size_t first = 0; first < terms.size(); first += block) {
+    double s = 0;
+    for (std::size_t i = first; i < std::min(terms.size(), first + block); ++i) s += terms[i];
+    serial += s;
+  }
+  // The same terms in another grouping give another answer, so the test can tell orders apart.
+  double interleaved = 0, other = 0;
+  for (std::size_t i = 0; i < terms.size(); i += 2) interleaved += terms[i];
+  for (std::size_t i = 1; i < terms.size(); i += 2) other += terms[i];
+  REQUIRE_FALSE(same_bits(interleaved + other, serial));
+
+  for (int threads : {1, 2, 3, 4}) {
+    double total = 0;
+    radial::ordered_reduce<double>(
+        terms.size(), block, threads, [] { return 0.0; },
+        [&](const radial::RowBlock& b, double& partial) {
+          partial = 0;
+          for (std::size_t i = b.first; i < b.first + b.count; ++i) partial += terms[i];
+        },
+        [&](const radial::RowBlock&, double& partial) { total += partial; });
+    INFO("threads = " << threads);
+    CHECK(same_bits(total, serial));
+  }
+}
+
+TEST_CASE("a blocked Gram matrix by BLAS is bit-identical across thread counts", "[parallel]") {
+  const std::size_t n = 5000, m = 37;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> g;
+  radial::Matrix phi = xt::empty<double>({n, m});
+  for (auto& v : phi) v = g(rng);
+
+  // Phi^T Phi accumulated block by block (dgemm into a per-worker partial, ordered sum).
+  auto gram = [&](int threads) {
+    radial::Matrix total = xt::zeros<double>({m, m});
+    radial::ordered_reduce<radial::Matrix>(
+        n, 256, threads, [&] { return radial::Matrix(xt::zeros<double>({m, m})); },
+        [&](const radial::RowBlock& b, radial::Matrix& partial) {
+          CHECK(radial::blas_threads() == 1);
+          cxxblas::gemm<xt::blas_index_t>(
+              cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, xt::blas_index_t(m),
+              xt::blas_index_t(m), xt::blas_index_t(b.count), 1.0, phi.data() + b.first * m,
+              xt::blas_index_t(m), phi.data() + b.first * m, xt::blas_index_t(m), 0.0,
+              partial.data(), xt::blas_index_t(m));
+        },
+        [&](const radial::RowBlock&, radial::Matrix& partial) {
+          for (std::size_t i = 0; i < m * m; ++i) total.data()[i] += partial.data()[i];
+        });
+    return total;
+  };
+  const radial::Matrix one = gram(1);
+  // Independent check of the values: the naive triple loop.
+  for (std::size_t a = 0; a < m; a += 9)
+    for (std::size_t b = 0; b < m; b += 7) {
+      double s = 0;
+      for (std::size_t i = 0; i < n; ++i) s += phi(i, a) * phi(i, b);
+      CHECK(one(a, b) == Approx(s).epsilon(1e-12).margin(1e-9));
+    }
+  for (int threads : {2, 3, 4}) {
+    const radial::Matrix other = gram(threads);
+    INFO("threads = " << threads);
+    CHECK(std::memcmp(one.data(), other.data(), m * m * sizeof(double)) == 0);
+  }
+}
+
+TEST_CASE("BLAS is single-threaded inside a region and restored after", "[parallel]") {
+  radial::set_blas_threads(2);
+  const int before = radial::blas_threads();
+  std::atomic<int> most{0};
+  radial::parallel_for_blocks(4096, 512, 2, [&](std::size_t, const radial::RowBlock&) {
+    most = std::max(most.load(), radial::blas_threads());
+  });
+  CHECK(most == 1);
+  CHECK(radial::blas_threads() == before);
+  radial::set_blas_threads(1);
+}
+
+TEST_CASE("an exception in a block stops the region and reaches the caller", "[parallel]") {
+  for (int threads : {1, 2, 4}) {
+    std::atomic<std::size_t> combined{0};
+    CHECK_THROWS_AS(
+        radial::parallel_reduce_blocks(
+            10'000, 100, threads,
+            [](std::size_t, const radial::RowBlock& b) {
+              if (b.index == 37) throw radial::InputError("block 37 is bad");
+            },
+            [&](std::size_t, const radial::RowBlock&) { ++combined; }),
+        radial::InputError);
+    CHECK(combined <= 37);  // nothing after the failed block was combined
+    CHECK_THROWS_WITH(
+        radial::parallel_for_blocks(1000, 10, threads,
+                                    [](std::size_t, const radial::RowBlock& b) {
+                                      if (b.index == 3) throw std::runtime_error("three");
+                                    }),
+        "three");
+  }
+}

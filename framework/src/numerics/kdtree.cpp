@@ -61,9 +61,16 @@ GaussianBoxTree::GaussianBoxTree(const Centres& centres, const Matrix& points,
       upper_(j, k) = centres.means(j, k) + half;
     }
 
-  const Matrix& sample = points.size() != 0 ? points : centres.means;
-  std::vector<std::uint32_t> all_points(sample.shape(0));
-  std::iota(all_points.begin(), all_points.end(), 0u);
+  // The rows that choose the splits: every stride-th point (the means when there are none).
+  Matrix strided;
+  const std::size_t limit = std::max<std::size_t>(1, options.sample_rows);
+  if (points.size() != 0 && points.shape(0) > limit) {
+    const std::size_t stride = (points.shape(0) + limit - 1) / limit;
+    strided = Matrix::from_shape({(points.shape(0) + stride - 1) / stride, d_});
+    for (std::size_t r = 0, p = 0; p < points.shape(0); ++r, p += stride)
+      for (std::size_t k = 0; k < d_; ++k) strided(r, k) = points(p, k);
+  }
+  const Matrix& sample = strided.size() != 0 ? strided : points.size() != 0 ? points : centres.means;
   std::vector<std::uint32_t> all_gaussians(m_);
   std::iota(all_gaussians.begin(), all_gaussians.end(), 0u);
 
@@ -73,7 +80,18 @@ GaussianBoxTree::GaussianBoxTree(const Centres& centres, const Matrix& points,
     nodes_[0].leaf = 0;
     leaves_.push_back(all_gaussians);
   } else {
-    build(all_points, all_gaussians, 0, sample);
+    // Points sorted once per dimension; splits partition these lists stably.
+    const std::size_t rows = sample.shape(0);
+    std::vector<std::vector<SortedPoint>> sorted(d_);
+    for (std::size_t k = 0; k < d_; ++k) {
+      sorted[k].resize(rows);
+      for (std::size_t p = 0; p < rows; ++p) sorted[k][p] = {sample(p, k), std::uint32_t(p)};
+      std::sort(sorted[k].begin(), sorted[k].end(),
+                [](const SortedPoint& a, const SortedPoint& b) { return a.value < b.value; });
+    }
+    if (rows == 0) sorted.clear();
+    std::vector<char> goes_left(rows);
+    build(sorted, all_gaussians, 0, goes_left);
   }
 
   exact_ = std::all_of(leaves_.begin(), leaves_.end(),
@@ -84,12 +102,12 @@ GaussianBoxTree::GaussianBoxTree(const Centres& centres, const Matrix& points,
   mean_candidates_ = sample.shape(0) ? total / double(sample.shape(0)) : double(m_);
 }
 
-std::uint32_t GaussianBoxTree::build(std::vector<std::uint32_t>& points,
+std::uint32_t GaussianBoxTree::build(std::vector<std::vector<SortedPoint>>& sorted,
                                      std::vector<std::uint32_t> gaussians, std::size_t depth,
-                                     const Matrix& sample) {
+                                     std::vector<char>& goes_left) {
   const std::uint32_t index = std::uint32_t(nodes_.size());
   nodes_.push_back(Node{});
-  const std::size_t n = points.size(), g = gaussians.size();
+  const std::size_t n = sorted.empty() ? 0 : sorted[0].size(), g = gaussians.size();
 
   auto make_leaf = [&]() {
     nodes_[index].leaf = std::int64_t(leaves_.size());
@@ -101,28 +119,38 @@ std::uint32_t GaussianBoxTree::build(std::vector<std::uint32_t>& points,
     return make_leaf();
 
   // Expected work of a split at x_k = h: n_left g_left + n_right g_right, where a box enters
-  // the left child when lower < h and the right child when upper >= h.
+  // the left child when lower < h and the right child when upper >= h. sorted[k] holds the
+  // node's points in increasing x_k, so n_left is a binary search. Candidate planes are the
+  // box edges inside the node's points, at most kMaxCandidates per dimension (evenly spaced
+  // in sorted order).
+  constexpr std::size_t kMaxCandidates = 64;
   const double current = double(n) * double(g);
   double best_cost = 0.9 * current;  // a split must save at least 10% to be worth a level
   std::size_t best_dim = d_;
   double best_split = 0;
-  std::vector<double> xs(n), lowers(g), uppers(g), edges;
+  std::vector<double> lowers(g), uppers(g), edges;
   edges.reserve(2 * g);
+  const auto value_below = [](const SortedPoint& p, double h) { return p.value < h; };
   for (std::size_t k = 0; k < d_; ++k) {
-    for (std::size_t i = 0; i < n; ++i) xs[i] = sample(points[i], k);
-    std::sort(xs.begin(), xs.end());
-    if (!(xs.front() < xs.back())) continue;
+    const std::vector<SortedPoint>& order = sorted[k];
+    const double first = order.front().value, last = order.back().value;
+    if (!(first < last)) continue;
     edges.clear();
     for (std::size_t i = 0; i < g; ++i) {
       lowers[i] = lower_(gaussians[i], k);
       uppers[i] = upper_(gaussians[i], k);
-      if (lowers[i] > xs.front() && lowers[i] <= xs.back()) edges.push_back(lowers[i]);
-      if (uppers[i] > xs.front() && uppers[i] <= xs.back()) edges.push_back(uppers[i]);
+      if (lowers[i] > first && lowers[i] <= last) edges.push_back(lowers[i]);
+      if (uppers[i] > first && uppers[i] <= last) edges.push_back(uppers[i]);
     }
+    if (edges.empty()) continue;
     std::sort(lowers.begin(), lowers.end());
     std::sort(uppers.begin(), uppers.end());
-    for (const double h : edges) {
-      const auto n_left = double(std::lower_bound(xs.begin(), xs.end(), h) - xs.begin());
+    std::sort(edges.begin(), edges.end());
+    const std::size_t stride = (edges.size() + kMaxCandidates - 1) / kMaxCandidates;
+    for (std::size_t e = stride / 2; e < edges.size(); e += stride) {
+      const double h = edges[e];
+      const auto n_left =
+          double(std::lower_bound(order.begin(), order.end(), h, value_below) - order.begin());
       const auto g_left = double(std::lower_bound(lowers.begin(), lowers.end(), h) - lowers.begin());
       const auto g_right =
           double(uppers.end() - std::lower_bound(uppers.begin(), uppers.end(), h));
@@ -136,24 +164,26 @@ std::uint32_t GaussianBoxTree::build(std::vector<std::uint32_t>& points,
   }
   if (best_dim == d_) return make_leaf();
 
-  std::vector<std::uint32_t> left_points, right_points, left_gaussians, right_gaussians;
-  for (const std::uint32_t p : points)
-    (sample(p, best_dim) < best_split ? left_points : right_points).push_back(p);
+  // Stable partition of every sorted list keeps the children's lists sorted.
+  for (const SortedPoint& p : sorted[best_dim]) goes_left[p.point] = p.value < best_split;
+  std::vector<std::vector<SortedPoint>> left(d_), right(d_);
+  for (std::size_t k = 0; k < d_; ++k) {
+    for (const SortedPoint& p : sorted[k]) (goes_left[p.point] ? left[k] : right[k]).push_back(p);
+    std::vector<SortedPoint>().swap(sorted[k]);
+  }
+  std::vector<std::uint32_t> left_gaussians, right_gaussians;
   for (const std::uint32_t j : gaussians) {
     if (lower_(j, best_dim) < best_split) left_gaussians.push_back(j);
     if (upper_(j, best_dim) >= best_split) right_gaussians.push_back(j);
   }
-  points.clear();
-  points.shrink_to_fit();
-  gaussians.clear();
-  gaussians.shrink_to_fit();
+  std::vector<std::uint32_t>().swap(gaussians);
 
   nodes_[index].dim = best_dim;
   nodes_[index].split = best_split;
-  const std::uint32_t left = build(left_points, std::move(left_gaussians), depth + 1, sample);
-  const std::uint32_t right = build(right_points, std::move(right_gaussians), depth + 1, sample);
-  nodes_[index].left = left;
-  nodes_[index].right = right;
+  const std::uint32_t l = build(left, std::move(left_gaussians), depth + 1, goes_left);
+  const std::uint32_t r = build(right, std::move(right_gaussians), depth + 1, goes_left);
+  nodes_[index].left = l;
+  nodes_[index].right = r;
   return index;
 }
 

@@ -36,6 +36,8 @@ struct GaussianBoxTreeOptions {
   std::size_t leaf_size = 4;   // a node with at most this many Gaussians is not split further
   std::size_t max_depth = 24;  // cap on the depth of the tree
   std::size_t min_points = 8;  // a node with fewer sample points is not split further
+  std::size_t sample_rows = 1024;  // splits are chosen on at most this many rows (every
+                                   // ceil(N / sample_rows)-th), which bounds the build cost
 };
 
 class GaussianBoxTree {
@@ -56,7 +58,7 @@ class GaussianBoxTree {
   std::size_t dim() const { return d_; }
   // True when every leaf holds every Gaussian (c = +inf or boxes covering everything).
   bool exact() const { return exact_; }
-  // Mean number of candidates per sample point used at build time (M when exact).
+  // Mean number of candidates per sample row used at build time (M when exact).
   double mean_candidates() const { return mean_candidates_; }
   // Box limits, M x d each (for tests and plots).
   const Matrix& lower() const { return lower_; }
@@ -73,8 +75,15 @@ class GaussianBoxTree {
     std::uint32_t left = 0, right = 0;
     std::int64_t leaf = -1;           // >= 0 for a leaf
   };
-  std::uint32_t build(std::vector<std::uint32_t>& points, std::vector<std::uint32_t> gaussians,
-                      std::size_t depth, const Matrix& sample);
+  struct SortedPoint {
+    double value;         // x_k of the point
+    std::uint32_t point;  // row in the sample
+  };
+  // sorted[k]: the node's sample points in increasing x_k (emptied by the call);
+  // goes_left: scratch of one flag per sample row.
+  std::uint32_t build(std::vector<std::vector<SortedPoint>>& sorted,
+                      std::vector<std::uint32_t> gaussians, std::size_t depth,
+                      std::vector<char>& goes_left);
 
   std::size_t m_ = 0, d_ = 0;
   GaussianBoxTreeOptions options_;

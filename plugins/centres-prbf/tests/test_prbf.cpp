@@ -12,7 +12,10 @@
 
 #include "prbf.hpp"
 #include "radial/errors.hpp"
+#include "radial/network.hpp"
+#include "radial/pipeline.hpp"
 #include "radial/registry.hpp"
+#include "radial/trainer.hpp"
 #include "radial/testing/paths.hpp"
 
 using radial::Centres;
@@ -343,4 +346,67 @@ TEST_CASE("the prbf plugin trains through the CentreLearner interface", "[prbf][
   regression.task = radial::Task::Regression;
   regression.num_classes = 0;
   CHECK_THROWS_AS(learner->fit(regression, nullptr, ctx), radial::InputError);
+}
+
+TEST_CASE("prbf + gaussian density + bayes: the pipeline's posterior is the PRBF's",
+          "[prbf][pipeline]") {
+  // The real path: the trainer with the built plugins. The posterior the network predicts must
+  // equal p(C_k|x) proportional to P(C_k) sum_j pi_jk N(x | mu_j, Sigma_j) (eqs 1, 2, 5),
+  // written out here from the trained model's arrays.
+  radial::Registry registry;
+  registry.load_folder(radial::testing::plugin_dir());
+  REQUIRE(registry.find(radial::Slot::Output, "bayes") != nullptr);
+  REQUIRE(registry.find(radial::Slot::Basis, "gaussian") != nullptr);
+  const auto iris = radial::testing::source_dir() / "docs" / "examples" / "data" / "iris.csv";
+  const std::string text = "name = \"iris prbf\"\nseed = 5\n"
+                           "[data]\ntrain = \"" + iris.string() + "\"\nstandardize = true\n"
+                           "[basis]\nplugin = \"gaussian\"\ndensity = true\n"
+                           "[centres]\nplugin = \"prbf\"\ncount = 5\niterations = 30\n"
+                           "[output]\nplugin = \"bayes\"\n"
+                           "[regularizer]\nplugin = \"bhattacharyya\"\nalpha = 10\n";
+  const radial::Pipeline pipeline =
+      radial::parse_pipeline(text, radial::testing::binary_dir() / "iris-prbf.toml", registry);
+  const radial::TrainingResult result = radial::train(pipeline, registry);
+  const radial::Model& model = result.model;
+  REQUIRE(model.link == radial::Link::Bayes);
+  const Centres& c = model.centres;
+  REQUIRE(c.shape == Shape::Diagonal);
+  REQUIRE(c.has_mixing());
+  CHECK(result.report.centres.fit.series.at("log_posterior").size() ==
+        result.report.centres.fit.iterations + 1);
+
+  const radial::ComponentInfo& basis_info = registry.require(radial::Slot::Basis, "gaussian");
+  auto basis = registry.make_basis(
+      "gaussian", radial::validate_params(basis_info.params, model.basis_params, "test"));
+  basis->load_state(model.basis_state);
+  const radial::Network network(model, basis);
+  const Matrix x = inputs();
+  const Matrix posterior = network.predict(x);
+  REQUIRE(posterior.shape(0) == x.shape(0));
+  REQUIRE(posterior.shape(1) == 3);
+
+  const std::size_t m = c.count(), d = c.dim();
+  for (std::size_t n = 0; n < x.shape(0); ++n) {
+    double a[3], top = -1e300;
+    for (std::size_t k = 0; k < 3; ++k) {
+      double mixture = 0;  // sum_j pi_jk N(z | mu_j, Sigma_j), z the standardised row
+      for (std::size_t j = 0; j < m; ++j) {
+        double log_density = 0;
+        for (std::size_t i = 0; i < d; ++i) {
+          const double z = (x(n, i) - model.standardiser.mean(i)) / model.standardiser.scale(i);
+          const double e = z - c.means(j, i), s = c.diagonal(j, i);
+          log_density += -0.5 * (e * e / s + std::log(2 * M_PI * s));
+        }
+        mixture += c.mixing(j, k) * std::exp(log_density);
+      }
+      a[k] = std::log(c.class_priors(k)) + std::log(mixture);
+      top = std::max(top, a[k]);
+    }
+    double sum = 0;
+    for (double v : a) sum += std::exp(v - top);
+    for (std::size_t k = 0; k < 3; ++k) {
+      INFO("row " << n << " class " << k);
+      CHECK(posterior(n, k) == Approx(std::exp(a[k] - top) / sum).margin(1e-9));
+    }
+  }
 }

@@ -17,6 +17,17 @@ const radial::Registry& build_plugins() {
   return registry;
 }
 
+// Values for parameters a plugin requires (the kit's data has two features).
+radial::conformance::Options options_for(const std::string& id) {
+  radial::conformance::Options options;
+  if (id == "fixed") {
+    const auto file = radial::testing::source_dir() / "tests" / "conformance" / "data" /
+                      "fixed-centres-2d.csv";
+    options.params["file"] = file.string();
+  }
+  return options;
+}
+
 std::vector<std::string> build_plugin_ids() {
   std::vector<std::string> ids;
   for (const auto* info : build_plugins().components()) ids.push_back(info->id);
@@ -30,7 +41,7 @@ TEST_CASE("every plugin in the build's plugin folder passes the conformance kit"
   REQUIRE_FALSE(ids.empty());
   const std::string id = GENERATE_COPY(from_range(ids));
   INFO("plugin " << id << " from " << build_plugins().components().size() << " loaded");
-  radial::conformance::check_plugin(build_plugins(), id);
+  radial::conformance::check_plugin(build_plugins(), id, options_for(id));
 }
 
 TEST_CASE("every library in the plugin folder registered its component", "[conformance]") {

@@ -1,4 +1,6 @@
 // The trainer end to end through the real plugins.
+#include <memory>
+
 #include <catch2/catch.hpp>
 
 #include <radial/testing/paths.hpp>
@@ -10,12 +12,12 @@
 namespace {
 
 const radial::Registry& plugins() {
-  static radial::Registry registry = [] {
-    radial::Registry r;
-    r.load_folder(radial::testing::plugin_dir());
+  static const std::unique_ptr<radial::Registry> registry = [] {
+    auto r = std::make_unique<radial::Registry>();
+    r->load_folder(radial::testing::plugin_dir());
     return r;
   }();
-  return registry;
+  return *registry;
 }
 
 radial::Pipeline two_class(const std::vector<std::string>& overrides = {}) {

@@ -12,6 +12,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
+#include "radial/parallel.hpp"
 
 namespace radial {
 
@@ -27,6 +28,7 @@ struct DesignMatrix::Impl {
   std::size_t cache_bytes;
   std::size_t block_rows;
   SquaredDistances distances;
+  int threads = 1;
 
   // Filled by the first complete pass that fits; read without the lock once `cached` is set.
   std::mutex cache_mutex;
@@ -89,6 +91,8 @@ std::size_t DesignMatrix::rows() const { return impl_->rows(); }
 std::size_t DesignMatrix::cols() const { return impl_->cols(); }
 std::size_t DesignMatrix::block_rows() const { return impl_->block_rows; }
 std::size_t DesignMatrix::block_count() const { return impl_->block_count(); }
+void DesignMatrix::set_threads(int threads) { impl_->threads = resolve_threads(threads); }
+int DesignMatrix::threads() const { return impl_->threads; }
 
 void DesignMatrix::for_each_block(
     const std::function<void(std::size_t, const Matrix&)>& visit) const {
@@ -98,17 +102,21 @@ void DesignMatrix::for_each_block(
     for (std::size_t b = 0; b < blocks; ++b) visit(b * s.block_rows, s.cache[b]);
     return;
   }
-  Matrix x_buffer, r2;
   std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
   if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
-    // First pass: keep every block; publish only once the pass has completed.
+    // First pass: keep every block; publish only once the pass has completed. Workers fill
+    // their blocks in the cache and visit() sees them in order.
     s.cache.assign(blocks, Matrix());
     try {
-      for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t first = b * s.block_rows;
-        s.compute(first, std::min(s.block_rows, n - first), x_buffer, r2, s.cache[b]);
-        visit(first, s.cache[b]);
-      }
+      struct Buffers {
+        Matrix x, r2;
+      };
+      ordered_reduce<Buffers>(
+          n, s.block_rows, s.threads, [] { return Buffers(); },
+          [&](const RowBlock& b, Buffers& w) {
+            s.compute(b.first, b.count, w.x, w.r2, s.cache[b.index]);
+          },
+          [&](const RowBlock& b, Buffers&) { visit(b.first, s.cache[b.index]); });
     } catch (...) {
       s.cache.clear();
       throw;
@@ -117,12 +125,14 @@ void DesignMatrix::for_each_block(
     return;
   }
   if (lock.owns_lock()) lock.unlock();
-  Matrix block;
-  for (std::size_t b = 0; b < blocks; ++b) {
-    const std::size_t first = b * s.block_rows;
-    s.compute(first, std::min(s.block_rows, n - first), x_buffer, r2, block);
-    visit(first, block);
-  }
+  // Streamed: one block buffer per worker, so memory is threads x block, never N x cols.
+  struct Buffers {
+    Matrix x, r2, block;
+  };
+  ordered_reduce<Buffers>(
+      n, s.block_rows, s.threads, [] { return Buffers(); },
+      [&](const RowBlock& b, Buffers& w) { s.compute(b.first, b.count, w.x, w.r2, w.block); },
+      [&](const RowBlock& b, Buffers& w) { visit(b.first, w.block); });
 }
 
 Matrix DesignMatrix::materialise() const {

@@ -30,8 +30,15 @@ class DesignMatrix {
   std::size_t block_rows() const;
   std::size_t block_count() const;
 
-  // Calls visit(first_row, block) for consecutive blocks, in order. `block` is
-  // (rows in block) x cols() and valid only during the call.
+  // Row-block parallelism (radial/parallel.hpp): blocks are computed by up to `threads`
+  // workers (0 = all cores) while visit() still sees them one at a time in row order, so
+  // results never depend on the setting. Default 1.
+  void set_threads(int threads);
+  int threads() const;
+
+  // Calls visit(first_row, block) for consecutive blocks, in order, one call at a time (from
+  // any of the workers when threads() > 1). `block` is (rows in block) x cols() and valid only
+  // during the call.
   void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
 
   // The whole N x cols() matrix (convenient for small problems and tests).

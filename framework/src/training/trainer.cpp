@@ -101,6 +101,7 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
   OutputWeights weights;
   {
     DesignMatrix design(train.inputs, centres, *c.basis);
+    design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
     TrainingProblem problem{design, train, centres, *c.basis};
     weights = c.output->fit(problem, c.regularizer.get(), octx);
   }

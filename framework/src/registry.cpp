@@ -5,6 +5,8 @@
 // shared_ptr to its library, declared so that the library is released last.
 #include "radial/registry.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -100,6 +102,18 @@ std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
   return out;
+}
+
+// Boost.DLL reports a failed dlopen as a bare errno; the dynamic loader's own text (an
+// undefined symbol, an invalid ELF header) is what the user needs, so ask for it again.
+std::string loader_diagnostic(const fs::path& file, const std::error_code& ec) {
+  dlerror();  // clear any stale message
+  if (void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(handle);
+    return ec.message();
+  }
+  const char* text = dlerror();
+  return text ? std::string(text) : ec.message();
 }
 
 const char* rebuild_advice =
@@ -321,9 +335,10 @@ void Registry::load_file(const fs::path& requested) {
   library->load(file, load_ec,
                 boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   if (load_ec || !library->is_loaded()) {
-    throw PluginError(name + ": cannot be loaded as a shared library (" + load_ec.message() +
-                      "). Expected a Radial plugin built with radial_add_plugin(); remove "
-                      "other files named lib*.so from the plugin folder.");
+    throw PluginError(name + ": cannot be loaded as a shared library (" +
+                      loader_diagnostic(file, load_ec) +
+                      "). Expected a Radial plugin built with radial_add_plugin() against this "
+                      "Radial; remove other files named lib*.so from the plugin folder.");
   }
   if (!library->has(plugin_entry_alias)) {
     throw PluginError(name + ": not a Radial plugin: the entry symbol '" +

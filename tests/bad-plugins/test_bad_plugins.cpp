@@ -150,6 +150,15 @@ TEST_CASE("a text file named lib*.so is refused naming the file") {
   const std::string message = refusal(registry, BAD_NOT_A_LIBRARY);
   CHECK_THAT(message, Contains(BAD_NOT_A_LIBRARY));
   CHECK_THAT(message, Contains("cannot be loaded as a shared library"));
+  CHECK_THAT(message, Contains("invalid ELF header") || Contains("file too short"));
+  require_usable(registry);
+}
+
+TEST_CASE("a library with an undefined symbol is refused at load, naming the symbol") {
+  radial::Registry registry;
+  const std::string message = refusal(registry, BAD_UNDEFINED_SYMBOL);
+  CHECK_THAT(message, Contains(BAD_UNDEFINED_SYMBOL));
+  CHECK_THAT(message, Contains("radial_function_from_another_version"));
   require_usable(registry);
 }
 

@@ -72,6 +72,17 @@ iris-cross-validation)
   [ "$(json r.json "sum(f['test_rows'] for f in j['cv']['per_fold'])")" = 150 ] || fail "folds do not cover the data"
   [ "$(json r.json "j['cv']['error_rate'] < 0.1")" = True ] || fail "iris cv error $(json r.json "j['cv']['error_rate']")"
   ;;
+all-examples)
+  # Every example pipeline in the docs validates and trains.
+  n=0
+  for p in "$examples"/*.toml; do
+    run 0 validate "$p"
+    run 0 train "$p" --quiet --report r.json
+    json r.json "j['train']['mse']" >/dev/null || fail "$p: report lacks train.mse"
+    n=$((n + 1))
+  done
+  [ "$n" -ge 3 ] || fail "only $n example pipelines"
+  ;;
 validate)
   run 0 validate "$two_class"
   out_has "ok"

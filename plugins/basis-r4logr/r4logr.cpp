@@ -15,7 +15,7 @@ void R4LogRBasis::map(Matrix& r2) const {
   log_in_place(logs.data(), logs.size());
   double* v = r2.data();
   for (std::size_t i = 0; i < logs.size(); ++i)
-    v[i] = v[i] > 0 ? 0.5 * v[i] * v[i] * logs[i] : 0.0;
+    v[i] = v[i] == 0 ? 0.0 : 0.5 * v[i] * v[i] * logs[i];  // NaN stays NaN
 }
 
 // map() depends on nothing but the distances.

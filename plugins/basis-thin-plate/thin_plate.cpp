@@ -15,7 +15,8 @@ void ThinPlateBasis::map(Matrix& r2) const {
   std::vector<double> logs(r2.data(), r2.data() + r2.size());
   log_in_place(logs.data(), logs.size());
   double* v = r2.data();
-  for (std::size_t i = 0; i < logs.size(); ++i) v[i] = v[i] > 0 ? 0.5 * v[i] * logs[i] : 0.0;
+  for (std::size_t i = 0; i < logs.size(); ++i)
+    v[i] = v[i] == 0 ? 0.0 : 0.5 * v[i] * logs[i];  // NaN stays NaN
 }
 
 // map() depends on nothing but the distances.

@@ -67,6 +67,14 @@ TEST_CASE("cubic has no state to restore", "[basis-cubic]") {
   REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
+TEST_CASE("cubic propagates NaN distances instead of hiding them", "[basis-cubic]") {
+  const CubicBasis basis;
+  Matrix r2 = {{std::nan(""), 0.0}};
+  basis.map(r2);
+  REQUIRE(std::isnan(r2(0, 0)));
+  REQUIRE(r2(0, 1) == 0.0);
+}
+
 TEST_CASE("cubic plugin loads through the registry", "[basis-cubic][registry]") {
   Registry registry;
   registry.load_file(testing::plugin_dir() / "libradial-basis-cubic.so");

@@ -79,6 +79,14 @@ TEST_CASE("r4logr has no state to restore", "[basis-r4logr]") {
   REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
+TEST_CASE("r4logr propagates NaN distances instead of hiding them", "[basis-r4logr]") {
+  const R4LogRBasis basis;
+  Matrix r2 = {{std::nan(""), 0.0}};
+  basis.map(r2);
+  REQUIRE(std::isnan(r2(0, 0)));
+  REQUIRE(r2(0, 1) == 0.0);
+}
+
 TEST_CASE("r4logr plugin loads through the registry", "[basis-r4logr][registry]") {
   Registry registry;
   registry.load_file(testing::plugin_dir() / "libradial-basis-r4logr.so");

@@ -80,6 +80,14 @@ TEST_CASE("thin-plate has no state to restore", "[basis-thin-plate]") {
   REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
+TEST_CASE("thin-plate propagates NaN distances instead of hiding them", "[basis-thin-plate]") {
+  const ThinPlateBasis basis;
+  Matrix r2 = {{std::nan(""), 0.0}};
+  basis.map(r2);
+  REQUIRE(std::isnan(r2(0, 0)));
+  REQUIRE(r2(0, 1) == 0.0);
+}
+
 TEST_CASE("thin-plate plugin loads through the registry", "[basis-thin-plate][registry]") {
   Registry registry;
   registry.load_file(testing::plugin_dir() / "libradial-basis-thin-plate.so");

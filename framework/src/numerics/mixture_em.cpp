@@ -18,6 +18,7 @@
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/vector_math.hpp"
+#include "radial/parallel.hpp"
 
 namespace radial {
 
@@ -271,24 +272,59 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
   double evaluated = 0;
 
   if (!options.tree) {
-    // Brute force: blocked GEMM densities, dense responsibilities, GEMM counts.
+    // Brute force: blocked GEMM densities, dense responsibilities, GEMM counts. Each block's
+    // counts go to its worker's partial and are summed in block order (any thread count gives
+    // the same bits); no N x M responsibility matrix is ever held.
     GaussianLogDensity density(components);
-    for (std::size_t first = 0; first < n_rows; first += block) {
-      const std::size_t rows = std::min(block, n_rows - first);
-      copy_rows(x, first, rows, xb);
-      density.compute(xb, a);
-      for (std::size_t n = 0; n < rows; ++n) {
-        double* r = &a(n, 0);
-        for (std::size_t j = 0; j < m; ++j)
-          r[j] = (owner && (*owner)(j) != (*groups)(first + n)) ? minus_inf : r[j] + log_weights(j);
-      }
-      dense_responsibilities(a, lse);
-      accumulate_dense(xb, a, counts, squares, scaled);
-      for (std::size_t n = 0; n < rows; ++n) {
-        summary.row_log_likelihood(first + n) = lse[n];
-        summary.log_likelihood += lse[n];
-      }
-    }
+    struct Partial {
+      Matrix xb, a, squares, scaled;
+      std::vector<double> lse;
+      MixtureCounts counts;
+      double log_likelihood = 0;
+    };
+    auto add = [](auto& to, const auto& from) {
+      double* t = to.data();
+      const double* f = from.data();
+      for (std::size_t i = 0, e = from.size(); i < e; ++i) t[i] += f[i];
+    };
+    ordered_reduce<Partial>(
+        n_rows, block, options.threads,
+        [&] {
+          Partial p;
+          p.counts.reset(m, d, components.shape);
+          if (components.shape == Shape::Full) p.counts.reference = components.means;
+          return p;
+        },
+        [&](const RowBlock& rb, Partial& p) {
+          const std::size_t first = rb.first, rows = rb.count;
+          std::fill(p.counts.c1.begin(), p.counts.c1.end(), 0.0);
+          std::fill(p.counts.cx.begin(), p.counts.cx.end(), 0.0);
+          std::fill(p.counts.cxx.begin(), p.counts.cxx.end(), 0.0);
+          std::fill(p.counts.scatter.begin(), p.counts.scatter.end(), 0.0);
+          copy_rows(x, first, rows, p.xb);
+          density.compute(p.xb, p.a);
+          Matrix& a = p.a;
+          for (std::size_t n = 0; n < rows; ++n) {
+            double* r = &a(n, 0);
+            for (std::size_t j = 0; j < m; ++j)
+              r[j] = (owner && (*owner)(j) != (*groups)(first + n)) ? minus_inf
+                                                                      : r[j] + log_weights(j);
+          }
+          dense_responsibilities(a, p.lse);
+          accumulate_dense(p.xb, a, p.counts, p.squares, p.scaled);
+          p.log_likelihood = 0;
+          for (std::size_t n = 0; n < rows; ++n) {
+            summary.row_log_likelihood(first + n) = p.lse[n];
+            p.log_likelihood += p.lse[n];
+          }
+        },
+        [&](const RowBlock&, Partial& p) {
+          add(counts.c1, p.counts.c1);
+          add(counts.cx, p.counts.cx);
+          add(counts.cxx, p.counts.cxx);
+          add(counts.scatter, p.counts.scatter);
+          summary.log_likelihood += p.log_likelihood;
+        });
     evaluated = double(m) * double(n_rows);
   } else {
     TreeLogDensity density(components, options.tree);
@@ -576,6 +612,7 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
   mopt.covariance_floor = options.covariance_floor;
   EStepOptions eopt;
   eopt.block_rows = options.block_rows;
+  eopt.threads = options.threads;
 
   for (std::size_t i = 0;; ++i) {
     std::unique_ptr<GaussianBoxTree> tree;
@@ -657,6 +694,7 @@ EmResult em_mixture_kmeans(const Matrix& x, std::size_t count, const EmOptions& 
                      " rows are fewer than the " + std::to_string(count) +
                      " components; lower the component count");
   KMeansOptions kopt;
+  kopt.threads = options.threads;
   kopt.count = count;
   const KMeansResult km = kmeans(x, kopt, rng);
   if (kmeans_repairs) *kmeans_repairs += km.empty_cluster_repairs;

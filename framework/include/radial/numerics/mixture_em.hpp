@@ -58,6 +58,9 @@ struct MixtureCounts {
 struct EStepOptions {
   const GaussianBoxTree* tree = nullptr;  // null: every Gaussian evaluated (brute force)
   std::size_t block_rows = 512;
+  // Row-block parallelism of the brute-force E-step (radial/parallel.hpp: per-block counts
+  // summed in block order, so results do not depend on it); 0 = all cores.
+  int threads = 1;
 };
 
 struct EStepSummary {
@@ -125,6 +128,7 @@ struct EmOptions {
   bool use_tree = false;           // K-d tree of Gaussian boxes in the E-step
   GaussianBoxTreeOptions tree;
   std::size_t block_rows = 512;
+  int threads = 1;                 // E-step and k-means initialisation threads (0: all cores)
 };
 
 struct EmResult {

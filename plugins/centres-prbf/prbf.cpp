@@ -327,7 +327,9 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
           before.subkernel_means(j, c, a) = stats.r(j, c) > 0 ? stats.s(j, c, a) / stats.r(j, c)
                                                               : theta.means(j, a);
 
-    // L(theta_t), eq 22.
+    // L(theta_t), eq 22. The input is checked once per iteration: a third-party prior
+    // receives only consistent arrays.
+    if (map) before.check();
     const double log_prior = map ? -prior->kernel_penalty(before) : 0.0;
     const double posterior = stats.log_likelihood + log_prior;
     report.series["log_likelihood"].push_back(stats.log_likelihood);

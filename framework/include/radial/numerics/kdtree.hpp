@@ -18,8 +18,10 @@
 // single leaf with every Gaussian) the candidates are all Gaussians and results equal brute force.
 //
 // Splits are chosen among box edges to minimise the expected work sum_leaf points x candidates,
-// estimated on the points the tree will serve (the training rows), as in the GOC idea of
-// Ramasubramanian & Paliwal (paper 002, ref. [14]): a cost-optimised K-d tree over the boxes.
+// estimated on the points the tree will serve (the training rows, at most sample_rows of them),
+// as in the GOC idea of Ramasubramanian & Paliwal (paper 002, ref. [14]): a cost-optimised K-d
+// tree over the boxes. The points are sorted once per dimension and partitioned stably down the
+// tree; at most 64 candidate planes per dimension and node are tried.
 
 #include <cstddef>
 #include <cstdint>

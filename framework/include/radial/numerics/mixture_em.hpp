@@ -113,9 +113,9 @@ struct MStepSummary {
 MStepSummary m_step(const MixtureCounts& counts, const MStepOptions& options,
                     Centres& components, Vector& weights);
 
-// Parameters from a hard assignment (k-means labels): the M-step of 0/1 responsibilities.
-// Clusters with no rows get the mean of all rows' variance as their shape and weight 0 before
-// renormalisation (reported by the caller through the k-means repairs).
+// Parameters from a hard assignment (k-means labels): the M-step of 0/1 responsibilities, with
+// the k-means centres as means. Clusters of fewer than 2 rows have no variance to estimate and
+// get the variance of all rows (per dimension); weights are the cluster fractions.
 void mixture_from_assignment(const Matrix& x, const Labels& assignment, const Matrix& means,
                              Shape shape, double covariance_floor, Centres& components,
                              Vector& weights);

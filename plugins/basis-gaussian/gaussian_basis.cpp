@@ -34,8 +34,12 @@ void set_spherical(Centres& centres, double variance) {
 void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
   if (centres.means.dimension() != 2 || centres.count() == 0)
     throw ShapeError(std::string(where) + ": there are no centres to place Gaussians on");
+  width_rule_ = "centres";
+  common_variance_ = 0;
   if (width_ > 0) {
-    set_spherical(centres, width_ * width_);
+    width_rule_ = "width";
+    common_variance_ = width_ * width_;
+    set_spherical(centres, common_variance_);
   } else if (centres.shape == Shape::None) {
     // NETLAB rbfsetfw(net, 0): variance = max_ij ||c_i - c_j||^2 for every centre.
     const Matrix d2 = squared_euclidean(centres.means, centres.means);
@@ -48,6 +52,8 @@ void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
                "basis.width > 0");
       variance = 1.0;
     }
+    width_rule_ = "netlab";
+    common_variance_ = variance;
     set_spherical(centres, variance);
   }
   // Validates the shapes (ShapeError naming the centre) and gives log |S_j|.
@@ -82,7 +88,10 @@ void GaussianBasis::map(Matrix& r2) const {
 }
 
 State GaussianBasis::state() const {
-  return {{"log_scale", log_scale_}, {"density", std::int64_t(density_ ? 1 : 0)}};
+  return {{"log_scale", log_scale_},
+          {"density", std::int64_t(density_ ? 1 : 0)},
+          {"width_rule", width_rule_},
+          {"common_variance", common_variance_}};
 }
 
 void GaussianBasis::load_state(const State& state) {
@@ -95,6 +104,8 @@ void GaussianBasis::load_state(const State& state) {
   if (density != 0 && density != 1)
     throw ModelFileError(std::string(where) + ": state entry 'density' is " +
                          std::to_string(density) + ", expected 0 or 1");
+  width_rule_ = state_get<std::string>(state, "width_rule", where);
+  common_variance_ = state_get<double>(state, "common_variance", where);
   log_scale_ = log_scale;
   density_ = density == 1;
 }

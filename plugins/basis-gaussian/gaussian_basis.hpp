@@ -7,6 +7,8 @@
 // centres' own shapes are used, and centres without shapes get NETLAB's rule (rbfsetfw with
 // scale 0): one common variance equal to the largest squared distance between two centres.
 
+#include <string>
+
 #include <radial/basis.hpp>
 
 namespace radial::plugins {
@@ -29,6 +31,11 @@ class GaussianBasis final : public Basis {
   // log of the factor in front of exp(-r^2/2) for each centre: 0 without density,
   // -0.5 (d log 2 pi + log |S_j|) with it. Empty until prepare() or load_state().
   Vector log_scale_;
+  // Which widths prepare() used, kept in the state for the record: "width" (the parameter),
+  // "centres" (the centres' own shapes) or "netlab" (largest squared distance between
+  // centres), and the common variance it set (0 for "centres").
+  std::string width_rule_;
+  double common_variance_ = 0;
 };
 
 }  // namespace radial::plugins

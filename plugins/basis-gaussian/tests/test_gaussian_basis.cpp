@@ -63,6 +63,9 @@ TEST_CASE("gaussian follows NETLAB's width rule and convention", "[basis-gaussia
   REQUIRE(c.shape == Shape::Spherical);
   REQUIRE(c.variances.size() == 3);
   for (double v : c.variances) REQUIRE(v == Approx(25.0).epsilon(1e-14));
+  const State state = basis.state();
+  REQUIRE(std::get<std::string>(state.at("width_rule")) == "netlab");
+  REQUIRE(std::get<double>(state.at("common_variance")) == Approx(25.0).epsilon(1e-14));
 
   Matrix phi = distances(basis, c);
   basis.map(phi);
@@ -84,6 +87,7 @@ TEST_CASE("gaussian width sets a spherical standard deviation over any shapes",
   REQUIRE(c.shape == Shape::Spherical);
   REQUIRE(c.covariances.size() == 0);
   for (double v : c.variances) REQUIRE(v == 4.0);
+  REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "width");
   Matrix phi = distances(basis, c);
   basis.map(phi);
   const double dx = points(1, 0) - 2.0, dy = points(1, 1) - 1.0;
@@ -96,6 +100,7 @@ TEST_CASE("gaussian density equals N(x|c,S) and GaussianLogDensity", "[basis-gau
   GaussianBasis basis(0.0, true);
   basis.prepare(c, ctx);
   REQUIRE(c.shape == Shape::Full);  // the centres' own shapes are kept
+  REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "centres");
 
   Matrix phi = distances(basis, c), log_phi = distances(basis, c);
   basis.map(phi);
@@ -146,6 +151,7 @@ TEST_CASE("gaussian state restores map()", "[basis-gaussian]") {
   trained.prepare(c, ctx);
   GaussianBasis restored(0.0, false);  // the density flag comes from the state
   restored.load_state(trained.state());
+  REQUIRE(std::get<std::string>(restored.state().at("width_rule")) == "centres");
   Matrix a = distances(trained, c), b = a;
   trained.map(a);
   restored.map(b);

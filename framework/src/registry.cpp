@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -126,7 +127,8 @@ struct Registry::Impl {
   // Declared before `entries`: members are destroyed in reverse order, so every factory is gone
   // before the registry's own references to the libraries are dropped.
   std::vector<std::pair<fs::path, Library>> libraries;
-  std::vector<Entry> entries;
+  // A deque, so the ComponentInfo pointers handed out stay valid while more plugins load.
+  std::deque<Entry> entries;
 
   const Entry* find(Slot slot, const std::string& id) const {
     for (const auto& entry : entries) {

@@ -259,3 +259,21 @@ TEST_CASE("built-in components go through the same checks as libraries") {
   const std::string message = refusal(registry, GOOD_PLUGIN);
   CHECK_THAT(message, Contains("already registered from builtin-b"));
 }
+
+TEST_CASE("component descriptions stay valid while more plugins load") {
+  radial::Registry registry;
+  registry.load_file(GOOD_PLUGIN);
+  const radial::ComponentInfo* first = registry.find(radial::Slot::Basis, "test-power");
+  REQUIRE(first != nullptr);
+  for (const char* file : {BAD_FACTORY_THROWS, BAD_ABI, BAD_NO_ENTRY}) {
+    try {
+      registry.load_file(file);
+    } catch (const radial::PluginError&) {
+      // refusals are tested above; here only the survivors matter
+    }
+  }
+  CHECK(registry.find(radial::Slot::Basis, "test-power") == first);
+  CHECK(first->id == "test-power");
+  CHECK(first->params.size() == 1);
+  CHECK(registry.components().size() == 2);
+}

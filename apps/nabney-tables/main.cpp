@@ -210,7 +210,7 @@ void replicated_table(const std::string& title, const std::vector<Replica>& repl
 
 int main(int argc, char** argv) {
   CLI::App app{"Reproduce Nabney's tables 1-4: IRLS vs SCG vs quasi-Newton output layers"};
-  std::size_t replicas = 10, n_train = 250, n_test = 1000, centres2 = 10, centres3 = 12;
+  std::size_t replicas = 10, n_train = 250, n_test = 1000, centres2 = 10, centres3 = 10;
   std::uint64_t seed = 1;
   app.add_option("--replicas", replicas, "replicated data sets (tables 2 and 4)")->check(CLI::PositiveNumber);
   app.add_option("--train", n_train, "training rows per data set")->check(CLI::PositiveNumber);

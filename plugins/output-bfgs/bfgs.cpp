@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* component = "bfgs";
 constexpr double c1 = 1e-4;  // sufficient decrease (Armijo)
-constexpr double c2 = 0.9;   // curvature, the usual value for quasi-Newton methods
+constexpr double c2 = 0.1;   // curvature: a near-exact search, as NETLAB's line minimisation
 
 double dot(const Matrix& a, const Matrix& b) {
   double s = 0;

@@ -18,6 +18,7 @@
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/vector_math.hpp"
+#include "radial/parallel.hpp"
 
 namespace radial::plugins {
 
@@ -141,8 +142,19 @@ struct Statistics {
   double log_likelihood = 0;  // sum_k sum_{x in X_k} log sum_j pi_jk p(x|j), eq 22's data term
 };
 
+// One row block's share of the statistics (per worker, reused from block to block).
+struct BlockPartial {
+  Matrix block, resp, weighted_sum, centred;
+  Vector r;
+  Matrix q;
+  std::vector<Matrix> q_full;
+  double log_likelihood = 0;
+};
+
+// E-step over the rows of each class in fixed row blocks, in parallel with an ordered
+// reduction, so the statistics do not depend on the thread count.
 void e_step(const std::vector<Matrix>& parts, const Centres& kernels, const Matrix& log_pi,
-            std::size_t block_rows, Statistics& stats) {
+            std::size_t block_rows, int threads, Statistics& stats) {
   const std::size_t m = kernels.count(), d = kernels.dim(), k = parts.size();
   const bool full = kernels.shape == Shape::Full;
   stats.r = Matrix::from_shape({m, k});
@@ -158,20 +170,28 @@ void e_step(const std::vector<Matrix>& parts, const Centres& kernels, const Matr
   }
   stats.log_likelihood = 0;
 
-  const GaussianLogDensity density(kernels);
-  Matrix block, resp, weighted_sum = Matrix::from_shape({m, d}), centred;
+  const GaussianLogDensity density(kernels);  // compute() is const and thread-safe
+  const auto make_partial = [&] {
+    BlockPartial p;
+    p.weighted_sum = Matrix::from_shape({m, d});
+    p.r = Vector::from_shape({m});
+    if (full) p.q_full.assign(m, Matrix::from_shape({d, d}));
+    else p.q = Matrix::from_shape({m, d});
+    return p;
+  };
   for (std::size_t c = 0; c < k; ++c) {
     const Matrix& xk = parts[c];
     const std::size_t nk = xk.shape(0);
-    for (std::size_t start = 0; start < nk; start += block_rows) {
-      const std::size_t rows = std::min(block_rows, nk - start);
-      block = Matrix::from_shape({rows, d});
-      std::memcpy(block.data(), &xk(start, 0), rows * d * sizeof(double));
-      density.compute(block, resp);  // rows x M, log p(x|j)
+    if (nk == 0) continue;
+    const auto compute = [&](const RowBlock& b, BlockPartial& p) {
+      const std::size_t rows = b.count;
+      if (p.block.shape(0) != rows) p.block = Matrix::from_shape({rows, d});
+      std::memcpy(p.block.data(), &xk(b.first, 0), rows * d * sizeof(double));
+      density.compute(p.block, p.resp);  // rows x M, log p(x|j)
       // Eq 4 by log-sum-exp: a_nj = log pi_jk + log p(x_n|j).
       std::vector<double> row_max(rows);
       for (std::size_t n = 0; n < rows; ++n) {
-        double* a = &resp(n, 0);
+        double* a = &p.resp(n, 0);
         double top = -std::numeric_limits<double>::infinity();
         for (std::size_t j = 0; j < m; ++j) {
           a[j] += log_pi(j, c);
@@ -180,38 +200,39 @@ void e_step(const std::vector<Matrix>& parts, const Centres& kernels, const Matr
         for (std::size_t j = 0; j < m; ++j) a[j] -= top;
         row_max[n] = top;
       }
-      exp_in_place(resp);
+      exp_in_place(p.resp);
+      p.r.fill(0.0);
+      p.log_likelihood = 0;
       for (std::size_t n = 0; n < rows; ++n) {
-        double* a = &resp(n, 0);
+        double* a = &p.resp(n, 0);
         double sum = 0;
         for (std::size_t j = 0; j < m; ++j) sum += a[j];
-        stats.log_likelihood += row_max[n] + std::log(sum);
+        p.log_likelihood += row_max[n] + std::log(sum);
         const double inverse = 1.0 / sum;
         for (std::size_t j = 0; j < m; ++j) {
           a[j] *= inverse;
-          stats.r(j, c) += a[j];
+          p.r(j) += a[j];
         }
       }
-      xt::blas::gemm(resp, block, weighted_sum, true, false, 1.0, 0.0);  // M x d
-      for (std::size_t j = 0; j < m; ++j)
-        for (std::size_t a = 0; a < d; ++a) stats.s(j, c, a) += weighted_sum(j, a);
+      xt::blas::gemm(p.resp, p.block, p.weighted_sum, true, false, 1.0, 0.0);  // M x d
       if (full) {
-        centred = Matrix::from_shape({rows, d});
+        if (p.centred.shape(0) != rows) p.centred = Matrix::from_shape({rows, d});
         for (std::size_t j = 0; j < m; ++j) {
           for (std::size_t n = 0; n < rows; ++n) {
-            const double w = std::sqrt(resp(n, j));
+            const double w = std::sqrt(p.resp(n, j));
             for (std::size_t a = 0; a < d; ++a)
-              centred(n, a) = w * (block(n, a) - kernels.means(j, a));
+              p.centred(n, a) = w * (p.block(n, a) - kernels.means(j, a));
           }
-          xt::blas::gemm(centred, centred, stats.q_full[j], true, false, 1.0, 1.0);
+          xt::blas::gemm(p.centred, p.centred, p.q_full[j], true, false, 1.0, 0.0);
         }
       } else {
+        p.q.fill(0.0);
         for (std::size_t j = 0; j < m; ++j) {
-          double* q = &stats.q(j, 0);
+          double* q = &p.q(j, 0);
           const double* mean = &kernels.means(j, 0);
           for (std::size_t n = 0; n < rows; ++n) {
-            const double w = resp(n, j);
-            const double* x = &block(n, 0);
+            const double w = p.resp(n, j);
+            const double* x = &p.block(n, 0);
             for (std::size_t a = 0; a < d; ++a) {
               const double e = x[a] - mean[a];
               q[a] += w * e * e;
@@ -219,7 +240,20 @@ void e_step(const std::vector<Matrix>& parts, const Centres& kernels, const Matr
           }
         }
       }
-    }
+    };
+    const auto combine = [&](const RowBlock&, BlockPartial& p) {
+      stats.log_likelihood += p.log_likelihood;
+      for (std::size_t j = 0; j < m; ++j) {
+        stats.r(j, c) += p.r(j);
+        for (std::size_t a = 0; a < d; ++a) stats.s(j, c, a) += p.weighted_sum(j, a);
+      }
+      if (full) {
+        for (std::size_t j = 0; j < m; ++j) stats.q_full[j] += p.q_full[j];
+      } else {
+        stats.q += p.q;
+      }
+    };
+    ordered_reduce<BlockPartial>(nk, block_rows, threads, make_partial, compute, combine);
   }
 }
 
@@ -315,7 +349,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   bool converged = false;
   for (std::size_t t = 0;; ++t) {
     e_step(parts, theta, log_of(theta.mixing), std::max<std::size_t>(options.block_rows, 1),
-           stats);
+           ctx.threads, stats);
 
     // Subkernel means mu_jk (eq 11) and P(C_k|j) at pi^(t) (eq 15).
     before.kernels = kernels_only(theta);
@@ -561,7 +595,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
                                              : -std::numeric_limits<double>::infinity();
   Statistics stats;
   e_step(split_by_class(x, classes, num_classes), theta, log_w,
-         std::max<std::size_t>(options.block_rows, 1), stats);
+         std::max<std::size_t>(options.block_rows, 1), ctx.threads, stats);
   theta.mixing = Matrix::from_shape({m, num_classes});
   for (std::size_t c = 0; c < num_classes; ++c) {
     double total = 0;

@@ -226,6 +226,25 @@ TEST_CASE("separate mixtures are the special case of kernels owned by one class"
   }
 }
 
+TEST_CASE("the fit does not depend on the thread count", "[prbf]") {
+  // Fixed row blocks and an ordered reduction (radial/parallel.hpp): bit-identical results.
+  const auto plugins = load_plugins();
+  const auto prior = bhattacharyya(*plugins, 30.0);
+  for (const char* name : {"map-diagonal", "map-full"}) {
+    INFO(name);
+    const auto& c = find_case(name);
+    FitContext one(1, 1), three(1, 3);
+    const Centres a = prbf_em(inputs(), labels(), classes(), initial(c), options_for(c),
+                              prior.get(), one);
+    const Centres b = prbf_em(inputs(), labels(), classes(), initial(c), options_for(c),
+                              prior.get(), three);
+    for (std::size_t i = 0; i < a.means.size(); ++i) CHECK(a.means.data()[i] == b.means.data()[i]);
+    for (std::size_t i = 0; i < a.mixing.size(); ++i)
+      CHECK(a.mixing.data()[i] == b.mixing.data()[i]);
+    CHECK(one.report.series.at("log_posterior") == three.report.series.at("log_posterior"));
+  }
+}
+
 TEST_CASE("plain EM never decreases the log-likelihood", "[prbf]") {
   // EM's monotonicity (Dempster, Laird & Rubin 1977), from the k-means initialisation.
   for (Shape shape : {Shape::Diagonal, Shape::Full}) {

@@ -5,8 +5,11 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <radial/errors.hpp>
+#include <radial/numerics/blas_threads.hpp>
 #include <radial/numerics/distances.hpp>
 
 #include "brute_force.hpp"
@@ -134,4 +137,39 @@ TEST_CASE("distance errors name the centre and what is wrong", "[distances]") {
   const SquaredDistances ok(random_centres(3, 2, Shape::None, rng), Metric::Euclidean);
   Matrix r2;
   REQUIRE_THROWS_AS(ok.compute(random_matrix(4, 3, rng), r2), ShapeError);
+}
+
+TEST_CASE("compute() is thread-safe: concurrent blocks equal brute force", "[distances]") {
+  // Per-thread scratch buffers: threads working on different blocks must not interfere.
+  std::mt19937_64 rng(13);
+  const int saved = blas_threads();
+  set_blas_threads(1);
+  for (Shape shape : {Shape::Diagonal, Shape::Full}) {
+    const Centres c = random_centres(40, 6, shape, rng);
+    const Matrix x = random_matrix(400, 6, rng);
+    const Matrix want = brute_squared_distances(x, c, true);
+    const SquaredDistances distances(c, Metric::Shape);
+    std::vector<Matrix> results(4);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        Matrix r2;
+        Matrix& out = results[t];
+        out = Matrix::from_shape({100, 40});
+        // Repeat so the threads overlap in time.
+        for (int rep = 0; rep < 20; ++rep)
+          for (std::size_t first = 0; first < 100; first += 25 + t) {
+            const std::size_t count = std::min<std::size_t>(25 + t, 100 - first);
+            distances.compute(rows_of(x, t * 100 + first, count), r2);
+            for (std::size_t i = 0; i < count; ++i)
+              for (std::size_t j = 0; j < 40; ++j) out(first + i, j) = r2(i, j);
+          }
+      });
+    for (auto& th : threads) th.join();
+    for (std::size_t t = 0; t < 4; ++t) {
+      INFO("shape " << to_string(shape) << " thread " << t);
+      require_close(results[t], rows_of(want, t * 100, 100));
+    }
+  }
+  set_blas_threads(saved);
 }

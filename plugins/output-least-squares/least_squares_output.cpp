@@ -11,8 +11,8 @@
 #include <xtensor-blas/xlapack.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/numerics/blas_threads.hpp"
 #include "radial/numerics/least_squares.hpp"
+#include "radial/parallel.hpp"
 #include "radial/regularizer.hpp"
 
 namespace radial::plugins {
@@ -20,18 +20,6 @@ namespace radial::plugins {
 namespace {
 
 using Index = xt::blas_index_t;
-
-// BLAS runs on whole blocks here, so it may use the pipeline's threads; restored afterwards.
-class BlasThreadScope {
- public:
-  explicit BlasThreadScope(int threads) : saved_(blas_threads()) { set_blas_threads(threads); }
-  ~BlasThreadScope() { set_blas_threads(saved_); }
-  BlasThreadScope(const BlasThreadScope&) = delete;
-  BlasThreadScope& operator=(const BlasThreadScope&) = delete;
-
- private:
-  int saved_;
-};
 
 // The penalty as a quadratic in one output column w (P entries):
 //   penalty(w) = penalty(0) + g^T w + 1/2 w^T H w.
@@ -156,7 +144,9 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Regu
   }
   if (n == 0 || p == 0) throw InputError("plugin least-squares: the design matrix is empty");
 
-  const BlasThreadScope blas(ctx.threads);
+  // One BLAS thread: a multi-threaded solve differs in the last bits with the thread count,
+  // and the passes over Phi are already parallel over row blocks (DesignMatrix::set_threads).
+  const SingleThreadedBlasScope blas;
   const QuadraticPenalty q = quadratic_penalty(penalty, p);
   const bool svd = solver_ == Solver::Svd || (solver_ == Solver::Auto && n * p <= svd_limit);
   const LeastSquaresSolution solution =

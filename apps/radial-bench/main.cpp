@@ -1,0 +1,532 @@
+// radial-bench: Radial against scikit-learn on the same deterministic data in the same run.
+//
+// Each Radial measurement runs in this process through the framework (and the plugins the
+// registry loads); each scikit-learn measurement runs sklearn_side.py with /usr/bin/python3 on
+// .npy files written here, with the same thread count (OMP/OpenBLAS variables and
+// threadpoolctl). Times are medians over repeats; ratios are Radial / scikit-learn.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <spawn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor/xview.hpp>
+
+#include "bench_data.hpp"
+#include "radial/basis.hpp"
+#include "radial/centres.hpp"
+#include "radial/dataset.hpp"
+#include "radial/design_matrix.hpp"
+#include "radial/errors.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/glm/objective.hpp"
+#include "radial/numerics/blas_threads.hpp"
+#include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/mixture_em.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/parallel.hpp"
+#include "radial/params.hpp"
+#include "radial/registry.hpp"
+#include "radial/regularizer.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Settings {
+  std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000};
+  std::vector<std::size_t> dims{2, 16};
+  std::vector<std::string> tasks{"kmeans", "gmm", "logistic", "pipeline", "design"};
+  std::size_t repeats = 3;
+  std::size_t iterations = 5;           // Lloyd / EM iterations per timed run
+  std::size_t gmm_max_rows = 1'000'000; // full-covariance EM above this is skipped
+  std::size_t pipeline_rows = 1'000'000;
+  std::size_t design_rows = 20'000;
+  int threads = 0;
+  fs::path work;
+  fs::path python = "/usr/bin/python3";
+  bool keep = false;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+template <class F>
+std::vector<double> time_runs(std::size_t repeats, F&& f) {
+  std::vector<double> t;
+  for (std::size_t r = 0; r < repeats; ++r) {
+    const auto start = Clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return t;
+}
+
+fs::path self_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+// A child process with the thread variables set; its stdout to a file. Returns exit status,
+// wall seconds and peak resident memory (bytes) from wait4's rusage.
+struct ChildRun {
+  int status = -1;
+  double seconds = 0;
+  double peak_bytes = 0;
+  std::string out;
+};
+
+ChildRun run_child(const std::vector<std::string>& argv, int threads, const fs::path& out_file) {
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e; ++e) {
+    const std::string s(*e);
+    if (s.rfind("OMP_NUM_THREADS=", 0) == 0 || s.rfind("OPENBLAS_NUM_THREADS=", 0) == 0 ||
+        s.rfind("MKL_NUM_THREADS=", 0) == 0)
+      continue;
+    env_store.push_back(s);
+  }
+  for (const char* var : {"OMP_NUM_THREADS=", "OPENBLAS_NUM_THREADS=", "MKL_NUM_THREADS="})
+    env_store.push_back(var + std::to_string(threads));
+  std::vector<char*> envp, args;
+  for (auto& s : env_store) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_store = argv;
+  for (auto& s : argv_store) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  ChildRun run;
+  pid_t pid = 0;
+  const auto start = Clock::now();
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw radial::Error("radial-bench: cannot start " + argv[0]);
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  run.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.peak_bytes = double(usage.ru_maxrss) * 1024.0;
+  std::ifstream in(out_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  run.out = ss.str();
+  return run;
+}
+
+class Bench {
+ public:
+  explicit Bench(Settings s) : s_(std::move(s)), threads_(radial::resolve_threads(s_.threads)) {
+    registry_.load_default();
+    fs::create_directories(s_.work);
+    script_ = self_dir() / "sklearn_side.py";
+    if (!fs::exists(script_))
+      throw radial::Error("radial-bench: " + script_.string() +
+                          " is missing; build the radial-bench target (it copies the script)");
+  }
+
+  void run() {
+    std::cout << "radial-bench: threads = " << threads_ << " on both sides, medians of "
+              << s_.repeats << " runs, work folder " << s_.work << "\n";
+    const bool any_grid = wants("kmeans") || wants("gmm") || wants("logistic");
+    if (any_grid)
+      for (std::size_t d : s_.dims)
+        for (std::size_t n : s_.sizes) grid_point(n, d);
+    print_rows("k-means: one Lloyd iteration (same initial centres; s per iteration)", kmeans_);
+    print_rows("GMM: one EM iteration (same initial parameters; s per iteration)", gmm_);
+    print_rows("softmax output on a fixed design matrix (M = 64, same penalty; s per fit)",
+               logistic_);
+    if (wants("pipeline")) pipeline();
+    if (wants("design")) design_fraction();
+    if (!s_.keep) fs::remove_all(s_.work);
+  }
+
+ private:
+  struct Row {
+    std::string label;
+    double radial = 0, sklearn = 0;
+    std::string note;
+  };
+
+  bool wants(const std::string& t) const {
+    return std::find(s_.tasks.begin(), s_.tasks.end(), t) != s_.tasks.end();
+  }
+
+  json sklearn(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{s_.python.string(), script_.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--threads");
+    argv.push_back(std::to_string(threads_));
+    const ChildRun r = run_child(argv, threads_, s_.work / "sklearn.json");
+    if (r.status != 0)
+      throw radial::Error("radial-bench: sklearn_side.py " + args.front() + " failed (exit " +
+                          std::to_string(r.status) + "); run it by hand to see why");
+    json j = json::parse(r.out);
+    j["peak_bytes"] = r.peak_bytes;
+    return j;
+  }
+
+  static std::vector<double> times_of(const json& j) {
+    return j.at("times").get<std::vector<double>>();
+  }
+
+  void grid_point(std::size_t n, std::size_t d) {
+    const auto data = radial::bench::gaussian_mixture(n, d, 4, 1000 + d);
+    const fs::path x_file = s_.work / "x.npy";
+    radial::bench::write_npy(x_file, data.x);
+    const std::string at = "N=" + std::to_string(n) + " d=" + std::to_string(d);
+    std::cerr << "[radial-bench] " << at << "\n";
+
+    if (wants("kmeans"))
+      for (std::size_t k : {std::size_t(64), std::size_t(256)}) {
+        if (k > n) continue;
+        // The same initial centres on both sides: the first k rows (the rows are i.i.d.).
+        radial::Matrix init = xt::view(data.x, xt::range(0, k), xt::all());
+        radial::bench::write_npy(s_.work / "init.npy", init);
+        radial::KMeansOptions opt;
+        opt.count = k;
+        opt.iterations = s_.iterations;
+        opt.tolerance = 0;
+        opt.threads = threads_;
+        std::size_t its = 0;
+        const auto t = time_runs(s_.repeats, [&] {
+          its = radial::kmeans_lloyd(data.x, init, opt).iterations;
+        });
+        const json sk = sklearn({"kmeans", "--x", x_file.string(), "--init",
+                                 (s_.work / "init.npy").string(), "--iterations",
+                                 std::to_string(s_.iterations), "--repeats",
+                                 std::to_string(s_.repeats)});
+        const double sk_its = std::max(1.0, sk.at("iterations").get<double>());
+        kmeans_.push_back({at + " k=" + std::to_string(k), median(t) / double(its),
+                           median(times_of(sk)) / sk_its,
+                           "sklearn ran " + std::to_string(int(sk_its)) + " iterations"});
+      }
+
+    if (wants("gmm"))
+      for (const char* cov : {"diag", "full"}) {
+        const bool full = std::string(cov) == "full";
+        const std::size_t k = 64;
+        if (k > n || (full && n > s_.gmm_max_rows)) continue;
+        radial::Centres c;
+        c.means = xt::view(data.x, xt::range(0, k), xt::all());
+        radial::Vector var = xt::zeros<double>({d});
+        for (std::size_t j = 0; j < d; ++j) {
+          double m = 0, v = 0;
+          for (std::size_t i = 0; i < n; ++i) m += data.x(i, j);
+          m /= double(n);
+          for (std::size_t i = 0; i < n; ++i) v += (data.x(i, j) - m) * (data.x(i, j) - m);
+          var(j) = v / double(n);
+        }
+        if (full) {
+          c.shape = radial::Shape::Full;
+          c.covariances = xt::zeros<double>({k, d, d});
+          for (std::size_t j = 0; j < k; ++j)
+            for (std::size_t a = 0; a < d; ++a) c.covariances(j, a, a) = var(a);
+          radial::bench::write_npy(s_.work / "cov.npy", c.covariances);
+        } else {
+          c.shape = radial::Shape::Diagonal;
+          c.diagonal = xt::empty<double>({k, d});
+          for (std::size_t j = 0; j < k; ++j)
+            for (std::size_t a = 0; a < d; ++a) c.diagonal(j, a) = var(a);
+          radial::bench::write_npy(s_.work / "cov.npy", c.diagonal);
+        }
+        radial::Vector w = xt::ones<double>({k}) / double(k);
+        radial::bench::write_npy(s_.work / "means.npy", c.means);
+        radial::bench::write_npy(s_.work / "weights.npy", w);
+        radial::EmOptions opt;
+        opt.shape = c.shape;
+        opt.iterations = s_.iterations;
+        opt.tolerance = 0;
+        std::size_t its = 0;
+        const auto t = time_runs(s_.repeats, [&] {
+          its = std::max<std::size_t>(1, radial::em_mixture(data.x, c, w, opt).iterations);
+        });
+        const json sk = sklearn({"gmm", "--x", x_file.string(), "--means",
+                                 (s_.work / "means.npy").string(), "--weights",
+                                 (s_.work / "weights.npy").string(), "--covariances",
+                                 (s_.work / "cov.npy").string(), "--covariance", cov,
+                                 "--iterations", std::to_string(s_.iterations), "--repeats",
+                                 std::to_string(s_.repeats)});
+        const double sk_its = std::max(1.0, sk.at("iterations").get<double>());
+        gmm_.push_back({at + " k=64 " + cov, median(t) / double(its),
+                        median(times_of(sk)) / sk_its, ""});
+      }
+
+    if (wants("logistic") && n >= 64) logistic(data, at);
+  }
+
+  // Softmax output weights on Phi from 64 fixed centres (the first rows) and a Gaussian basis of
+  // width sqrt(d); penalty alpha = 1e-2 (scikit-learn C = 1 / alpha, intercept unpenalised).
+  void logistic(const radial::bench::MixtureData& data, const std::string& at) {
+    const std::size_t n = data.x.shape(0), d = data.x.shape(1), m = 64;
+    const double alpha = 1e-2;
+    radial::Centres centres;
+    centres.means = xt::view(data.x, xt::range(0, m), xt::all());
+    auto basis = registry_.make_basis(
+        "gaussian",
+        radial::validate_params(registry_.require(radial::Slot::Basis, "gaussian").params,
+                                {{"width", std::sqrt(double(d))}}, "radial-bench"));
+    radial::FitContext bctx(1, threads_);
+    basis->prepare(centres, bctx);
+    radial::Dataset ds;
+    ds.inputs = data.x;
+    ds.classes = data.classes;
+    ds.num_classes = 4;
+    ds.class_values = {0, 1, 2, 3};
+    // Cache Phi after the first pass: the comparison is of the optimisers on a fixed matrix.
+    radial::DesignMatrix design(ds.inputs, centres, *basis, false,
+                                std::size_t(double(n) * double(m + 1) * 8 * 1.01) + 1024);
+    const radial::Matrix phi = design.materialise();
+    radial::Matrix phi_m = xt::view(phi, xt::all(), xt::range(0, m));
+    radial::bench::write_npy(s_.work / "phi.npy", phi_m);
+    radial::Vector y = xt::cast<double>(data.classes);
+    radial::bench::write_npy(s_.work / "y.npy", y);
+
+    auto penalty = registry_.make_regularizer(
+        "weight-decay",
+        radial::validate_params(registry_.require(radial::Slot::Regularizer, "weight-decay").params,
+                                {{"alpha", alpha}}, "radial-bench"));
+    auto irls = registry_.make_output_layer(
+        "irls", radial::validate_params(
+                    registry_.require(radial::Slot::Output, "irls").params,
+                    {{"link", std::string("softmax")}, {"tolerance", 1e-9},
+                     {"iterations", std::int64_t(100)}},
+                    "radial-bench"));
+    radial::TrainingProblem problem{design, ds, centres, *basis};
+    radial::OutputWeights fitted;
+    const auto t = time_runs(s_.repeats, [&] {
+      radial::FitContext ctx(1, threads_);
+      fitted = irls->fit(problem, penalty.get(), ctx);
+    });
+    radial::glm::Objective objective(design, radial::targets_for(radial::Link::Softmax, ds),
+                                     radial::Link::Softmax, penalty.get());
+    const double radial_loss = objective.value(fitted.weights);
+    for (const char* solver : {"lbfgs", "newton-cg"}) {
+      const json sk = sklearn({"logistic", "--phi", (s_.work / "phi.npy").string(), "--y",
+                               (s_.work / "y.npy").string(), "--C", std::to_string(1 / alpha),
+                               "--solver", solver, "--repeats", std::to_string(s_.repeats)});
+      const double sk_loss = sk.at("loss").get<double>();
+      std::ostringstream note;
+      note << std::setprecision(10) << "loss " << radial_loss << " vs " << sk_loss
+           << std::setprecision(2) << " (rel diff " << std::fabs(radial_loss - sk_loss) / sk_loss
+           << ")";
+      logistic_.push_back({at + " irls vs " + solver, median(t), median(times_of(sk)),
+                           note.str()});
+    }
+  }
+
+  // The whole pipeline through the host (`radial train`) and through scikit-learn, each in a
+  // child process so that wall time and peak memory are measured the same way.
+  void pipeline() {
+    const std::size_t n = s_.pipeline_rows, d = 16, test_rows = std::min<std::size_t>(n, 100'000);
+    std::cerr << "[radial-bench] pipeline N=" << n << "\n";
+    {
+      // Training and test rows from one stream: the test rows are the next test_rows draws.
+      const auto all = radial::bench::gaussian_mixture(n + test_rows, d, 4, 2000 + d);
+      radial::bench::MixtureData part;
+      part.x = xt::view(all.x, xt::range(0, n), xt::all());
+      part.classes = xt::view(all.classes, xt::range(0, n));
+      radial::bench::write_labelled_npy(s_.work / "train.npy", part);
+      part.x = xt::view(all.x, xt::range(n, n + test_rows), xt::all());
+      part.classes = xt::view(all.classes, xt::range(n, n + test_rows));
+      radial::bench::write_labelled_npy(s_.work / "test.npy", part);
+    }
+    const double alpha = 1e-3;
+    std::ofstream(s_.work / "pipeline.toml")
+        << "name = \"bench pipeline\"\nseed = 1\n[data]\ntrain = \"train.npy\"\n"
+        << "test = \"test.npy\"\nstandardize = true\n[basis]\nplugin = \"gaussian\"\n"
+        << "[centres]\nplugin = \"kmeans\"\ncount = 64\n[output]\nplugin = \"irls\"\n"
+        << "link = \"softmax\"\n[regularizer]\nplugin = \"weight-decay\"\nalpha = " << alpha
+        << "\n";
+    const fs::path host = self_dir() / "radial";
+    std::vector<double> r_t, r_mem, r_err;
+    for (std::size_t r = 0; r < s_.repeats; ++r) {
+      const ChildRun run = run_child({host.string(), "train", (s_.work / "pipeline.toml").string(),
+                                      "--threads", std::to_string(threads_), "--quiet",
+                                      "--report", (s_.work / "report.json").string()},
+                                     threads_, s_.work / "radial.out");
+      if (run.status != 0)
+        throw radial::Error("radial-bench: `radial train` failed (exit " +
+                            std::to_string(run.status) + ") on " +
+                            (s_.work / "pipeline.toml").string());
+      std::ifstream in(s_.work / "report.json");
+      const json report = json::parse(in);
+      r_t.push_back(run.seconds);
+      r_mem.push_back(run.peak_bytes);
+      r_err.push_back(report.at("test").at("error_rate").get<double>());
+    }
+    std::vector<double> s_t, s_mem, s_err;
+    for (std::size_t r = 0; r < s_.repeats; ++r) {
+      const json sk = sklearn({"pipeline", "--train", (s_.work / "train.npy").string(), "--test",
+                               (s_.work / "test.npy").string(), "--C",
+                               std::to_string(1 / alpha), "--repeats", "1"});
+      s_t.push_back(sk.at("times").at(0).get<double>());
+      s_mem.push_back(sk.at("peak_bytes").get<double>());
+      s_err.push_back(sk.at("test_error").get<double>());
+    }
+    const double data_mb = double(n) * double(d + 1) * 8 / 1e6;
+    std::cout << "\nWhole pipeline: k-means (M = 64) -> Gaussian basis -> softmax output, N = " << n
+              << ", d = 16, test rows = " << test_rows << " (training data file " << std::fixed
+              << std::setprecision(0) << data_mb << " MB)\n"
+              << std::setprecision(3);
+    std::cout << "  " << std::left << std::setw(14) << "" << std::right << std::setw(12)
+              << "wall s" << std::setw(14) << "peak RSS MB" << std::setw(12) << "test error\n";
+    std::cout << "  " << std::left << std::setw(14) << "radial" << std::right << std::setw(12)
+              << median(r_t) << std::setw(14) << std::setprecision(0) << median(r_mem) / 1e6
+              << std::setw(12) << std::setprecision(4) << median(r_err) << "\n";
+    std::cout << "  " << std::left << std::setw(14) << "scikit-learn" << std::right
+              << std::setw(12) << std::setprecision(3) << median(s_t) << std::setw(14)
+              << std::setprecision(0) << median(s_mem) / 1e6 << std::setw(12)
+              << std::setprecision(4) << median(s_err) << "\n";
+    std::cout << "  ratio radial/scikit-learn: wall " << std::setprecision(3)
+              << median(r_t) / median(s_t) << ", peak memory " << median(r_mem) / median(s_mem)
+              << "\n" << std::defaultfloat;
+  }
+
+  // Fraction of this machine's dgemm rate reached by the design matrix (distances + Gaussian
+  // map) with Phi^T Phi accumulated block by block (syrk), for M = 1024, d = 64.
+  void design_fraction() {
+    const std::size_t n = s_.design_rows, d = 64, m = 1024;
+    std::cerr << "[radial-bench] design matrix + Phi^T Phi, N=" << n << "\n";
+    auto data = radial::bench::gaussian_mixture(n, d, 4, 3000);
+    radial::Centres centres;
+    centres.means = xt::view(data.x, xt::range(0, m), xt::all());
+    auto basis = registry_.make_basis(
+        "gaussian",
+        radial::validate_params(registry_.require(radial::Slot::Basis, "gaussian").params,
+                                {{"width", std::sqrt(double(d))}}, "radial-bench"));
+    radial::FitContext bctx(1, threads_);
+    basis->prepare(centres, bctx);
+    const std::size_t c = m + 1;
+    radial::Matrix gram = xt::zeros<double>({c, c});
+    radial::DesignMatrix design(data.x, centres, *basis, false, 0);  // never cached: streamed
+    const auto t = time_runs(s_.repeats, [&] {
+      std::fill(gram.begin(), gram.end(), 0.0);
+      struct Partial {
+        radial::Matrix block, gram;
+      };
+      radial::ordered_reduce<Partial>(
+          n, radial::parallel_block_rows, threads_,
+          [&] { return Partial{radial::Matrix(), radial::Matrix(xt::zeros<double>({c, c}))}; },
+          [&](const radial::RowBlock& b, Partial& p) {
+            design.compute_block(b.first, b.count, p.block);
+            cxxblas::syrk<xt::blas_index_t>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans,
+                                            xt::blas_index_t(c), xt::blas_index_t(b.count), 1.0,
+                                            p.block.data(), xt::blas_index_t(c), 0.0,
+                                            p.gram.data(), xt::blas_index_t(c));
+          },
+          [&](const radial::RowBlock&, Partial& p) {
+            for (std::size_t i = 0; i < c; ++i)
+              for (std::size_t j = i; j < c; ++j) gram(i, j) += p.gram(i, j);
+          });
+    });
+    // Useful flops: the cross products x.c (2 N M d) and the upper triangle of Phi^T Phi
+    // (N C (C + 1)); the exp and the distance assembly are counted as free.
+    const double flops = 2.0 * double(n) * double(m) * double(d) + double(n) * double(c) * double(c + 1);
+    const double pass_rate = flops / median(t);
+
+    // dgemm rate: square products on all threads (BLAS threads = our thread count).
+    const std::size_t g = 1536;
+    radial::Matrix A = xt::empty<double>({g, g}), B = xt::empty<double>({g, g}),
+                   C = xt::empty<double>({g, g});
+    for (std::size_t i = 0; i < g * g; ++i) {
+      A.data()[i] = double(i % 97) / 97.0;
+      B.data()[i] = double(i % 89) / 89.0;
+    }
+    const int saved = radial::blas_threads();
+    radial::set_blas_threads(threads_);
+    const auto tg = time_runs(s_.repeats, [&] {
+      cxxblas::gemm<xt::blas_index_t>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans,
+                                      xt::blas_index_t(g), xt::blas_index_t(g),
+                                      xt::blas_index_t(g), 1.0, A.data(), xt::blas_index_t(g),
+                                      B.data(), xt::blas_index_t(g), 0.0, C.data(),
+                                      xt::blas_index_t(g));
+    });
+    radial::set_blas_threads(saved);
+    const double gemm_rate = 2.0 * double(g) * double(g) * double(g) / median(tg);
+    std::cout << "\nDesign matrix + Phi^T Phi (syrk), M = 1024, d = 64, N = " << n
+              << ", streamed in blocks of " << radial::parallel_block_rows << " rows\n"
+              << std::fixed << std::setprecision(1) << "  pass: " << median(t) << " s  "
+              << pass_rate / 1e9 << " GFLOP/s;  dgemm (" << g << "^3, " << threads_
+              << " threads): " << gemm_rate / 1e9 << " GFLOP/s;  fraction "
+              << std::setprecision(0) << 100.0 * pass_rate / gemm_rate << "%\n"
+              << std::defaultfloat;
+  }
+
+  void print_rows(const std::string& title, const std::vector<Row>& rows) const {
+    if (rows.empty()) return;
+    std::cout << "\n" << title << "\n";
+    std::cout << "  " << std::left << std::setw(30) << "case" << std::right << std::setw(11)
+              << "radial" << std::setw(13) << "scikit-learn" << std::setw(8) << "ratio"
+              << "  note\n";
+    for (const Row& r : rows)
+      std::cout << "  " << std::left << std::setw(30) << r.label << std::right << std::fixed
+                << std::setprecision(4) << std::setw(11) << r.radial << std::setw(13)
+                << r.sklearn << std::setprecision(3) << std::setw(8) << r.radial / r.sklearn
+                << "  " << r.note << std::defaultfloat << "\n";
+  }
+
+  Settings s_;
+  int threads_;
+  radial::Registry registry_;
+  fs::path script_;
+  std::vector<Row> kmeans_, gmm_, logistic_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  s.work = fs::temp_directory_path() / ("radial-bench-" + std::to_string(getpid()));
+  bool quick = false;
+  CLI::App app{"radial-bench: Radial against scikit-learn on the same data, same threads"};
+  app.add_flag("--quick", quick, "small version (N = 10^4, 1 repeat): the CTest 'bench' run");
+  app.add_option("--sizes", s.sizes, "row counts N of the k-means / GMM / output grid");
+  app.add_option("--dims", s.dims, "dimensions d of the grid");
+  app.add_option("--tasks", s.tasks, "any of kmeans gmm logistic pipeline design");
+  app.add_option("--repeats", s.repeats, "runs per measurement (the median is shown)");
+  app.add_option("--iterations", s.iterations, "Lloyd / EM iterations per timed run");
+  app.add_option("--gmm-full-max-rows", s.gmm_max_rows, "skip full-covariance EM above this N");
+  app.add_option("--pipeline-rows", s.pipeline_rows, "N of the whole-pipeline comparison");
+  app.add_option("--design-rows", s.design_rows, "N of the design matrix + Phi^T Phi pass");
+  app.add_option("--threads", s.threads, "threads on both sides (0: all cores)");
+  app.add_option("--work", s.work, "folder for the shared .npy files (removed at the end)");
+  app.add_flag("--keep", s.keep, "keep the work folder");
+  CLI11_PARSE(app, argc, argv);
+  if (quick) {
+    s.sizes = {10'000};
+    s.repeats = 1;
+    s.iterations = 2;
+    s.pipeline_rows = 10'000;
+    s.design_rows = 2'048;
+  }
+  try {
+    Bench(s).run();
+  } catch (const std::exception& e) {
+    std::cerr << "radial-bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -262,3 +262,49 @@ TEST_CASE("gmm plugin: pooled and per-class centres", "[gmm][plugin]") {
     CHECK(ca.means == cb.means);
   }
 }
+
+TEST_CASE("a component that loses all responsibility is reseeded at the worst-explained row",
+          "[gmm][guard]") {
+  const Matrix x = iris_standardised();
+  Centres c = initial(x, {0, 50, 100}, Shape::Diagonal);
+  for (std::size_t k = 0; k < x.shape(1); ++k) c.means(2, k) = 1e3;  // far from every row
+  const Vector w = {0.4, 0.4, 0.2};
+  // The row with the lowest log-likelihood under the initial mixture, from the definitions.
+  std::size_t worst = 0;
+  double worst_ll = std::numeric_limits<double>::infinity();
+  for (std::size_t n = 0; n < x.shape(0); ++n) {
+    double p = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      double r2 = 0;
+      for (std::size_t k = 0; k < x.shape(1); ++k) r2 += (x(n, k) - c.means(j, k)) * (x(n, k) - c.means(j, k));
+      p += w(j) * std::exp(-0.5 * r2) / std::pow(2 * M_PI, 2.0);
+    }
+    if (std::log(p) < worst_ll) {
+      worst_ll = std::log(p);
+      worst = n;
+    }
+  }
+  radial::EmOptions options;
+  options.iterations = 1;
+  options.tolerance = 0;
+  const radial::EmResult fit = radial::em_mixture(x, c, w, options);
+  CHECK(fit.empty_repairs == 1);
+  REQUIRE(fit.notes.size() == 1);
+  CHECK_THAT(fit.notes[0], Catch::Matchers::Contains("reseeded at row " + std::to_string(worst)));
+  for (std::size_t k = 0; k < x.shape(1); ++k) CHECK(fit.components.means(2, k) == x(worst, k));
+  CHECK(xt::sum(fit.weights)() == Approx(1.0));
+  CHECK(std::isfinite(fit.final_log_likelihood));
+}
+
+TEST_CASE("a collapsed variance is raised to the floor and counted", "[gmm][guard]") {
+  Matrix x = iris_standardised();
+  for (std::size_t n = 0; n < x.shape(0); ++n) x(n, 3) = 0.5;  // a constant column
+  radial::EmOptions options;
+  options.iterations = 3;
+  options.tolerance = 0;
+  options.covariance_floor = 1e-4;
+  const radial::EmResult fit =
+      radial::em_mixture(x, initial(x, {0, 50, 100}, Shape::Diagonal), Vector{0.3, 0.3, 0.4}, options);
+  CHECK(fit.floored == 9);  // 3 components x 3 M-steps, dimension 3
+  for (std::size_t j = 0; j < 3; ++j) CHECK(fit.components.diagonal(j, 3) == 1e-4);
+}

@@ -75,7 +75,7 @@ def logistic(a):
     y = np.load(a.y).astype(np.int64)
     times, loss, n_iter = [], 0.0, 0
     for _ in range(a.repeats):
-        lr = LogisticRegression(C=a.C, solver=a.solver, tol=a.tol, max_iter=10000)
+        lr = LogisticRegression(C=a.C, solver=a.solver, tol=a.tol, max_iter=2000)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             t = time.perf_counter()
@@ -130,7 +130,7 @@ def main():
     ap.add_argument("--y")
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--solver", default="lbfgs")
-    ap.add_argument("--tol", type=float, default=1e-10)
+    ap.add_argument("--tol", type=float, default=1e-8)
     ap.add_argument("--train")
     ap.add_argument("--test")
     ap.add_argument("--centres", type=int, default=64)

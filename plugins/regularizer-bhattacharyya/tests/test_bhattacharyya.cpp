@@ -326,3 +326,30 @@ TEST_CASE("the bhattacharyya plugin loads, declares its parameters and is a pure
   const BhattacharyyaPrior direct(60.0, BhattacharyyaPrior::Units::Absolute);
   CHECK(prior->kernel_penalty(in) == Approx(direct.kernel_penalty(in)).epsilon(1e-14));
 }
+
+TEST_CASE("framework kernel-prior helpers: eq 15 and input checks", "[bhattacharyya][kernel_prior]") {
+  // P(C_k|j) = pi_jk P(C_k) / sum_l pi_jl P(C_l), worked by hand.
+  const Matrix mixing{{0.2, 0.6}, {0.8, 0.4}, {0.0, 0.0}};
+  const Vector priors{0.25, 0.75};
+  const Matrix p = radial::class_given_kernel(mixing, priors);
+  CHECK(p(0, 0) == Approx(0.05 / 0.5));
+  CHECK(p(0, 1) == Approx(0.45 / 0.5));
+  CHECK(p(1, 0) == Approx(0.2 / 0.5));
+  CHECK(p(1, 1) == Approx(0.3 / 0.5));
+  CHECK(p(2, 0) == 0.0);  // a kernel with no weight anywhere
+  CHECK(p(2, 1) == 0.0);
+  CHECK_THROWS_AS(radial::class_given_kernel(mixing, Vector{1.0}), radial::ShapeError);
+
+  KernelPriorInput in = random_input(3, 2, 2, false, 81);
+  CHECK_NOTHROW(in.check());
+  KernelPriorInput wrong = in;
+  wrong.subkernel_means = Tensor3::from_shape({3, 3, 2});
+  CHECK_THROWS_AS(wrong.check(), radial::ShapeError);
+  wrong = in;
+  wrong.class_given_kernel(0, 0) += 0.1;  // row no longer sums to 1
+  CHECK_THROWS_AS(wrong.check(), radial::ShapeError);
+  wrong = in;
+  wrong.kernels.shape = radial::Shape::Spherical;
+  wrong.kernels.variances = Vector{1.0, 1.0, 1.0};
+  CHECK_THROWS_AS(wrong.check(), radial::ShapeError);
+}

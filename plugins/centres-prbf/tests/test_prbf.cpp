@@ -373,7 +373,9 @@ TEST_CASE("prbf + gaussian density + bayes: the pipeline's posterior is the PRBF
   // equal p(C_k|x) proportional to P(C_k) sum_j pi_jk N(x | mu_j, Sigma_j) (eqs 1, 2, 5),
   // written out here from the trained model's arrays.
   radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  for (const char* file : {"libradial-centres-prbf.so", "libradial-regularizer-bhattacharyya.so",
+                           "libradial-basis-gaussian.so", "libradial-output-bayes.so"})
+    registry.load_file(radial::testing::plugin_dir() / file);
   REQUIRE(registry.find(radial::Slot::Output, "bayes") != nullptr);
   REQUIRE(registry.find(radial::Slot::Basis, "gaussian") != nullptr);
   const auto iris = radial::testing::source_dir() / "docs" / "examples" / "data" / "iris.csv";

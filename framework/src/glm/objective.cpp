@@ -98,11 +98,11 @@ void Objective::check_weights(const Matrix& weights) const {
 
 // One pass over the rows. Returns the data error; adds its flops to `flops`.
 double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
-                      HessianKind kind, bool count) {
+                      HessianKind kind, bool with_penalty, double& flops) const {
   check_weights(weights);
   const std::size_t c = cols_, k_out = outputs(), p = size();
   const bool exact = kind == HessianKind::Exact;
-  double error = 0, flops = 0;
+  double error = 0;
 
   if (gradient) *gradient = xt::zeros<double>({c, k_out});
   // Hessian blocks H_kl = Phi^T diag(c_kl) Phi, stored for l >= k (or k = l), each C x C.
@@ -242,7 +242,7 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
       }
   }
 
-  if (penalty_) {
+  if (penalty_ && with_penalty) {
     error += penalty_->penalty(weights);
     flops += flops::dot(p);
     if (gradient) {
@@ -255,36 +255,41 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
     }
   }
 
-  if (count) {
-    ++counters_.function_evaluations;
-    if (gradient) ++counters_.gradient_evaluations;
-    if (hessian) ++counters_.hessian_evaluations;
-    counters_.flops += flops;
-  }
   return error;
 }
 
+void Objective::count(bool gradient, bool hessian, double flops) {
+  ++counters_.function_evaluations;
+  if (gradient) ++counters_.gradient_evaluations;
+  if (hessian) ++counters_.hessian_evaluations;
+  counters_.flops += flops;
+}
+
 double Objective::value(const Matrix& weights) {
-  return run(weights, nullptr, nullptr, HessianKind::Exact, true);
+  double flops = 0;
+  const double e = run(weights, nullptr, nullptr, HessianKind::Exact, true, flops);
+  count(false, false, flops);
+  return e;
 }
 
 double Objective::gradient(const Matrix& weights, Matrix& gradient) {
-  return run(weights, &gradient, nullptr, HessianKind::Exact, true);
+  double flops = 0;
+  const double e = run(weights, &gradient, nullptr, HessianKind::Exact, true, flops);
+  count(true, false, flops);
+  return e;
 }
 
 double Objective::hessian(const Matrix& weights, HessianKind kind, Matrix& gradient,
                           Matrix& hessian) {
-  return run(weights, &gradient, &hessian, kind, true);
+  double flops = 0;
+  const double e = run(weights, &gradient, &hessian, kind, true, flops);
+  count(true, true, flops);
+  return e;
 }
 
 double Objective::data_error(const Matrix& weights) const {
-  // run() counts only when asked; the const_cast does not change observable state.
-  auto* self = const_cast<Objective*>(this);
-  const Regularizer* saved = self->penalty_;
-  self->penalty_ = nullptr;
-  const double e = self->run(weights, nullptr, nullptr, HessianKind::Exact, false);
-  self->penalty_ = saved;
-  return e;
+  double flops = 0;  // not counted: reports only
+  return run(weights, nullptr, nullptr, HessianKind::Exact, false, flops);
 }
 
 double Objective::penalty(const Matrix& weights) const {

@@ -92,8 +92,10 @@ class Objective {
  private:
   struct Pass;  // what one pass over the rows computes
   void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
+  // One pass over the rows; adds its analytical cost to `flops`.
   double run(const Matrix& weights, Matrix* gradient, Matrix* hessian, HessianKind kind,
-             bool count);
+             bool with_penalty, double& flops) const;
+  void count(bool gradient, bool hessian, double flops);
   void check_weights(const Matrix& weights) const;
 
   const DesignMatrix* design_ = nullptr;  // streamed Phi, or

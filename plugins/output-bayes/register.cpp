@@ -23,8 +23,8 @@ radial::ComponentInfo info() {
                                  "training-set figures evaluate only the Gaussians of each row's "
                                  "K-d tree leaf"),
       radial::ParamSpec::real("threshold", 16.0,
-                              "box half-width sigma sqrt(c) of the K-d tree (c, eq. 2); inf is "
-                              "exact")
+                              "c of the K-d tree's Gaussian boxes mu -/+ sigma sqrt(c) (eq. 2); a "
+                              "huge value such as 1e300 drops no Gaussian (exact)")
           .above(0.0),
       radial::ParamSpec::integer("leaf_size", 4,
                                  "K-d tree nodes with at most this many Gaussians are leaves")

@@ -92,23 +92,51 @@ class NearestCentres {
   void block(std::size_t first, std::size_t count, const Matrix& centres, const Vector& c_norm2,
              Matrix& cross, Labels& labels, Vector& dist2) const {
     const std::size_t d = x_.shape(1), m = centres.shape(0);
-    // cross(i, j) = x_{first+i} . c_j
+    // cross(i, j) = -2 x_{first+i} . c_j (scaling by -2 is exact, so each value equals
+    // c_norm2 - 2 x.c computed the long way)
     cxxblas::gemm<xt::blas_index_t>(
         cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::Trans, xt::blas_index_t(count),
-        xt::blas_index_t(m), xt::blas_index_t(d), 1.0, x_.data() + first * d,
+        xt::blas_index_t(m), xt::blas_index_t(d), -2.0, x_.data() + first * d,
         xt::blas_index_t(d), centres.data(), xt::blas_index_t(d), 0.0, cross.data(),
         xt::blas_index_t(m));
+    const double* cn = c_norm2.data();
     for (std::size_t i = 0; i < count; ++i) {
       const double* row = cross.data() + i * m;
-      std::size_t best = 0;
-      double best_value = c_norm2(0) - 2.0 * row[0];
-      for (std::size_t j = 1; j < m; ++j) {
-        const double v = c_norm2(j) - 2.0 * row[j];
-        if (v < best_value) {
-          best_value = v;
-          best = j;
+      // Arg min in four interleaved lanes (independent compare chains instead of one serial
+      // chain); each lane keeps its first minimum, and the lanes are merged preferring the
+      // lower index on ties, so the result is the lowest index of the minimum, as a plain scan.
+      double lane_value[4] = {0, 0, 0, 0};
+      std::size_t lane_index[4] = {0, 0, 0, 0};
+      const std::size_t lanes = std::min<std::size_t>(4, m);
+      for (std::size_t l = 0; l < lanes; ++l) {
+        lane_value[l] = cn[l] + row[l];
+        lane_index[l] = l;
+      }
+      std::size_t j = lanes;
+      for (; j + 4 <= m; j += 4)
+        for (std::size_t l = 0; l < 4; ++l) {
+          const double v = cn[j + l] + row[j + l];
+          if (v < lane_value[l]) {
+            lane_value[l] = v;
+            lane_index[l] = j + l;
+          }
+        }
+      for (; j < m; ++j) {
+        const std::size_t l = j % 4;
+        const double v = cn[j] + row[j];
+        if (v < lane_value[l]) {
+          lane_value[l] = v;
+          lane_index[l] = j;
         }
       }
+      std::size_t best = lane_index[0];
+      double best_value = lane_value[0];
+      for (std::size_t l = 1; l < lanes; ++l)
+        if (lane_value[l] < best_value ||
+            (lane_value[l] == best_value && lane_index[l] < best)) {
+          best_value = lane_value[l];
+          best = lane_index[l];
+        }
       labels(first + i) = std::int64_t(best);
       dist2(first + i) = std::max(0.0, x_norm2_(first + i) + best_value);
     }

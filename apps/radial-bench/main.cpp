@@ -354,9 +354,12 @@ class Bench {
       radial::bench::write_labelled_npy(s_.work / "test.npy", part);
     }
     const double alpha = 1e-3;
+    // One Gaussian width sigma on both sides (standardised inputs): sqrt(d) = 4.
+    const double width = 4.0;
     std::ofstream(s_.work / "pipeline.toml")
         << "name = \"bench pipeline\"\nseed = 1\n[data]\ntrain = \"train.npy\"\n"
         << "test = \"test.npy\"\nstandardize = true\n[basis]\nplugin = \"gaussian\"\n"
+        << "width = " << width << "\n"
         << "[centres]\nplugin = \"kmeans\"\ncount = 64\n[output]\nplugin = \"irls\"\n"
         << "link = \"softmax\"\n[regularizer]\nplugin = \"weight-decay\"\nalpha = " << alpha
         << "\n";
@@ -381,7 +384,8 @@ class Bench {
     for (std::size_t r = 0; r < s_.repeats; ++r) {
       const json sk = sklearn({"pipeline", "--train", (s_.work / "train.npy").string(), "--test",
                                (s_.work / "test.npy").string(), "--C",
-                               std::to_string(1 / alpha), "--repeats", "1"});
+                               std::to_string(1 / alpha), "--width", std::to_string(width),
+                               "--repeats", "1"});
       s_t.push_back(sk.at("times").at(0).get<double>());
       s_mem.push_back(sk.at("peak_bytes").get<double>());
       s_err.push_back(sk.at("test_error").get<double>());

@@ -56,6 +56,20 @@ int plugins_show_command(const Registry& registry, const std::string& id) {
   return 0;
 }
 
+namespace {
+
+// A table cell: a literal | would end the cell.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
 int plugins_markdown_command(const Registry& registry) {
   std::cout << "# Plugin reference\n\n"
                "Generated from each plugin's declared parameter table by `radial plugins markdown`;\n"
@@ -73,9 +87,9 @@ int plugins_markdown_command(const Registry& registry) {
       }
       std::cout << "| parameter | type and range | default | meaning |\n|---|---|---|---|\n";
       for (const ParamSpec& p : c->params) {
-        std::cout << "| `" << p.name << "` | " << p.describe_constraint() << " | "
+        std::cout << "| `" << p.name << "` | " << cell(p.describe_constraint()) << " | "
                   << (p.required ? std::string("required") : "`" + to_string(p.default_value) + "`")
-                  << " | " << p.doc << " |\n";
+                  << " | " << cell(p.doc) << " |\n";
       }
     }
   }

@@ -141,6 +141,7 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
   bool converged = false, stalled = false;
   EStepOptions eopt;
   eopt.block_rows = options.em.block_rows;
+  eopt.threads = ctx.threads;  // results do not depend on it
 
   for (std::size_t i = 0;; ++i) {
     std::unique_ptr<GaussianBoxTree> tree;
@@ -230,6 +231,7 @@ Centres DemLearner::fit(const Dataset& train, const Regularizer*, FitContext& ct
                      "least 2 classes");
   EmOptions em = options_.em;
   em.shape = Shape::Diagonal;
+  em.threads = ctx.threads;  // E-steps over row blocks; results do not depend on it
   ClassMixtures mixtures = fit_class_mixtures(train.inputs, train.classes, train.num_classes,
                                               options_.count, em, ctx.rng, "centres dem");
   std::size_t em_iterations = 0, em_floored = 0;

@@ -77,13 +77,16 @@ Centres GmmLearner::fit(const Dataset& train, const Regularizer*, FitContext& ct
   Centres centres;
   double log_likelihood = 0;
 
+  EmOptions em = options_.em;
+  em.threads = ctx.threads;  // E-steps over row blocks; results do not depend on it
+
   if (options_.mode == "pooled") {
     if (x.shape(0) < options_.count)
       throw InputError("centres gmm: " + std::to_string(x.shape(0)) +
                        " training rows are fewer than count = " + std::to_string(options_.count) +
                        " components; lower centres.count");
-    EmResult fit = em_mixture_kmeans(x, options_.count, options_.em, ctx.rng, &repairs);
-    record(fit, "", options_.em, ctx);
+    EmResult fit = em_mixture_kmeans(x, options_.count, em, ctx.rng, &repairs);
+    record(fit, "", em, ctx);
     log_likelihood = fit.final_log_likelihood;
     centres = std::move(fit.components);
     ctx.report.figures["weights_min"] = xt::amin(fit.weights)();
@@ -92,11 +95,11 @@ Centres GmmLearner::fit(const Dataset& train, const Regularizer*, FitContext& ct
       throw InputError("centres gmm: mode = \"per-class\" needs a classification target; use "
                        "mode = \"pooled\" for regression");
     ClassMixtures mixtures = fit_class_mixtures(x, train.classes, train.num_classes,
-                                                options_.count, options_.em, ctx.rng,
+                                                options_.count, em, ctx.rng,
                                                 "centres gmm");
     repairs = mixtures.kmeans_repairs;
     for (std::size_t k = 0; k < mixtures.per_class.size(); ++k) {
-      record(mixtures.per_class[k], "class" + std::to_string(k), options_.em, ctx);
+      record(mixtures.per_class[k], "class" + std::to_string(k), em, ctx);
       log_likelihood += mixtures.per_class[k].final_log_likelihood;
     }
     centres = std::move(mixtures.centres);

@@ -70,6 +70,10 @@ TEST_CASE("pipelines train to bit-identical models with 1 and 2 threads", "[para
       "[output]\nplugin = \"least-squares\"\n",
       "[basis]\nplugin = \"thin-plate\"\n[centres]\nplugin = \"kmeans\"\ncount = 16\n"
       "[output]\nplugin = \"least-squares\"\nsolver = \"normal-equations\"\n",
+      "[basis]\nplugin = \"gaussian\"\ndensity = true\n[centres]\nplugin = \"gmm\"\n"
+      "mode = \"per-class\"\ncount = 2\ncovariance = \"diagonal\"\n[output]\nplugin = \"bayes\"\n",
+      "[basis]\nplugin = \"gaussian\"\ndensity = true\n[centres]\nplugin = \"dem\"\ncount = 2\n"
+      "iterations = 5\n[output]\nplugin = \"bayes\"\n",
   };
   for (const char* stage : stages) {
     const std::string text = head + stage;
@@ -80,6 +84,10 @@ TEST_CASE("pipelines train to bit-identical models with 1 and 2 threads", "[para
     CHECK(two.report.threads == 2);
     CHECK(same_bits(one.model.centres.means, two.model.centres.means));
     CHECK(same_bits(one.model.weights, two.model.weights));
+    if (one.model.centres.has_mixing()) {
+      CHECK(same_bits(one.model.centres.diagonal, two.model.centres.diagonal));
+      CHECK(same_bits(one.model.centres.mixing, two.model.centres.mixing));
+    }
     // The models are fitted, not trivial: far better than the 2/3 error of guessing.
     CHECK(one.report.train.error_rate.value_or(1.0) < 0.3);
   }

@@ -1,53 +1,17 @@
 // The `scg` output layer: registration through the registry, and maximum-likelihood outputs on
 // a saturated design (one indicator per group plus the bias), where the closed form is known:
 // the fitted probabilities are the class frequencies within each group, and linear outputs are
-// the group means of the targets.
+// the group means of the targets. The checks are shared with the other GLM trainers.
 #include <catch2/catch.hpp>
 
-#include <cmath>
-
-#include "radial/errors.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/registry.hpp"
-#include "radial/testing/paths.hpp"
+#include "radial/testing/output_layer_checks.hpp"
 #include "scg.hpp"
 
-using radial::Link;
 using radial::Matrix;
 
 namespace {
-
-// Rows of three groups; counts[g][k] rows of class k in group g.
-struct Grouped {
-  Matrix phi;
-  radial::Dataset data;
-  std::vector<std::vector<double>> counts;
-};
-
-Grouped grouped(const std::vector<std::vector<double>>& counts) {
-  Grouped g;
-  g.counts = counts;
-  std::vector<std::size_t> group, label;
-  for (std::size_t a = 0; a < counts.size(); ++a)
-    for (std::size_t k = 0; k < counts[a].size(); ++k)
-      for (int i = 0; i < int(counts[a][k]); ++i) {
-        group.push_back(a);
-        label.push_back(k);
-      }
-  const std::size_t n = group.size();
-  g.phi = xt::zeros<double>({n, std::size_t(3)});
-  g.data.inputs = xt::zeros<double>({n, std::size_t(1)});
-  g.data.classes = xt::zeros<std::int64_t>({n});
-  g.data.num_classes = counts[0].size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (group[i] > 0) g.phi(i, group[i] - 1) = 1.0;  // indicators of groups 1 and 2
-    g.phi(i, 2) = 1.0;                               // bias
-    g.data.inputs(i, 0) = double(group[i]);
-    g.data.classes(i) = std::int64_t(label[i]);
-  }
-  return g;
-}
 
 Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
   using namespace radial::plugins;
@@ -60,59 +24,13 @@ Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
 
 TEST_CASE("scg: fitted probabilities are the class frequencies of a saturated design",
           "[output][scg]") {
-  const std::vector<std::vector<std::vector<double>>> cases = {
-      {{6, 14}, {15, 5}, {9, 11}},            // 2 classes: logistic
-      {{6, 10, 4}, {12, 4, 4}, {5, 5, 10}}};  // 3 classes: softmax
-  for (const auto& counts : cases) {
-    const Grouped g = grouped(counts);
-    const std::size_t k = counts[0].size();
-    const Link link = k == 2 ? Link::Logistic : Link::Softmax;
-    radial::glm::Objective objective(g.phi, radial::targets_for(link, g.data), link);
-    radial::FitContext ctx(1);
-    const Matrix w = fit(objective, ctx);
-    CHECK(ctx.report.converged);
-    const Matrix y = objective.outputs_at(w);
-    std::size_t row = 0;
-    double expected_error = 0;
-    for (std::size_t a = 0; a < counts.size(); ++a) {
-      double total = 0;
-      for (double c : counts[a]) total += c;
-      for (std::size_t c = 0; c < k; ++c) expected_error -= counts[a][c] * std::log(counts[a][c] / total);
-      const double p1 = counts[a][1] / total;
-      if (link == Link::Logistic) {
-        CHECK(y(row, 0) == Approx(p1).margin(1e-5));
-      } else {
-        for (std::size_t c = 0; c < k; ++c) CHECK(y(row, c) == Approx(counts[a][c] / total).margin(1e-5));
-      }
-      row += std::size_t(total);
-    }
-    CHECK(ctx.report.final_error == Approx(expected_error).epsilon(1e-8));
-    CHECK(ctx.report.curve.size() >= 1);
-  }
+  radial::testing::check_saturated_frequencies(fit);
 }
 
 TEST_CASE("scg: linear outputs give the group means (least squares)", "[output][scg]") {
-  const Grouped g = grouped({{6, 14}, {15, 5}, {9, 11}});
-  radial::glm::Objective objective(g.phi, radial::targets_for(Link::Identity, g.data),
-                                   Link::Identity);
-  radial::FitContext ctx(1);
-  const Matrix w = fit(objective, ctx);
-  const Matrix y = objective.outputs_at(w);
-  // Group 0: 14 of 20 in class 1 -> outputs (0.3, 0.7).
-  CHECK(y(0, 0) == Approx(0.3).margin(1e-5));
-  CHECK(y(0, 1) == Approx(0.7).margin(1e-5));
-  CHECK(y(20, 1) == Approx(0.25).margin(1e-5));
+  radial::testing::check_linear_group_means(fit);
 }
 
 TEST_CASE("scg: registered with its parameter table", "[output][scg]") {
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
-  const auto& info = registry.require(radial::Slot::Output, "scg");
-  for (const char* name : {"link", "iterations", "tolerance"}) CHECK(radial::find_param(info.params, name));
-  const radial::Params p = radial::validate_params(info.params, {}, "test");
-  CHECK(p.string("link") == "auto");
-  CHECK(p.real("tolerance") == 1e-4);
-  CHECK(registry.make_output_layer("scg", p) != nullptr);
-  CHECK_THROWS_AS(radial::validate_params(info.params, {{"link", std::string("probit")}}, "test"),
-                  radial::ParameterError);
+  radial::testing::check_glm_output_registration("scg");
 }

@@ -5,28 +5,19 @@
 #include <cmath>
 
 #include <radial/errors.hpp>
-#include <radial/numerics/distances.hpp>
 #include <radial/registry.hpp>
-#include <radial/testing/paths.hpp>
+#include <radial/testing/basis_checks.hpp>
 
 #include "inverse_multiquadric.hpp"
 
 using namespace radial;
 using radial::plugins::InverseMultiquadricBasis;
+using radial::testing::mapped;
 
 namespace {
 
 // phi(r) in closed form.
 double phi(double r) { return 1.0 / std::sqrt(r * r + 4.0); }
-
-// map() on a row of squared distances r^2 for the given radii.
-Matrix mapped(const Basis& basis, std::initializer_list<double> radii) {
-  Matrix r2 = Matrix::from_shape({1, radii.size()});
-  std::size_t j = 0;
-  for (double r : radii) r2(0, j++) = r * r;
-  basis.map(r2);
-  return r2;
-}
 
 }  // namespace
 
@@ -41,21 +32,7 @@ TEST_CASE("inverse-multiquadric matches its closed form, including r = 0", "[bas
 }
 
 TEST_CASE("inverse-multiquadric on a block of distances from the GEMM identity", "[basis-inverse-multiquadric]") {
-  Centres c;
-  c.means = {{0.0, 0.0}, {1.0, -1.0}, {2.5, 0.5}};
-  const Matrix x = {{0.0, 0.0}, {1.0, 2.0}, {-3.0, 0.25}, {2.5, 0.5}, {1e-9, 0.0}};
-  const InverseMultiquadricBasis basis(2.0);
-  Matrix r2;
-  SquaredDistances(c, basis.metric()).compute(x, r2);
-  basis.map(r2);
-  for (std::size_t i = 0; i < x.shape(0); ++i)
-    for (std::size_t j = 0; j < 3; ++j) {
-      const double r = std::hypot(x(i, 0) - c.means(j, 0), x(i, 1) - c.means(j, 1));
-      INFO("row " << i << " centre " << j << " r " << r);
-      REQUIRE(std::isfinite(r2(i, j)));
-      // The identity rounds r^2 by ~1e-15 near 0, where phi changes by ~1e-14 at most.
-      REQUIRE(r2(i, j) == Approx(phi(r)).epsilon(1e-12).margin(1e-13));
-    }
+  testing::check_gemm_block(InverseMultiquadricBasis(2.0), phi);
 }
 
 TEST_CASE("inverse-multiquadric log map and state", "[basis-inverse-multiquadric]") {
@@ -67,31 +44,15 @@ TEST_CASE("inverse-multiquadric log map and state", "[basis-inverse-multiquadric
   REQUIRE(r2(0, 1) == Approx(-0.5 * std::log(13.0)).epsilon(1e-14));
   REQUIRE(r2(0, 2) == Approx(-0.5 * std::log(6.25)).epsilon(1e-14));
 
-  InverseMultiquadricBasis restored(1.0);
-  restored.load_state(basis.state());
-  REQUIRE(mapped(restored, {3.0})(0, 0) == Approx(phi(3.0)).epsilon(1e-14));
-  REQUIRE_THROWS_AS(restored.load_state({{"c", -2.0}}), ModelFileError);
-  REQUIRE_THROWS_AS(restored.load_state({}), ModelFileError);
+  testing::check_state_round_trip(basis, phi);
 }
 
 TEST_CASE("inverse-multiquadric plugin loads through the registry", "[basis-inverse-multiquadric][registry]") {
   Registry registry;
-  registry.load_file(testing::plugin_dir() / "libradial-basis-inverse-multiquadric.so");
-  const ComponentInfo& info = registry.require(Slot::Basis, "inverse-multiquadric");
-  REQUIRE(info.slot == Slot::Basis);
-  REQUIRE_FALSE(info.summary.empty());
-  REQUIRE_FALSE(info.paper.empty());
+  const ComponentInfo& info = testing::require_basis_plugin(registry, "inverse-multiquadric");
   REQUIRE_THROWS_AS(validate_params(info.params, {{"c", -1.0}}, "plugin inverse-multiquadric"),
                     ParameterError);
   const Params params =
       validate_params(info.params, {{"c", 2.0}}, "plugin inverse-multiquadric");
-  std::shared_ptr<Basis> basis = registry.make_basis("inverse-multiquadric", params);
-  Centres c;
-  c.means = {{0.0, 0.0}};
-  FitContext ctx(1);
-  basis->prepare(c, ctx);
-  REQUIRE(c.shape == Shape::None);  // Euclidean bases leave the centres alone
-  const Matrix got = mapped(*basis, {0.0, 2.0});
-  REQUIRE(got(0, 0) == Approx(phi(0.0)).margin(1e-300));
-  REQUIRE(got(0, 1) == Approx(phi(2.0)).epsilon(1e-14));
+  testing::check_registered_euclidean_basis(*registry.make_basis("inverse-multiquadric", params), phi);
 }

@@ -4,29 +4,19 @@
 
 #include <cmath>
 
-#include <radial/errors.hpp>
-#include <radial/numerics/distances.hpp>
 #include <radial/registry.hpp>
-#include <radial/testing/paths.hpp>
+#include <radial/testing/basis_checks.hpp>
 
 #include "thin_plate.hpp"
 
 using namespace radial;
 using radial::plugins::ThinPlateBasis;
+using radial::testing::mapped;
 
 namespace {
 
 // phi(r) in closed form.
 double phi(double r) { return r > 0 ? r * r * std::log(r) : 0.0; }
-
-// map() on a row of squared distances r^2 for the given radii.
-Matrix mapped(const Basis& basis, std::initializer_list<double> radii) {
-  Matrix r2 = Matrix::from_shape({1, radii.size()});
-  std::size_t j = 0;
-  for (double r : radii) r2(0, j++) = r * r;
-  basis.map(r2);
-  return r2;
-}
 
 }  // namespace
 
@@ -43,66 +33,29 @@ TEST_CASE("thin-plate matches its closed form, including r = 0", "[basis-thin-pl
 }
 
 TEST_CASE("thin-plate on a block of distances from the GEMM identity", "[basis-thin-plate]") {
-  Centres c;
-  c.means = {{0.0, 0.0}, {1.0, -1.0}, {2.5, 0.5}};
-  const Matrix x = {{0.0, 0.0}, {1.0, 2.0}, {-3.0, 0.25}, {2.5, 0.5}, {1e-9, 0.0}};
-  const ThinPlateBasis basis;
-  Matrix r2;
-  SquaredDistances(c, basis.metric()).compute(x, r2);
-  basis.map(r2);
-  for (std::size_t i = 0; i < x.shape(0); ++i)
-    for (std::size_t j = 0; j < 3; ++j) {
-      const double r = std::hypot(x(i, 0) - c.means(j, 0), x(i, 1) - c.means(j, 1));
-      INFO("row " << i << " centre " << j << " r " << r);
-      REQUIRE(std::isfinite(r2(i, j)));
-      // The identity rounds r^2 by ~1e-15 near 0, where phi changes by ~1e-14 at most.
-      REQUIRE(r2(i, j) == Approx(phi(r)).epsilon(1e-12).margin(1e-13));
-    }
+  testing::check_gemm_block(ThinPlateBasis(), phi);
 }
 
 TEST_CASE("thin-plate is half of NETLAB's 'tps' r^2 log r^2", "[basis-thin-plate]") {
   // NETLAB rbffwd: z = n2 .* log(n2 + (n2 == 0)), with n2 the squared distance.
   const ThinPlateBasis basis;
-  Matrix r2 = {{0.0, 0.3, 2.0, 17.0}};
-  const Matrix n2 = r2;
-  basis.map(r2);
-  for (std::size_t j = 0; j < 4; ++j) {
-    const double netlab = n2(0, j) * std::log(n2(0, j) + (n2(0, j) == 0 ? 1.0 : 0.0));
-    REQUIRE(2 * r2(0, j) == Approx(netlab).epsilon(1e-14).margin(1e-300));
-  }
+  testing::check_half_of_netlab(
+      basis, [](double n2) { return n2 * std::log(n2 + (n2 == 0 ? 1.0 : 0.0)); });
   REQUIRE_FALSE(basis.has_log_map());
 }
 
 TEST_CASE("thin-plate has no state to restore", "[basis-thin-plate]") {
   ThinPlateBasis basis;
-  REQUIRE(basis.state().empty());
-  basis.load_state({});
-  REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
+  testing::check_no_state(basis, phi);
 }
 
 TEST_CASE("thin-plate propagates NaN distances instead of hiding them", "[basis-thin-plate]") {
-  const ThinPlateBasis basis;
-  Matrix r2 = {{std::nan(""), 0.0}};
-  basis.map(r2);
-  REQUIRE(std::isnan(r2(0, 0)));
-  REQUIRE(r2(0, 1) == 0.0);
+  testing::check_nan_propagates(ThinPlateBasis());
 }
 
 TEST_CASE("thin-plate plugin loads through the registry", "[basis-thin-plate][registry]") {
   Registry registry;
-  registry.load_file(testing::plugin_dir() / "libradial-basis-thin-plate.so");
-  const ComponentInfo& info = registry.require(Slot::Basis, "thin-plate");
-  REQUIRE(info.slot == Slot::Basis);
-  REQUIRE_FALSE(info.summary.empty());
-  REQUIRE_FALSE(info.paper.empty());
+  const ComponentInfo& info = testing::require_basis_plugin(registry, "thin-plate");
   const Params params = validate_params(info.params, {}, "plugin thin-plate");
-  std::shared_ptr<Basis> basis = registry.make_basis("thin-plate", params);
-  Centres c;
-  c.means = {{0.0, 0.0}};
-  FitContext ctx(1);
-  basis->prepare(c, ctx);
-  REQUIRE(c.shape == Shape::None);  // Euclidean bases leave the centres alone
-  const Matrix got = mapped(*basis, {0.0, 2.0});
-  REQUIRE(got(0, 0) == Approx(phi(0.0)).margin(1e-300));
-  REQUIRE(got(0, 1) == Approx(phi(2.0)).epsilon(1e-14));
+  testing::check_registered_euclidean_basis(*registry.make_basis("thin-plate", params), phi);
 }

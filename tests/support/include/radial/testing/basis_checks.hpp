@@ -1,0 +1,109 @@
+#pragma once
+// Checks shared by the tests of the radial basis plugins: each test passes its basis and the
+// closed form phi(r) it is checked against.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/distances.hpp"
+#include "radial/registry.hpp"
+#include "radial/testing/paths.hpp"
+
+namespace radial::testing {
+
+// phi(r) in closed form, as a function of the distance r.
+using RadialFunction = std::function<double(double)>;
+
+// map() on a row of squared distances r^2 for the given radii.
+inline Matrix mapped(const Basis& basis, std::initializer_list<double> radii) {
+  Matrix r2 = Matrix::from_shape({1, radii.size()});
+  std::size_t j = 0;
+  for (double r : radii) r2(0, j++) = r * r;
+  basis.map(r2);
+  return r2;
+}
+
+// map() on a block of squared distances from the framework's GEMM identity against phi of the
+// directly computed distances.
+inline void check_gemm_block(const Basis& basis, const RadialFunction& phi) {
+  Centres c;
+  c.means = {{0.0, 0.0}, {1.0, -1.0}, {2.5, 0.5}};
+  const Matrix x = {{0.0, 0.0}, {1.0, 2.0}, {-3.0, 0.25}, {2.5, 0.5}, {1e-9, 0.0}};
+  Matrix r2;
+  SquaredDistances(c, basis.metric()).compute(x, r2);
+  basis.map(r2);
+  for (std::size_t i = 0; i < x.shape(0); ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double r = std::hypot(x(i, 0) - c.means(j, 0), x(i, 1) - c.means(j, 1));
+      INFO("row " << i << " centre " << j << " r " << r);
+      REQUIRE(std::isfinite(r2(i, j)));
+      // The identity rounds r^2 by ~1e-15 near 0, where phi changes by ~1e-14 at most.
+      REQUIRE(r2(i, j) == Approx(phi(r)).epsilon(1e-12).margin(1e-13));
+    }
+}
+
+// A basis without parameters: empty state, and loading it leaves the basis working.
+inline void check_no_state(Basis& basis, const RadialFunction& phi) {
+  REQUIRE(basis.state().empty());
+  basis.load_state({});
+  REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
+}
+
+// A NaN distance stays NaN; its neighbour is unaffected.
+inline void check_nan_propagates(const Basis& basis) {
+  Matrix r2 = {{std::nan(""), 0.0}};
+  basis.map(r2);
+  REQUIRE(std::isnan(r2(0, 0)));
+  REQUIRE(r2(0, 1) == 0.0);
+}
+
+// `basis` is NETLAB's rbffwd activation with squared distance n2, halved:
+// 2 * map(n2) == netlab(n2).
+inline void check_half_of_netlab(const Basis& basis, const RadialFunction& netlab) {
+  Matrix r2 = {{0.0, 0.3, 2.0, 17.0}};
+  const Matrix n2 = r2;
+  basis.map(r2);
+  for (std::size_t j = 0; j < 4; ++j)
+    REQUIRE(2 * r2(0, j) == Approx(netlab(n2(0, j))).epsilon(1e-14).margin(1e-300));
+}
+
+// A basis with shape parameter c: restoring the state of `saved` into a basis built with another
+// c reproduces phi; a non-positive or missing c is a model-file error.
+template <class B>
+void check_state_round_trip(const B& saved, const RadialFunction& phi) {
+  B restored(1.0);
+  restored.load_state(saved.state());
+  REQUIRE(mapped(restored, {3.0})(0, 0) == Approx(phi(3.0)).epsilon(1e-14));
+  REQUIRE_THROWS_AS(restored.load_state({{"c", -2.0}}), ModelFileError);
+  REQUIRE_THROWS_AS(restored.load_state({}), ModelFileError);
+}
+
+// Loads the plugin library of basis `id` alone and checks its registration text.
+inline const ComponentInfo& require_basis_plugin(Registry& registry, const std::string& id) {
+  registry.load_file(plugin_dir() / ("libradial-basis-" + id + ".so"));
+  const ComponentInfo& info = registry.require(Slot::Basis, id);
+  REQUIRE(info.slot == Slot::Basis);
+  REQUIRE_FALSE(info.summary.empty());
+  REQUIRE_FALSE(info.paper.empty());
+  return info;
+}
+
+// A basis made by the registry: Euclidean, so prepare() leaves the centres alone, and map()
+// follows phi.
+inline void check_registered_euclidean_basis(Basis& basis, const RadialFunction& phi) {
+  Centres c;
+  c.means = {{0.0, 0.0}};
+  FitContext ctx(1);
+  basis.prepare(c, ctx);
+  REQUIRE(c.shape == Shape::None);  // Euclidean bases leave the centres alone
+  const Matrix got = mapped(basis, {0.0, 2.0});
+  REQUIRE(got(0, 0) == Approx(phi(0.0)).margin(1e-300));
+  REQUIRE(got(0, 1) == Approx(phi(2.0)).epsilon(1e-14));
+}
+
+}  // namespace radial::testing

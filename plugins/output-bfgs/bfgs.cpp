@@ -215,16 +215,11 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
       objective.add_flops(glm::flops::bfgs_update(p));
     }
   }
-  if (stop.empty()) {
-    std::ostringstream m;
-    m << "stopping rule not met after " << rule.iterations << " iterations (error " << f << ")";
-    ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
-  }
+  if (stop.empty()) glm::warn_iteration_cap(ctx, component, rule.iterations, f);
   if (glm::looks_separable(objective, f))
     glm::warn_separable(ctx, component, f, glm::max_abs(x), iteration);
   ctx.report.figures["metric_resets"] = double(resets);
-  ctx.report.figures["data_error"] = objective.data_error(x);
-  ctx.report.figures["penalty"] = objective.penalty(x);
+  glm::report_final_figures(ctx, objective, x);
   trace.finish(iteration, converged, f);
   return x;
 }
@@ -233,9 +228,7 @@ OutputWeights Bfgs::fit(const TrainingProblem& problem, const Regularizer* penal
                         FitContext& ctx) {
   const Link link = glm::resolve_link(options_.link, problem.data, component);
   glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
-  Matrix start = options_.start == "zero"
-                     ? Matrix(xt::zeros<double>({objective.cols(), objective.outputs()}))
-                     : glm::linear_start(objective);
+  Matrix start = glm::start_weights(options_.start, objective);
   OutputWeights out;
   out.weights = bfgs(objective, std::move(start), options_, ctx);
   out.link = link;

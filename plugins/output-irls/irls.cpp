@@ -148,17 +148,11 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       break;
     }
   }
-  if (stop.empty()) {
-    std::ostringstream m;
-    m << "stopping rule not met after " << rule.iterations << " iterations (error " << error
-      << ")";
-    ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
-  }
+  if (stop.empty()) glm::warn_iteration_cap(ctx, component, rule.iterations, error);
   ctx.report.figures["step_halvings"] = double(halvings_total);
   ctx.report.figures["rank_deficient_solves"] = double(rank_deficient);
   ctx.report.figures["last_rank"] = double(last_rank);
-  ctx.report.figures["data_error"] = objective.data_error(w);
-  ctx.report.figures["penalty"] = objective.penalty(w);
+  glm::report_final_figures(ctx, objective, w);
   trace.finish(iteration, converged, error);
   return w;
 }

@@ -1,6 +1,7 @@
 // Registration of the `irls` output layer: its parameter table and factory.
 #include <memory>
 
+#include <radial/glm/training.hpp>
 #include <radial/sdk/plugin.hpp>
 
 #include "irls.hpp"
@@ -17,14 +18,9 @@ radial::ComponentInfo info() {
       "Nabney, Efficient training of RBF networks for classification (papers 000/003), "
       "section 2.2: eqs. 10-13; start from smoothed targets (y + 0.5)/2";
   info.params = {
-      radial::ParamSpec::choice("link", "auto", {"auto", "logistic", "softmax", "identity"},
-                                "output link; auto = logistic for 2 classes, softmax for more, "
-                                "identity for regression"),
+      radial::glm::link_param(),
       radial::ParamSpec::integer("iterations", 100, "cap on IRLS iterations").at_least(1),
-      radial::ParamSpec::real("tolerance", 1e-4,
-                              "stop when the largest weight change AND the error change are "
-                              "both below this")
-          .above(0.0),
+      radial::glm::tolerance_param(),
       radial::ParamSpec::choice("hessian", "exact", {"exact", "simplified"},
                                 "softmax: exact Hessian (eq. 13, SVD solve) or each output "
                                 "independent"),

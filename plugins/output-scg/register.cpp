@@ -1,6 +1,7 @@
 // Registration of the `scg` output layer: its parameter table and factory.
 #include <memory>
 
+#include <radial/glm/training.hpp>
 #include <radial/sdk/plugin.hpp>
 
 #include "scg.hpp"
@@ -17,17 +18,10 @@ radial::ComponentInfo info() {
       "Moller 1993 / Bishop 1995 section 7.9 (NETLAB scg.m); compared with IRLS in Nabney, "
       "papers 000/003, section 4 (start from the pseudo-inverse solution)";
   info.params = {
-      radial::ParamSpec::choice("link", "auto", {"auto", "logistic", "softmax", "identity"},
-                                "output link; auto = logistic for 2 classes, softmax for more, "
-                                "identity for regression"),
+      radial::glm::link_param(),
       radial::ParamSpec::integer("iterations", 1000, "cap on SCG iterations").at_least(1),
-      radial::ParamSpec::real("tolerance", 1e-4,
-                              "stop when the largest weight change AND the error change are "
-                              "both below this")
-          .above(0.0),
-      radial::ParamSpec::choice("start", "pseudo-inverse", {"pseudo-inverse", "zero"},
-                                "initial weights: the linear-output least-squares solution "
-                                "(the paper) or zeros"),
+      radial::glm::tolerance_param(),
+      radial::glm::start_param(),
   };
   return info;
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "radial/glm/flops.hpp"
 #include "radial/glm/training.hpp"
@@ -120,16 +119,10 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
     }
   }
   const std::size_t iterations = std::min(j, rule.iterations);
-  if (!converged) {
-    std::ostringstream m;
-    m << "stopping rule not met after " << rule.iterations << " iterations (error " << f_now
-      << ")";
-    ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
-  }
+  if (!converged) glm::warn_iteration_cap(ctx, component, rule.iterations, f_now);
   if (glm::looks_separable(objective, f_now))
     glm::warn_separable(ctx, component, f_now, glm::max_abs(x), iterations);
-  ctx.report.figures["data_error"] = objective.data_error(x);
-  ctx.report.figures["penalty"] = objective.penalty(x);
+  glm::report_final_figures(ctx, objective, x);
   trace.finish(iterations, converged, f_now);
   return x;
 }
@@ -138,9 +131,7 @@ OutputWeights Scg::fit(const TrainingProblem& problem, const Regularizer* penalt
                        FitContext& ctx) {
   const Link link = glm::resolve_link(options_.link, problem.data, component);
   glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
-  Matrix start = options_.start == "zero"
-                     ? Matrix(xt::zeros<double>({objective.cols(), objective.outputs()}))
-                     : glm::linear_start(objective);
+  Matrix start = glm::start_weights(options_.start, objective);
   OutputWeights out;
   out.weights = scg(objective, std::move(start), options_, ctx);
   out.link = link;

@@ -10,6 +10,25 @@
 
 namespace radial::glm {
 
+ParamSpec link_param() {
+  return ParamSpec::choice("link", "auto", {"auto", "logistic", "softmax", "identity"},
+                           "output link; auto = logistic for 2 classes, softmax for more, "
+                           "identity for regression");
+}
+
+ParamSpec tolerance_param() {
+  return ParamSpec::real("tolerance", 1e-4,
+                         "stop when the largest weight change AND the error change are both "
+                         "below this")
+      .above(0.0);
+}
+
+ParamSpec start_param() {
+  return ParamSpec::choice("start", "pseudo-inverse", {"pseudo-inverse", "zero"},
+                           "initial weights: the linear-output least-squares solution (the "
+                           "paper) or zeros");
+}
+
 Link resolve_link(const std::string& choice, const Dataset& data, const std::string& component) {
   const bool regression = data.task == Task::Regression;
   const std::size_t k = data.num_classes;
@@ -65,6 +84,11 @@ Matrix linear_start(Objective& objective) {
   const Matrix& t = objective.targets();
   const Matrix v = xt::ones<double>(t.shape());
   return solve_normal_equations(objective, v, t);
+}
+
+Matrix start_weights(const std::string& choice, Objective& objective) {
+  if (choice == "zero") return xt::zeros<double>({objective.cols(), objective.outputs()});
+  return linear_start(objective);
 }
 
 Matrix smoothed_target_start(Objective& objective) {
@@ -124,6 +148,18 @@ void Trace::finish(std::size_t iterations, bool converged, double final_error) {
   r.function_evaluations = objective_.counters().function_evaluations;
   r.gradient_evaluations = objective_.counters().gradient_evaluations;
   r.figures["hessian_evaluations"] = double(objective_.counters().hessian_evaluations);
+}
+
+void warn_iteration_cap(FitContext& ctx, const std::string& component, std::size_t cap,
+                        double error) {
+  std::ostringstream m;
+  m << "stopping rule not met after " << cap << " iterations (error " << error << ")";
+  ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
+}
+
+void report_final_figures(FitContext& ctx, const Objective& objective, const Matrix& weights) {
+  ctx.report.figures["data_error"] = objective.data_error(weights);
+  ctx.report.figures["penalty"] = objective.penalty(weights);
 }
 
 double max_abs(const Matrix& m) {

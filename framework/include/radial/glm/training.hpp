@@ -11,9 +11,17 @@
 #include "radial/fit_context.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/link.hpp"
+#include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial::glm {
+
+// Parameter specs the trainers share, so their tables read alike: `link` (see resolve_link),
+// `tolerance` (StoppingRule::tolerance) and, for the gradient trainers, `start` (see
+// start_weights).
+ParamSpec link_param();
+ParamSpec tolerance_param();
+ParamSpec start_param();
 
 // The `link` parameter: "auto" = logistic for 2 classes, softmax for more, identity for
 // regression; otherwise the named link. Throws ParameterError naming `component` when the link
@@ -27,6 +35,9 @@ Matrix unflatten(const Vector& p, std::size_t cols, std::size_t outputs);
 // The linear-output pseudo-inverse solution W = Phi^+ T (ridge with a quadratic penalty), the
 // start of SCG and quasi-Newton (paper 003, section 4). Logistic: the 0/1 target column.
 Matrix linear_start(Objective& objective);
+
+// The `start` parameter: "zero" gives zero weights, "pseudo-inverse" gives linear_start.
+Matrix start_weights(const std::string& choice, Objective& objective);
 
 // IRLS's first iterate (paper 003, section 2.2): weighted least squares (eq. 12) on the
 // smoothed targets p = (t + 1/K)/2 (= (t + 0.5)/2 for two classes, as NETLAB's glmtrain), with
@@ -58,6 +69,13 @@ class Trace {
   std::string component_;
   std::chrono::steady_clock::time_point start_;
 };
+
+// Warns (guard "iteration-cap") that the stopping rule did not hold within `cap` iterations.
+void warn_iteration_cap(FitContext& ctx, const std::string& component, std::size_t cap,
+                        double error);
+
+// Reports the data error and the penalty of the final weights in ctx.report.figures.
+void report_final_figures(FitContext& ctx, const Objective& objective, const Matrix& weights);
 
 // Maximum absolute entry.
 double max_abs(const Matrix& m);

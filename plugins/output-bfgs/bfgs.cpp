@@ -226,13 +226,12 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
 
 OutputWeights Bfgs::fit(const TrainingProblem& problem, const Regularizer* penalty,
                         FitContext& ctx) {
-  const Link link = glm::resolve_link(options_.link, problem.data, component);
-  glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
-  Matrix start = glm::start_weights(options_.start, objective);
-  OutputWeights out;
-  out.weights = bfgs(objective, std::move(start), options_, ctx);
-  out.link = link;
-  return out;
+  return glm::fit_output_weights(problem, penalty, options_.link, component,
+                                 [&](glm::Objective& objective) {
+                                   return bfgs(objective,
+                                               glm::start_weights(options_.start, objective),
+                                               options_, ctx);
+                                 });
 }
 
 BfgsOptions bfgs_options(const Params& params) {

@@ -159,12 +159,9 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
 
 OutputWeights Irls::fit(const TrainingProblem& problem, const Regularizer* penalty,
                         FitContext& ctx) {
-  const Link link = glm::resolve_link(options_.link, problem.data, component);
-  glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
-  OutputWeights out;
-  out.weights = irls(objective, options_, ctx);
-  out.link = link;
-  return out;
+  return glm::fit_output_weights(
+      problem, penalty, options_.link, component,
+      [&](glm::Objective& objective) { return irls(objective, options_, ctx); });
 }
 
 IrlsOptions irls_options(const Params& params) {

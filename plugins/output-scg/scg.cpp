@@ -129,13 +129,12 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
 
 OutputWeights Scg::fit(const TrainingProblem& problem, const Regularizer* penalty,
                        FitContext& ctx) {
-  const Link link = glm::resolve_link(options_.link, problem.data, component);
-  glm::Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
-  Matrix start = glm::start_weights(options_.start, objective);
-  OutputWeights out;
-  out.weights = scg(objective, std::move(start), options_, ctx);
-  out.link = link;
-  return out;
+  return glm::fit_output_weights(problem, penalty, options_.link, component,
+                                 [&](glm::Objective& objective) {
+                                   return scg(objective,
+                                              glm::start_weights(options_.start, objective),
+                                              options_, ctx);
+                                 });
 }
 
 ScgOptions scg_options(const Params& params) {

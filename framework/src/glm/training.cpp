@@ -50,6 +50,17 @@ Link resolve_link(const std::string& choice, const Dataset& data, const std::str
   return *link;
 }
 
+OutputWeights fit_output_weights(const TrainingProblem& problem, const Regularizer* penalty,
+                                 const std::string& link_choice, const std::string& component,
+                                 const std::function<Matrix(Objective&)>& train) {
+  const Link link = resolve_link(link_choice, problem.data, component);
+  Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
+  OutputWeights out;
+  out.weights = train(objective);
+  out.link = link;
+  return out;
+}
+
 Vector flatten(const Matrix& weights) {
   Vector p = xt::zeros<double>({weights.size()});
   std::copy(weights.data(), weights.data() + weights.size(), p.data());

@@ -5,12 +5,14 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/link.hpp"
+#include "radial/output_layer.hpp"
 #include "radial/params.hpp"
 #include "radial/types.hpp"
 
@@ -27,6 +29,13 @@ ParamSpec start_param();
 // regression; otherwise the named link. Throws ParameterError naming `component` when the link
 // does not fit the data (logistic with 3 classes, a class link for regression).
 Link resolve_link(const std::string& choice, const Dataset& data, const std::string& component);
+
+// OutputLayer::fit of a GLM trainer: resolves the `link` choice for the problem's data, builds
+// the objective on its design and targets (with `penalty`), and returns the weights that
+// `train` finds on that objective, tagged with the link.
+OutputWeights fit_output_weights(const TrainingProblem& problem, const Regularizer* penalty,
+                                 const std::string& link_choice, const std::string& component,
+                                 const std::function<Matrix(Objective&)>& train);
 
 // Weights are C x K row-major, so the flattening p = i*K + k is the storage order.
 Vector flatten(const Matrix& weights);

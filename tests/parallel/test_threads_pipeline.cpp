@@ -41,8 +41,9 @@ fs::path training_csv() {
 }
 
 bool same_bits(const radial::Matrix& a, const radial::Matrix& b) {
+  // Empty arrays (a Bayes model has no weights) have no data pointer to compare.
   return a.shape() == b.shape() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+         (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 radial::TrainingResult train_with(const std::string& text, const radial::Registry& registry,

@@ -3,6 +3,8 @@
 
 #include <radial/sdk/plugin.hpp>
 
+#include "radial/numerics/kdtree.hpp"
+
 #include "dem.hpp"
 
 namespace {
@@ -42,16 +44,11 @@ radial::ComponentInfo info() {
       radial::ParamSpec::real("covariance_floor", 1e-6,
                               "variances below this (standardised units) are raised to it")
           .above(0.0),
-      radial::ParamSpec::boolean("kdtree", false,
-                                 "evaluate only the Gaussians of each row's K-d tree leaf"),
-      radial::ParamSpec::real("threshold", 16.0,
-                              "c of the K-d tree's Gaussian boxes mu -/+ sigma sqrt(c) (eq. 2); a "
-                              "huge value such as 1e300 drops no Gaussian (exact)")
-          .above(0.0),
-      radial::ParamSpec::integer("leaf_size", 4,
-                                 "K-d tree nodes with at most this many Gaussians are leaves")
-          .at_least(1),
   };
+  // The K-d tree of Gaussian boxes, declared once by the framework.
+  for (auto& spec : radial::kdtree_params(
+           "evaluate only the Gaussians of each row's K-d tree leaf"))
+    info.params.push_back(std::move(spec));
   return info;
 }
 
@@ -68,9 +65,8 @@ void register_dem(radial::Registrar& registrar) {
     options.em.iterations = std::size_t(params.integer("em_iterations"));
     options.em.tolerance = params.real("em_tolerance");
     options.em.covariance_floor = params.real("covariance_floor");
-    options.em.use_tree = params.boolean("kdtree");
-    options.em.tree.threshold = params.real("threshold");
-    options.em.tree.leaf_size = std::size_t(params.integer("leaf_size"));
+    options.em.use_tree = radial::kdtree_enabled(params);
+    options.em.tree = radial::kdtree_options(params);
     return std::make_unique<radial::plugins::DemLearner>(options);
   });
 }

@@ -29,9 +29,20 @@
 #include <vector>
 
 #include "radial/centres.hpp"
+#include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
+
+struct GaussianBoxTreeOptions;
+
+// The tree's parameters as every component that offers it declares them: `kdtree` (on/off,
+// documented by `kdtree_doc`), `threshold` and `leaf_size`. Declared once here so gmm, dem and
+// bayes cannot drift apart.
+ParamTable kdtree_params(const std::string& kdtree_doc);
+// Reads those parameters back: whether to use the tree, and its options.
+bool kdtree_enabled(const Params& params);
+GaussianBoxTreeOptions kdtree_options(const Params& params);
 
 struct GaussianBoxTreeOptions {
   double threshold = 16.0;     // c of eq. 2 (in squared standard deviations); +inf: exact

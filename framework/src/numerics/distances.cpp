@@ -33,14 +33,20 @@ std::string number(double v) {
 
 // Row-major scratch reused across calls on the same thread, so compute() stays const and
 // thread-safe without allocating on every block.
-Matrix& scratch_squares() {
-  thread_local Matrix m;
-  return m;
-}
 Matrix& scratch_whitened() {
   thread_local Matrix m;
   return m;
 }
+Matrix& scratch_features() {
+  thread_local Matrix m;
+  return m;
+}
+
+// Quadratic features only up to this dimension (P = d(d+1)/2 + d + 1 columns per row).
+constexpr std::size_t quadratic_max_dim = 64;
+// Largest (|c'|^2 + tr S) tr P for the quadratic form: its terms then stay below ~1e8 for
+// points within a centre's spread, so rounding (1e-16 relative to them) stays below ~1e-7.
+constexpr double quadratic_max_term = 1e8;
 
 }  // namespace
 
@@ -66,12 +72,18 @@ struct SquaredDistances::Impl {
   std::vector<Matrix> whitening;    // d x (chunk*d) each; the last is zero-padded
   Matrix whitened_means;            // M x d
 
+  // Feature form (Diagonal, Full quadratic): r2 = max(0, F W).
+  std::size_t features = 0;         // P; 0: no feature form
+  Matrix coefficients;              // P x M
+  Vector reference;                 // d
+
+  void make_features(const double* x, std::size_t rows, Matrix& f) const;
+  void compute_features(const Matrix& x, Matrix& r2) const;
   void compute_euclidean(const Matrix& x, Matrix& r2) const;
-  void compute_diagonal(const Matrix& x, Matrix& r2) const;
   void compute_full(const Matrix& x, Matrix& r2) const;
 };
 
-SquaredDistances::SquaredDistances(const Centres& centres, Metric metric)
+SquaredDistances::SquaredDistances(const Centres& centres, Metric metric, FullForm form)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   if (centres.means.dimension() != 2)
@@ -81,6 +93,7 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric)
   s.d = centres.dim();
   s.shape = metric == Metric::Euclidean ? Shape::None : centres.shape;
   s.log_det = xt::zeros<double>({s.m});
+  s.reference = xt::zeros<double>({s.d});
   const std::size_t m = s.m, d = s.d;
 
   if (metric == Metric::Shape && centres.shape == Shape::None)
@@ -142,6 +155,16 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric)
         s.diagonal_constant(j) = constant;
         s.log_det(j) = log_det;
       }
+      // [x^2, x, 1] against [1/s; -2 c/s; sum c^2/s].
+      s.features = 2 * d + 1;
+      s.coefficients = Matrix::from_shape({s.features, m});
+      for (std::size_t j = 0; j < m; ++j) {
+        for (std::size_t k = 0; k < d; ++k) {
+          s.coefficients(k, j) = s.inverse_diagonal(j, k);
+          s.coefficients(d + k, j) = -2.0 * s.scaled_means(j, k);
+        }
+        s.coefficients(2 * d, j) = s.diagonal_constant(j);
+      }
       break;
     }
     case Shape::Full: {
@@ -153,6 +176,16 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric)
       const std::size_t chunks = (m + s.chunk - 1) / s.chunk;
       s.whitening.assign(chunks, Matrix(xt::zeros<double>({d, s.chunk * d})));
       s.whitened_means = xt::zeros<double>({m, d});
+      // Quadratic form about g = the mean of the centre means (limits cancellation).
+      for (std::size_t j = 0; j < m; ++j)
+        for (std::size_t k = 0; k < d; ++k) s.reference(k) += centres.means(j, k);
+      if (m > 0) s.reference /= double(m);
+      const std::size_t pairs = d * (d + 1) / 2;
+      bool quadratic = form == FullForm::Quadratic ||
+                       (form == FullForm::Automatic && d <= quadratic_max_dim);
+      Matrix coefficients;
+      if (quadratic) coefficients = Matrix::from_shape({pairs + d + 1, m});
+      std::vector<double> shifted(d), z(d), precision(d * d);
       Matrix l({d, d}), l_inv({d, d});
       for (std::size_t j = 0; j < m; ++j) {
         // Cholesky S_j = L L^T from the lower triangle.
@@ -195,6 +228,45 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric)
           }
           s.whitened_means(j, k) = cw;
         }
+        if (!quadratic) continue;
+        // P = L^{-T} L^{-1}; z = L^{-1} c', so P c' = L^{-T} z and c'^T P c' = |z|^2.
+        double trace_s = 0, trace_p = 0, shift2 = 0, constant = 0;
+        for (std::size_t a = 0; a < d; ++a) {
+          shifted[a] = centres.means(j, a) - s.reference(a);
+          shift2 += shifted[a] * shifted[a];
+          trace_s += centres.covariances(j, a, a);
+        }
+        for (std::size_t a = 0; a < d; ++a) {
+          double v = 0;
+          for (std::size_t i = 0; i <= a; ++i) v += l_inv(a, i) * shifted[i];
+          z[a] = v;
+          constant += v * v;
+        }
+        for (std::size_t a = 0; a < d; ++a)
+          for (std::size_t b = a; b < d; ++b) {
+            double v = 0;
+            for (std::size_t k = b; k < d; ++k) v += l_inv(k, a) * l_inv(k, b);
+            precision[a * d + b] = precision[b * d + a] = v;
+          }
+        for (std::size_t a = 0; a < d; ++a) trace_p += precision[a * d + a];
+        if (form == FullForm::Automatic && !((shift2 + trace_s) * trace_p <= quadratic_max_term)) {
+          quadratic = false;
+          continue;
+        }
+        std::size_t f = 0;
+        for (std::size_t a = 0; a < d; ++a)
+          for (std::size_t b = a; b < d; ++b)
+            coefficients(f++, j) = a == b ? precision[a * d + a] : 2.0 * precision[a * d + b];
+        for (std::size_t a = 0; a < d; ++a) {
+          double v = 0;
+          for (std::size_t k = a; k < d; ++k) v += l_inv(k, a) * z[k];
+          coefficients(pairs + a, j) = -2.0 * v;
+        }
+        coefficients(pairs + d, j) = constant;
+      }
+      if (quadratic) {
+        s.features = pairs + d + 1;
+        s.coefficients = std::move(coefficients);
       }
       break;
     }
@@ -208,6 +280,15 @@ SquaredDistances& SquaredDistances::operator=(SquaredDistances&&) noexcept = def
 const Vector& SquaredDistances::log_determinants() const { return impl_->log_det; }
 std::size_t SquaredDistances::count() const { return impl_->m; }
 std::size_t SquaredDistances::dim() const { return impl_->d; }
+std::size_t SquaredDistances::feature_count() const { return impl_->features; }
+const Matrix& SquaredDistances::feature_coefficients() const { return impl_->coefficients; }
+const Vector& SquaredDistances::feature_reference() const { return impl_->reference; }
+
+void SquaredDistances::features(const double* rows, std::size_t count, Matrix& f) const {
+  if (impl_->features == 0)
+    throw ShapeError("SquaredDistances: these distances have no feature form");
+  impl_->make_features(rows, count, f);
+}
 
 void SquaredDistances::compute(const Matrix& x_block, Matrix& r2) const {
   const Impl& s = *impl_;
@@ -226,9 +307,51 @@ void SquaredDistances::compute(const Matrix& x_block, Matrix& r2) const {
   switch (s.shape) {
     case Shape::None:
     case Shape::Spherical: s.compute_euclidean(x_block, r2); break;
-    case Shape::Diagonal: s.compute_diagonal(x_block, r2); break;
-    case Shape::Full: s.compute_full(x_block, r2); break;
+    case Shape::Diagonal: s.compute_features(x_block, r2); break;
+    case Shape::Full:
+      if (s.features) s.compute_features(x_block, r2);
+      else s.compute_full(x_block, r2);
+      break;
   }
+}
+
+void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, Matrix& f) const {
+  if (f.shape(0) != rows || f.shape(1) != features) f.resize({rows, features});
+  double* out = f.data();
+  if (shape == Shape::Diagonal) {
+    for (std::size_t n = 0; n < rows; ++n, x += d, out += features) {
+      for (std::size_t k = 0; k < d; ++k) out[k] = x[k] * x[k];
+      for (std::size_t k = 0; k < d; ++k) out[d + k] = x[k];
+      out[2 * d] = 1.0;
+    }
+    return;
+  }
+  const double* g = reference.data();
+  double y[quadratic_max_dim];
+  std::vector<double> big(d > quadratic_max_dim ? d : 0);
+  double* yy = d > quadratic_max_dim ? big.data() : y;
+  const std::size_t pairs = d * (d + 1) / 2;
+  for (std::size_t n = 0; n < rows; ++n, x += d, out += features) {
+    for (std::size_t k = 0; k < d; ++k) yy[k] = x[k] - g[k];
+    double* o = out;
+    for (std::size_t a = 0; a < d; ++a) {
+      const double ya = yy[a];
+      for (std::size_t b = a; b < d; ++b) o[b - a] = ya * yy[b];
+      o += d - a;
+    }
+    for (std::size_t k = 0; k < d; ++k) out[pairs + k] = yy[k];
+    out[pairs + d] = 1.0;
+  }
+}
+
+void SquaredDistances::Impl::compute_features(const Matrix& x, Matrix& r2) const {
+  const std::size_t n = x.shape(0);
+  Matrix& f = scratch_features();
+  make_features(x.data(), n, f);
+  xt::blas::gemm(f, coefficients, r2, false, false, 1.0, 0.0);
+  double* out = r2.data();
+  // Clamp: the identity can round slightly below 0 for x close to c_j.
+  for (std::size_t i = 0, size = n * m; i < size; ++i) out[i] = std::max(0.0, out[i]);
 }
 
 void SquaredDistances::Impl::compute_euclidean(const Matrix& x, Matrix& r2) const {
@@ -249,23 +372,6 @@ void SquaredDistances::Impl::compute_euclidean(const Matrix& x, Matrix& r2) cons
     } else {
       for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + xn + cn[j]);
     }
-  }
-}
-
-void SquaredDistances::Impl::compute_diagonal(const Matrix& x, Matrix& r2) const {
-  const std::size_t n = x.shape(0);
-  Matrix& squares = scratch_squares();
-  squares.resize({n, d});
-  const double* xd = x.data();
-  double* sq = squares.data();
-  for (std::size_t i = 0, size = n * d; i < size; ++i) sq[i] = xd[i] * xd[i];
-  xt::blas::gemm(squares, inverse_diagonal, r2, false, true, 1.0, 0.0);
-  xt::blas::gemm(x, scaled_means, r2, false, true, -2.0, 1.0);
-  double* out = r2.data();
-  const double* c = diagonal_constant.data();
-  for (std::size_t row = 0; row < n; ++row) {
-    double* o = out + row * m;
-    for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + c[j]);
   }
 }
 

@@ -38,23 +38,12 @@ void copy_rows(const Matrix& x, std::size_t first, std::size_t rows, Matrix& blo
   std::memcpy(block.data(), x.data() + first * d, rows * d * sizeof(double));
 }
 
-// a (rows x M) -> responsibilities in place; lse[n] = log sum_j exp a(n, j). A row of all
-// -inf gives responsibilities 0 and lse -inf.
-void dense_responsibilities(Matrix& a, std::vector<double>& lse) {
+// Second half of the responsibilities: a holds a - row_max (or -inf rows); exp, then
+// normalise each row; lse[n] = row_max[n] + log sum_j exp.
+void finish_responsibilities(Matrix& a, const std::vector<double>& row_max,
+                             std::vector<double>& lse) {
   const std::size_t rows = a.shape(0), m = a.shape(1);
   lse.assign(rows, minus_inf);
-  std::vector<double> row_max(rows, minus_inf);
-  for (std::size_t n = 0; n < rows; ++n) {
-    double* r = &a(n, 0);
-    double mx = minus_inf;
-    for (std::size_t j = 0; j < m; ++j) mx = std::max(mx, r[j]);
-    row_max[n] = mx;
-    if (mx == minus_inf) {
-      std::fill(r, r + m, minus_inf);  // exp gives 0
-    } else {
-      for (std::size_t j = 0; j < m; ++j) r[j] -= mx;
-    }
-  }
   exp_in_place(a);
   for (std::size_t n = 0; n < rows; ++n) {
     if (row_max[n] == minus_inf) continue;
@@ -64,6 +53,127 @@ void dense_responsibilities(Matrix& a, std::vector<double>& lse) {
     lse[n] = row_max[n] + std::log(s);
     const double inv = 1.0 / s;
     for (std::size_t j = 0; j < m; ++j) r[j] *= inv;
+  }
+}
+
+// Subtracts the row maximum from a row of m values (all -inf when the maximum is -inf, so exp
+// gives 0); returns the maximum.
+inline double shift_row(double* r, std::size_t m, double mx) {
+  if (mx == minus_inf) {
+    std::fill(r, r + m, minus_inf);
+  } else {
+    for (std::size_t j = 0; j < m; ++j) r[j] -= mx;
+  }
+  return mx;
+}
+
+// a (rows x M) -> responsibilities in place; lse[n] = log sum_j exp a(n, j). A row of all
+// -inf gives responsibilities 0 and lse -inf.
+void dense_responsibilities(Matrix& a, std::vector<double>& lse,
+                            std::vector<double>& row_max) {
+  const std::size_t rows = a.shape(0), m = a.shape(1);
+  row_max.assign(rows, minus_inf);
+  for (std::size_t n = 0; n < rows; ++n) {
+    double* r = &a(n, 0);
+    double mx = minus_inf;
+    for (std::size_t j = 0; j < m; ++j) mx = std::max(mx, r[j]);
+    row_max[n] = shift_row(r, m, mx);
+  }
+  finish_responsibilities(a, row_max, lse);
+}
+void dense_responsibilities(Matrix& a, std::vector<double>& lse) {
+  std::vector<double> row_max;
+  dense_responsibilities(a, lse, row_max);
+}
+
+// The feature form of the dense E-step (Diagonal, Full quadratic; SquaredDistances): with F
+// the block's features (rows x P), log w_j + log N(x_n|j) = min(F W', cap_j) in one GEMM, where
+// W' = -0.5 W with c_j + log w_j added to the coefficient of the constant feature, and
+// cap_j = c_j + log w_j (r^2 >= 0 clamped); every count is then one GEMM R^T F (paper 002,
+// section III-A: C(1), C(x), C(x^2); for Full the scatter about the reference g).
+struct FeatureForm {
+  std::size_t p = 0;
+  Matrix coefficients;       // P x M
+  std::vector<double> cap;   // M; -inf for w_j = 0
+};
+
+FeatureForm make_feature_form(const GaussianLogDensity& density, const Vector& log_weights) {
+  const SquaredDistances& dist = density.distances();
+  const Vector& c = density.constants();
+  FeatureForm form;
+  form.p = dist.feature_count();
+  const std::size_t m = dist.count();
+  form.coefficients = -0.5 * dist.feature_coefficients();  // exact: a power of 2
+  form.cap.resize(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    const double lw = log_weights.size() ? log_weights(j) : 0.0;
+    form.cap[j] = c(j) + lw;
+    // -inf weights stay out of the GEMM; cap_j = -inf masks them.
+    form.coefficients(form.p - 1, j) += lw == minus_inf ? c(j) : c(j) + lw;
+  }
+  return form;
+}
+
+// a (rows x M) = responsibilities of the rows whose features are f, lse their log-sum-exp;
+// with owner, row n (group groups[first + n]) is responsible only to its group's components.
+void feature_responsibilities(const Matrix& f, const FeatureForm& form, const Labels* owner,
+                              const Labels* groups, std::size_t first, Matrix& a,
+                              std::vector<double>& lse, std::vector<double>& row_max) {
+  const std::size_t rows = f.shape(0), m = form.cap.size();
+  if (a.shape(0) != rows || a.shape(1) != m) a.resize({rows, m});
+  xt::blas::gemm(f, form.coefficients, a, false, false, 1.0, 0.0);
+  row_max.assign(rows, minus_inf);
+  const double* cap = form.cap.data();
+  for (std::size_t n = 0; n < rows; ++n) {
+    double* r = &a(n, 0);
+    double mx = minus_inf;
+    if (owner) {
+      const std::int64_t g = (*groups)(first + n);
+      for (std::size_t j = 0; j < m; ++j) {
+        const double v = (*owner)(j) != g ? minus_inf : std::min(r[j], cap[j]);
+        r[j] = v;
+        mx = std::max(mx, v);
+      }
+    } else {
+      for (std::size_t j = 0; j < m; ++j) {
+        const double v = std::min(r[j], cap[j]);
+        r[j] = v;
+        mx = std::max(mx, v);
+      }
+    }
+    row_max[n] = shift_row(r, m, mx);
+  }
+  finish_responsibilities(a, row_max, lse);
+}
+
+// counts (reset, shape set) from the feature statistics G = sum over blocks of R^T F (M x P).
+void unpack_feature_counts(const Matrix& g, const SquaredDistances& dist, MixtureCounts& counts) {
+  const std::size_t m = g.shape(0), d = dist.dim(), p = dist.feature_count();
+  if (counts.shape == Shape::Full) {
+    // F = [(y_a y_b)_{a<=b}, y, 1] with y = x - ref: scatter about ref, C(x) = C(y) + C(1) ref.
+    const std::size_t pairs = d * (d + 1) / 2;
+    const Vector& ref = dist.feature_reference();
+    for (std::size_t j = 0; j < m; ++j) {
+      const double c1 = g(j, p - 1);
+      counts.c1(j) = c1;
+      std::size_t f = 0;
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = a; b < d; ++b, ++f)
+          counts.scatter(j, a, b) = counts.scatter(j, b, a) = g(j, f);
+      for (std::size_t k = 0; k < d; ++k) {
+        counts.cx(j, k) = g(j, pairs + k) + c1 * ref(k);
+        counts.reference(j, k) = ref(k);
+      }
+    }
+  } else {
+    // F = [x^2, x, 1].
+    for (std::size_t j = 0; j < m; ++j) {
+      counts.c1(j) = g(j, p - 1);
+      for (std::size_t k = 0; k < d; ++k) {
+        counts.cxx(j, k) = g(j, k);
+        counts.cx(j, k) = g(j, d + k);
+      }
+    }
   }
 }
 
@@ -271,21 +381,60 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
   std::vector<double> lse;
   double evaluated = 0;
 
+  auto add = [](auto& to, const auto& from) {
+    double* t = to.data();
+    const double* f = from.data();
+    for (std::size_t i = 0, e = from.size(); i < e; ++i) t[i] += f[i];
+  };
+  const bool statistics = options.statistics;
+
   if (!options.tree) {
     // Brute force: blocked GEMM densities, dense responsibilities, GEMM counts. Each block's
     // counts go to its worker's partial and are summed in block order (any thread count gives
     // the same bits); no N x M responsibility matrix is ever held.
     GaussianLogDensity density(components);
+    const SquaredDistances& dist = density.distances();
+    if (dist.feature_count()) {
+      // Feature form: one GEMM for the log densities, one for all counts (FeatureForm).
+      const FeatureForm form = make_feature_form(density, log_weights);
+      const std::size_t p = form.p;
+      struct Partial {
+        Matrix f, a, stats;
+        std::vector<double> lse, row_max;
+        double log_likelihood = 0;
+      };
+      Matrix stats = xt::zeros<double>({m, p});
+      ordered_reduce<Partial>(
+          n_rows, block, options.threads,
+          [&] {
+            Partial q;
+            q.stats = Matrix::from_shape({m, p});
+            return q;
+          },
+          [&](const RowBlock& rb, Partial& q) {
+            const std::size_t first = rb.first, rows = rb.count;
+            dist.features(x.data() + first * d, rows, q.f);
+            feature_responsibilities(q.f, form, owner, groups, first, q.a, q.lse, q.row_max);
+            if (statistics) xt::blas::gemm(q.a, q.f, q.stats, true, false, 1.0, 0.0);
+            q.log_likelihood = 0;
+            for (std::size_t n = 0; n < rows; ++n) {
+              summary.row_log_likelihood(first + n) = q.lse[n];
+              q.log_likelihood += q.lse[n];
+            }
+          },
+          [&](const RowBlock&, Partial& q) {
+            if (statistics) add(stats, q.stats);
+            summary.log_likelihood += q.log_likelihood;
+          });
+      if (statistics) unpack_feature_counts(stats, dist, counts);
+      summary.mean_candidates = double(m);
+      return summary;
+    }
     struct Partial {
       Matrix xb, a, squares, scaled;
       std::vector<double> lse;
       MixtureCounts counts;
       double log_likelihood = 0;
-    };
-    auto add = [](auto& to, const auto& from) {
-      double* t = to.data();
-      const double* f = from.data();
-      for (std::size_t i = 0, e = from.size(); i < e; ++i) t[i] += f[i];
     };
     ordered_reduce<Partial>(
         n_rows, block, options.threads,
@@ -311,7 +460,7 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
                                                                       : r[j] + log_weights(j);
           }
           dense_responsibilities(a, p.lse);
-          accumulate_dense(p.xb, a, p.counts, p.squares, p.scaled);
+          if (statistics) accumulate_dense(p.xb, a, p.counts, p.squares, p.scaled);
           p.log_likelihood = 0;
           for (std::size_t n = 0; n < rows; ++n) {
             summary.row_log_likelihood(first + n) = p.lse[n];
@@ -348,8 +497,9 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
           l = sparse_row(fb_comp.data(), fb_logn.data(), fb_comp.size(), log_weights, owner, group,
                          used, resp);
         }
-        for (std::size_t i = 0; i < used.size(); ++i)
-          accumulate_one(&xb(n, 0), used[i], resp[i], counts, d);
+        if (statistics)
+          for (std::size_t i = 0; i < used.size(); ++i)
+            accumulate_one(&xb(n, 0), used[i], resp[i], counts, d);
         summary.row_log_likelihood(first + n) = l;
         summary.log_likelihood += l;
       }
@@ -615,6 +765,8 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
   eopt.threads = options.threads;
 
   for (std::size_t i = 0;; ++i) {
+    // The last E-step only measures the log-likelihood of the final parameters.
+    eopt.statistics = i < options.iterations;
     std::unique_ptr<GaussianBoxTree> tree;
     if (options.use_tree) {
       tree = std::make_unique<GaussianBoxTree>(result.components, x, options.tree);

@@ -3,7 +3,9 @@
 // Euclidean or Mahalanobis under the centres' shapes:
 //   Spherical: ||x - c_j||^2 / sigma_j^2
 //   Diagonal:  sum_d (x_d - c_jd)^2 / s_jd       (one GEMM on x^2 and one on x, scaled)
-//   Full:      ||L_j^{-1} (x - c_j)||^2,  S_j = L_j L_j^T   (Cholesky-whitened GEMM per centre)
+//   Full:      (y - c'_j)^T P_j (y - c'_j), P_j = S_j^{-1}, y = x - g, c'_j = c_j - g: one GEMM
+//              of the rows' quadratic features against per-centre coefficients (below), or
+//              ||L_j^{-1} (x - c_j)||^2 with S_j = L_j L_j^T (Cholesky-whitened GEMM per centre)
 // Per-centre factors are computed once in the constructor; compute() is const and thread-safe.
 // Results are clamped at 0 (the identity can round slightly negative).
 
@@ -15,11 +17,18 @@
 
 namespace radial {
 
+// How Full-shape distances are evaluated. Quadratic: one GEMM with inner dimension
+// d(d+1)/2 + d + 1 for all centres at once; its rounding error is ~1e-16 times the size of the
+// terms (y^T P_j y), so Automatic takes it only when d <= 64 and, for every centre,
+// (|c'_j|^2 + tr S_j) tr P_j <= 1e8 (points within the centre's spread far from g would
+// cancel); otherwise Whitened, which sums squares of whitened differences without cancellation.
+enum class FullForm { Automatic, Quadratic, Whitened };
+
 class SquaredDistances {
  public:
   // Throws ShapeError if metric is Shape and the centres have no shape, or a covariance is
   // not positive definite (the message names the centre).
-  SquaredDistances(const Centres& centres, Metric metric);
+  SquaredDistances(const Centres& centres, Metric metric, FullForm form = FullForm::Automatic);
   ~SquaredDistances();
   SquaredDistances(SquaredDistances&&) noexcept;
   SquaredDistances& operator=(SquaredDistances&&) noexcept;
@@ -32,6 +41,20 @@ class SquaredDistances {
 
   std::size_t count() const;
   std::size_t dim() const;
+
+  // Feature form, for callers that reuse the features (the EM statistics): r2 = max(0, F W)
+  // with F (rows x P) the features of the rows and W = feature_coefficients() (P x M).
+  //   Diagonal:        F = [x_1^2..x_d^2, x_1..x_d, 1]
+  //   Full quadratic:  F = [(y_a y_b)_{a<=b} in row-major upper-triangle order, y_1..y_d, 1],
+  //                    y = x - feature_reference(); the coefficient of y_a y_b is P_ab for
+  //                    a = b and 2 P_ab for a < b, of y_a -2 (P c')_a, of 1 c'^T P c'.
+  // feature_count() is P, or 0 when the metric has no feature form (Euclidean, Spherical,
+  // whitened Full).
+  std::size_t feature_count() const;
+  // f (resized to count x P) = features of `count` contiguous rows of d values at `rows`.
+  void features(const double* rows, std::size_t count, Matrix& f) const;
+  const Matrix& feature_coefficients() const;
+  const Vector& feature_reference() const;  // g (d); zeros for Diagonal
 
  private:
   struct Impl;

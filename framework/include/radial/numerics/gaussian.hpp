@@ -20,6 +20,11 @@ class GaussianLogDensity {
 
   std::size_t count() const { return distances_.count(); }
 
+  // The distances behind the densities (their feature form, for the EM statistics) and the
+  // constants c_j, log N = c_j - 0.5 r_j^2.
+  const SquaredDistances& distances() const { return distances_; }
+  const Vector& constants() const { return constant_; }
+
  private:
   SquaredDistances distances_;
   Vector constant_;  // -0.5 * (d log 2 pi + log |S_j|)

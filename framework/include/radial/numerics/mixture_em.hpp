@@ -61,6 +61,8 @@ struct EStepOptions {
   // Row-block parallelism of the brute-force E-step (radial/parallel.hpp: per-block counts
   // summed in block order, so results do not depend on it); 0 = all cores.
   int threads = 1;
+  // false: only the log-likelihood is wanted (the last E-step of EM); counts stay zero.
+  bool statistics = true;
 };
 
 struct EStepSummary {

@@ -12,6 +12,7 @@
 #include <xtensor-blas/xblas.hpp>
 
 #include "radial/errors.hpp"
+#include "radial/numerics/small_gemm.hpp"
 
 namespace radial {
 
@@ -348,7 +349,7 @@ void SquaredDistances::Impl::compute_features(const Matrix& x, Matrix& r2) const
   const std::size_t n = x.shape(0);
   Matrix& f = scratch_features();
   make_features(x.data(), n, f);
-  xt::blas::gemm(f, coefficients, r2, false, false, 1.0, 0.0);
+  small_gemm(n, m, features, f.data(), features, 1, coefficients.data(), m, r2.data(), m, false);
   double* out = r2.data();
   // Clamp: the identity can round slightly below 0 for x close to c_j.
   for (std::size_t i = 0, size = n * m; i < size; ++i) out[i] = std::max(0.0, out[i]);

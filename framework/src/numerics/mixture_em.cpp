@@ -17,6 +17,7 @@
 #include "radial/errors.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/small_gemm.hpp"
 #include "radial/numerics/vector_math.hpp"
 #include "radial/parallel.hpp"
 
@@ -121,7 +122,8 @@ void feature_responsibilities(const Matrix& f, const FeatureForm& form, const La
                               std::vector<double>& lse, std::vector<double>& row_max) {
   const std::size_t rows = f.shape(0), m = form.cap.size();
   if (a.shape(0) != rows || a.shape(1) != m) a.resize({rows, m});
-  xt::blas::gemm(f, form.coefficients, a, false, false, 1.0, 0.0);
+  const std::size_t p = form.p;
+  small_gemm(rows, m, p, f.data(), p, 1, form.coefficients.data(), m, a.data(), m, false);
   row_max.assign(rows, minus_inf);
   const double* cap = form.cap.data();
   for (std::size_t n = 0; n < rows; ++n) {
@@ -146,9 +148,16 @@ void feature_responsibilities(const Matrix& f, const FeatureForm& form, const La
   finish_responsibilities(a, row_max, lse);
 }
 
-// counts (reset, shape set) from the feature statistics G = sum over blocks of R^T F (M x P).
-void unpack_feature_counts(const Matrix& g, const SquaredDistances& dist, MixtureCounts& counts) {
-  const std::size_t m = g.shape(0), d = dist.dim(), p = dist.feature_count();
+// stats (P x M) += F^T R: every count of the block's rows at once.
+void accumulate_features(const Matrix& f, const Matrix& r, Matrix& stats) {
+  const std::size_t rows = f.shape(0), p = f.shape(1), m = r.shape(1);
+  small_gemm(p, m, rows, f.data(), 1, p, r.data(), m, stats.data(), m, true);
+}
+
+// counts (reset, shape set) from the feature statistics G^T = sum over blocks of F^T R (P x M).
+void unpack_feature_counts(const Matrix& gt, const SquaredDistances& dist, MixtureCounts& counts) {
+  const std::size_t m = gt.shape(1), d = dist.dim(), p = dist.feature_count();
+  auto g = [&](std::size_t j, std::size_t f) { return gt(f, j); };
   if (counts.shape == Shape::Full) {
     // F = [(y_a y_b)_{a<=b}, y, 1] with y = x - ref: scatter about ref, C(x) = C(y) + C(1) ref.
     const std::size_t pairs = d * (d + 1) / 2;
@@ -403,19 +412,22 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
         std::vector<double> lse, row_max;
         double log_likelihood = 0;
       };
-      Matrix stats = xt::zeros<double>({m, p});
+      Matrix stats = xt::zeros<double>({p, m});
       ordered_reduce<Partial>(
           n_rows, block, options.threads,
           [&] {
             Partial q;
-            q.stats = Matrix::from_shape({m, p});
+            q.stats = Matrix::from_shape({p, m});
             return q;
           },
           [&](const RowBlock& rb, Partial& q) {
             const std::size_t first = rb.first, rows = rb.count;
             dist.features(x.data() + first * d, rows, q.f);
             feature_responsibilities(q.f, form, owner, groups, first, q.a, q.lse, q.row_max);
-            if (statistics) xt::blas::gemm(q.a, q.f, q.stats, true, false, 1.0, 0.0);
+            if (statistics) {
+              std::fill(q.stats.begin(), q.stats.end(), 0.0);
+              accumulate_features(q.f, q.a, q.stats);
+            }
             q.log_likelihood = 0;
             for (std::size_t n = 0; n < rows; ++n) {
               summary.row_log_likelihood(first + n) = q.lse[n];

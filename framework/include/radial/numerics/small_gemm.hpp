@@ -1,0 +1,27 @@
+#pragma once
+// C = A B (or C += A B) for the skinny products of the mixture E-step: features (rows x P)
+// times coefficients (P x M), and responsibilities^T (M x rows) times features (rows x P).
+//
+// Why not only BLAS: OpenBLAS 0.3.21 (Debian 12, DYNAMIC_ARCH) does not recognise the
+// development machine's AVX-512 CPU and falls back to its Prescott (SSE3) kernels, ~10 GFLOP/s
+// on one core, while OPENBLAS_CORETYPE=SkylakeX gives ~35. So on a CPU with AVX-512F this
+// runs a register-blocked AVX-512 kernel (6 x 32 tiles of C, FMA along k in order);
+// elsewhere it calls cblas_dgemm. Either way the result depends only on the inputs, not on
+// threads (each call is single-threaded when called inside a parallel region).
+
+#include <cstddef>
+
+namespace radial {
+
+// A(i, k) is a[i * a_row + k * a_col] (so a_col = 1: row-major A; a_row = 1: A is the
+// transpose of a row-major k x m array with a_col = its row length). B is row-major k x n with
+// row length ldb; C row-major m x n with row length ldc. accumulate: C += A B, else C = A B.
+// One of a_row, a_col must be 1.
+void small_gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t a_row,
+                std::size_t a_col, const double* b, std::size_t ldb, double* c, std::size_t ldc,
+                bool accumulate);
+
+// The kernel in use: "avx512" or "blas".
+const char* small_gemm_kernel();
+
+}  // namespace radial

@@ -1,0 +1,143 @@
+// Skinny GEMM for the mixture E-step: an AVX-512 register-blocked kernel chosen at run time,
+// cblas_dgemm otherwise (see small_gemm.hpp for why). No xtensor-blas here: its bundled
+// declarations clash with <cblas.h> (DESIGN.md, performance rules).
+#include "radial/numerics/small_gemm.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RADIAL_SMALL_GEMM_AVX512 1
+#include <immintrin.h>
+#endif
+
+namespace radial {
+namespace {
+
+void gemm_blas(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t a_row,
+               std::size_t a_col, const double* b, std::size_t ldb, double* c, std::size_t ldc,
+               bool accumulate) {
+  if (m == 0 || n == 0) return;
+  const double beta = accumulate ? 1.0 : 0.0;
+  if (k == 0) {
+    if (!accumulate)
+      for (std::size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0);
+    return;
+  }
+  const bool transposed = a_col != 1;
+  const CBLAS_TRANSPOSE ta = transposed ? CblasTrans : CblasNoTrans;
+  const std::size_t lda = transposed ? std::max(a_col, m) : std::max(a_row, k);
+  cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(lda), b,
+              int(ldb), beta, c, int(ldc));
+}
+
+#ifdef RADIAL_SMALL_GEMM_AVX512
+
+constexpr std::size_t tile_rows = 6;     // rows of C per tile
+constexpr std::size_t tile_cols = 32;    // columns of C per tile: 4 zmm registers
+
+// One tile of C: `rows` (<= 6) rows, up to 32 columns under the masks, summed over k in order.
+// Accumulators are named variables (an array of them gets spilled every iteration); rows past
+// `rows` repeat the last row's A and are not stored.
+__attribute__((target("avx512f"))) void tile(std::size_t rows, std::size_t k, const double* a,
+                                             std::size_t a_row, std::size_t a_col,
+                                             const double* b, std::size_t ldb, double* c,
+                                             std::size_t ldc, const __mmask8* mask,
+                                             bool accumulate) {
+  const __mmask8 m0 = mask[0], m1 = mask[1], m2 = mask[2], m3 = mask[3];
+  const double* ap[6];
+  for (std::size_t r = 0; r < 6; ++r) ap[r] = a + std::min(r, rows - 1) * a_row;
+  const double *a0 = ap[0], *a1 = ap[1], *a2 = ap[2], *a3 = ap[3], *a4 = ap[4], *a5 = ap[5];
+#define RADIAL_ACC(r)                                                                          \
+  __m512d c##r##0 = _mm512_setzero_pd(), c##r##1 = _mm512_setzero_pd(),                       \
+          c##r##2 = _mm512_setzero_pd(), c##r##3 = _mm512_setzero_pd();
+  RADIAL_ACC(0) RADIAL_ACC(1) RADIAL_ACC(2) RADIAL_ACC(3) RADIAL_ACC(4) RADIAL_ACC(5)
+#undef RADIAL_ACC
+  for (std::size_t kk = 0; kk < k; ++kk) {
+    const double* bk = b + kk * ldb;
+    const __m512d b0 = _mm512_maskz_loadu_pd(m0, bk), b1 = _mm512_maskz_loadu_pd(m1, bk + 8),
+                  b2 = _mm512_maskz_loadu_pd(m2, bk + 16),
+                  b3 = _mm512_maskz_loadu_pd(m3, bk + 24);
+    const std::size_t off = kk * a_col;
+#define RADIAL_ROW(r)                                                                          \
+  {                                                                                            \
+    const __m512d av = _mm512_set1_pd(a##r[off]);                                              \
+    c##r##0 = _mm512_fmadd_pd(av, b0, c##r##0);                                                \
+    c##r##1 = _mm512_fmadd_pd(av, b1, c##r##1);                                                \
+    c##r##2 = _mm512_fmadd_pd(av, b2, c##r##2);                                                \
+    c##r##3 = _mm512_fmadd_pd(av, b3, c##r##3);                                                \
+  }
+    RADIAL_ROW(0) RADIAL_ROW(1) RADIAL_ROW(2) RADIAL_ROW(3) RADIAL_ROW(4) RADIAL_ROW(5)
+#undef RADIAL_ROW
+  }
+#define RADIAL_STORE(r)                                                                        \
+  if (r < rows) {                                                                              \
+    double* cr = c + r * ldc;                                                                  \
+    if (accumulate) {                                                                          \
+      c##r##0 = _mm512_add_pd(_mm512_maskz_loadu_pd(m0, cr), c##r##0);                         \
+      c##r##1 = _mm512_add_pd(_mm512_maskz_loadu_pd(m1, cr + 8), c##r##1);                     \
+      c##r##2 = _mm512_add_pd(_mm512_maskz_loadu_pd(m2, cr + 16), c##r##2);                    \
+      c##r##3 = _mm512_add_pd(_mm512_maskz_loadu_pd(m3, cr + 24), c##r##3);                    \
+    }                                                                                          \
+    _mm512_mask_storeu_pd(cr, m0, c##r##0);                                                    \
+    _mm512_mask_storeu_pd(cr + 8, m1, c##r##1);                                                \
+    _mm512_mask_storeu_pd(cr + 16, m2, c##r##2);                                               \
+    _mm512_mask_storeu_pd(cr + 24, m3, c##r##3);                                               \
+  }
+  RADIAL_STORE(0) RADIAL_STORE(1) RADIAL_STORE(2) RADIAL_STORE(3) RADIAL_STORE(4) RADIAL_STORE(5)
+#undef RADIAL_STORE
+}
+
+__attribute__((target("avx512f"))) void gemm_avx512(std::size_t m, std::size_t n,
+                                                     std::size_t k, const double* a,
+                                                     std::size_t a_row, std::size_t a_col,
+                                                     const double* b, std::size_t ldb, double* c,
+                                                     std::size_t ldc, bool accumulate) {
+  for (std::size_t col = 0; col < n; col += tile_cols) {
+    const std::size_t width = std::min(tile_cols, n - col);
+    __mmask8 mask[4];
+    for (std::size_t v = 0; v < 4; ++v) {
+      const std::size_t lanes = width > 8 * v ? std::min<std::size_t>(8, width - 8 * v) : 0;
+      mask[v] = __mmask8((1u << lanes) - 1u);
+    }
+    for (std::size_t row = 0; row < m; row += tile_rows)
+      tile(std::min(tile_rows, m - row), k, a + row * a_row, a_row, a_col, b + col, ldb,
+           c + row * ldc + col, ldc, mask, accumulate);
+  }
+}
+
+#endif
+
+using Kernel = void (*)(std::size_t, std::size_t, std::size_t, const double*, std::size_t,
+                        std::size_t, const double*, std::size_t, double*, std::size_t, bool);
+struct Chosen {
+  Kernel kernel;
+  const char* name;
+};
+
+Chosen choose() {
+#ifdef RADIAL_SMALL_GEMM_AVX512
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return {gemm_avx512, "avx512"};
+#endif
+  return {gemm_blas, "blas"};
+}
+
+const Chosen& chosen() {
+  static const Chosen c = choose();
+  return c;
+}
+
+}  // namespace
+
+void small_gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t a_row,
+                std::size_t a_col, const double* b, std::size_t ldb, double* c, std::size_t ldc,
+                bool accumulate) {
+  chosen().kernel(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+}
+
+const char* small_gemm_kernel() { return chosen().name; }
+
+}  // namespace radial

@@ -264,3 +264,47 @@ TEST_CASE("diagonal E-step and M-step match a point-by-point mixture", "[mixture
       REQUIRE(next.diagonal(j, a) == Approx(var[j * d + a]).epsilon(1e-9));
     }
 }
+
+TEST_CASE("the discriminative E-step's counts equal two ordinary E-steps", "[mixture-features]") {
+  // Numerator: each row responsible to its class's components (weights w_jg); denominator: all
+  // components (weights P(y) w_jg) -- paper 002, fig. 2.
+  std::mt19937_64 rng(79);
+  const std::size_t m = 6, d = 3, n = 500, classes = 2;
+  for (Shape shape : {Shape::Diagonal, Shape::Full}) {
+    INFO("shape " << to_string(shape));
+    Centres c = random_centres(m, d, shape, rng);
+    c.owner = Labels::from_shape({m});
+    for (std::size_t j = 0; j < m; ++j) c.owner(j) = std::int64_t(j % classes);
+    const Matrix x = random_matrix(n, d, rng, 1.5);
+    Labels y = Labels::from_shape({n});
+    for (std::size_t i = 0; i < n; ++i) y(i) = std::int64_t((i * 7) % classes);
+    Vector lw_num = Vector::from_shape({m}), lw_den = Vector::from_shape({m});
+    for (std::size_t j = 0; j < m; ++j) {
+      lw_num(j) = std::log(1.0 / 3.0);
+      lw_den(j) = std::log(0.5 / 3.0);
+    }
+    EStepOptions opt;
+    opt.block_rows = 128;
+    MixtureCounts num, den, want_num, want_den;
+    const DiscriminativeSummary s =
+        e_step_discriminative(x, y, c, lw_num, lw_den, opt, num, den);
+    const EStepSummary sn = e_step(x, c, lw_num, &y, opt, want_num);
+    const EStepSummary sd = e_step(x, c, lw_den, nullptr, opt, want_den);
+    REQUIRE(s.log_numerator == Approx(sn.log_likelihood).epsilon(1e-12));
+    REQUIRE(s.log_denominator == Approx(sd.log_likelihood).epsilon(1e-12));
+    for (const auto& [got, want] : {std::pair{&num, &want_num}, std::pair{&den, &want_den}}) {
+      for (std::size_t j = 0; j < m; ++j) {
+        REQUIRE(got->c1(j) == Approx(want->c1(j)).epsilon(1e-12));
+        for (std::size_t a = 0; a < d; ++a) {
+          REQUIRE(got->cx(j, a) == Approx(want->cx(j, a)).epsilon(1e-12).margin(1e-12));
+          if (shape == Shape::Diagonal)
+            REQUIRE(got->cxx(j, a) == Approx(want->cxx(j, a)).epsilon(1e-12));
+          else
+            for (std::size_t b = 0; b < d; ++b)
+              REQUIRE(got->scatter(j, a, b) ==
+                      Approx(want->scatter(j, a, b)).epsilon(1e-12).margin(1e-12));
+        }
+      }
+    }
+  }
+}

@@ -551,6 +551,44 @@ DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& class
 
   if (!options.tree) {
     GaussianLogDensity density(components);
+    const SquaredDistances& dist = density.distances();
+    if (dist.feature_count()) {
+      // Feature form (FeatureForm): one GEMM for the densities, one per count set.
+      const FeatureForm form = make_feature_form(density, Vector());
+      const std::size_t p = form.p;
+      Matrix f, stats_num = xt::zeros<double>({p, m}), stats_den = xt::zeros<double>({p, m});
+      std::vector<double> row_max;
+      for (std::size_t first = 0; first < n_rows; first += block) {
+        const std::size_t rows = std::min(block, n_rows - first);
+        dist.features(x.data() + first * d, rows, f);
+        logn.resize({rows, m});
+        small_gemm(rows, m, p, f.data(), p, 1, form.coefficients.data(), m, logn.data(), m,
+                   false);
+        a.resize({rows, m});
+        for (std::size_t n = 0; n < rows; ++n) {
+          double* l = &logn(n, 0);
+          double* r = &a(n, 0);
+          const std::int64_t y = classes(first + n);
+          for (std::size_t j = 0; j < m; ++j) {
+            l[j] = std::min(l[j], form.cap[j]);  // log N(x|j), r^2 >= 0
+            r[j] = (*owner)(j) != y ? minus_inf : l[j] + log_weights_numerator(j);
+            l[j] += log_weights_denominator(j);
+          }
+        }
+        // Numerator: the row's own class, weights w_jg.
+        dense_responsibilities(a, lse, row_max);
+        accumulate_features(f, a, stats_num);
+        for (std::size_t n = 0; n < rows; ++n) summary.log_numerator += lse[n];
+        // Denominator: the evidence mixture, weights P(y) w_jg.
+        dense_responsibilities(logn, lse, row_max);
+        accumulate_features(f, logn, stats_den);
+        for (std::size_t n = 0; n < rows; ++n) summary.log_denominator += lse[n];
+      }
+      unpack_feature_counts(stats_num, dist, numerator);
+      unpack_feature_counts(stats_den, dist, denominator);
+      summary.mean_candidates = double(m);
+      return summary;
+    }
     for (std::size_t first = 0; first < n_rows; first += block) {
       const std::size_t rows = std::min(block, n_rows - first);
       copy_rows(x, first, rows, xb);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -104,6 +105,71 @@ TEST_CASE("k-means Lloyd equals scikit-learn from the same initial centres", "[k
   SECTION("iris, 3 centres") { check_against_sklearn("iris", iris_inputs()); }
   SECTION("generated blobs, 600 x 3, 6 centres") {
     check_against_sklearn("blobs", read_reference_matrix(learning_reference("blobs_data.csv")));
+  }
+}
+
+// Lloyd by plain loops (direct differences, every row against every centre, lowest index on
+// ties): the definition the bounded assignment must reproduce.
+struct PlainLloyd {
+  Matrix centres;
+  std::vector<std::size_t> labels;
+};
+
+PlainLloyd plain_lloyd(const Matrix& x, Matrix centres, std::size_t iterations) {
+  const std::size_t n = x.shape(0), d = x.shape(1), m = centres.shape(0);
+  std::vector<std::size_t> labels(n);
+  auto assign = [&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      double best = std::numeric_limits<double>::infinity();
+      for (std::size_t j = 0; j < m; ++j) {
+        double s = 0;
+        for (std::size_t k = 0; k < d; ++k) s += (x(i, k) - centres(j, k)) * (x(i, k) - centres(j, k));
+        if (s < best) {
+          best = s;
+          labels[i] = j;
+        }
+      }
+    }
+  };
+  for (std::size_t it = 0; it < iterations; ++it) {
+    assign();
+    Matrix sums = xt::zeros<double>({m, d});
+    std::vector<double> counts(m, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t k = 0; k < d; ++k) sums(labels[i], k) += x(i, k);
+      counts[labels[i]] += 1;
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      REQUIRE(counts[j] > 0);  // the data below never empties a cluster
+      for (std::size_t k = 0; k < d; ++k) centres(j, k) = sums(j, k) / counts[j];
+    }
+  }
+  assign();
+  return {centres, labels};
+}
+
+TEST_CASE("bounded assignment (Hamerly) reproduces plain Lloyd on real data", "[kmeans]") {
+  // waveform: 5000 x 21, three overlapping classes, so many rows sit near cluster borders.
+  const Matrix all = read_reference_matrix(
+      radial::testing::source_dir() / "docs" / "examples" / "data" / "waveform.csv", true);
+  const Matrix x = xt::view(all, xt::all(), xt::range(0, all.shape(1) - 1));
+  for (std::size_t m : {2u, 17u, 60u}) {
+    for (std::size_t iterations : {1u, 5u, 40u}) {
+      CAPTURE(m, iterations);
+      Matrix init = xt::view(x, xt::range(0, m), xt::all());
+      radial::KMeansOptions options;
+      options.count = m;
+      options.iterations = iterations;
+      options.tolerance = 0;
+      options.threads = 2;
+      const auto got = radial::kmeans_lloyd(x, init, options);
+      const PlainLloyd want = plain_lloyd(x, init, iterations);
+      std::size_t differing = 0;
+      for (std::size_t i = 0; i < x.shape(0); ++i)
+        differing += std::size_t(got.assignment(i)) != want.labels[i];
+      CHECK(differing == 0);
+      CHECK(max_abs_difference(got.centres, want.centres) < 1e-12);
+    }
   }
 }
 

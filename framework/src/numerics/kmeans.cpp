@@ -2,9 +2,11 @@
 // prototype optimisation = mean of each S_m, alternated) with k-means++ seeding (Arthur &
 // Vassilvitskii 2007: each new centre drawn with probability proportional to D(x)^2).
 //
-// The assignment step is the hot loop: nearest centres by the GEMM identity
-// ||x - c||^2 = ||x||^2 + ||c||^2 - 2 x.c, one dgemm per row block straight from the rows of x,
-// fused with the arg min so that no N x M distance matrix is ever stored.
+// The assignment step is the hot loop: Hamerly's bounds skip the rows whose centre cannot have
+// changed, and the other rows meet every centre through the GEMM identity
+// ||x - c||^2 = ||x||^2 + ||c||^2 - 2 x.c, one dgemm per gathered group of rows fused with the
+// arg min, so that no N x M distance matrix is ever stored. State per row: a 4-byte label and
+// two float bounds.
 #include "radial/numerics/kmeans.hpp"
 
 #include <algorithm>
@@ -12,30 +14,19 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include <xtensor-blas/xblas.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/numerics/blas_threads.hpp"
+#include "radial/parallel.hpp"
 
 namespace radial {
 namespace {
 
-constexpr std::size_t kBlockRows = 1024;
-
-// Lloyd parallelises over row blocks itself, so BLAS stays single-threaded inside (DESIGN.md).
-class SingleThreadedBlas {
- public:
-  SingleThreadedBlas() : saved_(blas_threads()) { set_blas_threads(1); }
-  ~SingleThreadedBlas() { set_blas_threads(saved_); }
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int saved_;
-};
+// Rows per GEMM call of the assignment: 256 rows x 256 centres of distances (512 KB) stay in L2
+// while the arg min reads them.
+constexpr std::size_t kGemmRows = 256;
 
 double squared_distance(const double* a, const double* b, std::size_t d) {
   double s = 0;
@@ -46,106 +37,332 @@ double squared_distance(const double* a, const double* b, std::size_t d) {
   return s;
 }
 
-Vector row_norms2(const Matrix& a) {
-  const std::size_t n = a.shape(0), d = a.shape(1);
-  Vector out = xt::zeros<double>({n});
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* r = a.data() + i * d;
-    double s = 0;
-    for (std::size_t k = 0; k < d; ++k) s += r[k] * r[k];
-    out(i) = s;
-  }
-  return out;
+double norm2(const double* a, std::size_t d) {
+  double s = 0;
+  for (std::size_t k = 0; k < d; ++k) s += a[k] * a[k];
+  return s;
 }
 
-// Nearest centre (lowest index on ties) and its GEMM-identity squared distance for every row.
-class NearestCentres {
- public:
-  NearestCentres(const Matrix& x, int threads)
-      : x_(x), x_norm2_(row_norms2(x)), threads_(std::max(1, threads)) {}
+// Bounds are kept in float, rounded outwards, so they stay valid bounds (12 bytes per row with
+// the label instead of 24).
+float round_up(double v) {
+  float f = float(v);
+  if (double(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+float round_down(double v) {
+  if (v <= 0) return 0.0f;
+  float f = float(v);
+  if (double(f) > v) f = std::nextafter(f, 0.0f);
+  return f;
+}
 
-  void assign(const Matrix& centres, Labels& labels, Vector& dist2) const {
-    const std::size_t n = x_.shape(0);
-    const Vector c_norm2 = row_norms2(centres);
-    const std::size_t blocks = (n + kBlockRows - 1) / kBlockRows;
-    // Fixed blocks, each row computed the same way whatever the thread count.
-    auto work = [&](std::size_t first_block, std::size_t stride) {
-      Matrix cross = xt::empty<double>({kBlockRows, centres.shape(0)});
-      for (std::size_t b = first_block; b < blocks; b += stride) {
-        const std::size_t first = b * kBlockRows;
-        const std::size_t count = std::min(kBlockRows, n - first);
-        block(first, count, centres, c_norm2, cross, labels, dist2);
-      }
-    };
-    const std::size_t workers = std::min<std::size_t>(std::size_t(threads_), blocks);
-    if (workers <= 1) {
-      work(0, 1);
-      return;
+// Smallest and second-smallest of cn[j] + v[j] over j < m, and the lowest index of the
+// smallest: 16 independent lanes (branch-free, so the compiler vectorises them; built for
+// AVX-512, AVX2 and baseline x86-64, chosen at load time), merged preferring lower indices.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+void two_smallest(const float* cn, const float* v, std::size_t m, float& best_out,
+                  float& second_out, std::size_t& index_out) {
+  constexpr std::size_t lanes = 16;
+  const float inf = std::numeric_limits<float>::infinity();
+  float best[lanes], second[lanes];
+  std::uint32_t index[lanes];
+  for (std::size_t l = 0; l < lanes; ++l) {
+    best[l] = second[l] = inf;
+    index[l] = 0;
+  }
+  std::size_t j = 0;
+  for (; j + lanes <= m; j += lanes)
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const float value = cn[j + l] + v[j + l];
+      second[l] = std::min(second[l], std::max(best[l], value));
+      index[l] = value < best[l] ? std::uint32_t(j + l) : index[l];
+      best[l] = std::min(best[l], value);
     }
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < workers; ++t) pool.emplace_back(work, t, workers);
-    work(0, workers);
-    for (auto& th : pool) th.join();
+  float b = inf, s = inf;
+  std::size_t bi = 0;
+  auto merge = [&](float value, std::size_t i, float next) {
+    if (value < b || (value == b && i < bi)) {
+      s = std::min(std::min(s, b), next);
+      b = value;
+      bi = i;
+    } else {
+      s = std::min(std::min(s, value), next);
+    }
+  };
+  for (std::size_t l = 0; l < lanes; ++l) merge(best[l], index[l], second[l]);
+  for (; j < m; ++j) merge(cn[j] + v[j], j, inf);
+  best_out = b;
+  second_out = s;
+  index_out = bi;
+}
+
+// Per-iteration facts about the centres that the bound tests need (Hamerly 2010).
+struct CentreGeometry {
+  Vector norm2;                 // ||c_j||^2 for the GEMM identity
+  double max_norm2 = 0;
+  std::vector<double> drift;    // upper bound on ||c_j(new) - c_j(old)||
+  double drift_max = 0, drift_second = 0;
+  std::size_t drift_argmax = 0;
+  std::vector<double> half_gap; // lower bound on min_{j' != j} ||c_j - c_j'|| / 2
+  std::vector<float> centres_f; // the centres and ||c_j||^2 in single precision, for the screen
+  std::vector<float> norm2_f;
+};
+
+// Lloyd's assignment with Hamerly's bounds (G. Hamerly, "Making k-means even faster", SDM 2010):
+// for row i with centre a(i), u(i) >= ||x_i - c_a|| and l(i) <= min_{j != a} ||x_i - c_j||. When
+// u(i) <= max(l(i), s(a)), s(a) = half the distance from c_a to its nearest other centre, no other
+// centre can be nearer (triangle inequality), so the row keeps its centre without computing a
+// distance. After the centres move, u grows by the drift of c_a and l shrinks by the largest
+// drift of the others. Rows that fail the test are re-assigned by the GEMM identity
+// ||x - c||^2 = ||x||^2 + ||c||^2 - 2 x.c against every centre, gathered per block, so the result
+// is Lloyd's partition: only distances that cannot change the arg min are skipped. Every bound
+// carries a rounding allowance, so a bound is never tighter than the true distance.
+class BoundedAssignment {
+ public:
+  BoundedAssignment(const Matrix& x, int threads)
+      : x_(x),
+        n_(x.shape(0)),
+        d_(x.shape(1)),
+        threads_(threads),
+        rel_(4.0 * double(d_ + 4) * std::numeric_limits<double>::epsilon()),
+        label_(n_, 0),
+        upper_(n_, 0.0f),
+        lower_(n_, 0.0f) {
+    // The single-precision screen needs values far from float's overflow and underflow.
+    double max_norm2 = 0;
+    for (std::size_t i = 0; i < n_; ++i) max_norm2 = std::max(max_norm2, norm2(x.data() + i * d_, d_));
+    single_precision_ = max_norm2 < 1e30;
   }
 
+  std::uint32_t label(std::size_t i) const { return label_[i]; }
+
+  // Every row against every centre (first iteration, and the final check's fallback).
+  void assign_all(const Matrix& centres, const CentreGeometry& g) {
+    pass(centres, g, /*bounded=*/false);
+  }
+
+  // Moves the bounds by the centres' drift, then re-assigns only the rows the bounds cannot settle.
+  void assign_bounded(const Matrix& centres, const CentreGeometry& g) {
+    pass(centres, g, /*bounded=*/true);
+  }
+
+  // Row i now belongs to centre j (empty-cluster repair): bounds unknown, so checked next pass.
+  void reassign(std::size_t i, std::uint32_t j) {
+    label_[i] = j;
+    upper_[i] = std::numeric_limits<float>::infinity();
+    lower_[i] = 0.0f;
+  }
+
+  std::size_t last_recomputed() const { return recomputed_; }
+
  private:
-  void block(std::size_t first, std::size_t count, const Matrix& centres, const Vector& c_norm2,
-             Matrix& cross, Labels& labels, Vector& dist2) const {
-    const std::size_t d = x_.shape(1), m = centres.shape(0);
-    // cross(i, j) = -2 x_{first+i} . c_j (scaling by -2 is exact, so each value equals
-    // c_norm2 - 2 x.c computed the long way)
-    cxxblas::gemm<xt::blas_index_t>(
-        cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::Trans, xt::blas_index_t(count),
-        xt::blas_index_t(m), xt::blas_index_t(d), -2.0, x_.data() + first * d,
-        xt::blas_index_t(d), centres.data(), xt::blas_index_t(d), 0.0, cross.data(),
-        xt::blas_index_t(m));
-    const double* cn = c_norm2.data();
-    for (std::size_t i = 0; i < count; ++i) {
-      const double* row = cross.data() + i * m;
-      // Arg min in four interleaved lanes (independent compare chains instead of one serial
-      // chain); each lane keeps its first minimum, and the lanes are merged preferring the
-      // lower index on ties, so the result is the lowest index of the minimum, as a plain scan.
-      double lane_value[4] = {0, 0, 0, 0};
-      std::size_t lane_index[4] = {0, 0, 0, 0};
-      const std::size_t lanes = std::min<std::size_t>(4, m);
-      for (std::size_t l = 0; l < lanes; ++l) {
-        lane_value[l] = cn[l] + row[l];
-        lane_index[l] = l;
+  struct Scratch {
+    std::vector<std::size_t> rows;   // rows of the block needing all distances
+    std::vector<std::size_t> close;  // of those, rows the single-precision screen cannot settle
+    std::vector<double> xn2;
+    std::vector<float> xf, cross_f;
+    Matrix xb = xt::empty<double>({kGemmRows, std::size_t(1)});
+    Matrix cross = xt::empty<double>({kGemmRows, std::size_t(1)});
+    std::size_t recomputed = 0;
+  };
+
+  void pass(const Matrix& centres, const CentreGeometry& g, bool bounded) {
+    const std::size_t workers = worker_count(n_, parallel_block_rows, threads_);
+    const bool single = single_precision_ && g.max_norm2 > 1e-20 && g.max_norm2 < 1e30;
+    std::vector<Scratch> scratch(workers);
+    for (auto& s : scratch) {
+      s.xb = xt::empty<double>({kGemmRows, d_});
+      s.cross = xt::empty<double>({kGemmRows, centres.shape(0)});
+      s.xf.resize(kGemmRows * d_);
+      s.cross_f.resize(kGemmRows * centres.shape(0));
+      s.xn2.resize(kGemmRows);
+    }
+    parallel_for_blocks(n_, parallel_block_rows, threads_,
+                        [&](std::size_t w, const RowBlock& b) {
+                          Scratch& s = scratch[w];
+                          s.rows.clear();
+                          if (bounded)
+                            screen(b, centres, g, s.rows);
+                          else
+                            for (std::size_t i = b.first; i < b.first + b.count; ++i)
+                              s.rows.push_back(i);
+                          s.recomputed += s.rows.size();
+                          for (std::size_t k = 0; k < s.rows.size(); k += kGemmRows) {
+                            const std::size_t count = std::min(kGemmRows, s.rows.size() - k);
+                            if (single) {
+                              s.close.clear();
+                              screen_single(s.rows.data() + k, count, centres.shape(0), g, s);
+                              for (std::size_t c = 0; c < s.close.size(); c += kGemmRows)
+                                nearest_two(s.close.data() + c,
+                                            std::min(kGemmRows, s.close.size() - c), centres, g, s);
+                            } else {
+                              nearest_two(s.rows.data() + k, count, centres, g, s);
+                            }
+                          }
+                        });
+    recomputed_ = 0;
+    for (const auto& s : scratch) recomputed_ += s.recomputed;
+  }
+
+  // The bound tests of one block; rows they cannot settle go to `rows`.
+  void screen(const RowBlock& b, const Matrix& centres, const CentreGeometry& g,
+              std::vector<std::size_t>& rows) {
+    const double grow = 1.0 + rel_;
+    for (std::size_t i = b.first; i < b.first + b.count; ++i) {
+      const std::uint32_t a = label_[i];
+      const double u = double(upper_[i]) + g.drift[a];
+      const double l =
+          double(lower_[i]) - (a == g.drift_argmax ? g.drift_second : g.drift_max);
+      const double bound = std::max(g.half_gap[a], l);
+      lower_[i] = round_down(l);
+      if (u <= bound) {
+        upper_[i] = round_up(u);
+        continue;
       }
-      std::size_t j = lanes;
-      for (; j + 4 <= m; j += 4)
-        for (std::size_t l = 0; l < 4; ++l) {
-          const double v = cn[j + l] + row[j + l];
-          if (v < lane_value[l]) {
-            lane_value[l] = v;
-            lane_index[l] = j + l;
+      // Tighten the upper bound to the exact distance before giving up on the row.
+      const double exact =
+          std::sqrt(squared_distance(x_.data() + i * d_, centres.data() + a * d_, d_)) * grow;
+      upper_[i] = round_up(exact);
+      if (exact <= bound) continue;
+      rows.push_back(i);
+    }
+  }
+
+  // Nearest and second-nearest centre by the GEMM identity in single precision (twice the
+  // dgemm rate, half the memory traffic). A row is settled when its two smallest values differ
+  // by more than twice the single-precision error bound: then the order of the true distances
+  // is the same, and the bounds carry that error. Rows closer than that go to `close` for the
+  // double-precision pass, so ties are still broken exactly as there.
+  void screen_single(const std::size_t* rows, std::size_t count, std::size_t m,
+                     const CentreGeometry& g, Scratch& s) {
+    for (std::size_t r = 0; r < count; ++r) {
+      const double* row = x_.data() + rows[r] * d_;
+      float* out = s.xf.data() + r * d_;
+      for (std::size_t k = 0; k < d_; ++k) out[k] = float(row[k]);
+      s.xn2[r] = norm2(row, d_);
+    }
+    cxxblas::gemm<xt::blas_index_t>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::Trans,
+                                    xt::blas_index_t(count), xt::blas_index_t(m),
+                                    xt::blas_index_t(d_), -2.0f, s.xf.data(), xt::blas_index_t(d_),
+                                    g.centres_f.data(), xt::blas_index_t(d_), 0.0f,
+                                    s.cross_f.data(), xt::blas_index_t(m));
+    const float* cn = g.norm2_f.data();
+    for (std::size_t r = 0; r < count; ++r) {
+      float best, second;
+      std::size_t best_j;
+      two_smallest(cn, s.cross_f.data() + r * m, m, best, second, best_j);
+      const double xn2 = s.xn2[r];
+      // |error| of each value <= (d + 4) eps_f (|x|^2 + |c|^2) (conversions, products, sums),
+      // taken twice over.
+      const double slack = rel_single_ * (xn2 + g.max_norm2);
+      if (!(double(second) - double(best) > 2.0 * slack)) {
+        s.close.push_back(rows[r]);
+        continue;
+      }
+      const std::size_t i = rows[r];
+      label_[i] = std::uint32_t(best_j);
+      upper_[i] = round_up(std::sqrt(std::max(0.0, xn2 + double(best) + slack)));
+      lower_[i] = round_down(std::sqrt(std::max(0.0, xn2 + double(second) - slack)));
+    }
+  }
+
+  // Nearest and second-nearest centre of `count` rows by one GEMM, lowest index on ties.
+  void nearest_two(const std::size_t* rows, std::size_t count, const Matrix& centres,
+                   const CentreGeometry& g, Scratch& s) {
+    const std::size_t m = centres.shape(0);
+    // Contiguous rows are read in place; scattered ones are gathered first.
+    const double* xb = x_.data() + rows[0] * d_;
+    if (rows[count - 1] - rows[0] + 1 != count) {
+      for (std::size_t r = 0; r < count; ++r)
+        std::copy_n(x_.data() + rows[r] * d_, d_, s.xb.data() + r * d_);
+      xb = s.xb.data();
+    }
+    // cross(r, j) = -2 x_r . c_j (scaling by -2 is exact)
+    cxxblas::gemm<xt::blas_index_t>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::Trans,
+                                    xt::blas_index_t(count), xt::blas_index_t(m),
+                                    xt::blas_index_t(d_), -2.0, xb, xt::blas_index_t(d_),
+                                    centres.data(), xt::blas_index_t(d_), 0.0, s.cross.data(),
+                                    xt::blas_index_t(m));
+    const double* cn = g.norm2.data();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (std::size_t r = 0; r < count; ++r) {
+      const double* row = s.cross.data() + r * m;
+      double best = inf, second = inf;
+      std::size_t best_j = 0;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double v = cn[j] + row[j];
+        if (v < second) {
+          if (v < best) {
+            second = best;
+            best = v;
+            best_j = j;
+          } else {
+            second = v;
           }
         }
-      for (; j < m; ++j) {
-        const std::size_t l = j % 4;
-        const double v = cn[j] + row[j];
-        if (v < lane_value[l]) {
-          lane_value[l] = v;
-          lane_index[l] = j;
-        }
       }
-      std::size_t best = lane_index[0];
-      double best_value = lane_value[0];
-      for (std::size_t l = 1; l < lanes; ++l)
-        if (lane_value[l] < best_value ||
-            (lane_value[l] == best_value && lane_index[l] < best)) {
-          best_value = lane_value[l];
-          best = lane_index[l];
-        }
-      labels(first + i) = std::int64_t(best);
-      dist2(first + i) = std::max(0.0, x_norm2_(first + i) + best_value);
+      const std::size_t i = rows[r];
+      const double xn2 = norm2(xb + r * d_, d_);
+      // Absolute error of a GEMM-identity squared distance: at most ~(d + 4) eps (|x|^2 + |c|^2).
+      const double slack = rel_ * (xn2 + g.max_norm2);
+      label_[i] = std::uint32_t(best_j);
+      upper_[i] = round_up(std::sqrt(std::max(0.0, xn2 + best + slack)));
+      lower_[i] = m > 1 ? round_down(std::sqrt(std::max(0.0, xn2 + second - slack)))
+                        : std::numeric_limits<float>::infinity();
     }
   }
 
   const Matrix& x_;
-  Vector x_norm2_;
+  std::size_t n_, d_;
   int threads_;
+  double rel_;  // relative rounding allowance of a directly computed distance
+  double rel_single_ = 4.0 * double(d_ + 4) * double(std::numeric_limits<float>::epsilon());
+  bool single_precision_ = false;
+  std::vector<std::uint32_t> label_;
+  std::vector<float> upper_, lower_;
+  std::size_t recomputed_ = 0;
 };
+
+// ||c_j||^2, the half gaps s_j and, given the previous centres, the drifts.
+void measure_centres(const Matrix& centres, const Matrix* previous, double rel, CentreGeometry& g) {
+  const std::size_t m = centres.shape(0), d = centres.shape(1);
+  g.norm2 = Vector::from_shape({m});
+  g.max_norm2 = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    g.norm2(j) = norm2(centres.data() + j * d, d);
+    g.max_norm2 = std::max(g.max_norm2, g.norm2(j));
+  }
+  g.centres_f.assign(centres.begin(), centres.end());
+  g.norm2_f.assign(g.norm2.begin(), g.norm2.end());
+  g.half_gap.assign(m, std::numeric_limits<double>::infinity());
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t k = j + 1; k < m; ++k) {
+      const double gap = std::sqrt(squared_distance(centres.data() + j * d, centres.data() + k * d, d));
+      g.half_gap[j] = std::min(g.half_gap[j], gap);
+      g.half_gap[k] = std::min(g.half_gap[k], gap);
+    }
+  for (double& s : g.half_gap) s = 0.5 * s * (1.0 - rel);
+  g.drift.assign(m, 0.0);
+  g.drift_max = g.drift_second = 0;
+  g.drift_argmax = 0;
+  if (!previous) return;
+  for (std::size_t j = 0; j < m; ++j) {
+    const double p =
+        std::sqrt(squared_distance(centres.data() + j * d, previous->data() + j * d, d)) *
+        (1.0 + rel);
+    g.drift[j] = p;
+    if (p > g.drift_max) {
+      g.drift_second = g.drift_max;
+      g.drift_max = p;
+      g.drift_argmax = j;
+    } else if (p > g.drift_second) {
+      g.drift_second = p;
+    }
+  }
+}
 
 void check_data(const Matrix& x, std::size_t count, const char* where) {
   if (count == 0) {
@@ -162,18 +379,18 @@ void check_data(const Matrix& x, std::size_t count, const char* where) {
   }
 }
 
-// Root mean feature variance: the data scale the tolerance is relative to.
+// Root mean feature variance: the data scale the tolerance is relative to (two passes over
+// the rows, row-major).
 double data_scale(const Matrix& x) {
   const std::size_t n = x.shape(0), d = x.shape(1);
+  std::vector<double> mean(d, 0.0), var(d, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) mean[k] += x(i, k);
+  for (double& m : mean) m /= double(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) var[k] += (x(i, k) - mean[k]) * (x(i, k) - mean[k]);
   double total = 0;
-  for (std::size_t k = 0; k < d; ++k) {
-    double mean = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += x(i, k);
-    mean /= double(n);
-    double var = 0;
-    for (std::size_t i = 0; i < n; ++i) var += (x(i, k) - mean) * (x(i, k) - mean);
-    total += var / double(n);
-  }
+  for (double v : var) total += v / double(n);
   return std::sqrt(total / double(d));
 }
 
@@ -255,61 +472,84 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
     throw ShapeError(msg.str());
   }
 
-  const SingleThreadedBlas blas;
-  const NearestCentres nearest(x, options.threads);
-  const double threshold = options.tolerance * data_scale(x);
-  Labels labels = xt::zeros<std::int64_t>({n});
-  Vector dist2 = xt::zeros<double>({n});
+  const SingleThreadedBlasScope blas;
+  const double rel = 4.0 * double(d + 4) * std::numeric_limits<double>::epsilon();
+  BoundedAssignment assignment(x, options.threads);
+  CentreGeometry geometry;
+  const double threshold = options.tolerance > 0 ? options.tolerance * data_scale(x) : 0.0;
   Matrix sums = xt::empty<double>({m, d});
-  std::vector<std::size_t> counts(m);
+  std::vector<double> counts(m);
+  Matrix previous;
 
   KMeansResult result;
   result.converged = false;
-  std::vector<std::size_t> by_distance;
   for (std::size_t it = 0; it < options.iterations; ++it) {
     // Partition optimisation: each x_n to its closest centre.
-    nearest.assign(centres, labels, dist2);
+    measure_centres(centres, it == 0 ? nullptr : &previous, rel, geometry);
+    if (it == 0)
+      assignment.assign_all(centres, geometry);
+    else
+      assignment.assign_bounded(centres, geometry);
 
-    // Prototype optimisation: each centre the mean of its members (sums in row order, so the
-    // result does not depend on the thread count).
+    // Prototype optimisation: each centre the mean of its members. Sums per row block, added in
+    // block order, so the result does not depend on the thread count.
+    struct Partial {
+      Matrix sums;
+      std::vector<double> counts;
+    };
     std::fill(sums.begin(), sums.end(), 0.0);
-    std::fill(counts.begin(), counts.end(), std::size_t(0));
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t j = std::size_t(labels(i));
-      const double* row = x.data() + i * d;
-      double* s = sums.data() + j * d;
-      for (std::size_t k = 0; k < d; ++k) s[k] += row[k];
-      ++counts[j];
-    }
+    std::fill(counts.begin(), counts.end(), 0.0);
+    ordered_reduce<Partial>(
+        n, parallel_block_rows, options.threads,
+        [&] { return Partial{xt::zeros<double>({m, d}), std::vector<double>(m, 0.0)}; },
+        [&](const RowBlock& b, Partial& p) {
+          std::fill(p.sums.begin(), p.sums.end(), 0.0);
+          std::fill(p.counts.begin(), p.counts.end(), 0.0);
+          for (std::size_t i = b.first; i < b.first + b.count; ++i) {
+            const std::size_t j = assignment.label(i);
+            const double* row = x.data() + i * d;
+            double* s = p.sums.data() + j * d;
+            for (std::size_t k = 0; k < d; ++k) s[k] += row[k];
+            p.counts[j] += 1;
+          }
+        },
+        [&](const RowBlock&, Partial& p) {
+          for (std::size_t i = 0; i < m * d; ++i) sums.data()[i] += p.sums.data()[i];
+          for (std::size_t j = 0; j < m; ++j) counts[j] += p.counts[j];
+        });
 
     // Empty-cluster policy (farthest point): re-seed each empty cluster at the row that
     // contributes most to the error, taken from a cluster that keeps at least one member.
-    if (std::find(counts.begin(), counts.end(), std::size_t(0)) != counts.end()) {
-      by_distance.resize(n);
+    if (std::find(counts.begin(), counts.end(), 0.0) != counts.end()) {
+      std::vector<double> dist2(n);
+      for (std::size_t i = 0; i < n; ++i)
+        dist2[i] = squared_distance(x.data() + i * d, centres.data() + assignment.label(i) * d, d);
+      std::vector<std::size_t> by_distance(n);
       std::iota(by_distance.begin(), by_distance.end(), std::size_t(0));
       std::stable_sort(by_distance.begin(), by_distance.end(),
-                       [&](std::size_t a, std::size_t b) { return dist2(a) > dist2(b); });
+                       [&](std::size_t a, std::size_t b) { return dist2[a] > dist2[b]; });
       std::size_t next = 0;
       for (std::size_t j = 0; j < m; ++j) {
         if (counts[j] != 0) continue;
-        while (counts[std::size_t(labels(by_distance[next]))] < 2) ++next;  // n >= m: exists
+        while (counts[assignment.label(by_distance[next])] < 2) ++next;  // n >= m: exists
         const std::size_t row_index = by_distance[next++];
-        const std::size_t donor = std::size_t(labels(row_index));
+        const std::size_t donor = assignment.label(row_index);
         const double* row = x.data() + row_index * d;
         for (std::size_t k = 0; k < d; ++k) {
           sums(donor, k) -= row[k];
           sums(j, k) = row[k];
         }
-        --counts[donor];
+        counts[donor] -= 1;
         counts[j] = 1;
-        labels(row_index) = std::int64_t(j);
+        assignment.reassign(row_index, std::uint32_t(j));
         ++result.empty_cluster_repairs;
       }
     }
 
+    previous = centres;
     double max_shift2 = 0;
     for (std::size_t j = 0; j < m; ++j) {
-      const double inv = 1.0 / double(counts[j]);
+      const double inv = 1.0 / counts[j];
       double shift2 = 0;
       for (std::size_t k = 0; k < d; ++k) {
         const double updated = sums(j, k) * inv;
@@ -328,13 +568,19 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
 
   // Final partition for the final centres; the error and spreads by direct differences (the
   // GEMM identity loses digits to cancellation).
-  nearest.assign(centres, labels, dist2);
+  measure_centres(centres, result.iterations == 0 ? nullptr : &previous, rel, geometry);
+  if (result.iterations == 0)
+    assignment.assign_all(centres, geometry);
+  else
+    assignment.assign_bounded(centres, geometry);
   result.cluster_sizes = xt::zeros<double>({m});
   result.cluster_spread = xt::zeros<double>({m});
+  result.assignment = Labels::from_shape({n});
   result.inertia = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t j = std::size_t(labels(i));
+    const std::size_t j = assignment.label(i);
     const double e = squared_distance(x.data() + i * d, centres.data() + j * d, d);
+    result.assignment(i) = std::int64_t(j);
     result.inertia += e;
     result.cluster_spread(j) += e;
     result.cluster_sizes(j) += 1;
@@ -342,7 +588,6 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
   for (std::size_t j = 0; j < m; ++j)
     if (result.cluster_sizes(j) > 0) result.cluster_spread(j) /= result.cluster_sizes(j);
   result.centres = std::move(centres);
-  result.assignment = std::move(labels);
   return result;
 }
 

@@ -39,52 +39,11 @@ void copy_rows(const Matrix& x, std::size_t first, std::size_t rows, Matrix& blo
   std::memcpy(block.data(), x.data() + first * d, rows * d * sizeof(double));
 }
 
-// Second half of the responsibilities: a holds a - row_max (or -inf rows); exp, then
-// normalise each row; lse[n] = row_max[n] + log sum_j exp.
-void finish_responsibilities(Matrix& a, const std::vector<double>& row_max,
-                             std::vector<double>& lse) {
-  const std::size_t rows = a.shape(0), m = a.shape(1);
-  lse.assign(rows, minus_inf);
-  exp_in_place(a);
-  for (std::size_t n = 0; n < rows; ++n) {
-    if (row_max[n] == minus_inf) continue;
-    double* r = &a(n, 0);
-    double s = 0;
-    for (std::size_t j = 0; j < m; ++j) s += r[j];
-    lse[n] = row_max[n] + std::log(s);
-    const double inv = 1.0 / s;
-    for (std::size_t j = 0; j < m; ++j) r[j] *= inv;
-  }
-}
-
-// Subtracts the row maximum from a row of m values (all -inf when the maximum is -inf, so exp
-// gives 0); returns the maximum.
-inline double shift_row(double* r, std::size_t m, double mx) {
-  if (mx == minus_inf) {
-    std::fill(r, r + m, minus_inf);
-  } else {
-    for (std::size_t j = 0; j < m; ++j) r[j] -= mx;
-  }
-  return mx;
-}
-
 // a (rows x M) -> responsibilities in place; lse[n] = log sum_j exp a(n, j). A row of all
 // -inf gives responsibilities 0 and lse -inf.
-void dense_responsibilities(Matrix& a, std::vector<double>& lse,
-                            std::vector<double>& row_max) {
-  const std::size_t rows = a.shape(0), m = a.shape(1);
-  row_max.assign(rows, minus_inf);
-  for (std::size_t n = 0; n < rows; ++n) {
-    double* r = &a(n, 0);
-    double mx = minus_inf;
-    for (std::size_t j = 0; j < m; ++j) mx = std::max(mx, r[j]);
-    row_max[n] = shift_row(r, m, mx);
-  }
-  finish_responsibilities(a, row_max, lse);
-}
 void dense_responsibilities(Matrix& a, std::vector<double>& lse) {
-  std::vector<double> row_max;
-  dense_responsibilities(a, lse, row_max);
+  lse.resize(a.shape(0));
+  exp_normalise_rows(a.data(), a.shape(0), a.shape(1), nullptr, lse.data());
 }
 
 // The feature form of the dense E-step (Diagonal, Full quadratic; SquaredDistances): with F
@@ -119,33 +78,20 @@ FeatureForm make_feature_form(const GaussianLogDensity& density, const Vector& l
 // with owner, row n (group groups[first + n]) is responsible only to its group's components.
 void feature_responsibilities(const Matrix& f, const FeatureForm& form, const Labels* owner,
                               const Labels* groups, std::size_t first, Matrix& a,
-                              std::vector<double>& lse, std::vector<double>& row_max) {
+                              std::vector<double>& lse) {
   const std::size_t rows = f.shape(0), m = form.cap.size();
   if (a.shape(0) != rows || a.shape(1) != m) a.resize({rows, m});
   const std::size_t p = form.p;
   small_gemm(rows, m, p, f.data(), p, 1, form.coefficients.data(), m, a.data(), m, false);
-  row_max.assign(rows, minus_inf);
-  const double* cap = form.cap.data();
-  for (std::size_t n = 0; n < rows; ++n) {
-    double* r = &a(n, 0);
-    double mx = minus_inf;
-    if (owner) {
+  if (owner)
+    for (std::size_t n = 0; n < rows; ++n) {
       const std::int64_t g = (*groups)(first + n);
-      for (std::size_t j = 0; j < m; ++j) {
-        const double v = (*owner)(j) != g ? minus_inf : std::min(r[j], cap[j]);
-        r[j] = v;
-        mx = std::max(mx, v);
-      }
-    } else {
-      for (std::size_t j = 0; j < m; ++j) {
-        const double v = std::min(r[j], cap[j]);
-        r[j] = v;
-        mx = std::max(mx, v);
-      }
+      double* r = &a(n, 0);
+      for (std::size_t j = 0; j < m; ++j)
+        if ((*owner)(j) != g) r[j] = minus_inf;
     }
-    row_max[n] = shift_row(r, m, mx);
-  }
-  finish_responsibilities(a, row_max, lse);
+  lse.resize(rows);
+  exp_normalise_rows(a.data(), rows, m, form.cap.data(), lse.data());
 }
 
 // stats (P x M) += F^T R: every count of the block's rows at once.
@@ -409,7 +355,7 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
       const std::size_t p = form.p;
       struct Partial {
         Matrix f, a, stats;
-        std::vector<double> lse, row_max;
+        std::vector<double> lse;
         double log_likelihood = 0;
       };
       Matrix stats = xt::zeros<double>({p, m});
@@ -423,7 +369,7 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
           [&](const RowBlock& rb, Partial& q) {
             const std::size_t first = rb.first, rows = rb.count;
             dist.features(x.data() + first * d, rows, q.f);
-            feature_responsibilities(q.f, form, owner, groups, first, q.a, q.lse, q.row_max);
+            feature_responsibilities(q.f, form, owner, groups, first, q.a, q.lse);
             if (statistics) {
               std::fill(q.stats.begin(), q.stats.end(), 0.0);
               accumulate_features(q.f, q.a, q.stats);
@@ -557,7 +503,6 @@ DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& class
       const FeatureForm form = make_feature_form(density, Vector());
       const std::size_t p = form.p;
       Matrix f, stats_num = xt::zeros<double>({p, m}), stats_den = xt::zeros<double>({p, m});
-      std::vector<double> row_max;
       for (std::size_t first = 0; first < n_rows; first += block) {
         const std::size_t rows = std::min(block, n_rows - first);
         dist.features(x.data() + first * d, rows, f);
@@ -576,11 +521,11 @@ DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& class
           }
         }
         // Numerator: the row's own class, weights w_jg.
-        dense_responsibilities(a, lse, row_max);
+        dense_responsibilities(a, lse);
         accumulate_features(f, a, stats_num);
         for (std::size_t n = 0; n < rows; ++n) summary.log_numerator += lse[n];
         // Denominator: the evidence mixture, weights P(y) w_jg.
-        dense_responsibilities(logn, lse, row_max);
+        dense_responsibilities(logn, lse);
         accumulate_features(f, logn, stats_den);
         for (std::size_t n = 0; n < rows; ++n) summary.log_denominator += lse[n];
       }

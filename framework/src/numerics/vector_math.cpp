@@ -12,6 +12,7 @@
 // negative or NaN arguments to log, is done by std::exp / std::log instead.
 #include "radial/numerics/vector_math.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -94,17 +95,98 @@ __attribute__((target("avx512f"))) void log_avx512(double* v, std::size_t n) {
 }
 #endif
 
+// exp_normalise_rows for any kernel: min/max pass, vector exp of the row, sum and scale.
+void exp_normalise_generic(double* a, std::size_t rows, std::size_t m, const double* cap,
+                           double* log_sums) {
+  constexpr double minus_inf = -std::numeric_limits<double>::infinity();
+  for (std::size_t n = 0; n < rows; ++n) {
+    double* r = a + n * m;
+    double mx = minus_inf;
+    for (std::size_t j = 0; j < m; ++j) {
+      if (cap) r[j] = std::min(r[j], cap[j]);
+      mx = std::max(mx, r[j]);
+    }
+    if (mx == minus_inf) {
+      std::fill(r, r + m, 0.0);
+      log_sums[n] = minus_inf;
+      continue;
+    }
+    for (std::size_t j = 0; j < m; ++j) r[j] -= mx;
+    exp_in_place(r, m);
+    double s = 0;
+    for (std::size_t j = 0; j < m; ++j) s += r[j];
+    log_sums[n] = mx + std::log(s);
+    const double inv = 1.0 / s;
+    for (std::size_t j = 0; j < m; ++j) r[j] *= inv;
+  }
+}
+
+#ifdef RADIAL_HAVE_LIBMVEC
+// The same in AVX-512 registers, 8 values at a time (masked tail; lanes past m load -inf).
+__attribute__((target("avx512f"))) void exp_normalise_avx512(double* a, std::size_t rows,
+                                                             std::size_t m, const double* cap,
+                                                             double* log_sums) {
+  constexpr double minus_inf = -std::numeric_limits<double>::infinity();
+  const __m512d low = _mm512_set1_pd(minus_inf);
+  for (std::size_t n = 0; n < rows; ++n) {
+    double* r = a + n * m;
+    __m512d mx = low;
+    for (std::size_t j = 0; j < m; j += 8) {
+      const __mmask8 k = m - j >= 8 ? __mmask8(0xff) : __mmask8((1u << (m - j)) - 1u);
+      __m512d v = _mm512_mask_loadu_pd(low, k, r + j);
+      if (cap) {
+        // min(a, cap) as std::min(a, cap) = cap < a ? cap : a.
+        const __m512d c = _mm512_mask_loadu_pd(low, k, cap + j);
+        v = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(c, v, _CMP_LT_OQ), v, c);
+        _mm512_mask_storeu_pd(r + j, k, v);
+      }
+      mx = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(mx, v, _CMP_LT_OQ), mx, v);  // max
+    }
+    alignas(64) double lanes[8];
+    _mm512_store_pd(lanes, mx);  // (GCC 12's _mm512_reduce_* warn spuriously)
+    double top = lanes[0];
+    for (int l = 1; l < 8; ++l) top = std::max(top, lanes[l]);
+    if (top == minus_inf) {
+      std::fill(r, r + m, 0.0);
+      log_sums[n] = minus_inf;
+      continue;
+    }
+    const __m512d shift = _mm512_set1_pd(top);
+    __m512d sum = _mm512_setzero_pd();
+    for (std::size_t j = 0; j < m; j += 8) {
+      const __mmask8 k = m - j >= 8 ? __mmask8(0xff) : __mmask8((1u << (m - j)) - 1u);
+      const __m512d v = _mm512_sub_pd(_mm512_mask_loadu_pd(low, k, r + j), shift);
+      const __m512d e = _ZGVeN8v_exp(v);  // lanes past m: exp(-inf) = 0
+      _mm512_mask_storeu_pd(r + j, k, e);
+      sum = _mm512_add_pd(sum, e);
+    }
+    _mm512_store_pd(lanes, sum);
+    double s = 0;
+    for (int l = 0; l < 8; ++l) s += lanes[l];
+    log_sums[n] = top + std::log(s);
+    const __m512d inv = _mm512_set1_pd(1.0 / s);
+    for (std::size_t j = 0; j < m; j += 8) {
+      const __mmask8 k = m - j >= 8 ? __mmask8(0xff) : __mmask8((1u << (m - j)) - 1u);
+      _mm512_mask_storeu_pd(r + j, k, _mm512_mul_pd(_mm512_maskz_loadu_pd(k, r + j), inv));
+    }
+  }
+}
+#endif
+
 struct Kernels {
   void (*exp)(double*, std::size_t);
   void (*log)(double*, std::size_t);
   const char* name;
+  void (*exp_normalise)(double*, std::size_t, std::size_t, const double*, double*) =
+      exp_normalise_generic;
 };
 
 Kernels select_kernels() {
 #ifdef RADIAL_HAVE_LIBMVEC
   __builtin_cpu_init();
   // libgcc also checks that the OS saves the AVX / AVX-512 registers.
-  if (__builtin_cpu_supports("avx512f")) return {exp_avx512, log_avx512, "libmvec-avx512"};
+  if (__builtin_cpu_supports("avx512f"))
+    return {exp_avx512, log_avx512, "libmvec-avx512", exp_normalise_avx512};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return {exp_avx2, log_avx2, "libmvec-avx2"};
 #endif
@@ -121,5 +203,15 @@ const Kernels& kernels() {
 void exp_in_place(double* values, std::size_t count) { kernels().exp(values, count); }
 void log_in_place(double* values, std::size_t count) { kernels().log(values, count); }
 const char* vector_math_kernel() { return kernels().name; }
+
+void exp_normalise_rows(double* a, std::size_t rows, std::size_t m, const double* cap,
+                        double* log_sums) {
+  if (m == 0) {
+    for (std::size_t n = 0; n < rows; ++n)
+      log_sums[n] = -std::numeric_limits<double>::infinity();
+    return;
+  }
+  kernels().exp_normalise(a, rows, m, cap, log_sums);
+}
 
 }  // namespace radial

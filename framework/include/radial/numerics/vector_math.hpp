@@ -28,6 +28,14 @@ inline void exp_in_place(Vector& v) { exp_in_place(v.data(), v.size()); }
 inline void log_in_place(Matrix& m) { log_in_place(m.data(), m.size()); }
 inline void log_in_place(Vector& v) { log_in_place(v.data(), v.size()); }
 
+// Responsibilities row by row (a softmax with caps), for the mixture E-step: each of `rows` rows
+// of m contiguous values a_j becomes exp(b_j - max) / sum_j exp(b_j - max) with
+// b_j = min(a_j, cap_j) (cap may be null: b = a), and log_sums[n] = max + log sum. A row whose
+// b are all -inf becomes 0 with log_sums -inf. One fused pass per row in registers with the
+// AVX-512 kernel, else min/max, exp_in_place and normalisation passes.
+void exp_normalise_rows(double* a, std::size_t rows, std::size_t m, const double* cap,
+                        double* log_sums);
+
 // The kernel in use: "libmvec-avx512", "libmvec-avx2", or the xsimd architecture name
 // ("sse2", "avx2", ...). For reports and benchmarks.
 const char* vector_math_kernel();

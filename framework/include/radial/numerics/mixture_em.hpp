@@ -10,7 +10,9 @@
 //   driver   em_mixture(): E/M iterations with a monotone log-likelihood trace, convergence on
 //            its relative change, an iteration cap, and the empty-component policy below
 //
-// Densities come either from GaussianLogDensity (blocked GEMM identity, the brute-force path)
+// Densities come either from GaussianLogDensity (blocked GEMM identity, the brute-force path;
+// for Diagonal and well-conditioned Full shapes one GEMM of the rows' features [x^2, x, 1] or
+// [(y_a y_b)_{a<=b}, y, 1] gives every density, and one more every count)
 // or, when a GaussianBoxTree is given, from TreeLogDensity over each row's leaf candidates
 // (paper 002, section III-C), with the other Gaussians taken as 0.
 //
@@ -41,8 +43,10 @@ namespace radial {
 
 // Occupation counts of a mixture (paper 002, section III-A). For Spherical and Diagonal shapes
 // cxx holds the elementwise second moments; for Full, scatter holds
-// sum_n r_nj (x_n - m_j)(x_n - m_j)^T about the reference m_j = the means at the E-step
-// (reference), which keeps the covariance update free of cancellation.
+// sum_n r_nj (x_n - m_j)(x_n - m_j)^T about a reference m_j (reference): the means at the
+// E-step (K-d tree and whitened paths), or one point g for all j, the mean of the component
+// means (quadratic-feature path, where the counts are one GEMM; SquaredDistances bounds
+// |m_j - g|^2 / sigma_min^2 there, which bounds the cancellation in the update).
 struct MixtureCounts {
   Vector c1;          // M
   Matrix cx;          // M x d

@@ -153,7 +153,7 @@ TEST_CASE("bounded assignment (Hamerly) reproduces plain Lloyd on real data", "[
   const Matrix all = read_reference_matrix(
       radial::testing::source_dir() / "docs" / "examples" / "data" / "waveform.csv", true);
   const Matrix x = xt::view(all, xt::all(), xt::range(0, all.shape(1) - 1));
-  for (std::size_t m : {2u, 17u, 60u}) {
+  for (std::size_t m : {1u, 2u, 17u, 60u}) {
     for (std::size_t iterations : {1u, 5u, 40u}) {
       CAPTURE(m, iterations);
       Matrix init = xt::view(x, xt::range(0, m), xt::all());
@@ -170,6 +170,32 @@ TEST_CASE("bounded assignment (Hamerly) reproduces plain Lloyd on real data", "[
       CHECK(differing == 0);
       CHECK(max_abs_difference(got.centres, want.centres) < 1e-12);
     }
+  }
+}
+
+TEST_CASE("bounded assignment breaks exact ties as plain Lloyd does (lowest index)", "[kmeans]") {
+  // A 41 x 41 integer grid with centres placed symmetrically: every row on a symmetry line is
+  // exactly equidistant from two or four centres, and must go to the lowest index.
+  Matrix x = xt::empty<double>({std::size_t(41 * 41), std::size_t(2)});
+  for (std::size_t i = 0; i < 41; ++i)
+    for (std::size_t j = 0; j < 41; ++j) {
+      x(i * 41 + j, 0) = double(i);
+      x(i * 41 + j, 1) = double(j);
+    }
+  Matrix init = {{10.0, 10.0}, {30.0, 10.0}, {10.0, 30.0}, {30.0, 30.0}, {20.0, 20.0}};
+  for (std::size_t iterations : {1u, 3u, 12u}) {
+    CAPTURE(iterations);
+    radial::KMeansOptions options;
+    options.count = init.shape(0);
+    options.iterations = iterations;
+    options.tolerance = 0;
+    const auto got = radial::kmeans_lloyd(x, init, options);
+    const PlainLloyd want = plain_lloyd(x, init, iterations);
+    for (std::size_t i = 0; i < x.shape(0); ++i) {
+      CAPTURE(i);
+      REQUIRE(std::size_t(got.assignment(i)) == want.labels[i]);
+    }
+    CHECK(max_abs_difference(got.centres, want.centres) < 1e-12);
   }
 }
 

@@ -20,6 +20,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/parallel.hpp"
+#include "kmeans_screen.hpp"
 
 namespace radial {
 namespace {
@@ -109,6 +110,7 @@ struct CentreGeometry {
   std::vector<double> half_gap; // lower bound on min_{j' != j} ||c_j - c_j'|| / 2
   std::vector<float> centres_f; // the centres and ||c_j||^2 in single precision, for the screen
   std::vector<float> norm2_f;
+  detail::CentrePanels panels;  // the same, packed for the fused kernel
 };
 
 // Lloyd's assignment with Hamerly's bounds (G. Hamerly, "Making k-means even faster", SDM 2010):
@@ -163,7 +165,8 @@ class BoundedAssignment {
     std::vector<std::size_t> rows;   // rows of the block needing all distances
     std::vector<std::size_t> close;  // of those, rows the single-precision screen cannot settle
     std::vector<double> xn2;
-    std::vector<float> xf, cross_f;
+    std::vector<float> xf, cross_f, best_f, second_f;
+    std::vector<std::uint32_t> index_f;
     Matrix xb = xt::empty<double>({kGemmRows, std::size_t(1)});
     Matrix cross = xt::empty<double>({kGemmRows, std::size_t(1)});
     std::size_t recomputed = 0;
@@ -179,6 +182,9 @@ class BoundedAssignment {
       s.xf.resize(kGemmRows * d_);
       s.cross_f.resize(kGemmRows * centres.shape(0));
       s.xn2.resize(kGemmRows);
+      s.best_f.resize(kGemmRows);
+      s.second_f.resize(kGemmRows);
+      s.index_f.resize(kGemmRows);
     }
     parallel_for_blocks(n_, parallel_block_rows, threads_,
                         [&](std::size_t w, const RowBlock& b) {
@@ -231,41 +237,49 @@ class BoundedAssignment {
     }
   }
 
-  // Nearest and second-nearest centre by the GEMM identity in single precision (twice the
-  // dgemm rate, half the memory traffic). A row is settled when its two smallest values differ
-  // by more than twice the single-precision error bound: then the order of the true distances
-  // is the same, and the bounds carry that error. Rows closer than that go to `close` for the
-  // double-precision pass, so ties are still broken exactly as there.
+  // Nearest and second-nearest centre by the GEMM identity in single precision (the fused
+  // AVX-512 kernel of kmeans_screen.cpp, else sgemm + a vectorised scan). A row is settled when
+  // its two smallest values differ by more than twice the single-precision error bound: then
+  // the order of the true distances is the same, and the bounds carry that error. Rows closer
+  // than that go to `close` for the double-precision pass, so ties are broken exactly as there.
   void screen_single(const std::size_t* rows, std::size_t count, std::size_t m,
                      const CentreGeometry& g, Scratch& s) {
+    const bool fused = detail::screen_available();
+    const float scale = fused ? -2.0f : 1.0f;  // exact in binary floating point
     for (std::size_t r = 0; r < count; ++r) {
       const double* row = x_.data() + rows[r] * d_;
       float* out = s.xf.data() + r * d_;
-      for (std::size_t k = 0; k < d_; ++k) out[k] = float(row[k]);
+      for (std::size_t k = 0; k < d_; ++k) out[k] = scale * float(row[k]);
       s.xn2[r] = norm2(row, d_);
     }
-    cxxblas::gemm<xt::blas_index_t>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::Trans,
-                                    xt::blas_index_t(count), xt::blas_index_t(m),
-                                    xt::blas_index_t(d_), -2.0f, s.xf.data(), xt::blas_index_t(d_),
-                                    g.centres_f.data(), xt::blas_index_t(d_), 0.0f,
-                                    s.cross_f.data(), xt::blas_index_t(m));
-    const float* cn = g.norm2_f.data();
+    if (fused) {
+      detail::screen_rows(s.xf.data(), count, g.panels, s.best_f.data(), s.second_f.data(),
+                          s.index_f.data());
+    } else {
+      cxxblas::gemm<xt::blas_index_t>(
+          cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::Trans, xt::blas_index_t(count),
+          xt::blas_index_t(m), xt::blas_index_t(d_), -2.0f, s.xf.data(), xt::blas_index_t(d_),
+          g.centres_f.data(), xt::blas_index_t(d_), 0.0f, s.cross_f.data(), xt::blas_index_t(m));
+      for (std::size_t r = 0; r < count; ++r) {
+        std::size_t best_j;
+        two_smallest(g.norm2_f.data(), s.cross_f.data() + r * m, m, s.best_f[r], s.second_f[r],
+                     best_j);
+        s.index_f[r] = std::uint32_t(best_j);
+      }
+    }
     for (std::size_t r = 0; r < count; ++r) {
-      float best, second;
-      std::size_t best_j;
-      two_smallest(cn, s.cross_f.data() + r * m, m, best, second, best_j);
-      const double xn2 = s.xn2[r];
-      // |error| of each value <= (d + 4) eps_f (|x|^2 + |c|^2) (conversions, products, sums),
-      // taken twice over.
+      const double best = s.best_f[r], second = s.second_f[r], xn2 = s.xn2[r];
+      // |error| of each value <= (2d + 4) eps_f (|x|^2 + |c|^2) (conversions, products, sums),
+      // allowed for with a factor 2 to spare.
       const double slack = rel_single_ * (xn2 + g.max_norm2);
-      if (!(double(second) - double(best) > 2.0 * slack)) {
+      if (!(second - best > 2.0 * slack)) {
         s.close.push_back(rows[r]);
         continue;
       }
       const std::size_t i = rows[r];
-      label_[i] = std::uint32_t(best_j);
-      upper_[i] = round_up(std::sqrt(std::max(0.0, xn2 + double(best) + slack)));
-      lower_[i] = round_down(std::sqrt(std::max(0.0, xn2 + double(second) - slack)));
+      label_[i] = s.index_f[r];
+      upper_[i] = round_up(std::sqrt(std::max(0.0, xn2 + best + slack)));
+      lower_[i] = round_down(std::sqrt(std::max(0.0, xn2 + second - slack)));
     }
   }
 
@@ -319,7 +333,7 @@ class BoundedAssignment {
   std::size_t n_, d_;
   int threads_;
   double rel_;  // relative rounding allowance of a directly computed distance
-  double rel_single_ = 4.0 * double(d_ + 4) * double(std::numeric_limits<float>::epsilon());
+  double rel_single_ = 4.0 * double(2 * d_ + 4) * double(std::numeric_limits<float>::epsilon());
   bool single_precision_ = false;
   std::vector<std::uint32_t> label_;
   std::vector<float> upper_, lower_;
@@ -337,6 +351,7 @@ void measure_centres(const Matrix& centres, const Matrix* previous, double rel, 
   }
   g.centres_f.assign(centres.begin(), centres.end());
   g.norm2_f.assign(g.norm2.begin(), g.norm2.end());
+  if (detail::screen_available()) detail::pack_centres(centres, g.norm2, g.panels);
   g.half_gap.assign(m, std::numeric_limits<double>::infinity());
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t k = j + 1; k < m; ++k) {

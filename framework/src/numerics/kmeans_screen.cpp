@@ -1,0 +1,117 @@
+// Register-blocked distance + arg-min kernel for the k-means screen (see kmeans_screen.hpp).
+// Four rows at a time against a panel of 16 centres: 4 accumulators of 16 lanes start at
+// ||c||^2 and take d FMAs with the broadcast -2 x_k; each lane then keeps its smallest value,
+// its index and its second-smallest value. The lanes are merged per row at the end, preferring
+// the lower index on ties, so the result equals a plain scan of the same values.
+#include "kmeans_screen.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#if defined(__GNUC__) && defined(__x86_64__)
+// GCC 12's reduce intrinsics read a deliberately undefined vector (_mm512_undefined_*), which
+// -Wuninitialized reports from inside the system header.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#define RADIAL_SCREEN_AVX512 1
+#endif
+
+namespace radial::detail {
+
+void pack_centres(const Matrix& centres, const Vector& norm2, CentrePanels& out) {
+  const std::size_t m = centres.shape(0), d = centres.shape(1);
+  out.count = m;
+  out.dim = d;
+  out.panels = (m + 15) / 16;
+  out.values.assign(out.panels * d * 16, 0.0f);
+  out.norm2.assign(out.panels * 16, std::numeric_limits<float>::infinity());
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::size_t q = j / 16, l = j % 16;
+    for (std::size_t k = 0; k < d; ++k) out.values[(q * d + k) * 16 + l] = float(centres(j, k));
+    out.norm2[j] = float(norm2(j));
+  }
+}
+
+#ifdef RADIAL_SCREEN_AVX512
+
+bool screen_available() { return __builtin_cpu_supports("avx512f"); }
+
+namespace {
+
+struct LaneState {
+  __m512 best, second;
+  __m512i index;
+};
+
+__attribute__((target("avx512f"))) inline void lane_update(__m512 value, __m512i index,
+                                                           LaneState& s) {
+  s.second = _mm512_min_ps(s.second, _mm512_max_ps(s.best, value));
+  const __mmask16 lower = _mm512_cmp_ps_mask(value, s.best, _CMP_LT_OQ);
+  s.index = _mm512_mask_mov_epi32(s.index, lower, index);
+  s.best = _mm512_min_ps(s.best, value);
+}
+
+// The row's smallest value over the lanes, the lowest index holding it, and the second
+// smallest (a second lane at the same minimum makes the second equal to the best).
+__attribute__((target("avx512f"))) inline void lane_merge(const LaneState& s, float& best,
+                                                          float& second, std::uint32_t& index) {
+  const float b = _mm512_reduce_min_ps(s.best);
+  const __mmask16 at_min = _mm512_cmp_ps_mask(s.best, _mm512_set1_ps(b), _CMP_EQ_OQ);
+  const std::uint32_t i = std::uint32_t(
+      _mm512_mask_reduce_min_epu32(at_min, s.index));  // lanes hold distinct indices
+  const __m512i lane_of_i = _mm512_set1_epi32(int(i % 16));
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __mmask16 chosen = _mm512_cmpeq_epi32_mask(lanes, lane_of_i);
+  const __m512 others =
+      _mm512_mask_mov_ps(s.best, chosen, _mm512_set1_ps(std::numeric_limits<float>::infinity()));
+  best = b;
+  second = std::min(_mm512_reduce_min_ps(s.second), _mm512_reduce_min_ps(others));
+  index = i;
+}
+
+template <int Rows>
+__attribute__((target("avx512f"))) void screen_block(const float* x, std::size_t d,
+                                                     const CentrePanels& p, float* best,
+                                                     float* second, std::uint32_t* index) {
+  const __m512 inf = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  LaneState s[Rows];
+  for (int r = 0; r < Rows; ++r) s[r] = {inf, inf, _mm512_setzero_si512()};
+  for (std::size_t q = 0; q < p.panels; ++q) {
+    const float* c = p.values.data() + q * d * 16;
+    const __m512 bias = _mm512_loadu_ps(p.norm2.data() + q * 16);
+    __m512 acc[Rows];
+    for (int r = 0; r < Rows; ++r) acc[r] = bias;
+    for (std::size_t k = 0; k < d; ++k) {
+      const __m512 ck = _mm512_loadu_ps(c + k * 16);
+      for (int r = 0; r < Rows; ++r)
+        acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(x[std::size_t(r) * d + k]), ck, acc[r]);
+    }
+    const __m512i idx = _mm512_add_epi32(lanes, _mm512_set1_epi32(int(q * 16)));
+    for (int r = 0; r < Rows; ++r) lane_update(acc[r], idx, s[r]);
+  }
+  for (int r = 0; r < Rows; ++r) lane_merge(s[r], best[r], second[r], index[r]);
+}
+
+}  // namespace
+
+void screen_rows(const float* x_minus2, std::size_t count, const CentrePanels& panels,
+                 float* best, float* second, std::uint32_t* index) {
+  const std::size_t d = panels.dim;
+  std::size_t r = 0;
+  for (; r + 4 <= count; r += 4)
+    screen_block<4>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
+  for (; r < count; ++r)
+    screen_block<1>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
+}
+
+#else
+
+bool screen_available() { return false; }
+
+void screen_rows(const float*, std::size_t, const CentrePanels&, float*, float*, std::uint32_t*) {}
+
+#endif
+
+}  // namespace radial::detail

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "radial/numerics/cpu.hpp"
+
 #if defined(__GNUC__) && defined(__x86_64__)
 // GCC 12's reduce intrinsics read a deliberately undefined vector (_mm512_undefined_*), which
 // -Wuninitialized reports from inside the system header.
@@ -35,7 +37,7 @@ void pack_centres(const Matrix& centres, const Vector& norm2, CentrePanels& out)
 
 #ifdef RADIAL_SCREEN_AVX512
 
-bool screen_available() { return __builtin_cpu_supports("avx512f"); }
+bool screen_available() { return use_avx512_kernels(); }
 
 namespace {
 

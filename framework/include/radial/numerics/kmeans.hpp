@@ -34,9 +34,10 @@ struct KMeansResult {
   std::size_t empty_cluster_repairs = 0;
 };
 
-// Initial centres by the named rule. Throws InputError when count > rows.
+// Initial centres by the named rule (k-means++ uses `threads`; the centres never depend on it).
+// Throws InputError when count > rows.
 Matrix kmeans_initial_centres(const Matrix& x, std::size_t count, const std::string& init,
-                              std::mt19937_64& rng);
+                              std::mt19937_64& rng, int threads = 1);
 
 // Lloyd iterations from given initial centres (for comparisons from the same start).
 KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& options);

@@ -308,3 +308,69 @@ TEST_CASE("the discriminative E-step's counts equal two ordinary E-steps", "[mix
     }
   }
 }
+
+TEST_CASE("full E-step and M-step on the whitened fallback match point-by-point sums",
+          "[mixture-features]") {
+  // A tight component (variances 1e-4) 1e3 from the others makes the quadratic form's terms
+  // too large, so the densities are whitened and the counts taken about each component's mean.
+  std::mt19937_64 rng(80);
+  const std::size_t m = 3, d = 2, n = 400;
+  Centres c = random_centres(m, d, Shape::Full, rng);
+  for (std::size_t a = 0; a < d; ++a) {
+    c.means(2, a) = 1e3;
+    for (std::size_t b = 0; b < d; ++b) c.covariances(2, a, b) = a == b ? 1e-4 : 0.5e-4;
+  }
+  REQUIRE(GaussianLogDensity(c).distances().feature_count() == 0);
+  Matrix x = random_matrix(n, d, rng, 1.0);
+  for (std::size_t i = 0; i < n; i += 4)
+    for (std::size_t a = 0; a < d; ++a) x(i, a) = 1e3 + 1e-2 * x(i, a);
+  Vector log_w = Vector::from_shape({m});
+  for (std::size_t j = 0; j < m; ++j) log_w(j) = std::log(1.0 / 3.0);
+  const Matrix r2 = brute_squared_distances(x, c, true);
+  std::vector<double> c1(m, 0.0), mu(m * d, 0.0), cov(m * d * d, 0.0);
+  std::vector<std::vector<double>> r(n, std::vector<double>(m));
+  double want_ll = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> l(m);
+    double mx = -INFINITY;
+    for (std::size_t j = 0; j < m; ++j) {
+      l[j] = log_w(j) - 0.5 * (r2(i, j) + radial::test::brute_log_det(c, j) +
+                               double(d) * std::log(2 * M_PI));
+      mx = std::max(mx, l[j]);
+    }
+    double total = 0;
+    for (std::size_t j = 0; j < m; ++j) total += r[i][j] = std::exp(l[j] - mx);
+    want_ll += mx + std::log(total);
+    for (std::size_t j = 0; j < m; ++j) {
+      r[i][j] /= total;
+      c1[j] += r[i][j];
+      for (std::size_t a = 0; a < d; ++a) mu[j * d + a] += r[i][j] * x(i, a);
+    }
+  }
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a) mu[j * d + a] /= c1[j];
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b)
+          cov[(j * d + a) * d + b] +=
+              r[i][j] * (x(i, a) - mu[j * d + a]) * (x(i, b) - mu[j * d + b]) / c1[j];
+  EStepOptions opt;
+  opt.block_rows = 64;
+  MixtureCounts counts;
+  const EStepSummary s = e_step(x, c, log_w, nullptr, opt, counts);
+  REQUIRE(s.log_likelihood == Approx(want_ll).epsilon(1e-10));
+  Centres next = c;
+  Vector w;
+  MStepOptions mopt;
+  mopt.covariance_floor = 1e-12;
+  m_step(counts, mopt, next, w);
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a) {
+      INFO("component " << j << " dimension " << a);
+      REQUIRE(next.means(j, a) == Approx(mu[j * d + a]).epsilon(1e-10).margin(1e-12));
+      for (std::size_t b = 0; b < d; ++b)
+        REQUIRE(next.covariances(j, a, b) ==
+                Approx(cov[(j * d + a) * d + b]).epsilon(1e-8).margin(1e-14));
+    }
+}

@@ -268,3 +268,59 @@ TEST_CASE("Every truncation of a good file is read or refused with a DataError",
   }
   fs::remove_all(folder);
 }
+
+TEST_CASE("npy: a file of many pages is read whole (pages are released as they are copied)",
+          "[data][npy]") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() /
+                        ("radial-test-npy-large-" + std::to_string(::getpid()) + ".npy");
+  // NumPy format 1.0 (numpy/lib/format.py): magic, version, header length, a dict padded with
+  // spaces and a newline so that the data start at a multiple of 64 bytes.
+  const std::size_t rows = 50000, columns = 3;
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" +
+                       std::to_string(rows) + ", " + std::to_string(columns) + "), }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += char(header.size() & 0xff);
+  bytes += char(header.size() >> 8);
+  bytes += header;
+  // Row i: (i, -0.5 i, label); labels 5000 distinct integers 3 (i mod 5000) - 7, so class
+  // coding takes the many-labels path; class index = i mod 5000 (labels increase with it).
+  std::vector<double> values;
+  for (std::size_t i = 0; i < rows; ++i) {
+    values.push_back(double(i));
+    values.push_back(-0.5 * double(i));
+    values.push_back(3.0 * double(i % 5000) - 7.0);
+  }
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+  std::ofstream(file, std::ios::binary) << bytes;
+
+  const radial::Dataset data = radial::read_dataset(file);
+  fs::remove(file);
+  REQUIRE(data.rows() == rows);
+  REQUIRE(data.features() == 2);
+  CHECK(data.task == Task::Classification);
+  REQUIRE(data.num_classes == 5000);
+  CHECK(data.class_values.front() == -7.0);
+  CHECK(data.class_values.back() == 3.0 * 4999 - 7.0);
+  bool same = true;
+  for (std::size_t i = 0; i < rows; ++i) {
+    same = same && data.inputs(i, 0) == double(i) && data.inputs(i, 1) == -0.5 * double(i) &&
+           data.classes(i) == std::int64_t(i % 5000);
+  }
+  CHECK(same);
+}
+
+TEST_CASE("CSV: few class labels are coded by increasing value, in any order of the rows",
+          "[data]") {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() /
+                        ("radial-test-labels-" + std::to_string(::getpid()) + ".csv");
+  std::ofstream(file) << "x,y\n1,9\n2,-2\n3,5\n4,9\n5,-2\n";
+  const radial::Dataset data = radial::read_csv(file);
+  fs::remove(file);
+  CHECK(data.class_values == std::vector<double>{-2, 5, 9});
+  CHECK(std::vector<std::int64_t>(data.classes.begin(), data.classes.end()) ==
+        std::vector<std::int64_t>{2, 0, 1, 2, 0});
+}

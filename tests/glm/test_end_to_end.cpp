@@ -3,10 +3,14 @@
 // optima as NETLAB (tests/data/netlab/README.md).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "glm_test_support.hpp"
 #include "radial/design_matrix.hpp"
+#include "radial/errors.hpp"
+#include "radial/glm/objective.hpp"
+#include "radial/glm/training.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/registry.hpp"
 
@@ -18,6 +22,11 @@ radial::Params params_for(const radial::Registry& registry, radial::Slot slot,
                           const std::string& id,
                           const std::map<std::string, radial::ParamValue>& given) {
   return radial::validate_params(registry.require(slot, id).params, given, "test " + id);
+}
+
+// Same shape and every entry equal (not approximately).
+bool identical(const Matrix& a, const Matrix& b) {
+  return a.shape() == b.shape() && std::equal(a.begin(), a.end(), b.begin());
 }
 
 }  // namespace
@@ -78,4 +87,68 @@ TEST_CASE("output plugins through the registry reach NETLAB's optima", "[glm][re
       }
     }
   }
+}
+
+TEST_CASE("targets read per block from the class indices give the objective of the N x K "
+          "targets, bit for bit", "[glm][streaming]") {
+  radial::Registry registry;
+  registry.load_folder(radial::testing::plugin_dir());
+  radial::Dataset data =
+      glm_test::read_classes(glm_test::example_data("synth3_train.csv"), false);
+  const auto dir = radial::testing::test_data("netlab") / "gauss_s1_nh10_seed1";
+  radial::Centres centres;
+  centres.means = glm_test::read_csv(dir / "centres.csv", false);
+  auto basis = registry.make_basis(
+      "gaussian", params_for(registry, radial::Slot::Basis, "gaussian", {{"width", 1.0}}));
+  radial::FitContext prep(1);
+  basis->prepare(centres, prep);
+  // 64-row blocks: many blocks, the last one short (250 rows).
+  const radial::DesignMatrix design(data.inputs, centres, *basis, false, 0, 64);
+  radial::Dataset regression = data;
+  regression.task = radial::Task::Regression;
+  regression.values = xt::zeros<double>({data.rows()});
+  for (std::size_t i = 0; i < data.rows(); ++i) regression.values(i) = data.inputs(i, 0);
+  regression.num_classes = 0;
+  const std::vector<std::pair<radial::Link, const radial::Dataset*>> cases = {
+      {radial::Link::Logistic, &data}, {radial::Link::Softmax, &data},
+      {radial::Link::Identity, &data}, {radial::Link::Identity, &regression}};
+  for (const auto& [link, set] : cases) {
+    INFO(radial::to_string(link) << (set == &regression ? " regression" : " classes"));
+    radial::glm::Objective from_matrix(design, radial::targets_for(link, *set), link);
+    radial::glm::Objective from_data(design, *set, link);
+    REQUIRE(from_data.rows() == from_matrix.rows());
+    REQUIRE(from_data.outputs() == from_matrix.outputs());
+    Matrix block_m, block_d;
+    from_matrix.targets_block(190, 60, block_m);
+    from_data.targets_block(190, 60, block_d);
+    CHECK(identical(block_m, block_d));
+    Matrix w = xt::zeros<double>({from_data.cols(), from_data.outputs()});
+    for (std::size_t i = 0; i < w.size(); ++i) w.data()[i] = 0.1 * std::sin(double(i));
+    Matrix g_m, g_d, h_m, h_d;
+    CHECK(from_matrix.hessian(w, radial::glm::HessianKind::Exact, g_m, h_m) ==
+          from_data.hessian(w, radial::glm::HessianKind::Exact, g_d, h_d));
+    CHECK(identical(g_m, g_d));
+    CHECK(identical(h_m, h_d));
+    CHECK(identical(radial::glm::linear_start(from_matrix),
+                    radial::glm::linear_start(from_data)));
+    CHECK(identical(radial::glm::smoothed_target_start(from_matrix),
+                    radial::glm::smoothed_target_start(from_data)));
+    // The N x K overload of the weighted normal equations equals the per-block one.
+    const Matrix t = radial::targets_for(link, *set);
+    Matrix system_m, system_d;
+    radial::Vector rhs_m, rhs_d;
+    from_matrix.weighted_normal_equations(xt::ones<double>(t.shape()), t, system_m, rhs_m);
+    from_data.weighted_normal_equations(
+        [](std::size_t, const Matrix& tb, Matrix& v, Matrix& z) {
+          std::fill(v.begin(), v.end(), 1.0);
+          z = tb;
+        },
+        system_d, rhs_d);
+    CHECK(identical(system_m, system_d));
+    CHECK(std::equal(rhs_m.begin(), rhs_m.end(), rhs_d.begin(), rhs_d.end()));
+    CHECK(from_matrix.counters().flops == from_data.counters().flops);
+  }
+  // A link that does not fit the targets is refused as targets_for refuses it.
+  CHECK_THROWS_AS(radial::glm::Objective(design, regression, radial::Link::Softmax),
+                  radial::InputError);
 }

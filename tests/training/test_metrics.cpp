@@ -65,3 +65,22 @@ TEST_CASE("metrics refuse outputs that do not match the data") {
   CHECK_THROWS_AS(radial::compute_metrics(Matrix({{1.0, 0, 0}, {1, 0, 0}, {1, 0, 0}}), Link::Softmax, d),
                   radial::ShapeError);
 }
+
+TEST_CASE("metrics accumulated over row blocks: the hand values, and blocks must continue") {
+  const Dataset d = three_rows_two_classes();
+  const Matrix p({{0.8, 0.2}, {0.3, 0.7}, {0.6, 0.4}});
+  radial::MetricsAccumulator sums(Link::Softmax, d);
+  sums.add(0, Matrix({{0.8, 0.2}}));
+  CHECK_THROWS_AS(sums.add(2, Matrix({{0.6, 0.4}})), radial::ShapeError);  // row 1 skipped
+  CHECK_THROWS_AS(sums.result(), radial::ShapeError);                      // rows missing
+  sums.add(1, Matrix({{0.3, 0.7}, {0.6, 0.4}}));
+  const auto m = sums.result();
+  CHECK(*m.misclassified == 1);
+  CHECK(*m.cross_entropy == Approx(-(std::log(0.8) + std::log(0.7) + std::log(0.4)) / 3.0));
+  CHECK(m.mse == Approx((0.08 + 0.18 + 0.72) / 3.0));
+  // The same left-to-right sums as one call on the whole matrix: equal to the last bit.
+  const auto whole = radial::compute_metrics(p, Link::Softmax, d);
+  CHECK(*m.cross_entropy == *whole.cross_entropy);
+  CHECK(m.mse == whole.mse);
+  CHECK_THROWS_AS(sums.add(3, Matrix({{0.5, 0.5}})), radial::ShapeError);  // past the end
+}

@@ -26,4 +26,24 @@ struct Metrics {
 // outputs: as Network::predict returns them (N x K probabilities or N x outputs linear values).
 Metrics compute_metrics(const Matrix& outputs, Link link, const Dataset& data);
 
+// compute_metrics over consecutive row blocks of the outputs, so that the N x K outputs never
+// have to be held: add() the blocks in row order, then result(). The sums run over the rows in
+// the same order as compute_metrics, so the metrics are bit-identical to it.
+class MetricsAccumulator {
+ public:
+  // `data` must outlive the accumulator.
+  MetricsAccumulator(Link link, const Dataset& data);
+  // Outputs of rows [first, first + outputs.shape(0)); `first` must be where the previous
+  // block ended (ShapeError otherwise, or when the column count does not fit the data).
+  void add(std::size_t first, const Matrix& outputs);
+  // ShapeError unless the blocks covered every row of the data.
+  Metrics result() const;
+
+ private:
+  Link link_;
+  const Dataset& data_;
+  std::size_t next_ = 0, wrong_ = 0;
+  double sse_ = 0, ce_ = 0;
+};
+
 }  // namespace radial

@@ -1,8 +1,10 @@
 #pragma once
-// The trainer: runs a pipeline end to end. Reads the data, standardises it, fits the centres,
-// prepares the basis, fits the output layer with the centres fixed (the two stages of every paper
-// here), evaluates on the training and test sets, and optionally runs k-fold cross-validation
-// with committees. Returns the model and a report.
+// The trainer: runs a pipeline end to end. Reads the data, optionally runs k-fold
+// cross-validation with committees (on the raw rows), standardises the training rows in place,
+// fits the centres, prepares the basis, fits the output layer with the centres fixed (the two
+// stages of every paper here), and evaluates on the training and test sets in row chunks.
+// Memory: the data plus O(chunk) buffers besides what the plugins keep (issue 6). Returns the
+// model and a report.
 
 #include <cstdint>
 #include <functional>

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -57,9 +58,26 @@ class MappedFile {
   const char* data() const { return data_; }
   std::size_t size() const { return size_; }
 
+  // Read front to back: ask the kernel to read ahead.
+  void sequential() const {
+    if (data_ != nullptr) ::madvise(const_cast<char*>(data_), size_, MADV_SEQUENTIAL);
+  }
+  // Drops the pages wholly before byte `end` from this process (they stay in the page cache),
+  // so pages already copied do not count in the resident set: the file is read once, and
+  // memory holds the copy only (issue 6, data + 256 MB).
+  void release_before(std::size_t end) {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t upto = std::min(end, size_) / page * page;
+    if (data_ != nullptr && upto > released_) {
+      ::madvise(const_cast<char*>(data_) + released_, upto - released_, MADV_DONTNEED);
+      released_ = upto;
+    }
+  }
+
  private:
   const char* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t released_ = 0;
 };
 
 // The header dictionary, e.g. {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
@@ -180,7 +198,7 @@ std::uint32_t little_endian(const char* bytes, std::size_t count) {
 
 Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) {
   const std::string name = file.string();
-  const MappedFile mapped(file, name);
+  MappedFile mapped(file, name);
   const char* bytes = mapped.data();
   const std::size_t size = mapped.size();
 
@@ -242,11 +260,15 @@ Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) 
   const std::size_t d = columns - 1;
   for (std::size_t j = 0; j < d; ++j) data.feature_names.push_back("x" + std::to_string(j + 1));
 
-  const char* values = bytes + prefix + header_length;
+  const std::size_t offset = prefix + header_length;
+  const char* values = bytes + offset;
   data.inputs = Matrix::from_shape({rows, d});
   std::vector<double> target(rows);
   std::vector<double> row(columns);
+  mapped.sequential();
+  constexpr std::size_t release_rows = 8192;  // give back the mapped pages every ~1 MB
   for (std::size_t i = 0; i < rows; ++i) {
+    if (i % release_rows == 0) mapped.release_before(offset + i * columns * sizeof(double));
     // memcpy: the data offset is not guaranteed to be 8-byte aligned in old files.
     std::memcpy(row.data(), values + i * columns * sizeof(double), columns * sizeof(double));
     for (std::size_t j = 0; j < columns; ++j) {
@@ -259,6 +281,7 @@ Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) 
     std::copy(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(d), &data.inputs(i, 0));
     target[i] = row[d];
   }
+  mapped.release_before(mapped.size());
   code_target(data, target, options, [&](std::size_t i) {
     return name + ": row " + std::to_string(i + 1) + ", column " + std::to_string(columns);
   });

@@ -25,6 +25,26 @@ std::string list_labels(const std::vector<double>& labels) {
   return out;
 }
 
+// The distinct values in increasing order. Few classes are collected in a small sorted list,
+// so memory stays O(K) instead of a copy of the N targets; many distinct values fall back to
+// sorting a copy.
+std::vector<double> distinct_sorted(const std::vector<double>& values) {
+  constexpr std::size_t few = 4096;
+  std::vector<double> out;
+  for (const double v : values) {
+    const auto it = std::lower_bound(out.begin(), out.end(), v);
+    if (it != out.end() && *it == v) continue;
+    if (out.size() == few) {
+      out = values;
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+    }
+    out.insert(it, v);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_value(double value) {
@@ -70,9 +90,7 @@ void code_target(Dataset& data, const std::vector<double>& target, const DataOpt
                         "integers");
       }
     }
-    labels = target;
-    std::sort(labels.begin(), labels.end());
-    labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+    labels = distinct_sorted(target);
   }
 
   data.classes = Labels::from_shape({n});

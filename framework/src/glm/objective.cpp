@@ -13,6 +13,7 @@
 #include "radial/numerics/vector_math.hpp"
 #include "radial/regularizer.hpp"
 #include "syrk.hpp"
+#include "targets.hpp"
 
 namespace radial::glm {
 
@@ -55,7 +56,22 @@ Objective::Objective(const DesignMatrix& design, Matrix targets, Link link,
   if (design.rows() != targets_.shape(0))
     throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
                      " rows but the targets have " + std::to_string(targets_.shape(0)));
-  check_link(link_, targets_.shape(1));
+  rows_ = targets_.shape(0);
+  outputs_ = targets_.shape(1);
+  check_link(link_, outputs_);
+  if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+}
+
+Objective::Objective(const DesignMatrix& design, const Dataset& data, Link link,
+                     const Regularizer* penalty)
+    : design_(&design), cols_(design.cols()), rows_(data.rows()),
+      outputs_(detail::target_columns(link, data)), data_(&data), link_(link) {
+  const std::size_t coded =
+      data.task == Task::Regression ? data.values.size() : data.classes.size();
+  if (design.rows() != rows_ || coded != rows_)
+    throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
+                     " rows but the targets have " + std::to_string(coded));
+  check_link(link_, outputs_);
   if (penalty && penalty->penalises_weights()) penalty_ = penalty;
 }
 
@@ -64,8 +80,31 @@ Objective::Objective(Matrix design, Matrix targets, Link link, const Regularizer
   if (phi_.shape(0) != targets_.shape(0))
     throw ShapeError("glm objective: the design matrix has " + std::to_string(phi_.shape(0)) +
                      " rows but the targets have " + std::to_string(targets_.shape(0)));
-  check_link(link_, targets_.shape(1));
+  rows_ = targets_.shape(0);
+  outputs_ = targets_.shape(1);
+  check_link(link_, outputs_);
   if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+}
+
+const double* Objective::target_rows(std::size_t first, std::size_t count,
+                                     Matrix& buffer) const {
+  if (!data_) return targets_.data() + first * outputs_;
+  if (buffer.shape(0) != count || buffer.shape(1) != outputs_) buffer.resize({count, outputs_});
+  detail::fill_targets(link_, *data_, first, count, buffer.data());
+  return buffer.data();
+}
+
+void Objective::targets_block(std::size_t first, std::size_t count, Matrix& out) const {
+  if (first > rows_ || count > rows_ - first)
+    throw ShapeError("glm objective: target rows [" + std::to_string(first) + ", " +
+                     std::to_string(first + count) + ") are outside the " +
+                     std::to_string(rows_) + " rows");
+  if (out.shape(0) != count || out.shape(1) != outputs_) out.resize({count, outputs_});
+  if (data_) {
+    detail::fill_targets(link_, *data_, first, count, out.data());
+  } else {
+    std::copy_n(targets_.data() + first * outputs_, count * outputs_, out.data());
+  }
 }
 
 void Objective::for_each_block(
@@ -118,7 +157,7 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
       }
   }
 
-  Matrix act, resid, scaled;
+  Matrix act, resid, scaled, t_block;
   std::vector<double> aux;
   for_each_block([&](std::size_t first, const Matrix& phi) {
     const std::size_t b = phi.shape(0);
@@ -128,7 +167,7 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
     }
     xt::blas::gemm(phi, weights, act);  // A = Phi W
     flops += flops::gemm(b, k_out, c);
-    const double* t = targets_.data() + first * k_out;
+    const double* t = target_rows(first, b, t_block);
     double* a = act.data();
     double* y = resid.data();  // outputs first, residuals after
     const std::size_t bk = b * k_out;
@@ -314,33 +353,51 @@ Matrix Objective::outputs_at(const Matrix& weights) const {
 
 void Objective::weighted_normal_equations(const Matrix& v, const Matrix& z, Matrix& system,
                                           Vector& rhs) {
-  const std::size_t c = cols_, k_out = outputs(), p = size();
+  const std::size_t k_out = outputs();
   if (v.shape(0) != rows() || v.shape(1) != k_out || z.shape(0) != rows() ||
       z.shape(1) != k_out)
     throw ShapeError("glm objective: weighted least squares needs weights and right-hand "
                      "sides of " + std::to_string(rows()) + " x " + std::to_string(k_out) +
                      ", found " + shape_text(v) + " and " + shape_text(z));
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (!(v.data()[i] >= 0))
-      throw NumericalError("glm objective: weighted least squares needs weights >= 0, found " +
-                           std::to_string(v.data()[i]) + " at row " +
-                           std::to_string(i / k_out) + ", output " + std::to_string(i % k_out));
+  weighted_normal_equations(
+      [&](std::size_t first, const Matrix& t, Matrix& vb, Matrix& zb) {
+        const std::size_t count = t.shape(0) * k_out;
+        std::copy_n(v.data() + first * k_out, count, vb.data());
+        std::copy_n(z.data() + first * k_out, count, zb.data());
+      },
+      system, rhs);
+}
+
+void Objective::weighted_normal_equations(const BlockWeights& weights, Matrix& system,
+                                          Vector& rhs) {
+  const std::size_t c = cols_, k_out = outputs(), p = size();
   std::vector<Matrix> a(k_out);
   for (auto& m : a) m = xt::zeros<double>({c, c});
   Matrix b = xt::zeros<double>({c, k_out});
-  Matrix scaled, vz;
+  Matrix scaled, vz, t_block, v, z;
   double flops = 0;
   for_each_block([&](std::size_t first, const Matrix& phi) {
     const std::size_t nb = phi.shape(0);
     if (scaled.shape(0) != nb || scaled.shape(1) != c) scaled.resize({nb, c});
-    if (vz.shape(0) != nb || vz.shape(1) != k_out) vz.resize({nb, k_out});
+    if (vz.shape(0) != nb || vz.shape(1) != k_out) {
+      vz.resize({nb, k_out});
+      v.resize({nb, k_out});
+      z.resize({nb, k_out});
+    }
+    targets_block(first, nb, t_block);
+    weights(first, t_block, v, z);
     for (std::size_t i = 0; i < nb * k_out; ++i)
-      vz.data()[i] = v.data()[first * k_out + i] * z.data()[first * k_out + i];
+      if (!(v.data()[i] >= 0))
+        throw NumericalError("glm objective: weighted least squares needs weights >= 0, found " +
+                             std::to_string(v.data()[i]) + " at row " +
+                             std::to_string(first + i / k_out) + ", output " +
+                             std::to_string(i % k_out));
+    for (std::size_t i = 0; i < nb * k_out; ++i) vz.data()[i] = v.data()[i] * z.data()[i];
     xt::blas::gemm(phi, vz, b, true, false, 1.0, 1.0);  // b_k = Phi^T (v_k z_k)
     flops += double(nb * k_out) + flops::gemm(c, k_out, nb);
     for (std::size_t k = 0; k < k_out; ++k) {
       for (std::size_t n = 0; n < nb; ++n) {
-        const double w = std::sqrt(v(first + n, k));
+        const double w = std::sqrt(v(n, k));
         const double* src = phi.data() + n * c;
         double* dst = scaled.data() + n * c;
         for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];

@@ -1,4 +1,7 @@
-// Targets for a link (declared in radial/output_layer.hpp).
+// Targets for a link (declared in radial/output_layer.hpp), whole or in row blocks.
+#include "targets.hpp"
+
+#include <algorithm>
 #include <string>
 
 #include "radial/errors.hpp"
@@ -6,7 +9,9 @@
 
 namespace radial {
 
-Matrix targets_for(Link link, const Dataset& data) {
+namespace glm::detail {
+
+std::size_t target_columns(Link link, const Dataset& data) {
   const std::string where = data.source.empty() ? std::string("data") : data.source;
   const std::size_t n = data.rows();
   if (data.task == Task::Regression) {
@@ -17,9 +22,7 @@ Matrix targets_for(Link link, const Dataset& data) {
     if (data.values.size() != n)
       throw ShapeError(where + ": " + std::to_string(data.values.size()) +
                        " target values for " + std::to_string(n) + " rows");
-    Matrix t = xt::zeros<double>({n, std::size_t(1)});
-    for (std::size_t i = 0; i < n; ++i) t(i, 0) = data.values(i);
-    return t;
+    return 1;
   }
   const std::size_t k = data.num_classes;
   switch (link) {
@@ -28,21 +31,50 @@ Matrix targets_for(Link link, const Dataset& data) {
       if (link == Link::Softmax && k < 2)
         throw InputError(where + ": softmax outputs need at least 2 classes, found " +
                          std::to_string(k));
-      return one_of_k(data.classes, k);
-    case Link::Logistic: {
+      return k;
+    case Link::Logistic:
       if (k != 2)
         throw InputError(where + ": the logistic link models 2 classes, found " +
                          std::to_string(k) + "; use link = \"softmax\" for " +
                          std::to_string(k) + " classes");
-      Matrix t = xt::zeros<double>({n, std::size_t(1)});
-      for (std::size_t i = 0; i < n; ++i) t(i, 0) = data.classes(i) == 1 ? 1.0 : 0.0;
-      return t;
-    }
+      return 1;
     case Link::Bayes:
       throw InputError(where + ": the bayes link has no regression targets; it is trained by "
                        "the output plugin 'bayes'");
   }
   throw Error("targets_for: unknown link value " + std::to_string(int(link)));
+}
+
+void fill_targets(Link link, const Dataset& data, std::size_t first, std::size_t count,
+                  double* out) {
+  if (data.task == Task::Regression) {
+    std::copy_n(data.values.data() + first, count, out);
+    return;
+  }
+  if (link == Link::Logistic) {
+    for (std::size_t i = 0; i < count; ++i) out[i] = data.classes(first + i) == 1 ? 1.0 : 0.0;
+    return;
+  }
+  // 1-of-K coding (one_of_k in radial/dataset.hpp), with its check of the class indices.
+  const std::size_t k = data.num_classes;
+  std::fill_n(out, count * k, 0.0);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t c = data.classes(first + i);
+    if (c < 0 || std::size_t(c) >= k)
+      throw ShapeError("one_of_k: row " + std::to_string(first + i) + " has class index " +
+                       std::to_string(c) + ", outside 0.." + std::to_string(k) +
+                       " (exclusive); the labels and the number of classes disagree");
+    out[i * k + std::size_t(c)] = 1.0;
+  }
+}
+
+}  // namespace glm::detail
+
+Matrix targets_for(Link link, const Dataset& data) {
+  const std::size_t columns = glm::detail::target_columns(link, data);
+  Matrix t = Matrix::from_shape({data.rows(), columns});
+  glm::detail::fill_targets(link, data, 0, data.rows(), t.data());
+  return t;
 }
 
 }  // namespace radial

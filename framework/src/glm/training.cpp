@@ -54,7 +54,8 @@ OutputWeights fit_output_weights(const TrainingProblem& problem, const Regulariz
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train) {
   const Link link = resolve_link(link_choice, problem.data, component);
-  Objective objective(problem.design, targets_for(link, problem.data), link, penalty);
+  // Targets coded per block from the class indices: no N x K matrix (issue 6).
+  Objective objective(problem.design, problem.data, link, penalty);
   OutputWeights out;
   out.weights = train(objective);
   out.link = link;
@@ -78,10 +79,10 @@ Matrix unflatten(const Vector& p, std::size_t cols, std::size_t outputs) {
 
 namespace {
 
-Matrix solve_normal_equations(Objective& objective, const Matrix& v, const Matrix& z) {
+Matrix solve_normal_equations(Objective& objective, const Objective::BlockWeights& weights) {
   Matrix system;
   Vector rhs;
-  objective.weighted_normal_equations(v, z, system, rhs);
+  objective.weighted_normal_equations(weights, system, rhs);
   // Without a coupling penalty the system is block diagonal: one solve per output.
   const SymmetricSolve solved =
       solve_block_diagonal(system, rhs, objective.outputs(), SolveMethod::CholeskyFirst);
@@ -92,9 +93,12 @@ Matrix solve_normal_equations(Objective& objective, const Matrix& v, const Matri
 }  // namespace
 
 Matrix linear_start(Objective& objective) {
-  const Matrix& t = objective.targets();
-  const Matrix v = xt::ones<double>(t.shape());
-  return solve_normal_equations(objective, v, t);
+  // v = 1, z = T, block by block.
+  return solve_normal_equations(objective,
+                                [](std::size_t, const Matrix& t, Matrix& v, Matrix& z) {
+                                  std::fill(v.begin(), v.end(), 1.0);
+                                  std::copy(t.begin(), t.end(), z.begin());
+                                });
 }
 
 Matrix start_weights(const std::string& choice, Objective& objective) {
@@ -104,20 +108,20 @@ Matrix start_weights(const std::string& choice, Objective& objective) {
 
 Matrix smoothed_target_start(Objective& objective) {
   if (objective.link() == Link::Identity) return linear_start(objective);
-  const Matrix& t = objective.targets();
-  const std::size_t n = t.shape(0), k = t.shape(1);
+  const std::size_t n = objective.rows(), k = objective.outputs();
   // Logistic has one column for two classes.
   const double classes = objective.link() == Link::Logistic ? 2.0 : double(k);
-  Matrix v = xt::zeros<double>({n, k}), z = xt::zeros<double>({n, k});
-  for (std::size_t i = 0; i < n * k; ++i) {
-    const double target = t.data()[i];
-    const double p = (target + 1.0 / classes) / 2.0;
-    const double w = p * (1.0 - p);
-    v.data()[i] = w;
-    z.data()[i] = std::log(p / (1.0 - p)) + (target - p) / w;  // eq. 11: eta + e
-  }
   objective.add_flops(8.0 * double(n * k));
-  return solve_normal_equations(objective, v, z);
+  return solve_normal_equations(
+      objective, [classes](std::size_t, const Matrix& t, Matrix& v, Matrix& z) {
+        for (std::size_t i = 0; i < t.size(); ++i) {
+          const double target = t.data()[i];
+          const double p = (target + 1.0 / classes) / 2.0;
+          const double w = p * (1.0 - p);
+          v.data()[i] = w;
+          z.data()[i] = std::log(p / (1.0 - p)) + (target - p) / w;  // eq. 11: eta + e
+        }
+      });
 }
 
 bool StoppingRule::satisfied(const Matrix& weights, const Matrix& previous, double error,

@@ -13,41 +13,62 @@ Metrics compute_metrics(const Matrix& outputs, Link link, const Dataset& data) {
     throw ShapeError("metrics: " + std::to_string(outputs.shape(0)) + " output rows for " +
                      std::to_string(n) + " data rows");
   }
-  Metrics m;
-  m.rows = n;
+  MetricsAccumulator sums(link, data);
+  sums.add(0, outputs);
+  return sums.result();
+}
+
+MetricsAccumulator::MetricsAccumulator(Link link, const Dataset& data)
+    : link_(link), data_(data) {}
+
+void MetricsAccumulator::add(std::size_t first, const Matrix& outputs) {
+  const std::size_t rows = outputs.shape(0), n = data_.rows();
+  if (first != next_ || rows > n - first) {
+    throw ShapeError("metrics: output rows [" + std::to_string(first) + ", " +
+                     std::to_string(first + rows) + ") do not continue at row " +
+                     std::to_string(next_) + " of " + std::to_string(n) + " data rows");
+  }
+  next_ = first + rows;
   const std::size_t k = outputs.shape(1);
-  if (data.task == Task::Regression) {
-    double sse = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double r = outputs(i, 0) - data.values(i);
-      sse += r * r;
+  if (data_.task == Task::Regression) {
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double r = outputs(i, 0) - data_.values(first + i);
+      sse_ += r * r;
     }
-    m.mse = n ? sse / double(n) : 0.0;
-    return m;
+    return;
   }
-  if (k != data.num_classes) {
+  if (k != data_.num_classes) {
     throw ShapeError("metrics: the network has " + std::to_string(k) + " outputs but the data has " +
-                     std::to_string(data.num_classes) + " classes");
+                     std::to_string(data_.num_classes) + " classes");
   }
-  const bool probabilities = link != Link::Identity;
-  std::size_t wrong = 0;
-  double sse = 0, ce = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto t = static_cast<std::size_t>(data.classes(i));
+  const bool probabilities = link_ != Link::Identity;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const auto t = static_cast<std::size_t>(data_.classes(first + i));
     std::size_t best = 0;
     for (std::size_t j = 0; j < k; ++j) {
       const double y = outputs(i, j);
       if (y > outputs(i, best)) best = j;
       const double r = y - (j == t ? 1.0 : 0.0);
-      sse += r * r;
+      sse_ += r * r;
     }
-    if (best != t) ++wrong;
-    if (probabilities) ce -= std::log(std::max(outputs(i, t), 1e-300));
+    if (best != t) ++wrong_;
+    if (probabilities) ce_ -= std::log(std::max(outputs(i, t), 1e-300));
   }
-  m.misclassified = wrong;
-  m.error_rate = n ? double(wrong) / double(n) : 0.0;
-  m.mse = n ? sse / double(n) : 0.0;
-  if (probabilities) m.cross_entropy = n ? ce / double(n) : 0.0;
+}
+
+Metrics MetricsAccumulator::result() const {
+  const std::size_t n = data_.rows();
+  if (next_ != n) {
+    throw ShapeError("metrics: outputs for " + std::to_string(next_) + " of " +
+                     std::to_string(n) + " data rows");
+  }
+  Metrics m;
+  m.rows = n;
+  m.mse = n ? sse_ / double(n) : 0.0;
+  if (data_.task == Task::Regression) return m;
+  m.misclassified = wrong_;
+  m.error_rate = n ? double(wrong_) / double(n) : 0.0;
+  if (link_ != Link::Identity) m.cross_entropy = n ? ce_ / double(n) : 0.0;
   return m;
 }
 

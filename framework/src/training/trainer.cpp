@@ -13,6 +13,7 @@
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/network.hpp"
+#include "radial/parallel.hpp"
 #include "radial/version.hpp"
 
 namespace radial {
@@ -134,12 +135,41 @@ void collect_warnings(const StageReport& stage, std::vector<Warning>& out) {
   out.insert(out.end(), stage.fit.warnings.begin(), stage.fit.warnings.end());
 }
 
-Dataset standardised(const Dataset& raw, const Standardiser& s) {
-  Dataset d = raw;
-  s.apply(d.inputs);
-  return d;
+// Rows per prediction chunk: a multiple of the 1024-row blocks of Network::predict, so every
+// row is predicted in the same block, from the same rows, as by one call on all the inputs.
+constexpr std::size_t prediction_chunk_rows = 64 * parallel_block_rows;
+
+// Metrics of the fitted network on `data`, predicted chunk by chunk (in parallel, combined in
+// row order) so that neither a standardised copy of the inputs nor the N x K outputs are held
+// (issue 6): bit-identical to compute_metrics(Network::predict(inputs)). `standardised`: the
+// inputs are already standardised with the model's standardiser (the training rows, which are
+// standardised in place), so it is not applied again.
+Metrics streamed_metrics(const Fitted& f, const Dataset& data, bool standardised, int threads) {
+  Model unstandardised;
+  const Model* model = &f.model;
+  if (standardised && f.model.standardize) {
+    unstandardised = f.model;
+    unstandardised.standardize = false;
+    model = &unstandardised;
+  }
+  const Network net(*model, f.basis);
+  MetricsAccumulator sums(model->link, data);
+  const std::size_t d = data.features();
+  struct Chunk {
+    Matrix inputs, outputs;
+  };
+  ordered_reduce<Chunk>(
+      data.rows(), prediction_chunk_rows, threads, [] { return Chunk(); },
+      [&](const RowBlock& b, Chunk& c) {
+        if (c.inputs.shape(0) != b.count || c.inputs.shape(1) != d) c.inputs.resize({b.count, d});
+        std::copy_n(data.inputs.data() + b.first * d, b.count * d, c.inputs.data());
+        c.outputs = net.predict(c.inputs);
+      },
+      [&](const RowBlock& b, Chunk& c) { sums.add(b.first, c.outputs); });
+  return sums.result();
 }
 
+// A committee member's outputs on the rows of `inputs` (raw; the model standardises them).
 Matrix predict(const Fitted& f, const Matrix& raw_inputs) {
   Network net(f.model, f.basis);
   return net.predict(raw_inputs);
@@ -175,11 +205,13 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
   for (std::size_t k = 0; k < spec.folds; ++k) {
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
-    const Dataset fold_train_raw = select_rows(raw, in);
+    Dataset fold_train = select_rows(raw, in);
     const Dataset fold_test = select_rows(raw, out);
     Standardiser s;
-    if (p.data.standardize) s.fit(fold_train_raw.inputs);
-    const Dataset fold_train = p.data.standardize ? standardised(fold_train_raw, s) : fold_train_raw;
+    if (p.data.standardize) {
+      s.fit(fold_train.inputs);
+      s.apply(fold_train.inputs);  // in place: the fold's raw rows are not needed again
+    }
 
     Matrix averaged;
     Link link = Link::Identity;
@@ -257,22 +289,23 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   DataOptions train_opts;
   train_opts.target = p.data.target;
   train_opts.task = p.data.task;
-  const Dataset raw_train = read_dataset(p.data.train, train_opts);
+  // The training rows are read once and standardised in place (no second copy, issue 6).
+  Dataset train_data = read_dataset(p.data.train, train_opts);
   std::optional<Dataset> raw_test;
   if (p.data.test) {
     DataOptions test_opts = train_opts;
-    test_opts.task = raw_train.task;
-    if (raw_train.task == Task::Classification) test_opts.class_values = raw_train.class_values;
+    test_opts.task = train_data.task;
+    if (train_data.task == Task::Classification) test_opts.class_values = train_data.class_values;
     raw_test = read_dataset(*p.data.test, test_opts);
-    if (raw_test->feature_names != raw_train.feature_names) {
+    if (raw_test->feature_names != train_data.feature_names) {
       throw DataError(p.data.test->string() + ": its columns differ from the training file's " +
                       p.data.train.string() + " (same features, same order required)");
     }
   }
   if (log) {
-    log("data: " + std::to_string(raw_train.rows()) + " training rows, " +
-        std::to_string(raw_train.features()) + " features" +
-        (raw_train.task == Task::Classification ? ", " + std::to_string(raw_train.num_classes) + " classes"
+    log("data: " + std::to_string(train_data.rows()) + " training rows, " +
+        std::to_string(train_data.features()) + " features" +
+        (train_data.task == Task::Classification ? ", " + std::to_string(train_data.num_classes) + " classes"
                                                 : ", regression"));
   }
 
@@ -280,14 +313,23 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   report.pipeline_name = p.name;
   report.seed = seed;
   report.threads = threads;
-  report.train_rows = raw_train.rows();
+  report.train_rows = train_data.rows();
   report.test_rows = raw_test ? raw_test->rows() : 0;
-  report.features = raw_train.features();
-  report.classes = raw_train.num_classes;
+  report.features = train_data.features();
+  report.classes = train_data.num_classes;
+
+  // Cross-validation first, on the raw rows (it refits the standardiser on every fold), so the
+  // training rows can then be standardised in place. Its warnings follow the main fit's.
+  std::vector<Warning> cv_warnings;
+  if (p.evaluate.folds >= 2) {
+    report.cv = cross_validate(p, registry, train_data, seed, threads, cv_warnings, log);
+  }
 
   Standardiser standardiser;
-  if (p.data.standardize) report.constant_columns = standardiser.fit(raw_train.inputs);
-  const Dataset train_data = p.data.standardize ? standardised(raw_train, standardiser) : raw_train;
+  if (p.data.standardize) {
+    report.constant_columns = standardiser.fit(train_data.inputs);
+    standardiser.apply(train_data.inputs);
+  }
   if (report.constant_columns > 0) {
     report.warnings.push_back({"standardiser", "constant-column",
                                std::to_string(report.constant_columns) +
@@ -317,12 +359,9 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   report.output = f.output;
   for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, report.warnings);
 
-  report.train = compute_metrics(predict(f, raw_train.inputs), f.model.link, raw_train);
-  if (raw_test) report.test = compute_metrics(predict(f, raw_test->inputs), f.model.link, *raw_test);
-
-  if (p.evaluate.folds >= 2) {
-    report.cv = cross_validate(p, registry, raw_train, seed, threads, report.warnings, log);
-  }
+  report.train = streamed_metrics(f, train_data, p.data.standardize, threads);
+  if (raw_test) report.test = streamed_metrics(f, *raw_test, false, threads);
+  report.warnings.insert(report.warnings.end(), cv_warnings.begin(), cv_warnings.end());
   report.seconds = seconds_since(start);
   f.model.training_summary = report_json(report);
 

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "radial/dataset.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/link.hpp"
 #include "radial/types.hpp"
@@ -52,16 +53,23 @@ class Objective {
   // link with more than one target column.
   Objective(const DesignMatrix& design, Matrix targets, Link link,
             const Regularizer* penalty = nullptr);
+  // The targets targets_for(link, data) read block by block from the class indices or values
+  // of `data` (which must outlive the objective), never held as N x K: the same objective
+  // in O(block) memory for the targets. Throws as targets_for and the constructor above.
+  Objective(const DesignMatrix& design, const Dataset& data, Link link,
+            const Regularizer* penalty = nullptr);
   // Phi held in memory (small problems and tests); the same checks.
   Objective(Matrix design, Matrix targets, Link link, const Regularizer* penalty = nullptr);
 
-  std::size_t rows() const { return targets_.shape(0); }
+  std::size_t rows() const { return rows_; }
   std::size_t cols() const { return cols_; }              // C = M + 1
-  std::size_t outputs() const { return targets_.shape(1); }  // K
+  std::size_t outputs() const { return outputs_; }        // K
   std::size_t size() const { return cols_ * outputs(); }  // P
   Link link() const { return link_; }
-  const Matrix& targets() const { return targets_; }
   bool penalised() const { return penalty_ != nullptr; }
+
+  // Rows [first, first + count) of the targets T (count x K) into `out`, resized as needed.
+  void targets_block(std::size_t first, std::size_t count, Matrix& out) const;
 
   // E(W) = E_data(W) + penalty(W).
   double value(const Matrix& weights);
@@ -85,6 +93,12 @@ class Objective {
   // (NumericalError otherwise): A_k is accumulated as a symmetric rank-k update.
   void weighted_normal_equations(const Matrix& v, const Matrix& z, Matrix& system,
                                  Vector& rhs);
+  // The same with v and z made block by block: weights(first, t, v, z) receives the targets
+  // t of rows [first, first + rows of t) and fills v and z (already sized like t), so that no
+  // N x K array is needed.
+  using BlockWeights =
+      std::function<void(std::size_t first, const Matrix& t, Matrix& v, Matrix& z)>;
+  void weighted_normal_equations(const BlockWeights& weights, Matrix& system, Vector& rhs);
 
   const Counters& counters() const { return counters_; }
   void add_flops(double flops) { counters_.flops += flops; }
@@ -98,10 +112,16 @@ class Objective {
   void count(bool gradient, bool hessian, double flops);
   void check_weights(const Matrix& weights) const;
 
+  // The targets of rows [first, first + count): a pointer into targets_, or `buffer` filled
+  // from data_.
+  const double* target_rows(std::size_t first, std::size_t count, Matrix& buffer) const;
+
   const DesignMatrix* design_ = nullptr;  // streamed Phi, or
   Matrix phi_;                            // Phi in memory
   std::size_t cols_ = 0;
-  Matrix targets_;
+  std::size_t rows_ = 0, outputs_ = 0;
+  Matrix targets_;                        // N x K targets, or
+  const Dataset* data_ = nullptr;         // class indices / values coded per block
   Link link_;
   const Regularizer* penalty_ = nullptr;
   Counters counters_;

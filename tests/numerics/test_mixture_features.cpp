@@ -33,25 +33,27 @@ TEST_CASE("small_gemm equals a triple loop for both layouts, tails and accumulat
         for (auto& v : a) v = normal(rng);
         for (auto& v : b) v = normal(rng);
         for (auto& v : start) v = normal(rng);
-        for (bool transposed : {false, true})
-          for (bool accumulate : {false, true}) {
-            INFO("m " << m << " n " << n << " k " << k << " transposed " << transposed
-                      << " accumulate " << accumulate);
-            // A(i, kk) from a as row-major m x k, or as the transpose of a row-major k x m.
-            const std::size_t a_row = transposed ? 1 : k, a_col = transposed ? m : 1;
-            c = start;
-            small_gemm(m, n, k, a.data(), a_row, a_col, b.data(), n, c.data(), n, accumulate);
-            for (std::size_t i = 0; i < m; ++i)
-              for (std::size_t j = 0; j < n; ++j) {
-                double want = accumulate ? start[i * n + j] : 0.0, scale = std::fabs(want);
-                for (std::size_t kk = 0; kk < k; ++kk) {
-                  const double t = a[i * a_row + kk * a_col] * b[kk * n + j];
-                  want += t;
-                  scale += std::fabs(t);
+        for (bool blas : {false, true})
+          for (bool transposed : {false, true})
+            for (bool accumulate : {false, true}) {
+              INFO("m " << m << " n " << n << " k " << k << " transposed " << transposed
+                        << " accumulate " << accumulate << " blas " << blas);
+              // A(i, kk) from a as row-major m x k, or as the transpose of a row-major k x m.
+              const std::size_t a_row = transposed ? 1 : k, a_col = transposed ? m : 1;
+              c = start;
+              (blas ? small_gemm_blas : small_gemm)(m, n, k, a.data(), a_row, a_col, b.data(), n,
+                                                    c.data(), n, accumulate);
+              for (std::size_t i = 0; i < m; ++i)
+                for (std::size_t j = 0; j < n; ++j) {
+                  double want = accumulate ? start[i * n + j] : 0.0, scale = std::fabs(want);
+                  for (std::size_t kk = 0; kk < k; ++kk) {
+                    const double t = a[i * a_row + kk * a_col] * b[kk * n + j];
+                    want += t;
+                    scale += std::fabs(t);
+                  }
+                  REQUIRE(std::fabs(c[i * n + j] - want) <= 1e-14 * scale);
                 }
-                REQUIRE(std::fabs(c[i * n + j] - want) <= 1e-14 * scale);
-              }
-          }
+            }
       }
 }
 

@@ -156,4 +156,10 @@ void small_gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, st
 
 const char* small_gemm_kernel() { return chosen().name; }
 
+void small_gemm_blas(std::size_t m, std::size_t n, std::size_t k, const double* a,
+                     std::size_t a_row, std::size_t a_col, const double* b, std::size_t ldb,
+                     double* c, std::size_t ldc, bool accumulate) {
+  gemm_blas(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+}
+
 }  // namespace radial

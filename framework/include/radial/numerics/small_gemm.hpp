@@ -24,4 +24,9 @@ void small_gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, st
 // The kernel in use: "avx512" or "blas".
 const char* small_gemm_kernel();
 
+// The cblas_dgemm path alone, whatever the CPU (tests compare both).
+void small_gemm_blas(std::size_t m, std::size_t n, std::size_t k, const double* a,
+                     std::size_t a_row, std::size_t a_col, const double* b, std::size_t ldb,
+                     double* c, std::size_t ldc, bool accumulate);
+
 }  // namespace radial

@@ -82,38 +82,40 @@ TEST_CASE("exp_normalise_rows is a capped softmax with log-sum-exp, row by row",
   std::mt19937_64 rng(17);
   std::normal_distribution<double> normal(0.0, 20.0);
   for (std::size_t m : {1, 3, 7, 8, 9, 16, 64, 65})
-    for (bool capped : {false, true}) {
-      INFO("m " << m << " capped " << capped << " kernel " << vector_math_kernel());
-      const std::size_t rows = 6;
-      std::vector<double> a(rows * m), cap(m);
-      for (auto& v : a) v = normal(rng) - 700.0;  // the maximum subtraction matters here
-      for (auto& v : cap) v = normal(rng) - 700.0;
-      if (m > 2) {
-        cap[1] = -inf;            // a component with zero weight
-        a[2 * m + 0] = -inf;      // single -inf entries
+    for (bool capped : {false, true})
+      for (auto kernel : {exp_normalise_rows, exp_normalise_rows_passes}) {
+        INFO("m " << m << " capped " << capped << " kernel " << vector_math_kernel()
+                  << (kernel == exp_normalise_rows ? "" : " (passes)"));
+        const std::size_t rows = 6;
+        std::vector<double> a(rows * m), cap(m);
+        for (auto& v : a) v = normal(rng) - 700.0;  // the maximum subtraction matters here
+        for (auto& v : cap) v = normal(rng) - 700.0;
+        if (m > 2) {
+          cap[1] = -inf;            // a component with zero weight
+          a[2 * m + 0] = -inf;      // single -inf entries
+        }
+        for (std::size_t j = 0; j < m; ++j) a[3 * m + j] = -inf;  // an all -inf row
+        std::vector<double> got = a, lse(rows);
+        kernel(got.data(), rows, m, capped ? cap.data() : nullptr, lse.data());
+        for (std::size_t n = 0; n < rows; ++n) {
+          std::vector<double> b(m);
+          double mx = -inf;
+          for (std::size_t j = 0; j < m; ++j) {
+            b[j] = capped ? std::min(a[n * m + j], cap[j]) : a[n * m + j];
+            mx = std::max(mx, b[j]);
+          }
+          if (mx == -inf) {
+            REQUIRE(lse[n] == -inf);
+            for (std::size_t j = 0; j < m; ++j) REQUIRE(got[n * m + j] == 0.0);
+            continue;
+          }
+          long double s = 0;
+          for (std::size_t j = 0; j < m; ++j) s += std::exp((long double)(b[j] - mx));
+          REQUIRE(lse[n] == Approx(double(mx + std::log(s))).epsilon(1e-15));
+          for (std::size_t j = 0; j < m; ++j) {
+            const double want = double(std::exp((long double)(b[j] - mx)) / s);
+            REQUIRE(std::fabs(got[n * m + j] - want) <= 1e-13 * want + 1e-300);
+          }
+        }
       }
-      for (std::size_t j = 0; j < m; ++j) a[3 * m + j] = -inf;  // an all -inf row
-      std::vector<double> got = a, lse(rows);
-      exp_normalise_rows(got.data(), rows, m, capped ? cap.data() : nullptr, lse.data());
-      for (std::size_t n = 0; n < rows; ++n) {
-        std::vector<double> b(m);
-        double mx = -inf;
-        for (std::size_t j = 0; j < m; ++j) {
-          b[j] = capped ? std::min(a[n * m + j], cap[j]) : a[n * m + j];
-          mx = std::max(mx, b[j]);
-        }
-        if (mx == -inf) {
-          REQUIRE(lse[n] == -inf);
-          for (std::size_t j = 0; j < m; ++j) REQUIRE(got[n * m + j] == 0.0);
-          continue;
-        }
-        long double s = 0;
-        for (std::size_t j = 0; j < m; ++j) s += std::exp((long double)(b[j] - mx));
-        REQUIRE(lse[n] == Approx(double(mx + std::log(s))).epsilon(1e-15));
-        for (std::size_t j = 0; j < m; ++j) {
-          const double want = double(std::exp((long double)(b[j] - mx)) / s);
-          REQUIRE(std::fabs(got[n * m + j] - want) <= 1e-13 * want + 1e-300);
-        }
-      }
-    }
 }

@@ -220,4 +220,14 @@ void exp_normalise_rows(double* a, std::size_t rows, std::size_t m, const double
   kernels().exp_normalise(a, rows, m, cap, log_sums);
 }
 
+void exp_normalise_rows_passes(double* a, std::size_t rows, std::size_t m, const double* cap,
+                               double* log_sums) {
+  if (m == 0) {
+    for (std::size_t n = 0; n < rows; ++n)
+      log_sums[n] = -std::numeric_limits<double>::infinity();
+    return;
+  }
+  exp_normalise_generic(a, rows, m, cap, log_sums);
+}
+
 }  // namespace radial

@@ -36,6 +36,9 @@ inline void log_in_place(Vector& v) { log_in_place(v.data(), v.size()); }
 // libmvec on its vector path), else min/max, exp_in_place and normalisation passes.
 void exp_normalise_rows(double* a, std::size_t rows, std::size_t m, const double* cap,
                         double* log_sums);
+// The separate-pass version alone, whatever the CPU (tests compare both).
+void exp_normalise_rows_passes(double* a, std::size_t rows, std::size_t m, const double* cap,
+                               double* log_sums);
 
 // The kernel in use: "libmvec-avx512", "libmvec-avx2", or the xsimd architecture name
 // ("sse2", "avx2", ...). For reports and benchmarks.

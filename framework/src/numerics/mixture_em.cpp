@@ -385,7 +385,7 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
             summary.log_likelihood += q.log_likelihood;
           });
       if (statistics) unpack_feature_counts(stats, dist, counts);
-      summary.mean_candidates = double(m);
+      summary.mean_candidates = n_rows ? double(m) : 0.0;
       return summary;
     }
     struct Partial {
@@ -531,7 +531,7 @@ DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& class
       }
       unpack_feature_counts(stats_num, dist, numerator);
       unpack_feature_counts(stats_den, dist, denominator);
-      summary.mean_candidates = double(m);
+      summary.mean_candidates = n_rows ? double(m) : 0.0;
       return summary;
     }
     for (std::size_t first = 0; first < n_rows; first += block) {

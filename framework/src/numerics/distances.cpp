@@ -16,6 +16,7 @@
 #endif
 
 #include "radial/errors.hpp"
+#include "radial/numerics/cpu.hpp"
 #include "radial/numerics/small_gemm.hpp"
 
 namespace radial {
@@ -362,8 +363,7 @@ void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, Ma
   }
   const double* g = reference.data();
 #ifdef RADIAL_DISTANCES_AVX512
-  static const bool wide = __builtin_cpu_supports("avx512f");
-  if (wide && d <= quadratic_max_dim) {
+  if (use_avx512_kernels() && d <= quadratic_max_dim) {
     quadratic_features_avx512(x, rows, d, g, out, features);
     return;
   }

@@ -3,6 +3,8 @@
 // declarations clash with <cblas.h> (DESIGN.md, performance rules).
 #include "radial/numerics/small_gemm.hpp"
 
+#include "radial/numerics/cpu.hpp"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -135,8 +137,7 @@ struct Chosen {
 
 Chosen choose() {
 #ifdef RADIAL_SMALL_GEMM_AVX512
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {gemm_avx512, "avx512"};
+  if (use_avx512_kernels()) return {gemm_avx512, "avx512"};
 #endif
   return {gemm_blas, "blas"};
 }

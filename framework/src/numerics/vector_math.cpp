@@ -12,6 +12,8 @@
 // negative or NaN arguments to log, is done by std::exp / std::log instead.
 #include "radial/numerics/vector_math.hpp"
 
+#include "radial/numerics/cpu.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -192,7 +194,8 @@ Kernels select_kernels() {
   __builtin_cpu_init();
   // libgcc also checks that the OS saves the AVX / AVX-512 registers.
   if (__builtin_cpu_supports("avx512f"))
-    return {exp_avx512, log_avx512, "libmvec-avx512", exp_normalise_avx512};
+    return {exp_avx512, log_avx512, "libmvec-avx512",
+            use_avx512_kernels() ? exp_normalise_avx512 : exp_normalise_generic};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     return {exp_avx2, log_avx2, "libmvec-avx2"};
 #endif

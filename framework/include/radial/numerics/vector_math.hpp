@@ -33,7 +33,8 @@ inline void log_in_place(Vector& v) { log_in_place(v.data(), v.size()); }
 // b_j = min(a_j, cap_j) (cap may be null: b = a), and log_sums[n] = max + log sum. A row whose
 // b are all -inf becomes 0 with log_sums -inf. One fused pass per row in registers with the
 // AVX-512 kernel (which sets terms exp(b_j - max) below DBL_MIN, i.e. subnormal, to 0: keeps
-// libmvec on its vector path), else min/max, exp_in_place and normalisation passes.
+// libmvec on its vector path), else (or with RADIAL_PORTABLE_KERNELS set) min/max,
+// exp_in_place and normalisation passes.
 void exp_normalise_rows(double* a, std::size_t rows, std::size_t m, const double* cap,
                         double* log_sums);
 // The separate-pass version alone, whatever the CPU (tests compare both).

@@ -271,6 +271,7 @@ class Bench {
         opt.shape = c.shape;
         opt.iterations = s_.iterations;
         opt.tolerance = 0;
+        opt.threads = threads_;
         std::size_t its = 0;
         const auto t = time_runs(s_.repeats, [&] {
           its = std::max<std::size_t>(1, radial::em_mixture(data.x, c, w, opt).iterations);

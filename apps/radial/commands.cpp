@@ -134,8 +134,8 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
     data.inputs = std::move(inputs);
     data.feature_names = model.feature_names;
   }
-  Network network(model, basis);
-  const Metrics metrics = compute_metrics(network.predict(data.inputs), model.link, data);
+  // Predicted in row chunks: no standardised copy, no N x K outputs (issue 6).
+  const Metrics metrics = evaluate_metrics(model, basis, data);
   const std::string json = metrics_json(metrics);
   if (!args.report.empty()) write_file_atomically(args.report, json);
   std::cout << json << std::flush;

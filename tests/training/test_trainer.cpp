@@ -1,10 +1,13 @@
 // The trainer end to end through the real plugins.
 #include <memory>
+#include <random>
 
 #include <catch2/catch.hpp>
 
 #include <radial/testing/paths.hpp>
 
+#include "radial/network.hpp"
+#include "radial/params.hpp"
 #include "radial/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/trainer.hpp"
@@ -72,4 +75,45 @@ TEST_CASE("cross-validation covers every row once and refits per fold") {
     CHECK(*f.test.error_rate < 0.3);
   }
   CHECK(rows == 250);
+}
+
+TEST_CASE("metrics predicted in row chunks equal those of one prediction on all rows, bit for bit") {
+  const auto r = radial::train(two_class({"output.plugin=\"scg\"", "data.standardize=true"}), plugins());
+  const radial::Model& m = r.model;
+  REQUIRE(m.standardize);
+  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, m.basis_id);
+  REQUIRE(info != nullptr);
+  std::shared_ptr<radial::Basis> basis = plugins().make_basis(
+      m.basis_id, radial::validate_params(info->params, m.basis_params, "test"));
+  basis->load_state(m.basis_state);
+  // 150000 rows: three chunks of 65536 rows, the last one short.
+  radial::Dataset data;
+  const std::size_t n = 150000;
+  data.task = radial::Task::Classification;
+  data.num_classes = 2;
+  data.class_values = {0, 1};
+  data.inputs = radial::Matrix::from_shape({n, std::size_t(2)});
+  data.classes = radial::Labels::from_shape({n});
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    data.classes(i) = std::int64_t(rng() % 2);
+    data.inputs(i, 0) = normal(rng) + (data.classes(i) ? 0.5 : -0.5);
+    data.inputs(i, 1) = normal(rng);
+  }
+  const radial::Metrics whole =
+      radial::compute_metrics(radial::Network(m, basis).predict(data.inputs), m.link, data);
+  REQUIRE(whole.cross_entropy.has_value());
+  for (const int threads : {1, 2}) {
+    const radial::Metrics chunked = radial::evaluate_metrics(m, basis, data, threads);
+    CHECK(*chunked.misclassified == *whole.misclassified);
+    CHECK(*chunked.cross_entropy == *whole.cross_entropy);
+    CHECK(chunked.mse == whole.mse);
+  }
+  // Inputs already standardised (the trainer's rows): the standardiser is not applied twice.
+  radial::Dataset standardised = data;
+  m.standardiser.apply(standardised.inputs);
+  const radial::Metrics pre = radial::evaluate_metrics(m, basis, standardised, 2, true);
+  CHECK(*pre.cross_entropy == *whole.cross_entropy);
+  CHECK(pre.mse == whole.mse);
 }

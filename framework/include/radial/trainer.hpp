@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "radial/basis.hpp"
 #include "radial/fit_context.hpp"
 #include "radial/metrics.hpp"
 #include "radial/model.hpp"
@@ -73,6 +75,14 @@ TrainingResult train(const Pipeline& pipeline, const Registry& registry,
 std::string report_json(const TrainingReport& report);
 // Metrics alone as JSON (`radial evaluate`): error_rate, misclassified, cross_entropy, mse, rows.
 std::string metrics_json(const Metrics& metrics);
+
+// Metrics of a trained model on `data` (as compute_metrics(Network(model, basis).predict(
+// data.inputs), ...), to the last bit), predicted in row chunks on `threads` workers and summed
+// in row order, so that neither a standardised copy of the inputs nor the N x K outputs are
+// held. `standardised`: data.inputs are already standardised by the model's standardiser (it
+// is not applied again). ShapeError when the outputs do not fit the data's classes.
+Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
+                         const Dataset& data, int threads = 1, bool standardised = false);
 
 // Seeds for independent stages and committee members derived from one seed (SplitMix64), so
 // adding a stage never shifts another stage's random stream.

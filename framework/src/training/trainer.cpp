@@ -135,40 +135,6 @@ void collect_warnings(const StageReport& stage, std::vector<Warning>& out) {
   out.insert(out.end(), stage.fit.warnings.begin(), stage.fit.warnings.end());
 }
 
-// Rows per prediction chunk: a multiple of the 1024-row blocks of Network::predict, so every
-// row is predicted in the same block, from the same rows, as by one call on all the inputs.
-constexpr std::size_t prediction_chunk_rows = 64 * parallel_block_rows;
-
-// Metrics of the fitted network on `data`, predicted chunk by chunk (in parallel, combined in
-// row order) so that neither a standardised copy of the inputs nor the N x K outputs are held
-// (issue 6): bit-identical to compute_metrics(Network::predict(inputs)). `standardised`: the
-// inputs are already standardised with the model's standardiser (the training rows, which are
-// standardised in place), so it is not applied again.
-Metrics streamed_metrics(const Fitted& f, const Dataset& data, bool standardised, int threads) {
-  Model unstandardised;
-  const Model* model = &f.model;
-  if (standardised && f.model.standardize) {
-    unstandardised = f.model;
-    unstandardised.standardize = false;
-    model = &unstandardised;
-  }
-  const Network net(*model, f.basis);
-  MetricsAccumulator sums(model->link, data);
-  const std::size_t d = data.features();
-  struct Chunk {
-    Matrix inputs, outputs;
-  };
-  ordered_reduce<Chunk>(
-      data.rows(), prediction_chunk_rows, threads, [] { return Chunk(); },
-      [&](const RowBlock& b, Chunk& c) {
-        if (c.inputs.shape(0) != b.count || c.inputs.shape(1) != d) c.inputs.resize({b.count, d});
-        std::copy_n(data.inputs.data() + b.first * d, b.count * d, c.inputs.data());
-        c.outputs = net.predict(c.inputs);
-      },
-      [&](const RowBlock& b, Chunk& c) { sums.add(b.first, c.outputs); });
-  return sums.result();
-}
-
 // A committee member's outputs on the rows of `inputs` (raw; the model standardises them).
 Matrix predict(const Fitted& f, const Matrix& raw_inputs) {
   Network net(f.model, f.basis);
@@ -279,6 +245,35 @@ std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bo
   return fold;
 }
 
+Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
+                         const Dataset& data, int threads, bool standardised) {
+  // Chunks of whole 1024-row blocks of Network::predict: every row is predicted in the same
+  // block, from the same rows, as by one call on all the inputs (bit-identical).
+  constexpr std::size_t chunk_rows = 64 * parallel_block_rows;
+  Model unstandardised;
+  const Model* used = &model;
+  if (standardised && model.standardize) {
+    unstandardised = model;
+    unstandardised.standardize = false;
+    used = &unstandardised;
+  }
+  const Network net(*used, std::move(basis));
+  MetricsAccumulator sums(used->link, data);
+  const std::size_t d = data.features();
+  struct Chunk {
+    Matrix inputs, outputs;
+  };
+  ordered_reduce<Chunk>(
+      data.rows(), chunk_rows, threads, [] { return Chunk(); },
+      [&](const RowBlock& b, Chunk& c) {
+        if (c.inputs.shape(0) != b.count || c.inputs.shape(1) != d) c.inputs.resize({b.count, d});
+        std::copy_n(data.inputs.data() + b.first * d, b.count * d, c.inputs.data());
+        c.outputs = net.predict(c.inputs);
+      },
+      [&](const RowBlock& b, Chunk& c) { sums.add(b.first, c.outputs); });
+  return sums.result();
+}
+
 TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOptions& options) {
   const auto start = Clock::now();
   const std::uint64_t seed = options.seed.value_or(p.seed);
@@ -359,8 +354,9 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   report.output = f.output;
   for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, report.warnings);
 
-  report.train = streamed_metrics(f, train_data, p.data.standardize, threads);
-  if (raw_test) report.test = streamed_metrics(f, *raw_test, false, threads);
+  // Row chunks: no standardised copy, no N x K outputs; the training rows are standardised.
+  report.train = evaluate_metrics(f.model, f.basis, train_data, threads, p.data.standardize);
+  if (raw_test) report.test = evaluate_metrics(f.model, f.basis, *raw_test, threads);
   report.warnings.insert(report.warnings.end(), cv_warnings.begin(), cv_warnings.end());
   report.seconds = seconds_since(start);
   f.model.training_summary = report_json(report);

@@ -174,7 +174,11 @@ class BoundedAssignment {
     lower_[i] = 0.0f;
   }
 
-  std::size_t last_recomputed() const { return recomputed_; }
+  // Frees the bounds once no pass is left (the caller's N-vector of labels comes next).
+  void release_bounds() {
+    std::vector<float>().swap(upper_);
+    std::vector<float>().swap(lower_);
+  }
 
  private:
   struct Scratch {
@@ -185,7 +189,6 @@ class BoundedAssignment {
     std::vector<std::uint32_t> index_f;
     Matrix xb = xt::empty<double>({kGemmRows, std::size_t(1)});
     Matrix cross = xt::empty<double>({kGemmRows, std::size_t(1)});
-    std::size_t recomputed = 0;
   };
 
   void pass(const Matrix& centres, const CentreGeometry& g, bool bounded) {
@@ -211,7 +214,6 @@ class BoundedAssignment {
                           else
                             for (std::size_t i = b.first; i < b.first + b.count; ++i)
                               s.rows.push_back(i);
-                          s.recomputed += s.rows.size();
                           for (std::size_t k = 0; k < s.rows.size(); k += kGemmRows) {
                             const std::size_t count = std::min(kGemmRows, s.rows.size() - k);
                             if (single) {
@@ -225,8 +227,6 @@ class BoundedAssignment {
                             }
                           }
                         });
-    recomputed_ = 0;
-    for (const auto& s : scratch) recomputed_ += s.recomputed;
   }
 
   // The bound tests of one block; rows they cannot settle go to `rows`.
@@ -353,7 +353,6 @@ class BoundedAssignment {
   bool single_precision_ = false;
   std::vector<std::uint32_t> label_;
   std::vector<float> upper_, lower_;
-  std::size_t recomputed_ = 0;
 };
 
 // ||c_j||^2, the half gaps s_j and, given the previous centres, the drifts.
@@ -627,6 +626,7 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
     assignment.assign_all(centres, geometry);
   else
     assignment.assign_bounded(centres, geometry);
+  assignment.release_bounds();
   result.cluster_sizes = xt::zeros<double>({m});
   result.cluster_spread = xt::zeros<double>({m});
   result.assignment = Labels::from_shape({n});

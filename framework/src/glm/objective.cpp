@@ -12,6 +12,7 @@
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"
 #include "radial/regularizer.hpp"
+#include "radial/numerics/small_gemm.hpp"
 #include "syrk.hpp"
 #include "targets.hpp"
 
@@ -246,7 +247,8 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
               flops += 3.0 * double(b) + double(b) * double(c) +
                        double(c) * double(c + 1) * double(b);
             } else {
-              xt::blas::gemm(phi, scaled, target, true, false, 1.0, 1.0);
+              small_gemm(c, c, b, phi.data(), 1, c, scaled.data(), c, target.data(), c,
+                         true);  // H_kl += Phi^T diag(c_kl) Phi
               flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
             }
           }

@@ -131,6 +131,31 @@ double log_density(const double* x, const double* mean, const Known& k) {
   return -0.5 * (q + std::log(k.det) + 3 * std::log(2 * M_PI));
 }
 
+// Point-by-point responsibilities -> C(1), weighted means and covariances about those means.
+struct Moments {
+  std::vector<double> c1, mu, cov;
+};
+
+Moments full_moments(const Matrix& x, const std::vector<std::vector<double>>& r, std::size_t m) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  Moments out{std::vector<double>(m, 0.0), std::vector<double>(m * d, 0.0),
+              std::vector<double>(m * d * d, 0.0)};
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) {
+      out.c1[j] += r[i][j];
+      for (std::size_t a = 0; a < d; ++a) out.mu[j * d + a] += r[i][j] * x(i, a);
+    }
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a) out.mu[j * d + a] /= out.c1[j];
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b)
+          out.cov[(j * d + a) * d + b] += r[i][j] * (x(i, a) - out.mu[j * d + a]) *
+                                          (x(i, b) - out.mu[j * d + b]) / out.c1[j];
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("full-covariance E-step and M-step match a point-by-point 3-D mixture",
@@ -162,27 +187,15 @@ TEST_CASE("full-covariance E-step and M-step match a point-by-point 3-D mixture"
 
   // Responsibilities, log-likelihood, and the M-step's means and covariances, point by point.
   double want_ll = 0;
-  std::vector<double> c1(m, 0.0), mu(m * d, 0.0), cov(m * d * d, 0.0);
   std::vector<std::vector<double>> r(n, std::vector<double>(m));
   for (std::size_t i = 0; i < n; ++i) {
     double total = 0;
     for (std::size_t j = 0; j < m; ++j)
       total += r[i][j] = weights[j] * std::exp(log_density(&x(i, 0), means[j], known[j]));
     want_ll += std::log(total);
-    for (std::size_t j = 0; j < m; ++j) {
-      r[i][j] /= total;
-      c1[j] += r[i][j];
-      for (std::size_t a = 0; a < d; ++a) mu[j * d + a] += r[i][j] * x(i, a);
-    }
+    for (std::size_t j = 0; j < m; ++j) r[i][j] /= total;
   }
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t a = 0; a < d; ++a) mu[j * d + a] /= c1[j];
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < m; ++j)
-      for (std::size_t a = 0; a < d; ++a)
-        for (std::size_t b = 0; b < d; ++b)
-          cov[(j * d + a) * d + b] +=
-              r[i][j] * (x(i, a) - mu[j * d + a]) * (x(i, b) - mu[j * d + b]) / c1[j];
+  const auto [c1, mu, cov] = full_moments(x, r, m);
 
   for (std::size_t block : {std::size_t(7), std::size_t(512)}) {
     INFO("block rows " << block);
@@ -329,7 +342,6 @@ TEST_CASE("full E-step and M-step on the whitened fallback match point-by-point 
   Vector log_w = Vector::from_shape({m});
   for (std::size_t j = 0; j < m; ++j) log_w(j) = std::log(1.0 / 3.0);
   const Matrix r2 = brute_squared_distances(x, c, true);
-  std::vector<double> c1(m, 0.0), mu(m * d, 0.0), cov(m * d * d, 0.0);
   std::vector<std::vector<double>> r(n, std::vector<double>(m));
   double want_ll = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -343,20 +355,9 @@ TEST_CASE("full E-step and M-step on the whitened fallback match point-by-point 
     double total = 0;
     for (std::size_t j = 0; j < m; ++j) total += r[i][j] = std::exp(l[j] - mx);
     want_ll += mx + std::log(total);
-    for (std::size_t j = 0; j < m; ++j) {
-      r[i][j] /= total;
-      c1[j] += r[i][j];
-      for (std::size_t a = 0; a < d; ++a) mu[j * d + a] += r[i][j] * x(i, a);
-    }
+    for (std::size_t j = 0; j < m; ++j) r[i][j] /= total;
   }
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t a = 0; a < d; ++a) mu[j * d + a] /= c1[j];
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < m; ++j)
-      for (std::size_t a = 0; a < d; ++a)
-        for (std::size_t b = 0; b < d; ++b)
-          cov[(j * d + a) * d + b] +=
-              r[i][j] * (x(i, a) - mu[j * d + a]) * (x(i, b) - mu[j * d + b]) / c1[j];
+  const auto [c1, mu, cov] = full_moments(x, r, m);
   EStepOptions opt;
   opt.block_rows = 64;
   MixtureCounts counts;

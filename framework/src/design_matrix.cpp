@@ -135,6 +135,53 @@ void DesignMatrix::for_each_block(
       [&](const RowBlock& b, Buffers& w) { visit(b.first, w.block); });
 }
 
+void DesignMatrix::reduce_blocks(
+    const std::function<void(std::size_t, std::size_t, const Matrix&)>& work,
+    const std::function<void(std::size_t, std::size_t)>& combine) const {
+  Impl& s = *impl_;
+  const std::size_t n = s.rows(), blocks = s.block_count();
+  const std::size_t workers = worker_count(n, s.block_rows, s.threads);
+  auto done = [&](std::size_t w, const RowBlock& b) { combine(w, b.first); };
+  if (s.cached.load(std::memory_order_acquire)) {
+    parallel_reduce_blocks(
+        n, s.block_rows, s.threads,
+        [&](std::size_t w, const RowBlock& b) { work(w, b.first, s.cache[b.index]); }, done);
+    return;
+  }
+  struct Buffers {
+    Matrix x, r2, block;
+  };
+  std::vector<Buffers> buffers(workers);
+  std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
+  if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
+    // First pass: keep every block; publish only once the pass has completed.
+    s.cache.assign(blocks, Matrix());
+    try {
+      parallel_reduce_blocks(
+          n, s.block_rows, s.threads,
+          [&](std::size_t w, const RowBlock& b) {
+            s.compute(b.first, b.count, buffers[w].x, buffers[w].r2, s.cache[b.index]);
+            work(w, b.first, s.cache[b.index]);
+          },
+          done);
+    } catch (...) {
+      s.cache.clear();
+      throw;
+    }
+    s.cached.store(true, std::memory_order_release);
+    return;
+  }
+  if (lock.owns_lock()) lock.unlock();
+  parallel_reduce_blocks(
+      n, s.block_rows, s.threads,
+      [&](std::size_t w, const RowBlock& b) {
+        Buffers& buf = buffers[w];
+        s.compute(b.first, b.count, buf.x, buf.r2, buf.block);
+        work(w, b.first, buf.block);
+      },
+      done);
+}
+
 Matrix DesignMatrix::materialise() const {
   const std::size_t c = cols();
   Matrix phi = Matrix::from_shape({rows(), c});

@@ -41,6 +41,15 @@ class DesignMatrix {
   // during the call.
   void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
 
+  // Ordered reduction over the blocks: work(worker, first_row, block) runs on up to threads()
+  // workers at once, then combine(worker, first_row) runs for the blocks in row order, one at
+  // a time, before that worker's next block. worker < worker_count(rows(), block_rows(),
+  // threads()). Per-worker partials combined in block order give the same bits for any
+  // thread count.
+  void reduce_blocks(
+      const std::function<void(std::size_t worker, std::size_t first, const Matrix&)>& work,
+      const std::function<void(std::size_t worker, std::size_t first)>& combine) const;
+
   // The whole N x cols() matrix (convenient for small problems and tests).
   Matrix materialise() const;
 

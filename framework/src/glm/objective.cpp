@@ -9,6 +9,7 @@
 #include <xtensor-blas/xblas.hpp>
 
 #include "radial/errors.hpp"
+#include "radial/parallel.hpp"
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"
 #include "radial/regularizer.hpp"
@@ -108,6 +109,31 @@ void Objective::targets_block(std::size_t first, std::size_t count, Matrix& out)
   }
 }
 
+namespace {
+void add_to(Matrix& total, const Matrix& part) {
+  double* t = total.data();
+  const double* f = part.data();
+  for (std::size_t i = 0, e = part.size(); i < e; ++i) t[i] += f[i];
+}
+}  // namespace
+
+std::size_t Objective::reduce_workers() const {
+  return design_ ? worker_count(design_->rows(), design_->block_rows(), design_->threads()) : 1;
+}
+
+void Objective::reduce_blocks(
+    const std::function<void(std::size_t, std::size_t, const Matrix&)>& work,
+    const std::function<void(std::size_t, std::size_t)>& combine) const {
+  if (design_) {
+    design_->reduce_blocks(work, combine);
+    return;
+  }
+  for_each_block([&](std::size_t first, const Matrix& block) {
+    work(0, first, block);
+    combine(0, first);
+  });
+}
+
 void Objective::for_each_block(
     const std::function<void(std::size_t, const Matrix&)>& visit) const {
   if (design_) {
@@ -158,9 +184,32 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
       }
   }
 
-  Matrix act, resid, scaled, t_block;
-  std::vector<double> aux;
-  for_each_block([&](std::size_t first, const Matrix& phi) {
+  // Each worker fills its partial for one row block; the partials are added in block order, so
+  // the sums are the same for any thread count.
+  struct Partial {
+    double error = 0, flops = 0;
+    Matrix gradient;
+    std::vector<Matrix> blocks;
+    Matrix act, resid, scaled, t_block;
+    std::vector<double> aux;
+  };
+  std::vector<Partial> partials(reduce_workers());
+  for (Partial& part : partials) {
+    if (gradient) part.gradient = xt::zeros<double>({c, k_out});
+    part.blocks.resize(blocks.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i].size()) part.blocks[i] = xt::zeros<double>({c, c});
+  }
+  reduce_blocks([&](std::size_t worker, std::size_t first, const Matrix& phi) {
+    Partial& part = partials[worker];
+    Matrix &act = part.act, &resid = part.resid, &scaled = part.scaled, &t_block = part.t_block;
+    std::vector<double>& aux = part.aux;
+    double& error = part.error;
+    double& flops = part.flops;
+    std::vector<Matrix>& blocks = part.blocks;
+    error = 0;
+    flops = 0;
+    for (Matrix& blk : blocks) std::fill(blk.begin(), blk.end(), 0.0);
     const std::size_t b = phi.shape(0);
     if (act.shape(0) != b || act.shape(1) != k_out) {
       act.resize({b, k_out});
@@ -256,9 +305,16 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
     }
     if (gradient) {
       for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
-      xt::blas::gemm(phi, resid, *gradient, true, false, 1.0, 1.0);  // Phi^T (Y - T)
+      xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
       flops += double(bk) + flops::gemm(c, k_out, b);
     }
+  }, [&](std::size_t worker, std::size_t) {
+    const Partial& part = partials[worker];
+    error += part.error;
+    flops += part.flops;
+    if (gradient) add_to(*gradient, part.gradient);
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i].size()) add_to(blocks[i], part.blocks[i]);
   });
 
   if (hessian) {

@@ -106,6 +106,11 @@ class Objective {
  private:
   struct Pass;  // what one pass over the rows computes
   void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
+  // Ordered reduction over the row blocks (DesignMatrix::reduce_blocks; one worker for Phi in
+  // memory) and the number of workers it uses.
+  void reduce_blocks(const std::function<void(std::size_t, std::size_t, const Matrix&)>& work,
+                     const std::function<void(std::size_t, std::size_t)>& combine) const;
+  std::size_t reduce_workers() const;
   // One pass over the rows; adds its analytical cost to `flops`.
   double run(const Matrix& weights, Matrix* gradient, Matrix* hessian, HessianKind kind,
              bool with_penalty, double& flops) const;

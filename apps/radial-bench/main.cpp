@@ -311,6 +311,7 @@ class Bench {
     // Cache Phi after the first pass: the comparison is of the optimisers on a fixed matrix.
     radial::DesignMatrix design(ds.inputs, centres, *basis, false,
                                 std::size_t(double(n) * double(m + 1) * 8 * 1.01) + 1024);
+    design.set_threads(threads_);  // as the trainer does: the output passes run on these workers
     const radial::Matrix phi = design.materialise();
     radial::Matrix phi_m = xt::view(phi, xt::all(), xt::range(0, m));
     radial::bench::write_npy(s_.work / "phi.npy", phi_m);

@@ -96,43 +96,11 @@ int DesignMatrix::threads() const { return impl_->threads; }
 
 void DesignMatrix::for_each_block(
     const std::function<void(std::size_t, const Matrix&)>& visit) const {
-  Impl& s = *impl_;
-  const std::size_t n = s.rows(), blocks = s.block_count();
-  if (s.cached.load(std::memory_order_acquire)) {
-    for (std::size_t b = 0; b < blocks; ++b) visit(b * s.block_rows, s.cache[b]);
-    return;
-  }
-  std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
-  if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
-    // First pass: keep every block; publish only once the pass has completed. Workers fill
-    // their blocks in the cache and visit() sees them in order.
-    s.cache.assign(blocks, Matrix());
-    try {
-      struct Buffers {
-        Matrix x, r2;
-      };
-      ordered_reduce<Buffers>(
-          n, s.block_rows, s.threads, [] { return Buffers(); },
-          [&](const RowBlock& b, Buffers& w) {
-            s.compute(b.first, b.count, w.x, w.r2, s.cache[b.index]);
-          },
-          [&](const RowBlock& b, Buffers&) { visit(b.first, s.cache[b.index]); });
-    } catch (...) {
-      s.cache.clear();
-      throw;
-    }
-    s.cached.store(true, std::memory_order_release);
-    return;
-  }
-  if (lock.owns_lock()) lock.unlock();
-  // Streamed: one block buffer per worker, so memory is threads x block, never N x cols.
-  struct Buffers {
-    Matrix x, r2, block;
-  };
-  ordered_reduce<Buffers>(
-      n, s.block_rows, s.threads, [] { return Buffers(); },
-      [&](const RowBlock& b, Buffers& w) { s.compute(b.first, b.count, w.x, w.r2, w.block); },
-      [&](const RowBlock& b, Buffers& w) { visit(b.first, w.block); });
+  // A reduction whose work only notes the block: it stays valid until the worker's next block,
+  // and the combine step, in row order, hands it to visit().
+  std::vector<const Matrix*> current(worker_count(rows(), block_rows(), threads()), nullptr);
+  reduce_blocks([&](std::size_t w, std::size_t, const Matrix& block) { current[w] = &block; },
+                [&](std::size_t w, std::size_t first) { visit(first, *current[w]); });
 }
 
 void DesignMatrix::reduce_blocks(

@@ -156,6 +156,20 @@ Moments full_moments(const Matrix& x, const std::vector<std::vector<double>>& r,
   return out;
 }
 
+// One E-step (blocks of 64 rows) and M-step; the E-step's log-likelihood goes to `ll`.
+Centres one_em_step(const Matrix& x, const Centres& c, const Vector& log_w, double& ll) {
+  EStepOptions opt;
+  opt.block_rows = 64;
+  MixtureCounts counts;
+  ll = e_step(x, c, log_w, nullptr, opt, counts).log_likelihood;
+  Centres next = c;
+  Vector w;
+  MStepOptions mopt;
+  mopt.covariance_floor = 1e-12;
+  m_step(counts, mopt, next, w);
+  return next;
+}
+
 }  // namespace
 
 TEST_CASE("full-covariance E-step and M-step match a point-by-point 3-D mixture",
@@ -262,16 +276,9 @@ TEST_CASE("diagonal E-step and M-step match a point-by-point mixture", "[mixture
         const double t = x(i, a) - mu[j * d + a];
         var[j * d + a] += r[i][j] * t * t / c1[j];
       }
-  EStepOptions opt;
-  opt.block_rows = 64;
-  MixtureCounts counts;
-  const EStepSummary s = e_step(x, c, log_w, nullptr, opt, counts);
-  REQUIRE(s.log_likelihood == Approx(want_ll).epsilon(1e-12));
-  Centres next = c;
-  Vector w;
-  MStepOptions mopt;
-  mopt.covariance_floor = 1e-12;
-  m_step(counts, mopt, next, w);
+  double ll = 0;
+  const Centres next = one_em_step(x, c, log_w, ll);
+  REQUIRE(ll == Approx(want_ll).epsilon(1e-12));
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t a = 0; a < d; ++a) {
       INFO("component " << j << " dimension " << a);
@@ -358,16 +365,9 @@ TEST_CASE("full E-step and M-step on the whitened fallback match point-by-point 
     for (std::size_t j = 0; j < m; ++j) r[i][j] /= total;
   }
   const auto [c1, mu, cov] = full_moments(x, r, m);
-  EStepOptions opt;
-  opt.block_rows = 64;
-  MixtureCounts counts;
-  const EStepSummary s = e_step(x, c, log_w, nullptr, opt, counts);
-  REQUIRE(s.log_likelihood == Approx(want_ll).epsilon(1e-10));
-  Centres next = c;
-  Vector w;
-  MStepOptions mopt;
-  mopt.covariance_floor = 1e-12;
-  m_step(counts, mopt, next, w);
+  double ll = 0;
+  const Centres next = one_em_step(x, c, log_w, ll);
+  REQUIRE(ll == Approx(want_ll).epsilon(1e-10));
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t a = 0; a < d; ++a) {
       INFO("component " << j << " dimension " << a);

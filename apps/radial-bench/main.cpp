@@ -290,6 +290,16 @@ class Bench {
     if (wants("logistic") && n >= 64) logistic(data, at);
   }
 
+  // The gaussian basis plugin with width sigma, prepared on `centres`.
+  std::shared_ptr<radial::Basis> prepared_gaussian(radial::Centres& centres, double sigma) {
+    auto basis = registry_.make_basis(
+        "gaussian", radial::validate_params(registry_.require(radial::Slot::Basis, "gaussian").params,
+                                            {{"width", sigma}}, "radial-bench"));
+    radial::FitContext ctx(1, threads_);
+    basis->prepare(centres, ctx);
+    return basis;
+  }
+
   // Softmax output weights on Phi from 64 fixed centres (the first rows) and a Gaussian basis of
   // width sqrt(d); penalty alpha = 1e-2 (scikit-learn C = 1 / alpha, intercept unpenalised).
   void logistic(const radial::bench::MixtureData& data, const std::string& at) {
@@ -297,12 +307,7 @@ class Bench {
     const double alpha = 1e-2;
     radial::Centres centres;
     centres.means = xt::view(data.x, xt::range(0, m), xt::all());
-    auto basis = registry_.make_basis(
-        "gaussian",
-        radial::validate_params(registry_.require(radial::Slot::Basis, "gaussian").params,
-                                {{"width", std::sqrt(double(d))}}, "radial-bench"));
-    radial::FitContext bctx(1, threads_);
-    basis->prepare(centres, bctx);
+    auto basis = prepared_gaussian(centres, std::sqrt(double(d)));
     radial::Dataset ds;
     ds.inputs = data.x;
     ds.classes = data.classes;
@@ -431,12 +436,7 @@ class Bench {
     auto data = radial::bench::gaussian_mixture(n, d, 4, 3000);
     radial::Centres centres;
     centres.means = xt::view(data.x, xt::range(0, m), xt::all());
-    auto basis = registry_.make_basis(
-        "gaussian",
-        radial::validate_params(registry_.require(radial::Slot::Basis, "gaussian").params,
-                                {{"width", std::sqrt(double(d))}}, "radial-bench"));
-    radial::FitContext bctx(1, threads_);
-    basis->prepare(centres, bctx);
+    auto basis = prepared_gaussian(centres, std::sqrt(double(d)));
     const std::size_t c = m + 1;
     radial::Matrix gram = xt::zeros<double>({c, c});
     radial::DesignMatrix design(data.x, centres, *basis, false, 0);  // never cached: streamed

@@ -10,6 +10,7 @@
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/model_store.hpp"
+#include "radial/output_file.hpp"
 #include "radial/network.hpp"
 #include "radial/pipeline.hpp"
 #include "radial/trainer.hpp"

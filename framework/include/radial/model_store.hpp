@@ -31,8 +31,4 @@ Model load_model(const std::filesystem::path& file);
 std::string serialize_state(const State& state);
 State deserialize_state(const std::string& bytes, const std::string& where);
 
-// Writes `contents` to `file` atomically: a temporary file in the same folder, flushed, then
-// renamed over the target. Used for models, reports and predictions (no half-written output).
-void write_file_atomically(const std::filesystem::path& file, const std::string& contents);
-
 }  // namespace radial

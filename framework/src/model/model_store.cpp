@@ -3,16 +3,10 @@
 // sees a byte of the payload.
 #include "radial/model_store.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include <boost/archive/archive_exception.hpp>
@@ -21,6 +15,7 @@
 
 #include "model_archive.hpp"
 #include "radial/errors.hpp"
+#include "radial/output_file.hpp"
 
 namespace radial {
 
@@ -234,11 +229,6 @@ std::string verified_payload(const std::string& bytes, const std::string& where)
 
 std::string errno_text(int error) { return std::strerror(error); }
 
-[[noreturn]] void write_failed(const fs::path& file, const std::string& step, int error) {
-  throw InputError("cannot write '" + file.string() + "': " + step + " failed (" +
-                   errno_text(error) + "); any previous contents are unchanged");
-}
-
 }  // namespace
 
 std::string serialize_model(const Model& model) {
@@ -288,59 +278,6 @@ std::string serialize_state(const State& state) { return archive_to_string(state
 
 State deserialize_state(const std::string& bytes, const std::string& where) {
   return archive_from_string<State>(bytes, where, "component state");
-}
-
-void write_file_atomically(const std::filesystem::path& file, const std::string& contents) {
-  if (file.filename().empty() || file.filename() == "." || file.filename() == "..")
-    throw InputError("cannot write '" + file.string() + "': not a file name");
-  const fs::path folder = file.parent_path().empty() ? fs::path(".") : file.parent_path();
-
-  // A unique name beside the target, so the rename stays within one file system.
-  static std::atomic<unsigned> counter{0};
-  std::random_device entropy;
-  fs::path temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = folder / ("." + file.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-                     std::to_string(counter++) + "-" + hex64(entropy()).substr(8));
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) write_failed(file, "creating a temporary file in '" +
-                                                          folder.string() + "'", errno);
-  }
-  if (fd < 0) write_failed(file, "creating a unique temporary file", EEXIST);
-
-  auto abandon = [&](const std::string& step, int error) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(temp.c_str());
-    write_failed(file, step, error);
-  };
-  // A replaced file keeps its permissions (a private model stays private).
-  struct stat existing {};
-  if (::stat(file.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) &&
-      ::fchmod(fd, existing.st_mode & 07777) != 0)
-    abandon("copying the permissions of the existing file", errno);
-  const char* data = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t written = ::write(fd, data, left);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      abandon("writing " + std::to_string(contents.size()) + " bytes", errno);
-    }
-    data += written;
-    left -= std::size_t(written);
-  }
-  if (::fsync(fd) != 0) abandon("flushing to disk", errno);
-  const int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0) abandon("closing the temporary file", errno);
-  if (::rename(temp.c_str(), file.c_str()) != 0) abandon("replacing the file", errno);
-  // Make the rename itself durable; a failure here leaves a complete file, so it is ignored.
-  const int dir = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
 }
 
 }  // namespace radial

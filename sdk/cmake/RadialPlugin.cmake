@@ -18,7 +18,9 @@ function(radial_add_plugin target)
     VISIBILITY_INLINES_HIDDEN ON
     PREFIX "lib"
     # Installed beside libradial.so's folder: <prefix>/lib/radial/plugins -> <prefix>/lib.
-    INSTALL_RPATH "$ORIGIN/../..")
+    INSTALL_RPATH "$ORIGIN/../.."
+    # The same path in the build: no padded build RPATH with empty (current-folder) entries.
+    BUILD_WITH_INSTALL_RPATH ON)
   if(TARGET radial_all_plugins)
     add_dependencies(radial_all_plugins ${target})
   endif()

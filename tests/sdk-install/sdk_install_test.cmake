@@ -66,6 +66,12 @@ if(targets_text MATCHES "${work}")
   fail("RadialTargets.cmake names the install folder: the package is not relocatable")
 endif()
 
+# No installed ELF file searches the current folder or an absolute build path (issue 10, item 1).
+if(RADIAL_RUNPATH_CHECK)
+  run("RUNPATH of every installed ELF file" "${RADIAL_RUNPATH_CHECK}" "${prefix}/${RADIAL_BINDIR}"
+      "${prefix}/${RADIAL_LIBDIR}")
+endif()
+
 # 2. The template, out of tree, against the moved prefix only.
 set(template_build "${work}/template-build")
 set(configure_args -S "${RADIAL_TEMPLATE_DIR}" -B "${template_build}" -G "${RADIAL_GENERATOR}"
@@ -83,6 +89,10 @@ if(NOT radial_dir MATCHES "${cmake_dir}")
 endif()
 run("build sdk/template" "${CMAKE_COMMAND}" --build "${template_build}")
 require_file("${template_build}/libradial-basis-exponential.so" "the template plugin was not built")
+if(RADIAL_RUNPATH_CHECK)
+  run("RUNPATH of the out-of-tree plugin" "${RADIAL_RUNPATH_CHECK}"
+      "${template_build}/libradial-basis-exponential.so")
+endif()
 run("template conformance test" "${CMAKE_CTEST_COMMAND}" --test-dir "${template_build}"
     --output-on-failure)
 

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
-#include <unistd.h>
+
+#include "outputs.hpp"
 
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
@@ -42,49 +44,85 @@ std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& mode
   return basis;
 }
 
-}  // namespace
-
-void emit(const std::string& text, const std::string& file) {
-  if (file.empty()) {
-    std::cout << text << std::flush;
-  } else {
-    write_file_atomically(file, text);
+// Every file a training run reads: no output may replace one of them.
+std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline& pipeline) {
+  std::vector<NamedFile> inputs{{"pipeline file", pipeline.file},
+                                {"training data", pipeline.data.train}};
+  if (pipeline.data.test) inputs.push_back({"test data", *pipeline.data.test});
+  std::vector<std::pair<Slot, const ComponentSpec*>> specs{
+      {Slot::Basis, &pipeline.basis}, {Slot::Centres, &pipeline.centres}, {Slot::Output, &pipeline.output}};
+  if (pipeline.regularizer) specs.push_back({Slot::Regularizer, &*pipeline.regularizer});
+  for (const auto& [slot, spec] : specs) {
+    const ComponentInfo* info = registry.find(slot, spec->plugin);
+    if (!info) continue;
+    for (const ParamSpec& param : info->params) {
+      if (param.type != ParamType::Path || !spec->params.has(param.name)) continue;
+      const std::string& file = spec->params.string(param.name);
+      if (!file.empty()) inputs.push_back({spec->plugin + " " + param.name + " file", file});
+    }
   }
+  return inputs;
 }
+
+}  // namespace
 
 int train_command(const Registry& registry, const TrainArgs& args) {
   const Pipeline pipeline = read_pipeline(args.pipeline, registry, args.overrides);
+  // Outputs are checked before training, so a refused one costs nothing.
+  const std::vector<NamedFile> inputs = training_inputs(registry, pipeline);
+  std::optional<OutputTarget> model_target;
+  std::vector<NamedOutput> outputs;
+  if (!args.model.empty()) {
+    model_target = checked_output("--model", args.model, "model file", inputs);
+    outputs.push_back({"--model", *model_target});
+  }
+  const OutputTarget report_target =
+      args.report.empty() ? OutputTarget{} : checked_output("--report", args.report, "report file", inputs, outputs);
+  if (model_target && model_target->kind == OutputTarget::Kind::Stdout &&
+      report_target.kind == OutputTarget::Kind::Stdout) {
+    throw InputError("--model - and the report would both go to stdout; give --report FILE");
+  }
+
   TrainOptions options;
   options.seed = args.seed;
   options.threads = args.threads;
   if (!args.quiet) options.log = [](const std::string& line) { std::cerr << "radial: " << line << "\n"; };
   const TrainingResult result = train(pipeline, registry, options);
-  // Model first: if it cannot be written, no report claims success.
-  if (!args.model.empty()) {
-    save_model(result.model, args.model);
-    if (!args.quiet) std::cerr << "radial: model written to " << args.model << "\n";
-  }
   for (const Warning& w : result.report.warnings) {
     if (!args.quiet) {
       std::cerr << "radial: warning: " << w.component << ": " << w.message
                 << (w.setting.empty() ? "" : " (to change: " + w.setting + ")") << "\n";
     }
   }
-  emit(report_json(result.report), args.report);
+  // Both results are prepared (complete temporaries) before either is committed, and the model
+  // is committed last: a run that fails to write its report leaves the old model in place.
+  std::optional<PendingOutput> model;
+  if (model_target) model.emplace(*model_target, serialize_model(result.model));
+  PendingOutput report(report_target, report_json(result.report));
+  report.commit();
+  if (model) {
+    model->commit();
+    if (!args.quiet) std::cerr << "radial: model written to " << args.model << "\n";
+  }
   return 0;
 }
 
 int validate_command(const Registry& registry, const std::string& file,
                      const std::vector<std::string>& overrides) {
   const Pipeline p = read_pipeline(file, registry, overrides);
-  std::cout << file << ": ok — basis " << p.basis.plugin << ", centres " << p.centres.plugin
-            << ", output " << p.output.plugin
-            << (p.regularizer ? ", regularizer " + p.regularizer->plugin : std::string())
-            << "\n";
+  std::ostringstream out;
+  out << file << ": ok — basis " << p.basis.plugin << ", centres " << p.centres.plugin
+      << ", output " << p.output.plugin
+      << (p.regularizer ? ", regularizer " + p.regularizer->plugin : std::string()) << "\n";
+  write_stdout(out.str());
   return 0;
 }
 
 int predict_command(const Registry& registry, const PredictArgs& args) {
+  const OutputTarget output_target =
+      args.output.empty() ? OutputTarget{}
+                          : checked_output("--output", args.output, "output file",
+                                           {{"model being read", args.model}, {"data file", args.data}});
   const Model model = load_model(args.model);
   const bool probabilistic = model.link != Link::Identity;
   if (args.probabilities && (!probabilistic || model.task != Task::Classification)) {
@@ -117,11 +155,16 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     out << target << "\n";
     for (std::size_t i = 0; i < outputs.shape(0); ++i) out << format_number(outputs(i, 0)) << "\n";
   }
-  emit(out.str(), args.output);
+  PendingOutput(output_target, out.str()).commit();
   return 0;
 }
 
 int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
+  const std::optional<OutputTarget> report_target =
+      args.report.empty() ? std::nullopt
+                          : std::optional<OutputTarget>(checked_output(
+                                "--report", args.report, "report file",
+                                {{"model being read", args.model}, {"data file", args.data}}));
   const Model model = load_model(args.model);
   auto basis = restore_basis(registry, model, args.model);
   DataOptions options;
@@ -138,8 +181,9 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   // Predicted in row chunks: no standardised copy, no N x K outputs (issue 6).
   const Metrics metrics = evaluate_metrics(model, basis, data);
   const std::string json = metrics_json(metrics);
-  if (!args.report.empty()) write_file_atomically(args.report, json);
-  std::cout << json << std::flush;
+  if (report_target) PendingOutput(*report_target, json).commit();
+  // Printed as well, unless the report file is stdout itself.
+  if (!report_target || report_target->kind != OutputTarget::Kind::Stdout) write_stdout(json);
   return 0;
 }
 

@@ -1,42 +1,46 @@
 // `radial inspect MODEL`: what a model file holds, without loading any plugin.
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
+#include "radial/output_file.hpp"
 #include "radial/model_store.hpp"
 
 namespace radial::cli {
 
 int inspect_command(const std::string& file) {
+  std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
   const Model m = load_model(file);
   const Centres& c = m.centres;
-  std::cout << "model: " << file << "\n"
-            << "  format: " << model_format_version << ", written by radial " << m.radial_version << "\n"
-            << "  task: " << (m.task == Task::Classification ? "classification" : "regression")
-            << ", target '" << m.target_name << "'\n"
-            << "  features (" << m.feature_names.size() << "):";
-  for (const auto& f : m.feature_names) std::cout << " " << f;
-  std::cout << "\n";
+  out << "model: " << file << "\n"
+      << "  format: " << model_format_version << ", written by radial " << m.radial_version << "\n"
+      << "  task: " << (m.task == Task::Classification ? "classification" : "regression")
+      << ", target '" << m.target_name << "'\n"
+      << "  features (" << m.feature_names.size() << "):";
+  for (const auto& f : m.feature_names) out << " " << f;
+  out << "\n";
   if (m.task == Task::Classification) {
-    std::cout << "  classes (" << m.class_values.size() << "):";
-    for (double v : m.class_values) std::cout << " " << v;
-    std::cout << "\n";
+    out << "  classes (" << m.class_values.size() << "):";
+    for (double v : m.class_values) out << " " << v;
+    out << "\n";
   }
-  std::cout << "  standardised: " << (m.standardize ? "yes" : "no") << "\n"
-            << "  centres: " << c.count() << " in " << c.dim() << " dimensions, shape "
-            << to_string(c.shape) << (c.has_mixing() ? ", with mixing weights" : "") << "\n"
-            << "  basis: " << m.basis_id;
-  for (const auto& [k, v] : m.basis_params) std::cout << " " << k << "=" << to_string(v);
-  std::cout << "\n  output: " << m.output_id << ", link " << to_string(m.link);
-  if (m.weights.size()) std::cout << ", weights " << m.weights.shape(0) << " x " << m.weights.shape(1);
-  std::cout << "\n  seed: " << m.seed << "\n  plugins:";
-  for (const auto& [id, v] : m.plugin_versions) std::cout << " " << id << "@" << v;
-  std::cout << "\n  pipeline:\n";
+  out << "  standardised: " << (m.standardize ? "yes" : "no") << "\n"
+      << "  centres: " << c.count() << " in " << c.dim() << " dimensions, shape "
+      << to_string(c.shape) << (c.has_mixing() ? ", with mixing weights" : "") << "\n"
+      << "  basis: " << m.basis_id;
+  for (const auto& [k, v] : m.basis_params) out << " " << k << "=" << to_string(v);
+  out << "\n  output: " << m.output_id << ", link " << to_string(m.link);
+  if (m.weights.size()) out << ", weights " << m.weights.shape(0) << " x " << m.weights.shape(1);
+  out << "\n  seed: " << m.seed << "\n  plugins:";
+  for (const auto& [id, v] : m.plugin_versions) out << " " << id << "@" << v;
+  out << "\n  pipeline:\n";
   std::string line;
   for (char ch : m.pipeline_text) {
-    if (ch == '\n') { std::cout << "    " << line << "\n"; line.clear(); }
+    if (ch == '\n') { out << "    " << line << "\n"; line.clear(); }
     else line += ch;
   }
-  if (!line.empty()) std::cout << "    " << line << "\n";
+  if (!line.empty()) out << "    " << line << "\n";
+  write_stdout(out.str());
   return 0;
 }
 

@@ -1,18 +1,36 @@
 // radial: train, evaluate and apply RBF networks assembled from plugins by a pipeline file.
-// Results go to stdout or files, logs to stderr. Exit codes: 0 success, 2 bad input or usage,
-// 1 internal failure.
+// Results go to stdout or files, logs to stderr. Exit codes: 0 success, 2 bad input or usage
+// (an output refused before any work included), 1 results that could not be written or an
+// internal failure; a reader of stdout that leaves early ends the run quietly, by SIGPIPE.
+#include <cerrno>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "radial/errors.hpp"
+#include "radial/output_file.hpp"
 #include "radial/version.hpp"
 
 namespace {
 
 constexpr int exit_bad_input = 2;
 constexpr int exit_internal = 1;
+constexpr int exit_not_written = 1;
+constexpr int exit_broken_pipe = 128 + 13;  // as if killed by SIGPIPE
+
+// --seed as the pipeline's seed: an integer from 0 to 2^63 - 1 (CLI11 would wrap -1).
+std::uint64_t parse_seed(const std::string& text) {
+  const std::string range = "--seed takes an integer from 0 to 9223372036854775807";
+  std::uint64_t value = 0;
+  if (text.empty() || text.size() > 19) throw radial::InputError("--seed " + text + ": " + range);
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') throw radial::InputError("--seed " + text + ": " + range);
+    value = value * 10 + std::uint64_t(ch - '0');
+  }
+  if (value > std::uint64_t(INT64_MAX)) throw radial::InputError("--seed " + text + ": " + range);
+  return value;
+}
 
 }  // namespace
 
@@ -22,7 +40,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   radial::cli::TrainArgs train;
-  std::uint64_t seed = 0;
+  std::string seed;
   int threads = 0;
   auto* train_cmd = app.add_subcommand("train", "train a network from a pipeline file");
   train_cmd->add_option("pipeline", train.pipeline, "pipeline file (TOML)")->required();
@@ -30,7 +48,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   train_cmd->add_option("--model", train.model, "write the trained model to this file");
   train_cmd->add_option("--report", train.report, "write the JSON report to this file (default: stdout)");
-  auto* seed_opt = train_cmd->add_option("--seed", seed, "random seed (overrides the pipeline's)");
+  auto* seed_opt = train_cmd->add_option("--seed", seed, "random seed, 0 to 2^63-1 (overrides the pipeline's)");
   auto* threads_opt = train_cmd->add_option("--threads", threads, "threads (0: all cores)")
                           ->check(CLI::NonNegativeNumber);
   train_cmd->add_flag("--quiet,-q", train.quiet, "no progress lines on stderr");
@@ -69,9 +87,15 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    // --help and --version print through std::cout: a failed write is not a success either.
+    if (code == 0 && !std::cout.flush()) {
+      std::cerr << "radial: error: writing the results to stdout failed\n";
+      return exit_not_written;
+    }
     return code == 0 ? 0 : exit_bad_input;
   }
 
+  radial::remove_temporaries_on_signals();
   try {
     if (*inspect_cmd) return radial::cli::inspect_command(inspect_file);
 
@@ -80,7 +104,7 @@ int main(int argc, char** argv) {
     registry.load_default();
 
     if (*train_cmd) {
-      if (*seed_opt) train.seed = seed;
+      if (*seed_opt) train.seed = parse_seed(seed);
       if (*threads_opt) train.threads = threads;
       return radial::cli::train_command(registry, train);
     }
@@ -93,6 +117,10 @@ int main(int argc, char** argv) {
       (void)list_cmd;
       return radial::cli::plugins_list_command(registry);
     }
+  } catch (const radial::OutputError& e) {
+    if (e.error_number() == EPIPE) return exit_broken_pipe;  // SIGPIPE was ignored: end as quietly
+    std::cerr << "radial: error: " << e.what() << "\n";
+    return exit_not_written;
   } catch (const radial::InputError& e) {
     std::cerr << "radial: error: " << e.what() << "\n";
     return exit_bad_input;

@@ -2,13 +2,16 @@
 // parameter table, the same table that validates pipeline files.
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "commands.hpp"
+#include "radial/output_file.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::cli {
 
 int plugins_list_command(const Registry& registry) {
+  std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
   const auto components = registry.components();
   if (components.empty()) {
     std::cerr << "radial: no plugins found; searched:";
@@ -16,16 +19,18 @@ int plugins_list_command(const Registry& registry) {
     std::cerr << "\n";
     return 0;
   }
-  std::cout << std::left << std::setw(13) << "SLOT" << std::setw(24) << "ID" << std::setw(9)
-            << "VERSION" << "SUMMARY\n";
+  out << std::left << std::setw(13) << "SLOT" << std::setw(24) << "ID" << std::setw(9)
+      << "VERSION" << "SUMMARY\n";
   for (const ComponentInfo* c : components) {
-    std::cout << std::left << std::setw(13) << to_string(c->slot) << std::setw(24) << c->id
-              << std::setw(9) << c->version << c->summary << "\n";
+    out << std::left << std::setw(13) << to_string(c->slot) << std::setw(24) << c->id
+        << std::setw(9) << c->version << c->summary << "\n";
   }
+  write_stdout(out.str());
   return 0;
 }
 
 int plugins_show_command(const Registry& registry, const std::string& id) {
+  std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
   const ComponentInfo* found = nullptr;
   std::vector<std::string> all;
   for (const ComponentInfo* c : registry.components()) {
@@ -38,21 +43,23 @@ int plugins_show_command(const Registry& registry, const std::string& id) {
                      "; `radial plugins list` shows them all");
   }
   const ComponentInfo& c = *found;
-  std::cout << c.id << " " << c.version << " (" << to_string(c.slot) << ")\n"
-            << "  " << c.summary << "\n"
-            << "  paper: " << c.paper << "\n"
-            << "  library: " << c.library << "\n";
+  out << c.id << " " << c.version << " (" << to_string(c.slot) << ")\n"
+      << "  " << c.summary << "\n"
+      << "  paper: " << c.paper << "\n"
+      << "  library: " << c.library << "\n";
   if (c.params.empty()) {
-    std::cout << "  parameters: none\n";
+    out << "  parameters: none\n";
+    write_stdout(out.str());
     return 0;
   }
-  std::cout << "  parameters:\n";
+  out << "  parameters:\n";
   for (const ParamSpec& p : c.params) {
-    std::cout << "    " << p.name << " (" << p.describe_constraint() << ")";
-    if (p.required) std::cout << ", required";
-    else std::cout << ", default " << to_string(p.default_value);
-    std::cout << "\n      " << p.doc << "\n";
+    out << "    " << p.name << " (" << p.describe_constraint() << ")";
+    if (p.required) out << ", required";
+    else out << ", default " << to_string(p.default_value);
+    out << "\n      " << p.doc << "\n";
   }
+  write_stdout(out.str());
   return 0;
 }
 
@@ -71,28 +78,30 @@ std::string cell(const std::string& text) {
 }  // namespace
 
 int plugins_markdown_command(const Registry& registry) {
-  std::cout << "# Plugin reference\n\n"
+  std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
+  out << "# Plugin reference\n\n"
                "Generated from each plugin's declared parameter table by `radial plugins markdown`;\n"
                "the same tables validate pipeline files. Do not edit by hand.\n";
   const char* slot_names[] = {"Bases", "Centre learners", "Output layers", "Regularizers"};
   for (Slot slot : {Slot::Basis, Slot::Centres, Slot::Output, Slot::Regularizer}) {
-    std::cout << "\n## " << slot_names[static_cast<int>(slot)] << " (`[" << to_string(slot) << "]`)\n";
+    out << "\n## " << slot_names[static_cast<int>(slot)] << " (`[" << to_string(slot) << "]`)\n";
     for (const ComponentInfo* c : registry.components()) {
       if (c->slot != slot) continue;
-      std::cout << "\n### `" << c->id << "` " << c->version << "\n\n" << c->summary << "\n\n"
-                << "Source: " << c->paper << "\n\n";
+      out << "\n### `" << c->id << "` " << c->version << "\n\n" << c->summary << "\n\n"
+          << "Source: " << c->paper << "\n\n";
       if (c->params.empty()) {
-        std::cout << "No parameters.\n";
+        out << "No parameters.\n";
         continue;
       }
-      std::cout << "| parameter | type and range | default | meaning |\n|---|---|---|---|\n";
+      out << "| parameter | type and range | default | meaning |\n|---|---|---|---|\n";
       for (const ParamSpec& p : c->params) {
-        std::cout << "| `" << p.name << "` | " << cell(p.describe_constraint()) << " | "
-                  << (p.required ? std::string("required") : "`" + to_string(p.default_value) + "`")
-                  << " | " << cell(p.doc) << " |\n";
+        out << "| `" << p.name << "` | " << cell(p.describe_constraint()) << " | "
+            << (p.required ? std::string("required") : "`" + to_string(p.default_value) + "`")
+            << " | " << cell(p.doc) << " |\n";
       }
     }
   }
+  write_stdout(out.str());
   return 0;
 }
 

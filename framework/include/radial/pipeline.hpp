@@ -67,7 +67,12 @@ struct Pipeline {
   EvaluateSpec evaluate;
 };
 
-// Parses `overrides` ("slot.key=value"; value parsed as TOML: 12, 0.5, true, "text" or a bare
+// The largest pipeline file read_pipeline accepts (1 MB); larger ones are a PipelineError.
+constexpr std::size_t max_pipeline_bytes = std::size_t(1) << 20;
+
+// Reads the file through InputFile (a folder, socket or unreadable file is a PipelineError
+// naming it; pipes and FIFOs are read as streams), then parses
+// `overrides` ("slot.key=value"; value parsed as TOML: 12, 0.5, true, "text" or a bare
 // word taken as a string) and the file, validates everything against `registry`.
 Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
                        const std::vector<std::string>& overrides = {});

@@ -5,13 +5,12 @@
 
 #include <algorithm>
 #include <climits>
-#include <fstream>
-#include <sstream>
 
 #include <toml++/toml.h>
 
 #include "overrides.hpp"
 #include "radial/errors.hpp"
+#include "radial/input_file.hpp"
 
 namespace radial {
 
@@ -34,6 +33,62 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 }
 
 std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
+
+// Length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8 (overlong
+// forms, surrogates and code points above U+10FFFF included).
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b = byte(i);
+  if (b < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned low = 0x80, high = 0xBF;  // range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) n = 2;
+  else if (b == 0xE0) n = 3, low = 0xA0;
+  else if (b >= 0xE1 && b <= 0xEC) n = 3;
+  else if (b == 0xED) n = 3, high = 0x9F;
+  else if (b >= 0xEE && b <= 0xEF) n = 3;
+  else if (b == 0xF0) n = 4, low = 0x90;
+  else if (b >= 0xF1 && b <= 0xF3) n = 4;
+  else if (b == 0xF4) n = 4, high = 0x8F;
+  else return 0;
+  if (i + n > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+// Offset of the first byte that is not valid UTF-8, or npos.
+std::size_t invalid_utf8_at(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string::npos;
+}
+
+// The text with every byte that is not UTF-8 written as \xNN: names reach the JSON report,
+// which must be UTF-8.
+std::string escape_invalid_utf8(const std::string& text) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) {
+      const unsigned char b = static_cast<unsigned char>(text[i]);
+      out += "\\x";
+      out += digits[b >> 4];
+      out += digits[b & 0xF];
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
 
 std::string guess(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string close = did_you_mean(word, candidates);
@@ -89,7 +144,8 @@ class PipelineReader {
       if (!pipeline.text.empty() && pipeline.text.back() != '\n') pipeline.text += '\n';
       pipeline.text += pipeline::overrides_note(overrides);
     }
-    pipeline.name = absolute_.stem().string();
+    // A file name in another encoding (caf\xe9.toml) still trains; its bytes are escaped.
+    pipeline.name = escape_invalid_utf8(absolute_.stem().string());
 
     for (auto&& [key, node] : root) {
       const std::string name(key.str());
@@ -108,6 +164,13 @@ class PipelineReader {
              "name must be a string, found " + kind(*node) + "; write name = \"...\"");
       }
       pipeline.name = node->as_string()->get();
+      const std::size_t bad = invalid_utf8_at(pipeline.name);
+      if (bad != std::string::npos) {
+        const std::string escaped = escape_invalid_utf8(pipeline.name);
+        fail(node_at("name", *node),
+             "name is not valid UTF-8 (\"" + escaped + "\", byte " + std::to_string(bad + 1) +
+                 "); write the name in UTF-8");
+      }
     }
     if (const toml::node* node = root.get("seed")) {
       pipeline.seed = static_cast<std::uint64_t>(count(*node, "seed", "seed", 0));
@@ -407,15 +470,10 @@ Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& fi
 
 Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
                        const std::vector<std::string>& overrides) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw PipelineError(file.string() + ": cannot open the pipeline file (" +
-                        (std::filesystem::exists(file) ? "permission denied" : "no such file") +
-                        "); check the path");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_pipeline(text.str(), file, registry, overrides);
+  // A pipeline is a few kB: the limit stops /dev/zero or a mistaken data file early.
+  InputFile in = InputFile::open<PipelineError>(file, "pipeline file");
+  const std::string text = in.read_all<PipelineError>(max_pipeline_bytes);
+  return parse_pipeline(text, file, registry, overrides);
 }
 
 }  // namespace radial

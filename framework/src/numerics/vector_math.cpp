@@ -20,7 +20,9 @@
 
 #include <xsimd/xsimd.hpp>
 
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__)
+// Not with clang (the fuzz build): it refuses vector arguments to the undecorated libmvec
+// declarations ("changes the ABI"), so that build uses the xsimd batches.
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__)
 #define RADIAL_HAVE_LIBMVEC 1
 #include <immintrin.h>
 #endif

@@ -1,12 +1,24 @@
 #include "radial/standardiser.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "radial/errors.hpp"
 
 namespace radial {
+namespace {
+
+std::string short_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+}  // namespace
 
 std::size_t Standardiser::fit(const Matrix& inputs) {
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
@@ -14,42 +26,66 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
     throw ShapeError("standardiser: cannot fit on " + std::to_string(n) + " rows x " +
                      std::to_string(d) + " columns; give it the training inputs");
   }
+  // Every pass works on x * 2^shift(j), with 2^-shift(j) just above the column's largest |x|:
+  // scaled values lie in (-1, 1), so no sum or square overflows (values near 1e300 used to give
+  // an infinite scale) or underflows (values near 1e-200), and scaling by a power of two is
+  // exact, so ordinary data get the same bits as unscaled sums.
+  std::vector<int> shift(d, 0);
+  std::vector<bool> constant(d, true);
+  {
+    std::vector<double> largest(d, 0.0);
+    const double* first = &inputs(0, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double* row = &inputs(i, 0);
+      for (std::size_t j = 0; j < d; ++j) {
+        largest[j] = std::max(largest[j], std::fabs(row[j]));
+        if (row[j] != first[j]) constant[j] = false;
+      }
+    }
+    for (std::size_t j = 0; j < d; ++j) {
+      if (largest[j] > 0.0) shift[j] = -(std::ilogb(largest[j]) + 1);
+    }
+  }
+
   // Two passes over rows (row-major order): the mean, then the squared deviations, which is
   // stabler than accumulating sums of squares.
-  Vector sums = xt::zeros<double>({d});
+  std::vector<double> scaled_mean(d, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     const double* row = &inputs(i, 0);
-    for (std::size_t j = 0; j < d; ++j) sums(j) += row[j];
+    for (std::size_t j = 0; j < d; ++j) scaled_mean[j] += std::ldexp(row[j], shift[j]);
   }
-  for (std::size_t j = 0; j < d; ++j) sums(j) /= static_cast<double>(n);
-  mean = std::move(sums);
+  for (std::size_t j = 0; j < d; ++j) scaled_mean[j] /= static_cast<double>(n);
 
-  Vector squares = xt::zeros<double>({d});
-  std::vector<bool> constant(d, true);
-  const double* first = &inputs(0, 0);
+  std::vector<double> squares(d, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     const double* row = &inputs(i, 0);
     for (std::size_t j = 0; j < d; ++j) {
-      const double deviation = row[j] - mean(j);
-      squares(j) += deviation * deviation;
-      if (row[j] != first[j]) constant[j] = false;
+      const double deviation = std::ldexp(row[j], shift[j]) - scaled_mean[j];
+      squares[j] += deviation * deviation;
     }
   }
 
   // Population standard deviation (divide by N), as scikit-learn's StandardScaler. A column
   // whose values are all equal has deviations of rounding size only: it gets scale 1.
+  mean = Vector::from_shape({d});
   scale = Vector::from_shape({d});
   std::size_t constants = 0;
   for (std::size_t j = 0; j < d; ++j) {
-    const double sd = std::sqrt(squares(j) / static_cast<double>(n));
+    mean(j) = std::ldexp(scaled_mean[j], -shift[j]);
+    const double sd = std::ldexp(std::sqrt(squares[j] / static_cast<double>(n)), -shift[j]);
     if (constant[j] || !(sd > 0.0)) {
       // The value itself as the mean, so the column maps to exactly 0 (sum / N need not
       // reproduce it: three 0.1s average to 0.10000000000000002).
-      if (constant[j]) mean(j) = first[j];
+      if (constant[j]) mean(j) = inputs(0, j);
       scale(j) = 1.0;
       ++constants;
     } else {
       scale(j) = sd;
+    }
+    // Bounded by the largest |x| (finite): a failure here is a bug, not bad data.
+    if (!std::isfinite(mean(j)) || !std::isfinite(scale(j))) {
+      throw NumericalError("standardiser: column " + std::to_string(j + 1) + " has mean " +
+                           std::to_string(mean(j)) + " and scale " + std::to_string(scale(j)));
     }
   }
   return constants;
@@ -65,7 +101,34 @@ void Standardiser::apply(Matrix& inputs) const {
   }
   for (std::size_t i = 0; i < n; ++i) {
     double* row = &inputs(i, 0);
-    for (std::size_t j = 0; j < d; ++j) row[j] = (row[j] - mean(j)) / scale(j);
+    for (std::size_t j = 0; j < d; ++j) {
+      const double difference = row[j] - mean(j);
+      // x - mean overflows only for |x| near the largest double: halve both first.
+      row[j] = std::isfinite(difference) ? difference / scale(j)
+                                         : (row[j] / 2 - mean(j) / 2) / scale(j) * 2;
+    }
+  }
+}
+
+void check_unstandardised_range(const Dataset& data) {
+  const std::size_t n = data.rows(), d = data.features();
+  if (n == 0 || d == 0) return;
+  // Squared distances between points sum d squares of differences up to 2 max|x|: they stay
+  // finite while max|x| < sqrt(DBL_MAX / (4 d)).
+  const double limit = std::sqrt(std::numeric_limits<double>::max() / (4.0 * double(d)));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < d; ++j) {
+      const double value = data.inputs(i, j);
+      if (std::fabs(value) < limit) continue;
+      const std::string column =
+          j < data.feature_names.size() ? "'" + data.feature_names[j] + "'" : std::to_string(j + 1);
+      throw DataError(data.source + ": input column " + column + " holds " + short_text(value) +
+                      " (data row " + std::to_string(i + 1) +
+                      "); without standardisation, squared distances between such values "
+                      "overflow a double (with " + std::to_string(d) + " features |x| must stay "
+                      "below " + short_text(limit) +
+                      "): set standardize = true in [data], or rescale the column");
+    }
   }
 }
 

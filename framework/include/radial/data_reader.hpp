@@ -3,10 +3,13 @@
 //
 // CSV with a header row; the target column by name (default: the last column). The task is
 // classification when every target value is an integer, regression otherwise, unless forced.
-// Class labels are mapped to indices 0..K-1 in increasing order of their value.
+// Class labels are mapped to indices 0..K-1 in increasing order of their value; at most
+// max_classes of them, each of magnitude below 2^53 (beyond it doubles merge neighbouring labels).
 // Errors (DataError) name file, line and column: ragged rows, non-numeric cells, NaN/Inf,
-// empty files, a missing target column, duplicate column names.
+// empty files, binary bytes, a missing target column, duplicate column names. Files are read as
+// streams (pipes, FIFOs and /dev/stdin work) in their parsed size plus a few MB.
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -15,6 +18,10 @@
 #include "radial/dataset.hpp"
 
 namespace radial {
+
+// The most classes a target may have: more distinct integer labels are almost always a
+// quantity to regress on, and the output stage grows with K^2 (the softmax Hessian).
+constexpr std::size_t max_classes = 1000;
 
 struct DataOptions {
   std::string target;              // empty: the last column
@@ -26,12 +33,13 @@ struct DataOptions {
 
 Dataset read_csv(const std::filesystem::path& file, const DataOptions& options = {});
 
-// Reads by extension: .csv (and anything else) as CSV, .npy as a NumPy array whose last column
-// is the target (memory-mapped).
+// Reads by extension: .csv (and anything else) as CSV, .npy as a NumPy float64 array whose
+// target is the last column or the 1-based column number given as DataOptions::target.
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options = {});
 
-// Reads a CSV of inputs only for prediction: columns are matched to `feature_names` by name
-// (extra columns such as the target are ignored); a missing feature is a DataError.
+// Reads the inputs for prediction, by extension. CSV: columns are matched to `feature_names` by
+// name (extra columns such as the target are ignored); a missing feature is a DataError. .npy:
+// features named x<j> take column j, other names the first columns in order.
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);
 

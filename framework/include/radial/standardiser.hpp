@@ -1,7 +1,10 @@
 #pragma once
 // Per-feature standardisation z = (x - mean) / scale, fitted on training data only and stored in
-// the model. A constant column gets scale 1 (it maps to 0 instead of dividing by zero).
+// the model. A constant column gets scale 1 (it maps to 0 instead of dividing by zero). Any
+// finite values work, up to the largest double: the mean and scale are computed on values scaled
+// by a power of two, so no sum overflows.
 
+#include "radial/dataset.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
@@ -15,5 +18,10 @@ struct Standardiser {
   std::size_t fit(const Matrix& inputs);
   void apply(Matrix& inputs) const;  // in place; ShapeError if the column count differs
 };
+
+// For training without standardisation: DataError naming the file, column and row of an input
+// so large that squared distances between points overflow (|x| >= sqrt(DBL_MAX / 4d), about
+// 1e154), with what to change.
+void check_unstandardised_range(const Dataset& data);
 
 }  // namespace radial

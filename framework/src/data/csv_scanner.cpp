@@ -1,24 +1,31 @@
 #include "csv_scanner.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include "radial/errors.hpp"
+#include "text_escape.hpp"
 
 namespace radial::data {
 namespace {
 
+constexpr std::size_t block_bytes = std::size_t(1) << 20;
+
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 bool all_space(std::string_view text) {
-  for (char c : text) {
-    if (!is_space(c) && c != '\n') return false;
-  }
-  return true;
+  return std::all_of(text.begin(), text.end(), is_space);
+}
+
+// Bytes that never occur in a text file: C0 controls except tab and the line ends, and DEL.
+bool is_binary(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f;
 }
 
 // Quoted names keep "" as a doubled quote until here.
@@ -33,48 +40,95 @@ std::string unescape(const CsvCell& cell) {
   return out;
 }
 
-std::string shorten(std::string_view text) {
-  constexpr std::size_t limit = 40;
-  if (text.size() <= limit) return std::string(text);
-  return std::string(text.substr(0, limit)) + "...";
-}
-
 }  // namespace
 
-CsvScanner::CsvScanner(const std::filesystem::path& file) : name_(file.string()) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw DataError(name_ + ": cannot open the data file (" +
-                    (std::filesystem::exists(file) ? "permission denied" : "no such file") +
-                    "); check the path");
-  }
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0, std::ios::beg);
-  buffer_.resize(size);
-  in.read(buffer_.data(), static_cast<std::streamsize>(size));
-  if (!in) throw DataError(name_ + ": could not read the whole file");
-  // Spreadsheet exports often begin with a UTF-8 byte-order mark.
-  if (buffer_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;
+CsvScanner::CsvScanner(const std::filesystem::path& file)
+    : input_(InputFile::open<DataError>(file, "data file")), name_(file.string()) {
+  buffer_.resize(block_bytes);
 }
 
 std::string CsvScanner::where(std::size_t column) const {
   return name_ + ":" + std::to_string(line_) + ":" + std::to_string(column);
 }
 
-bool CsvScanner::next_line(std::string_view& text) {
-  if (pos_ >= buffer_.size()) return false;
-  const char* begin = buffer_.data() + pos_;
-  const std::size_t left = buffer_.size() - pos_;
-  const void* newline = std::memchr(begin, '\n', left);
-  const std::size_t length =
-      newline != nullptr ? static_cast<std::size_t>(static_cast<const char*>(newline) - begin)
-                         : left;
-  pos_ += length + (newline != nullptr ? 1 : 0);
-  ++line_;
-  text = std::string_view(begin, length);
-  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+std::size_t CsvScanner::estimated_rows_left() const {
+  if (!input_.regular() || line_ < 2 || consumed_ >= input_.size()) return 0;
+  const double per_line = double(consumed_) / double(line_);
+  return std::size_t(double(input_.size() - consumed_) / per_line) + 1;
+}
+
+void CsvScanner::refuse_binary(std::size_t from) const {
+  const auto bad = std::find_if(buffer_.begin() + std::ptrdiff_t(from),
+                                buffer_.begin() + std::ptrdiff_t(end_), is_binary);
+  if (bad == buffer_.begin() + std::ptrdiff_t(end_)) return;
+  // Line and column of the byte: count the line ends after the current line.
+  const std::size_t at = std::size_t(bad - buffer_.begin());
+  std::size_t line = line_ + 1, line_start = begin_;
+  for (std::size_t i = begin_; i < at; ++i) {
+    if (buffer_[i] == '\n' || (buffer_[i] == '\r' && (i + 1 >= end_ || buffer_[i + 1] != '\n'))) {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  const std::size_t shown_end = std::min(end_, line_start + 40);
+  std::string context(buffer_.data() + line_start, shown_end - line_start);
+  context = escaped(context.substr(0, context.find_first_of("\r\n")));
+  throw DataError(name_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1) +
+                  ": control byte " + escaped(std::string_view(&*bad, 1)) + " in \"" + context +
+                  "\"; this is a binary file, not CSV text: give a CSV file (or a .npy file "
+                  "with the .npy extension)");
+}
+
+bool CsvScanner::fill() {
+  if (at_end_) return false;
+  if (begin_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+  }
+  if (end_ == buffer_.size()) {
+    // One line fills the buffer: grow it, up to the longest line read.
+    if (buffer_.size() > max_line_bytes) {
+      throw DataError(name_ + ":" + std::to_string(line_ + 1) + ":1: the line is longer than " +
+                      byte_count_text(max_line_bytes) +
+                      ", the most Radial reads as one row; is this a CSV file with line ends?");
+    }
+    buffer_.resize(std::min(buffer_.size() * 2, max_line_bytes + 2));
+  }
+  const std::size_t from = end_;
+  const std::size_t got = input_.read_some<DataError>(buffer_.data() + end_, buffer_.size() - end_);
+  if (got == 0) {
+    at_end_ = true;
+    return false;
+  }
+  end_ += got;
+  refuse_binary(from);
   return true;
+}
+
+bool CsvScanner::next_line(std::string_view& text) {
+  std::size_t scanned = begin_;  // bytes before this hold no line end
+  while (true) {
+    const char* data = buffer_.data();
+    std::size_t i = scanned;
+    while (i < end_ && data[i] != '\n' && data[i] != '\r') ++i;
+    // A CR as the last byte read may be the first half of a CRLF: read on to know.
+    const bool complete = i < end_ && (data[i] == '\n' || i + 1 < end_ || at_end_);
+    if (complete || (at_end_ && end_ > begin_)) {
+      const std::size_t length = i - begin_;
+      std::size_t skip = 0;
+      if (i < end_) skip = data[i] == '\r' && i + 1 < end_ && data[i + 1] == '\n' ? 2 : 1;
+      text = std::string_view(data + begin_, length);
+      begin_ = i + skip;
+      consumed_ += length + skip;
+      ++line_;
+      return true;
+    }
+    if (at_end_) return false;
+    scanned = i - begin_;  // fill() moves the unconsumed bytes to the front
+    fill();
+    scanned += begin_;
+  }
 }
 
 void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const {
@@ -108,7 +162,7 @@ void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const
       ++i;  // the closing quote
       while (i < n && is_space(text[i])) ++i;
       if (i < n && text[i] != ',') {
-        throw DataError(where(i + 1) + ": unexpected '" + std::string(1, text[i]) +
+        throw DataError(where(i + 1) + ": unexpected '" + escaped(text.substr(i, 1)) +
                         "' after a closing quote; put the whole cell inside the quotes");
       }
     } else {
@@ -127,15 +181,26 @@ void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const
 }
 
 std::vector<std::string> CsvScanner::header() {
+  // Spreadsheet exports often begin with a UTF-8 byte-order mark.
+  while (end_ - begin_ < 3 && fill()) {
+  }
+  if (end_ - begin_ >= 3 && std::memcmp(buffer_.data() + begin_, "\xEF\xBB\xBF", 3) == 0) {
+    begin_ += 3;
+    consumed_ += 3;
+  }
   std::string_view text;
   const bool has_line = next_line(text);
-  if (!has_line || (all_space(text) && all_space(std::string_view(buffer_).substr(pos_)))) {
+  if (!has_line || all_space(text)) {
+    // Blank up to the end: an empty file; blank and then more: a missing header.
+    std::string_view rest;
+    bool only_blank = true;
+    while (only_blank && next_line(rest)) only_blank = all_space(rest);
     line_ = 1;
-    throw DataError(where(1) +
-                    ": the file is empty; a data file needs a header row of column names and "
-                    "at least one data row");
-  }
-  if (all_space(text)) {
+    if (only_blank) {
+      throw DataError(where(1) +
+                      ": the file is empty; a data file needs a header row of column names and "
+                      "at least one data row");
+    }
     throw DataError(where(1) +
                     ": the first line is blank; the first line must be the header row of "
                     "column names");
@@ -153,7 +218,7 @@ std::vector<std::string> CsvScanner::header() {
     }
     const auto [it, fresh] = seen.emplace(name, c + 1);
     if (!fresh) {
-      throw DataError(where(cells[c].column) + ": duplicate column name '" + name +
+      throw DataError(where(cells[c].column) + ": duplicate column name '" + escaped(name) +
                       "' (columns " + std::to_string(it->second) + " and " +
                       std::to_string(c + 1) + "); rename one of them");
     }
@@ -165,12 +230,13 @@ std::vector<std::string> CsvScanner::header() {
 
 bool CsvScanner::next_row(std::vector<CsvCell>& cells) {
   std::string_view text;
-  if (!next_line(text)) return false;
-  if (all_space(text)) {
-    if (all_space(std::string_view(buffer_).substr(pos_))) {
-      pos_ = buffer_.size();
-      return false;
-    }
+  while (true) {
+    if (!next_line(text)) return false;  // blank lines at the end are fine
+    if (!all_space(text)) break;
+    if (blank_line_ == 0) blank_line_ = line_;
+  }
+  if (blank_line_ != 0) {
+    line_ = blank_line_;
     throw DataError(where(1) +
                     ": blank line inside the data (more rows follow); remove the blank line");
   }
@@ -190,9 +256,10 @@ bool CsvScanner::next_row(std::vector<CsvCell>& cells) {
 double parse_number(const CsvScanner& scanner, const CsvCell& cell,
                     const std::string& column_name) {
   std::string_view text = cell.text;
+  const std::string column = "column '" + escaped(column_name) + "'";
   if (text.empty()) {
-    throw DataError(scanner.where(cell.column) + ": empty cell in column '" + column_name +
-                    "'; missing values are not supported: fill in a number or remove the row");
+    throw DataError(scanner.where(cell.column) + ": empty cell in " + column +
+                    "; missing values are not supported: fill in a number or remove the row");
   }
   const char* first = text.data();
   const char* last = text.data() + text.size();
@@ -200,9 +267,8 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   double value = 0.0;
   const auto [end, error] = std::from_chars(first, last, value);
   if (end != last || error == std::errc::invalid_argument) {
-    throw DataError(scanner.where(cell.column) + ": cell \"" + shorten(text) + "\" in column '" +
-                    column_name +
-                    "' is not a number; write a decimal number such as 1.5 or -2e-3 (missing "
+    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column +
+                    " is not a number; write a decimal number such as 1.5 or -2e-3 (missing "
                     "values and text categories are not supported: impute, encode or remove "
                     "them)");
   }
@@ -210,14 +276,13 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
     // Underflow to a subnormal or zero is harmless; overflow is not.
     value = std::strtod(std::string(first, last).c_str(), nullptr);
     if (!std::isfinite(value)) {
-      throw DataError(scanner.where(cell.column) + ": cell \"" + shorten(text) +
-                      "\" in column '" + column_name +
-                      "' is too large for a double; rescale the column");
+      throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " +
+                      column + " is too large for a double; rescale the column");
     }
   }
   if (!std::isfinite(value)) {
-    throw DataError(scanner.where(cell.column) + ": cell \"" + shorten(text) + "\" in column '" +
-                    column_name + "' is " + (std::isnan(value) ? "NaN" : "infinite") +
+    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column +
+                    " is " + (std::isnan(value) ? "NaN" : "infinite") +
                     "; NaN and Inf are not allowed: impute the value or remove the row");
   }
   return value;

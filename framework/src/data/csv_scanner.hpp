@@ -1,16 +1,24 @@
 #pragma once
-// A CSV tokenizer over an in-memory copy of the file, private to the data readers.
+// A streaming CSV tokenizer, private to the data readers.
 //
-// One header row, comma-separated cells, optional double quotes ("" inside quotes is a quote),
-// LF or CRLF line ends, a UTF-8 byte-order mark, spaces around cells, and blank lines at the end
-// of the file are accepted. A blank line followed by more data is an error (it is usually a
-// concatenation mistake). Cells are views into the buffer: no allocation per cell.
+// The file is read through InputFile in blocks of 1 MB (a partial line is carried to the next
+// block), so memory holds one block, not the file, and pipes, FIFOs and /proc files read like
+// regular files. One header row, comma-separated cells, optional double quotes ("" inside quotes
+// is a quote), LF, CRLF or CR-only line ends, a UTF-8 byte-order mark, spaces around cells, and
+// blank lines at the end of the file are accepted. A blank line followed by more data is an error
+// (it is usually a concatenation mistake). Control bytes other than tab (NUL, ...) are refused
+// with their line and column: the file is binary, not CSV. Cells are views into the current
+// line: valid until the next call to next_row.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "radial/input_file.hpp"
+#include "text_escape.hpp"
 
 namespace radial::data {
 
@@ -22,7 +30,11 @@ struct CsvCell {
 
 class CsvScanner {
  public:
-  // Reads the whole file; DataError if it cannot be opened.
+  // The longest line read: a longer one is refused, so a file without line ends cannot make
+  // the reader hold all of it.
+  static constexpr std::size_t max_line_bytes = std::size_t(32) << 20;
+
+  // Opens the file (DataError naming a missing, unreadable or special file as a data file).
   explicit CsvScanner(const std::filesystem::path& file);
 
   // The header cells, unquoted. DataError for an empty file, duplicate or empty names.
@@ -39,16 +51,28 @@ class CsvScanner {
   // "file:line:column" of a cell in the current row.
   std::string where(std::size_t column) const;
 
- private:
-  // Splits `text` (one line, no line end) into cells; false if the line is blank.
-  void split(std::string_view text, std::vector<CsvCell>& cells) const;
-  // The next physical line without its line end; false at the end of the buffer.
-  bool next_line(std::string_view& text);
+  // Data rows still to come, estimated from the file size and the bytes per line so far; 0
+  // when unknown (a stream).
+  std::size_t estimated_rows_left() const;
 
+ private:
+  // Splits `text` (one line, no line end) into cells.
+  void split(std::string_view text, std::vector<CsvCell>& cells) const;
+  // The next physical line without its line end; false at the end of the file.
+  bool next_line(std::string_view& text);
+  // Reads more bytes after end_ (moving the unconsumed ones to the front); false at the end.
+  bool fill();
+  // DataError for a control byte among buffer_[from, end_).
+  void refuse_binary(std::size_t from) const;
+
+  InputFile input_;
   std::string name_;
-  std::string buffer_;
-  std::size_t pos_ = 0;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;  // the unconsumed bytes are buffer_[begin_, end_)
+  bool at_end_ = false, started_ = false;
+  std::uint64_t consumed_ = 0;       // bytes of the lines returned so far
   std::size_t line_ = 0;
+  std::size_t blank_line_ = 0;       // the first of a run of blank lines, 0 if none
   std::size_t columns_ = 0;
 };
 

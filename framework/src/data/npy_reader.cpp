@@ -1,11 +1,7 @@
 #include "npy_reader.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -17,68 +13,12 @@
 #include <vector>
 
 #include "radial/errors.hpp"
+#include "radial/input_file.hpp"
+#include "row_store.hpp"
 #include "target_coding.hpp"
 
 namespace radial::data {
 namespace {
-
-// A read-only mapping of a whole file, unmapped on every path out.
-class MappedFile {
- public:
-  MappedFile(const std::filesystem::path& file, const std::string& name) {
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      throw DataError(name + ": cannot open the data file (" + std::strerror(errno) +
-                      "); check the path");
-    }
-    struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-      const int error = errno;
-      ::close(fd);
-      throw DataError(name + ": cannot read the file size (" + std::strerror(error) + ")");
-    }
-    size_ = static_cast<std::size_t>(info.st_size);
-    if (size_ != 0) {
-      void* map = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (map == MAP_FAILED) {
-        const int error = errno;
-        ::close(fd);
-        throw DataError(name + ": cannot memory-map the file (" + std::strerror(error) + ")");
-      }
-      data_ = static_cast<const char*>(map);
-    }
-    ::close(fd);  // the mapping stays valid
-  }
-  ~MappedFile() {
-    if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-
-  const char* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
-  // Read front to back: ask the kernel to read ahead.
-  void sequential() const {
-    if (data_ != nullptr) ::madvise(const_cast<char*>(data_), size_, MADV_SEQUENTIAL);
-  }
-  // Drops the pages wholly before byte `end` from this process (they stay in the page cache),
-  // so pages already copied do not count in the resident set: the file is read once, and
-  // memory holds the copy only (issue 6, data + 256 MB).
-  void release_before(std::size_t end) {
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    const std::size_t upto = std::min(end, size_) / page * page;
-    if (data_ != nullptr && upto > released_) {
-      ::madvise(const_cast<char*>(data_) + released_, upto - released_, MADV_DONTNEED);
-      released_ = upto;
-    }
-  }
-
- private:
-  const char* data_ = nullptr;
-  std::size_t size_ = 0;
-  std::size_t released_ = 0;
-};
 
 // The header dictionary, e.g. {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
 struct NpyHeader {
@@ -194,98 +134,226 @@ std::uint32_t little_endian(const char* bytes, std::size_t count) {
   return value;
 }
 
+constexpr std::size_t max_header_bytes = std::size_t(1) << 20;
+
+// An open .npy file positioned at its first value, with the header checked: float64, C order,
+// 2-D, at least one row and `min_columns` columns, and (for a regular file) as many values as the
+// shape claims, so nothing is allocated for values the file does not hold.
+class NpyInput {
+ public:
+  NpyInput(const std::filesystem::path& file, std::size_t min_columns)
+      : in_(InputFile::open<DataError>(file, "data file")), name_(file.string()) {
+    constexpr std::string_view magic("\x93NUMPY", 6);
+    std::string prefix = read_up_to(8);
+    if (prefix.size() >= 7 && prefix.compare(0, 6, magic) == 0) {
+      const int major = static_cast<unsigned char>(prefix[6]);
+      if (major < 1 || major > 3) {
+        throw DataError(name_ + ": .npy format version " + std::to_string(major) +
+                        " is not supported (1, 2 and 3 are); rewrite it with numpy.save");
+      }
+      prefix += read_up_to(major == 1 ? 2 : 4);
+    }
+    if (prefix.size() < 10 || prefix.compare(0, 6, magic) != 0) {
+      throw DataError(name_ + ": not a NumPy .npy file (" +
+                      (prefix.size() < 10 && (prefix.size() < 6 || prefix.compare(0, 6, magic) == 0)
+                           ? "only " + std::to_string(prefix.size()) + " bytes"
+                           : "no \\x93NUMPY magic") +
+                      "); write it with numpy.save, or give the data as CSV");
+    }
+    const std::size_t length_bytes = prefix.size() - 8;
+    if (length_bytes != 2 && length_bytes != 4)
+      throw DataError(name_ + ": truncated .npy header; the file is incomplete");
+    const std::size_t header_length = little_endian(prefix.data() + 8, length_bytes);
+    if (header_length > max_header_bytes) {
+      throw DataError(name_ + ": the .npy header declares " + std::to_string(header_length) +
+                      " bytes, more than the " + byte_count_text(max_header_bytes) +
+                      " Radial reads; rewrite the file with numpy.save");
+    }
+    const std::string header_text = read_up_to(header_length);
+    if (header_text.size() < header_length) {
+      throw DataError(name_ + ": truncated .npy header (it declares " +
+                      std::to_string(header_length) + " bytes, the file has " +
+                      std::to_string(header_text.size()) + "); the file is incomplete");
+    }
+    const NpyHeader header = HeaderParser(header_text, name_).parse();
+
+    if (header.descr != "<f8") {
+      throw DataError(name_ + ": dtype '" + header.descr +
+                      "' is not supported; Radial reads little-endian float64 ('<f8'): save "
+                      "a.astype('<f8') instead");
+    }
+    if (header.fortran_order) {
+      throw DataError(name_ + ": the array is stored in Fortran (column-major) order; Radial "
+                      "reads C order: save numpy.ascontiguousarray(a) instead");
+    }
+    if (header.shape.size() != 2) {
+      throw DataError(name_ + ": the array has " + std::to_string(header.shape.size()) +
+                      " dimension(s); Radial reads a 2-D array (rows x columns, last column the "
+                      "target)");
+    }
+    rows_ = header.shape[0];
+    columns_ = header.shape[1];
+    if (columns_ < min_columns) {
+      throw DataError(name_ + ": the array has " + std::to_string(columns_) +
+                      " column(s); it needs at least one input column and the target as its "
+                      "last column");
+    }
+    if (rows_ == 0) throw DataError(name_ + ": the array has no rows; add at least one row");
+    const std::size_t row_bytes = columns_ * sizeof(double);
+    if (columns_ > max_header_bytes) {
+      throw DataError(name_ + ": the array claims " + std::to_string(columns_) +
+                      " columns; Radial reads at most " + std::to_string(max_header_bytes) +
+                      " columns");
+    }
+    if (in_.regular()) {
+      const std::uint64_t available =
+          (in_.size() - std::min<std::uint64_t>(in_.size(), prefix.size() + header_length)) /
+          sizeof(double);
+      if (rows_ > available / columns_) truncated(available);
+    } else if (rows_ > std::numeric_limits<std::size_t>::max() / row_bytes) {
+      truncated(0);
+    }
+  }
+
+  std::size_t rows() const { return rows_; }
+  std::size_t columns() const { return columns_; }
+  const std::string& name() const { return name_; }
+
+  // Calls row(i, values) for every row, values being `columns()` finite doubles.
+  template <class F>
+  void for_each_row(F&& row) {
+    const std::size_t row_bytes = columns_ * sizeof(double);
+    const std::size_t block_rows = std::max<std::size_t>(1, (std::size_t(1) << 20) / row_bytes);
+    std::vector<double> block(block_rows * columns_);
+    std::size_t done = 0;
+    while (done < rows_) {
+      const std::size_t want = std::min(block_rows, rows_ - done);
+      const std::size_t got = read_into(reinterpret_cast<char*>(block.data()), want * row_bytes);
+      if (got < want * row_bytes) truncated((done * row_bytes + got) / sizeof(double));
+      for (std::size_t r = 0; r < want; ++r) {
+        const double* values = block.data() + r * columns_;
+        for (std::size_t j = 0; j < columns_; ++j) {
+          if (!std::isfinite(values[j])) {
+            throw DataError(name_ + ": row " + std::to_string(done + r + 1) + ", column " +
+                            std::to_string(j + 1) + " is " +
+                            (std::isnan(values[j]) ? "NaN" : "infinite") +
+                            "; NaN and Inf are not allowed: impute the value or remove the row");
+          }
+        }
+        row(done + r, values);
+      }
+      done += want;
+    }
+  }
+
+ private:
+  [[noreturn]] void truncated(std::uint64_t held) const {
+    throw DataError(name_ + ": the file is truncated: shape (" + std::to_string(rows_) + ", " +
+                    std::to_string(columns_) + ") needs " + std::to_string(rows_) + " x " +
+                    std::to_string(columns_) + " values, the file holds " +
+                    std::to_string(held) + "; the file is incomplete, write it again");
+  }
+  // Reads until `count` bytes or the end of the file; returns the bytes read.
+  std::size_t read_into(char* out, std::size_t count) {
+    std::size_t got = 0;
+    while (got < count) {
+      const std::size_t n = in_.read_some<DataError>(out + got, count - got);
+      if (n == 0) break;
+      got += n;
+    }
+    return got;
+  }
+  std::string read_up_to(std::size_t count) {
+    std::string bytes(count, '\0');
+    bytes.resize(read_into(bytes.data(), count));
+    return bytes;
+  }
+
+  InputFile in_;
+  std::string name_;
+  std::size_t rows_ = 0, columns_ = 0;
+};
+
+// The target column (0-based) chosen by DataOptions::target: empty or "y" for the last column,
+// or a 1-based column number. A .npy file has no names, so any other name is refused.
+std::size_t target_column(const std::string& target, std::size_t columns, const std::string& name) {
+  if (target.empty() || target == "y") return columns - 1;
+  std::size_t number = 0;
+  const auto [end, error] = std::from_chars(target.data(), target.data() + target.size(), number);
+  if (error != std::errc() || end != target.data() + target.size() || number < 1 ||
+      number > columns) {
+    throw DataError(name + ": data.target = '" + target +
+                    "', but a .npy file has no column names: give the target's column number, "
+                    "1 to " + std::to_string(columns) +
+                    " (target = \"" + std::to_string(columns) +
+                    "\"), or leave data.target out for the last column");
+  }
+  return number - 1;
+}
+
+// "x<j>" -> j (1-based), 0 for any other name.
+std::size_t positional_name(const std::string& feature) {
+  std::size_t j = 0;
+  if (feature.size() < 2 || feature[0] != 'x') return 0;
+  const auto [end, error] = std::from_chars(feature.data() + 1, feature.data() + feature.size(), j);
+  return error == std::errc() && end == feature.data() + feature.size() ? j : 0;
+}
+
 }  // namespace
 
 Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) {
-  const std::string name = file.string();
-  MappedFile mapped(file, name);
-  const char* bytes = mapped.data();
-  const std::size_t size = mapped.size();
-
-  constexpr std::string_view magic("\x93NUMPY", 6);
-  if (size < 10 || std::string_view(bytes, 6) != magic) {
-    throw DataError(name + ": not a NumPy .npy file (" +
-                    (size < 10 ? "only " + std::to_string(size) + " bytes" : "no \\x93NUMPY magic") +
-                    "); write it with numpy.save, or give the data as CSV");
-  }
-  const int major = static_cast<unsigned char>(bytes[6]);
-  if (major < 1 || major > 3) {
-    throw DataError(name + ": .npy format version " + std::to_string(major) +
-                    " is not supported (1, 2 and 3 are); rewrite it with numpy.save");
-  }
-  const std::size_t length_bytes = major == 1 ? 2 : 4;
-  const std::size_t prefix = 8 + length_bytes;
-  if (size < prefix) throw DataError(name + ": truncated .npy header; the file is incomplete");
-  const std::size_t header_length = little_endian(bytes + 8, length_bytes);
-  if (size < prefix + header_length) {
-    throw DataError(name + ": truncated .npy header (it declares " +
-                    std::to_string(header_length) + " bytes, the file has " +
-                    std::to_string(size - prefix) + "); the file is incomplete");
-  }
-  const NpyHeader header =
-      HeaderParser(std::string_view(bytes + prefix, header_length), name).parse();
-
-  if (header.descr != "<f8") {
-    throw DataError(name + ": dtype '" + header.descr +
-                    "' is not supported; Radial reads little-endian float64 ('<f8'): save "
-                    "a.astype('<f8') instead");
-  }
-  if (header.fortran_order) {
-    throw DataError(name + ": the array is stored in Fortran (column-major) order; Radial "
-                    "reads C order: save numpy.ascontiguousarray(a) instead");
-  }
-  if (header.shape.size() != 2) {
-    throw DataError(name + ": the array has " + std::to_string(header.shape.size()) +
-                    " dimension(s); Radial reads a 2-D array (rows x columns, last column the "
-                    "target)");
-  }
-  const std::size_t rows = header.shape[0], columns = header.shape[1];
-  if (columns < 2) {
-    throw DataError(name + ": the array has " + std::to_string(columns) +
-                    " column(s); it needs at least one input column and the target as its "
-                    "last column");
-  }
-  if (rows == 0) throw DataError(name + ": the array has no rows; add at least one row");
-  const std::size_t available = (size - prefix - header_length) / sizeof(double);
-  if (rows > available / columns) {
-    throw DataError(name + ": the file is truncated: shape (" + std::to_string(rows) + ", " +
-                    std::to_string(columns) + ") needs " + std::to_string(rows) + " x " +
-                    std::to_string(columns) + " values, the file holds " +
-                    std::to_string(available) + "; the file is incomplete, write it again");
-  }
+  NpyInput in(file, 2);
+  const std::string& name = in.name();
+  const std::size_t rows = in.rows(), columns = in.columns();
+  const std::size_t target = target_column(options.target, columns, name);
 
   Dataset data;
   data.source = name;
+  // A numbered target keeps its number as its name, so that `evaluate` finds it again.
   data.target_name = options.target.empty() ? "y" : options.target;
-  const std::size_t d = columns - 1;
-  for (std::size_t j = 0; j < d; ++j) data.feature_names.push_back("x" + std::to_string(j + 1));
-
-  const std::size_t offset = prefix + header_length;
-  const char* values = bytes + offset;
-  data.inputs = Matrix::from_shape({rows, d});
-  std::vector<double> target(rows);
-  std::vector<double> row(columns);
-  mapped.sequential();
-  constexpr std::size_t release_rows = 8192;  // give back the mapped pages every ~1 MB
-  for (std::size_t i = 0; i < rows; ++i) {
-    if (i % release_rows == 0) mapped.release_before(offset + i * columns * sizeof(double));
-    // memcpy: the data offset is not guaranteed to be 8-byte aligned in old files.
-    std::memcpy(row.data(), values + i * columns * sizeof(double), columns * sizeof(double));
-    for (std::size_t j = 0; j < columns; ++j) {
-      if (!std::isfinite(row[j])) {
-        throw DataError(name + ": row " + std::to_string(i + 1) + ", column " +
-                        std::to_string(j + 1) + " is " + (std::isnan(row[j]) ? "NaN" : "infinite") +
-                        "; NaN and Inf are not allowed: impute the value or remove the row");
-      }
-    }
-    std::copy(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(d), &data.inputs(i, 0));
-    target[i] = row[d];
+  // Inputs are named by their column in the file: x1..xd when the target is last.
+  for (std::size_t j = 0; j < columns; ++j) {
+    if (j != target) data.feature_names.push_back("x" + std::to_string(j + 1));
   }
-  mapped.release_before(mapped.size());
-  code_target(data, target, options, [&](std::size_t i) {
-    return name + ": row " + std::to_string(i + 1) + ", column " + std::to_string(columns);
+
+  RowStore inputs, targets;
+  in.for_each_row([&](std::size_t, const double* values) {
+    for (std::size_t j = 0; j < columns; ++j) (j == target ? targets : inputs).push(values[j]);
+  });
+  data.inputs = inputs.into_matrix(rows, columns - 1);
+  code_target(data, targets.into_vector(), options, [&](std::size_t i) {
+    return name + ": row " + std::to_string(i + 1) + ", column " + std::to_string(target + 1);
   });
   return data;
+}
+
+Matrix read_npy_inputs(const std::filesystem::path& file,
+                       const std::vector<std::string>& feature_names) {
+  NpyInput in(file, 1);
+  const std::size_t d = feature_names.size(), columns = in.columns();
+  // Features named x<j> (a model trained on a .npy file) take column j; other names (a model
+  // trained on CSV) take the columns in order, the target, if present, being the last.
+  std::vector<std::size_t> source(d);
+  bool by_name = true;
+  for (std::size_t j = 0; j < d; ++j) {
+    const std::size_t column = positional_name(feature_names[j]);
+    by_name = by_name && column >= 1 && column <= columns;
+    source[j] = column - 1;
+  }
+  if (!by_name) {
+    if (columns != d && columns != d + 1) {
+      throw DataError(in.name() + ": the array has " + std::to_string(columns) +
+                      " columns, but the model needs " + std::to_string(d) +
+                      " inputs; give the " + std::to_string(d) +
+                      " input columns in the model's order (and optionally the target last)");
+    }
+    for (std::size_t j = 0; j < d; ++j) source[j] = j;
+  }
+  RowStore inputs;
+  in.for_each_row([&](std::size_t, const double* values) {
+    for (const std::size_t column : source) inputs.push(values[column]);
+  });
+  return inputs.into_matrix(in.rows(), d);
 }
 
 }  // namespace radial::data

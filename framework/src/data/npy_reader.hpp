@@ -1,15 +1,23 @@
 #pragma once
-// NumPy .npy files: little-endian float64, C order, 2-D (rows x columns), memory-mapped and
-// copied front to back, pages released as they are copied (peak memory: the copy). The
-// last column is the target; the inputs are named x1..xd. A .npy file has no column names, so
-// DataOptions::target only names the target (default "y"), it cannot choose another column.
+// NumPy .npy files: little-endian float64, C order, 2-D (rows x columns), read front to back in
+// blocks (regular files, pipes and FIFOs alike; peak memory: the values). A .npy file has no
+// column names: the target is the last column, or the 1-based column number given as
+// DataOptions::target (a name other than "y" is refused); the inputs are named x<j> after their
+// column j in the file (x1..xd when the target is last).
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "radial/data_reader.hpp"
 
 namespace radial::data {
 
 Dataset read_npy(const std::filesystem::path& file, const DataOptions& options);
+
+// The inputs of a model with `feature_names`: names x<j> take column j; otherwise the file's
+// first columns in order (it holds the d inputs, or the d inputs and then the target).
+Matrix read_npy_inputs(const std::filesystem::path& file,
+                       const std::vector<std::string>& feature_names);
 
 }  // namespace radial::data

@@ -5,14 +5,16 @@
 #include <cmath>
 
 #include "radial/errors.hpp"
+#include "text_escape.hpp"
 
 namespace radial::data {
 namespace {
 
-// Doubles hold every integer up to 2^53 exactly; beyond that "integer" says nothing.
-bool is_integer(double value) {
-  return std::trunc(value) == value && std::fabs(value) <= 9007199254740992.0;
-}
+// Doubles hold every integer below 2^53 exactly; from 2^53 on, neighbouring integers share a
+// double ("9007199254740993" reads as 2^53), so two labels could merge into one class.
+constexpr double exact_integers = 9007199254740992.0;
+
+bool is_integer(double value) { return std::trunc(value) == value; }
 
 std::string list_labels(const std::vector<double>& labels) {
   constexpr std::size_t shown = 20;
@@ -25,20 +27,23 @@ std::string list_labels(const std::vector<double>& labels) {
   return out;
 }
 
-// The distinct values in increasing order. Few classes are collected in a small sorted list,
-// so memory stays O(K) instead of a copy of the N targets; many distinct values fall back to
-// sorting a copy.
-std::vector<double> distinct_sorted(const std::vector<double>& values) {
-  constexpr std::size_t few = 4096;
+// The distinct values in increasing order, in a small sorted list (memory O(K), not a copy of
+// the N targets). More than max_classes values is a DataError naming the exact count.
+std::vector<double> distinct_sorted(const Dataset& data, const Vector& values, bool forced) {
   std::vector<double> out;
   for (const double v : values) {
     const auto it = std::lower_bound(out.begin(), out.end(), v);
     if (it != out.end() && *it == v) continue;
-    if (out.size() == few) {
-      out = values;
-      std::sort(out.begin(), out.end());
-      out.erase(std::unique(out.begin(), out.end()), out.end());
-      return out;
+    if (out.size() == max_classes) {
+      std::vector<double> all(values.begin(), values.end());
+      std::sort(all.begin(), all.end());
+      const auto count = std::size_t(std::unique(all.begin(), all.end()) - all.begin());
+      throw DataError(data.source + ": target column '" + escaped(data.target_name) + "' has " +
+                      std::to_string(count) + " distinct integer values, more than the " +
+                      std::to_string(max_classes) + " classes Radial trains a classifier for" +
+                      (forced ? " (data.task = \"classification\")" : "") +
+                      "; if the target is a quantity, set task = \"regression\" in [data]; "
+                      "otherwise merge classes");
     }
     out.insert(it, v);
   }
@@ -53,7 +58,7 @@ std::string format_value(double value) {
   return std::string(text, result.ptr);
 }
 
-void code_target(Dataset& data, const std::vector<double>& target, const DataOptions& options,
+void code_target(Dataset& data, Vector target, const DataOptions& options,
                  const std::function<std::string(std::size_t)>& where) {
   const std::size_t n = target.size();
   Task task = Task::Regression;
@@ -68,8 +73,7 @@ void code_target(Dataset& data, const std::vector<double>& target, const DataOpt
   data.task = task;
 
   if (task == Task::Regression) {
-    data.values = Vector::from_shape({n});
-    std::copy(target.begin(), target.end(), data.values.begin());
+    data.values = std::move(target);
     data.classes = Labels::from_shape({0});
     data.num_classes = 0;
     data.class_values.clear();
@@ -83,14 +87,22 @@ void code_target(Dataset& data, const std::vector<double>& target, const DataOpt
   } else {
     for (std::size_t i = 0; i < n; ++i) {
       if (!is_integer(target[i])) {
-        throw DataError(where(i) + ": target '" + data.target_name + "' value " +
+        throw DataError(where(i) + ": target '" + escaped(data.target_name) + "' value " +
                         format_value(target[i]) +
                         " is not an integer class label, but the task is classification (set "
                         "by data.task); set data.task = \"regression\" or make the labels "
                         "integers");
       }
+      if (std::fabs(target[i]) >= exact_integers) {
+        throw DataError(where(i) + ": target '" + escaped(data.target_name) + "' value " +
+                        format_value(target[i]) +
+                        " is a class label of magnitude 2^53 (9007199254740992) or more, where "
+                        "doubles cannot tell neighbouring integers apart, so labels would merge "
+                        "into one class; renumber the classes with smaller integers, or set "
+                        "task = \"regression\" in [data] if the target is a quantity");
+      }
     }
-    labels = distinct_sorted(target);
+    labels = distinct_sorted(data, target, options.task.has_value());
   }
 
   data.classes = Labels::from_shape({n});
@@ -98,7 +110,7 @@ void code_target(Dataset& data, const std::vector<double>& target, const DataOpt
     const auto it = std::lower_bound(labels.begin(), labels.end(), target[i]);
     if (it == labels.end() || *it != target[i]) {
       throw DataError(where(i) + ": class label " + format_value(target[i]) +
-                      " in target column '" + data.target_name +
+                      " in target column '" + escaped(data.target_name) +
                       "' does not occur in the training data (its classes are " +
                       list_labels(labels) +
                       "); remove these rows or train on data that contains this class");

@@ -16,8 +16,9 @@ namespace radial::data {
 // (and target_name, which must already be set). Classification when options.task says so, when
 // options.class_values is given, or when every value is an integer; classes are numbered in
 // increasing order of their label, or by options.class_values. `where(i)` is the position of
-// value i ("file:line:column") for messages.
-void code_target(Dataset& data, const std::vector<double>& target, const DataOptions& options,
+// value i ("file:line:column") for messages. DataError for a non-integer label when the task is
+// classification, for labels of magnitude >= 2^53, and for more than max_classes classes.
+void code_target(Dataset& data, Vector target, const DataOptions& options,
                  const std::function<std::string(std::size_t)>& where);
 
 // The shortest text that reads back as `value` ("3", "0.1", "-2e-05").

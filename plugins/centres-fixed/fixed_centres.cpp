@@ -5,12 +5,12 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "radial/errors.hpp"
+#include "radial/input_file.hpp"
 
 namespace radial::plugins {
 
@@ -45,11 +45,14 @@ std::string unquote(const std::string& s) {
 
 Centres read_centres_csv(const std::filesystem::path& file, std::size_t features) {
   const std::string name = file.string();
-  std::ifstream in(file);
-  if (!in) {
-    throw InputError("plugin fixed: cannot open the centres file '" + name +
-                     "' (parameter centres.file); check the path, which is relative to the "
-                     "pipeline file");
+  // A directory, socket, missing or unreadable file is named as such; pipes read as streams.
+  constexpr std::size_t max_bytes = std::size_t(256) << 20;
+  std::istringstream in;
+  try {
+    in.str(InputFile::open(file, "centres file").read_all(max_bytes));
+  } catch (const InputError& error) {
+    throw InputError(std::string("plugin fixed, parameter centres.file: ") + error.what() +
+                     " (the path is relative to the pipeline file)");
   }
   auto fail = [&](std::size_t line, std::size_t column, const std::string& what) {
     std::ostringstream msg;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "radial/errors.hpp"
 #include "radial/network.hpp"
 #include "radial/parallel.hpp"
+#include "radial/standardiser.hpp"
 #include "radial/version.hpp"
 
 namespace radial {
@@ -68,6 +71,56 @@ void check_weights(const OutputWeights& w, std::size_t centres, const std::strin
   }
 }
 
+// Bytes of memory the system can still give (MemAvailable of /proc/meminfo); 0 if unknown.
+std::uint64_t available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kilobytes = 0;
+  while (meminfo >> key >> kilobytes) {
+    if (key == "MemAvailable:") return kilobytes * 1024;
+    meminfo.ignore(64, '\n');
+  }
+  return 0;
+}
+
+// Refuses, before the output stage allocates it, an output stage that needs more memory than
+// is available. Second-order fits hold a Hessian of P^2 doubles for P = K (M + 1) weights (K
+// outputs, M centres), and the SVD that solves it about three more (1,000 classes with the exact
+// softmax Hessian reached 4.2 GB and ran on); the rest hold a few (M + 1)^2 blocks and the N x K
+// targets.
+void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t centres) {
+  const double k = train.task == Task::Classification && train.num_classes > 2
+                       ? double(train.num_classes)
+                       : 1.0;
+  const double m1 = double(centres) + 1.0, weights = k * m1;
+  const std::string& plugin = p.output.plugin;
+  const bool exact_softmax = plugin == "irls" && k > 1 && (!p.output.params.has("hessian") ||
+                                                           p.output.params.string("hessian") == "exact");
+  double doubles = 4.0 * m1 * m1 + double(train.rows()) * k;
+  std::string what = "a few (M + 1)^2 blocks";
+  if (exact_softmax) {
+    doubles += 4.0 * weights * weights;
+    what = "the exact softmax Hessian and its SVD, 4 (K (M + 1))^2 doubles";
+  } else if (plugin == "bfgs") {
+    doubles += 2.0 * weights * weights;
+    what = "the inverse Hessian estimate, 2 (K (M + 1))^2 doubles";
+  } else if (plugin == "irls") {
+    doubles += 4.0 * k * m1 * m1;
+    what = "one Hessian per output, 4 K (M + 1)^2 doubles";
+  }
+  const double bytes = 8.0 * doubles;
+  const std::uint64_t available = available_memory();
+  if (available == 0 || bytes <= double(available)) return;
+  char sizes[96];
+  std::snprintf(sizes, sizeof sizes, "%.1f GB, more than the %.1f GB available", bytes / 1e9,
+                double(available) / 1e9);
+  throw InputError("output plugin '" + plugin + "' with K = " + std::to_string(std::size_t(k)) +
+                   " outputs and M = " + std::to_string(centres) + " centres needs about " + sizes +
+                   " (" + what + "); use fewer centres, fewer classes" +
+                   (exact_softmax ? ", hessian = \"simplified\" or output plugin \"scg\"" : "") +
+                   (plugin == "bfgs" ? ", or output plugin \"scg\"" : ""));
+}
+
 // Fits centres, basis and output on `train` (already standardised when asked).
 Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& train,
                    std::uint64_t seed, int threads, const std::function<void(const std::string&)>& log) {
@@ -96,6 +149,7 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
   centres.check();
   f.basis_stage = {p.basis.plugin, centres.count(), std::move(bctx.report)};
 
+  check_output_memory(p, train, centres.count());
   FitContext octx(derive_seed(seed, output_stream), threads);
   octx.log = log;
   start = Clock::now();
@@ -312,6 +366,8 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   report.test_rows = raw_test ? raw_test->rows() : 0;
   report.features = train_data.features();
   report.classes = train_data.num_classes;
+
+  if (!p.data.standardize) check_unstandardised_range(train_data);
 
   // Cross-validation first, on the raw rows (it refits the standardiser on every fold), so the
   // training rows can then be standardised in place. Its warnings follow the main fit's.

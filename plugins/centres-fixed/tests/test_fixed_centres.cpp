@@ -137,7 +137,11 @@ TEST_CASE("fixed refuses malformed files with file:line:column", "[fixed]") {
 
   radial::FitContext ctx(1);
   CHECK_THROWS_WITH(fixed("/nonexistent/centres.csv")->fit(two_features(), nullptr, ctx),
-                    Catch::Contains("cannot open") && Catch::Contains("centres.file"));
+                    Catch::Contains("no such centres file") && Catch::Contains("centres.file"));
+  // A directory is named as one (it used to read as "the centres file is empty").
+  CHECK_THROWS_WITH(fixed(std::filesystem::temp_directory_path())->fit(two_features(), nullptr, ctx),
+                    Catch::Contains("is a directory, not a centres file") &&
+                        Catch::Contains("centres.file"));
   CHECK_THROWS_AS(params_for(radial::Slot::Centres, "fixed"), radial::ParameterError);  // required
 }
 

@@ -9,7 +9,7 @@ namespace radial::plugins {
 class InverseMultiquadricBasis final : public Basis {
  public:
   // c > 0, checked by the parameter table.
-  explicit InverseMultiquadricBasis(double c) : c2_(c * c) {}
+  explicit InverseMultiquadricBasis(double c) { set_c(c); }
 
   Metric metric() const override { return Metric::Euclidean; }
   void prepare(Centres& centres, FitContext& ctx) override;
@@ -20,7 +20,11 @@ class InverseMultiquadricBasis final : public Basis {
   void load_state(const State& state) override;
 
  private:
-  double c2_;  // c^2
+  void set_c(double c);
+
+  double c_ = 1.0;      // the parameter itself, saved in the state
+  double c2_ = 1.0;     // c^2, used when it is a normal double
+  bool scaled_ = false; // c^2 under- or overflows: r^2 + c^2 through hypot(r, c)
 };
 
 }  // namespace radial::plugins

@@ -12,13 +12,16 @@ radial::ComponentInfo info() {
   info.slot = radial::Slot::Basis;
   info.id = "inverse-multiquadric";
   info.version = "1.0.0";
-  info.summary = "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c > 0";
+  info.summary = "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c >= 1e-100";
   info.paper =
       "Micchelli (1986) inverse multiquadric; Powell, 'The theory of radial basis function "
       "approximation' (1992)";
   info.params = {
-      radial::ParamSpec::real("c", 1.0, "shape parameter c of sqrt(r^2 + c^2), in input units")
-          .above(0.0),
+      radial::ParamSpec::real("c", 1.0,
+                              "shape parameter c of 1 / sqrt(r^2 + c^2), in input units; at "
+                              "least 1e-100, since phi <= 1/c and the output fit sums phi^2 "
+                              "over the rows")
+          .at_least(1e-100),
   };
   return info;
 }

@@ -8,7 +8,7 @@ namespace radial::plugins {
 
 class MultiquadricBasis final : public Basis {
  public:
-  explicit MultiquadricBasis(double c) : c2_(c * c) {}  // c > 0, checked by the parameter table
+  explicit MultiquadricBasis(double c) { set_c(c); }  // c in range: the parameter table
 
   Metric metric() const override { return Metric::Euclidean; }
   void prepare(Centres& centres, FitContext& ctx) override;
@@ -19,7 +19,11 @@ class MultiquadricBasis final : public Basis {
   void load_state(const State& state) override;
 
  private:
-  double c2_;  // c^2
+  void set_c(double c);
+
+  double c_ = 1.0;      // the parameter itself, saved in the state
+  double c2_ = 1.0;     // c^2, used when it is a normal double
+  bool scaled_ = false; // c^2 under- or overflows: r^2 + c^2 through hypot(r, c)
 };
 
 }  // namespace radial::plugins

@@ -12,13 +12,16 @@ radial::ComponentInfo info() {
   info.slot = radial::Slot::Basis;
   info.id = "multiquadric";
   info.version = "1.0.0";
-  info.summary = "multiquadric phi(r) = sqrt(r^2 + c^2), c > 0";
+  info.summary = "multiquadric phi(r) = sqrt(r^2 + c^2), 0 < c <= 1e100";
   info.paper =
       "Hardy (1971) multiquadric; Powell, 'The theory of radial basis function "
       "approximation' (1992)";
   info.params = {
-      radial::ParamSpec::real("c", 1.0, "shape parameter c of sqrt(r^2 + c^2), in input units")
-          .above(0.0),
+      radial::ParamSpec::real("c", 1.0,
+                              "shape parameter c of sqrt(r^2 + c^2), in input units; at most "
+                              "1e100, since phi >= c and the output fit sums phi^2 over the rows")
+          .above(0.0)
+          .at_most(1e100),
   };
   return info;
 }

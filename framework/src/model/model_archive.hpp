@@ -43,6 +43,9 @@ inline constexpr unsigned standardiser_version = 1;
 inline constexpr unsigned centres_version = 1;
 inline constexpr unsigned model_version = 1;
 
+// Largest extent accepted for an empty array beyond what the remaining bytes could hold.
+inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
+
 class ArchiveInconsistency : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -109,11 +112,38 @@ void load_value(Ar& ar, T& value) {
     ar >> value;
 }
 
-// A count read from the archive, before anything is allocated for it.
+// Bytes the archive can still supply. The model store reads through BoundedTextIArchive,
+// which knows; a plain Boost archive (white-box tests) does not, and is unbounded here.
+template <class Ar, class = void>
+struct knows_remaining : std::false_type {};
 template <class Ar>
-std::uint64_t load_count(Ar& ar) {
+struct knows_remaining<Ar, std::void_t<decltype(std::declval<const Ar&>().remaining())>>
+    : std::true_type {};
+
+template <class Ar>
+std::uint64_t remaining_bytes(const Ar& ar) {
+  if constexpr (knows_remaining<Ar>::value)
+    return ar.remaining();
+  else
+    return std::numeric_limits<std::uint64_t>::max();
+}
+
+// Refuses `count` items of at least `min_bytes` characters each when the rest of the archive
+// cannot hold them, so a crafted count never turns into an allocation.
+template <class Ar>
+void check_count(const Ar& ar, std::uint64_t count, std::uint64_t min_bytes, const std::string& what) {
+  const std::uint64_t left = remaining_bytes(ar);
+  if (count > left / min_bytes)
+    throw ArchiveInconsistency(what + " claims " + std::to_string(count) + " entries, but only " +
+                               std::to_string(left) + " bytes remain");
+}
+
+// A count read from the archive, checked before anything is allocated for it.
+template <class Ar>
+std::uint64_t load_count(Ar& ar, const std::string& what) {
   std::uint64_t count = 0;
   ar >> count;
+  check_count(ar, count, 2, what);  // every entry takes at least two characters ("0 ")
   return count;
 }
 
@@ -125,7 +155,7 @@ void save_strings(Ar& ar, const std::vector<std::string>& strings) {
 
 template <class Ar>
 void load_strings(Ar& ar, std::vector<std::string>& strings, const char* what) {
-  const std::uint64_t count = load_count(ar);
+  const std::uint64_t count = load_count(ar, what);
   strings.clear();
   // Grow as entries arrive: a wrong count runs into the end of the archive, not into memory.
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -145,8 +175,8 @@ void save_reals(Ar& ar, const std::vector<double>& values) {
 }
 
 template <class Ar>
-void load_reals(Ar& ar, std::vector<double>& values) {
-  const std::uint64_t count = load_count(ar);
+void load_reals(Ar& ar, std::vector<double>& values, const char* what) {
+  const std::uint64_t count = load_count(ar, what);
   values.clear();
   for (std::uint64_t i = 0; i < count; ++i) values.push_back(load_real(ar));
 }
@@ -209,8 +239,19 @@ void load(Ar& ar, xt::xtensor<T, N>& a, const unsigned int version) {
       throw ArchiveInconsistency("array shape " + shape_text + " overflows");
     size *= extent;
   }
+  // Every value takes at least two characters ("0 "): a shape the rest of the archive cannot
+  // hold is refused before anything is allocated. An empty array has no values to bound its
+  // extents, which are kept to what any real model needs.
+  radial::model_archive::check_count(ar, size, 2, "array of shape " + shape_text);
+  if (size == 0)
+    for (std::size_t axis = 0; axis < N; ++axis)
+      if (shape[axis] > radial::model_archive::max_empty_extent &&
+          shape[axis] > radial::model_archive::remaining_bytes(ar))
+        throw ArchiveInconsistency("empty array of shape " + shape_text +
+                                   " has an implausible extent");
   // Values are read before the array is allocated, so a wrong shape fails at the end of the
-  // archive instead of allocating what the shape claims.
+  // archive instead of allocating what the shape claims (archives that cannot tell the bytes
+  // left).
   std::vector<T> values;
   values.reserve(std::size_t(std::min<std::uint64_t>(size, std::uint64_t(1) << 16)));
   for (std::uint64_t i = 0; i < size; ++i) {
@@ -221,6 +262,7 @@ void load(Ar& ar, xt::xtensor<T, N>& a, const unsigned int version) {
   if constexpr (std::is_same_v<T, double>) {
     std::uint64_t specials = 0;
     ar >> specials;
+    radial::model_archive::check_count(ar, specials, 4, "non-finite entry list");
     if (specials > size)
       throw ArchiveInconsistency("array of shape " + shape_text + " lists " +
                                  std::to_string(specials) + " non-finite entries");
@@ -342,7 +384,7 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   m.task = enum_from_int<radial::Task>(task, int(radial::Task::Regression), "task");
   load_strings(ar, m.feature_names, "feature names");
   ar >> m.target_name;
-  load_reals(ar, m.class_values);
+  load_reals(ar, m.class_values, "class values");
   int link = 0;
   ar >> m.standardize >> m.standardiser >> m.centres >> m.basis_id >> m.basis_params >>
       m.basis_state >> m.output_id >> link;

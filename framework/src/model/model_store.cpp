@@ -3,25 +3,27 @@
 // sees a byte of the payload.
 #include "radial/model_store.hpp"
 
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <fstream>
+#include <cstdio>
+#include <istream>
 #include <sstream>
+#include <streambuf>
+#include <vector>
 
 #include <boost/archive/archive_exception.hpp>
-#include <boost/archive/text_iarchive.hpp>
 #include <boost/archive/text_oarchive.hpp>
 
+#include "bounded_iarchive.hpp"
 #include "model_archive.hpp"
 #include "radial/errors.hpp"
+#include "radial/input_file.hpp"
 #include "radial/output_file.hpp"
 
 namespace radial {
 
 namespace {
 
-namespace fs = std::filesystem;
 using model_archive::ArchiveInconsistency;
 
 constexpr const char* magic = "RADIAL-MODEL";
@@ -69,7 +71,33 @@ std::string shape_text(std::size_t rows, std::size_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
-// Empty when the parts of `model` agree with each other; otherwise what disagrees.
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+// Empty when the class values are usable as labels: finite, distinct, in increasing order
+// (the trainer writes them sorted, and evaluate codes a data file's labels by that order).
+std::string class_values_problem(const std::vector<double>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i]))
+      return "class value " + std::to_string(i) + " is " + number_text(values[i]) +
+             "; class values must be finite";
+    if (i > 0 && !(values[i] > values[i - 1]))
+      return "class value " + std::to_string(i) + " (" + number_text(values[i]) +
+             ") does not follow " + number_text(values[i - 1]) +
+             "; class values must be distinct and in increasing order";
+  }
+  return {};
+}
+
+// Empty when the parts of `model` agree with each other as the trainer writes them; otherwise
+// what disagrees. Every model that passes can be turned into a Network whose outputs index
+// class_values in range: regression has link identity, 1 weight column and no classes;
+// classification lists K >= 1 classes and has logistic (K = 2, 1 column), softmax (K >= 2
+// columns), identity (K columns, one-of-K least squares) or Bayes (K mixing columns, K
+// priors, owners below K) outputs.
 std::string model_inconsistency(const Model& model) {
   try {
     model.centres.check();
@@ -78,13 +106,14 @@ std::string model_inconsistency(const Model& model) {
   }
   const Centres& c = model.centres;
   const std::size_t m = c.count();
-  const std::size_t d = c.means.shape(1);
-  if (m > 0 && !model.feature_names.empty() && model.feature_names.size() != d)
+  const std::size_t d = c.dim();
+  if (d == 0) return "the centres have 0 features";
+  if (!model.feature_names.empty() && model.feature_names.size() != d)
     return std::to_string(model.feature_names.size()) + " feature names for centres of " +
            std::to_string(d) + " features";
   if (model.standardize) {
     const Standardiser& s = model.standardiser;
-    if (s.mean.size() != s.scale.size() || (m > 0 && s.mean.size() != d))
+    if (s.mean.size() != s.scale.size() || s.mean.size() != d)
       return "standardiser of " + std::to_string(s.mean.size()) + " means and " +
              std::to_string(s.scale.size()) + " scales for " + std::to_string(d) + " features";
     for (std::size_t i = 0; i < s.scale.size(); ++i)
@@ -93,35 +122,79 @@ std::string model_inconsistency(const Model& model) {
                std::to_string(s.mean(i)) + " and scale " + std::to_string(s.scale(i)) +
                " (scales must be finite and > 0)";
   }
+
   const std::size_t classes = model.class_values.size();
+  const bool classification = model.task == Task::Classification;
+  if (classification) {
+    if (classes == 0)
+      return "a classification model lists no class values (it needs one per output class)";
+    const std::string problem = class_values_problem(model.class_values);
+    if (!problem.empty()) return problem;
+    if (c.owner.size() != 0)
+      for (std::size_t j = 0; j < m; ++j)
+        if (c.owner(j) >= std::int64_t(classes))
+          return "centre " + std::to_string(j) + " has owner class " +
+                 std::to_string(c.owner(j)) + " but the model has " + std::to_string(classes) +
+                 " classes";
+  } else {
+    if (classes != 0)
+      return "a regression model lists " + std::to_string(classes) +
+             " class values; only classification models have classes";
+    if (model.link != Link::Identity)
+      return "a regression model has link " + std::string(to_string(model.link)) +
+             "; regression outputs have link identity";
+  }
+
   if (model.link == Link::Bayes) {
     if (model.weights.size() != 0)
       return "the Bayes output has no weights, but the model holds a " +
              shape_text(model.weights.shape(0), model.weights.shape(1)) + " weight matrix";
-    if (m > 0 && !c.has_mixing()) return "the Bayes output needs mixing weights pi_jk";
-    if (c.has_mixing() && c.class_priors.size() != c.mixing.shape(1))
-      return std::to_string(c.class_priors.size()) + " class priors for " +
-             std::to_string(c.mixing.shape(1)) + " mixing columns";
-    if (c.has_mixing() && classes != 0 && classes != c.mixing.shape(1))
-      return std::to_string(classes) + " class labels for " + std::to_string(c.mixing.shape(1)) +
+    if (!c.has_mixing()) return "the Bayes output needs mixing weights pi_jk";
+    const std::size_t k = c.mixing.shape(1);
+    if (c.class_priors.size() != k)
+      return std::to_string(c.class_priors.size()) + " class priors for " + std::to_string(k) +
              " mixing columns";
+    if (classes != k)
+      return std::to_string(classes) + " class values for " + std::to_string(k) +
+             " mixing columns (one per class)";
     return {};
   }
-  if (model.weights.size() == 0) return {};
-  if (model.weights.shape(0) != m + 1)
-    return "weights are " + shape_text(model.weights.shape(0), model.weights.shape(1)) +
-           " for " + std::to_string(m) + " centres (expected " + std::to_string(m + 1) +
-           " rows, bias last)";
-  if (model.link == Link::Logistic) {
-    if (model.weights.shape(1) != 1)
-      return "the logistic output has one column of weights, the model has " +
-             std::to_string(model.weights.shape(1));
-    if (classes != 0 && classes != 2)
-      return "the logistic output is for 2 classes, the model lists " + std::to_string(classes);
+
+  const std::size_t rows = model.weights.shape(0), columns = model.weights.shape(1);
+  if (rows != m + 1 || columns == 0)
+    return "weights are " + shape_text(rows, columns) + " for " + std::to_string(m) +
+           " centres (expected " + std::to_string(m + 1) + " rows, bias last, and at least one "
+           "column)";
+  for (std::size_t i = 0; i < model.weights.size(); ++i)
+    if (!std::isfinite(model.weights.data()[i]))
+      return "weight (" + std::to_string(i / columns) + ", " + std::to_string(i % columns) +
+             ") is " + number_text(model.weights.data()[i]) + "; weights must be finite";
+  switch (model.link) {
+    case Link::Logistic:
+      if (columns != 1)
+        return "the logistic output has one column of weights, the model has " +
+               std::to_string(columns);
+      if (classes != 2)
+        return "the logistic output is for 2 classes, the model lists " + std::to_string(classes);
+      break;
+    case Link::Softmax:
+      if (classes < 2)
+        return "the softmax output needs at least 2 classes, the model lists " +
+               std::to_string(classes);
+      if (columns != classes)
+        return "softmax weights have " + std::to_string(columns) + " columns for " +
+               std::to_string(classes) + " classes";
+      break;
+    case Link::Identity:
+      if (!classification && columns != 1)
+        return "a regression model has " + std::to_string(columns) +
+               " weight columns; it predicts one target";
+      if (classification && columns != classes)
+        return "identity (least-squares) weights have " + std::to_string(columns) +
+               " columns for " + std::to_string(classes) + " classes (one-of-K coding)";
+      break;
+    case Link::Bayes: break;
   }
-  if (model.link == Link::Softmax && classes != 0 && model.weights.shape(1) != classes)
-    return "softmax weights have " + std::to_string(model.weights.shape(1)) +
-           " columns for " + std::to_string(classes) + " classes";
   return {};
 }
 
@@ -136,13 +209,33 @@ std::string archive_to_string(const T& value) {
   return out.str();
 }
 
+// A read-only stream buffer over bytes the caller keeps alive: the archive reads the payload
+// in place (no copy), and in_avail() tells the bounded archive how many bytes remain.
+class MemoryBuffer : public std::streambuf {
+ public:
+  MemoryBuffer(const char* data, std::size_t size) {
+    char* begin = const_cast<char*>(data);  // never written: there is no put area
+    setg(begin, begin, begin + size);
+  }
+
+ protected:
+  pos_type seekoff(off_type offset, std::ios_base::seekdir dir,
+                   std::ios_base::openmode which) override {
+    if (offset != 0 || dir != std::ios_base::cur || !(which & std::ios_base::in))
+      return pos_type(off_type(-1));
+    return pos_type(off_type(gptr() - eback()));
+  }
+};
+
 // Reads a T from `payload`, turning every failure into a ModelFileError naming `where`.
 template <class T>
-T archive_from_string(const std::string& payload, const std::string& where, const char* what) {
+T archive_from_string(const char* payload, std::size_t size, const std::string& where,
+                      const char* what) {
   T value{};
   try {
-    std::istringstream in(payload);
-    boost::archive::text_iarchive archive(in);
+    MemoryBuffer buffer(payload, size);
+    std::istream in(&buffer);
+    model_archive::BoundedTextIArchive archive(in);
     archive >> value;
     in >> std::ws;
     if (!in.eof())
@@ -161,35 +254,43 @@ T archive_from_string(const std::string& payload, const std::string& where, cons
   return value;
 }
 
-// The payload of a checked file, after verifying the header line in `bytes`.
-std::string verified_payload(const std::string& bytes, const std::string& where) {
+struct Header {
+  std::size_t size = 0;        // bytes of the header line, '\n' included
+  std::uint64_t length = 0;    // payload bytes announced
+  std::string length_text;     // as written
+  std::string checksum;        // 16 lower-case hex digits
+};
+
+// The header line at the start of `head`, which holds the first bytes of the file: all of
+// them, or at least max_header_length + 1 when the file is longer.
+Header parse_header(const std::string& head, const std::string& where) {
   const std::string prefix = std::string(magic) + " ";
-  if (bytes.empty())
+  if (head.empty())
     throw ModelFileError(where + ": the file is empty, not a Radial model (it should start with " +
                          magic + ")");
-  if (bytes.compare(0, prefix.size(), prefix) != 0) {
-    if (bytes.size() < prefix.size() && prefix.compare(0, bytes.size(), bytes) == 0)
-      throw ModelFileError(where + ": truncated model file: " + std::to_string(bytes.size()) +
+  if (head.compare(0, prefix.size(), prefix) != 0) {
+    if (head.size() < prefix.size() && prefix.compare(0, head.size(), head) == 0)
+      throw ModelFileError(where + ": truncated model file: " + std::to_string(head.size()) +
                            " bytes, cut inside the header line");
     throw ModelFileError(where + ": not a Radial model file (it does not start with " + magic +
                          "); check the path");
   }
-  const std::size_t newline = bytes.find('\n');
+  const std::size_t newline = head.find('\n');
   if (newline == std::string::npos || newline > max_header_length) {
-    if (newline == std::string::npos && bytes.size() <= max_header_length)
-      throw ModelFileError(where + ": truncated model file: " + std::to_string(bytes.size()) +
+    if (newline == std::string::npos && head.size() <= max_header_length)
+      throw ModelFileError(where + ": truncated model file: " + std::to_string(head.size()) +
                            " bytes, cut inside the header line");
     throw ModelFileError(where + ": malformed model header: no end of line within the first " +
                          std::to_string(max_header_length) + " bytes");
   }
-  const std::string header = bytes.substr(0, newline);
+  const std::string line = head.substr(0, newline);
   std::vector<std::string> fields;
   {
     std::size_t start = 0;
-    while (start <= header.size()) {
-      const std::size_t space = header.find(' ', start);
-      const std::size_t end = space == std::string::npos ? header.size() : space;
-      fields.push_back(header.substr(start, end - start));
+    while (start <= line.size()) {
+      const std::size_t space = line.find(' ', start);
+      const std::size_t end = space == std::string::npos ? line.size() : space;
+      fields.push_back(line.substr(start, end - start));
       start = end + 1;
     }
   }
@@ -197,7 +298,7 @@ std::string verified_payload(const std::string& bytes, const std::string& where)
       std::string("expected '") + magic + " <format> <payload bytes> <fnv1a-64 hex>'";
   // The format version first: a newer format may lay out the rest of the header differently.
   if (fields.size() < 2 || !all_digits(fields[1], 9))
-    throw ModelFileError(where + ": malformed model header '" + printable(header) + "' (" +
+    throw ModelFileError(where + ": malformed model header '" + printable(line) + "' (" +
                          expected_form + ")");
   const unsigned long format = std::stoul(fields[1]);
   if (format > model_format_version)
@@ -205,29 +306,52 @@ std::string verified_payload(const std::string& bytes, const std::string& where)
                          ", this build reads up to " + std::to_string(model_format_version) +
                          "; load it with a newer Radial");
   if (format == 0 || fields.size() != 4 || !all_digits(fields[2], 19) || !lower_hex(fields[3]))
-    throw ModelFileError(where + ": malformed model header '" + printable(header) + "' (" +
+    throw ModelFileError(where + ": malformed model header '" + printable(line) + "' (" +
                          expected_form + ")");
-  const unsigned long long length = std::stoull(fields[2]);
-  const std::size_t available = bytes.size() - newline - 1;
-  if (available < length)
-    throw ModelFileError(where + ": truncated model file: the header announces " + fields[2] +
-                         " payload bytes but only " + std::to_string(available) +
-                         " follow; the file was cut short (copy or save it again)");
-  if (available > length)
-    throw ModelFileError(where + ": " + std::to_string(available - length) +
-                         " unexpected bytes after the " + fields[2] +
-                         "-byte payload announced by the header; the file was altered after it "
-                         "was written");
-  const char* payload = bytes.data() + newline + 1;
-  const std::string checksum = hex64(fnv1a64(payload, std::size_t(length)));
-  if (checksum != fields[3])
-    throw ModelFileError(where + ": corrupted model file: the payload checksum is " + checksum +
-                         " but the header says " + fields[3] +
-                         "; the file was damaged after it was written");
-  return std::string(payload, std::size_t(length));
+  Header header;
+  header.size = newline + 1;
+  header.length = std::stoull(fields[2]);
+  header.length_text = fields[2];
+  header.checksum = fields[3];
+  if (header.length > max_model_payload_bytes)
+    throw ModelFileError(where + ": the header announces a payload of " + fields[2] +
+                         " bytes, more than " + byte_count_text(max_model_payload_bytes) +
+                         ", the largest model Radial reads; the file is damaged or not a model");
+  return header;
 }
 
-std::string errno_text(int error) { return std::strerror(error); }
+[[noreturn]] void fail_truncated(const Header& header, std::uint64_t available,
+                                 const std::string& where) {
+  throw ModelFileError(where + ": truncated model file: the header announces " +
+                       header.length_text + " payload bytes but only " +
+                       std::to_string(available) +
+                       " follow; the file was cut short (copy or save it again)");
+}
+
+[[noreturn]] void fail_trailing(const Header& header, const std::string& extra,
+                                const std::string& where) {
+  throw ModelFileError(where + ": " + extra + " unexpected bytes after the " +
+                       header.length_text +
+                       "-byte payload announced by the header; the file was altered after it "
+                       "was written");
+}
+
+void verify_checksum(const Header& header, const char* payload, const std::string& where) {
+  const std::string checksum = hex64(fnv1a64(payload, std::size_t(header.length)));
+  if (checksum != header.checksum)
+    throw ModelFileError(where + ": corrupted model file: the payload checksum is " + checksum +
+                         " but the header says " + header.checksum +
+                         "; the file was damaged after it was written");
+}
+
+Model model_from_payload(const char* payload, std::size_t size, const std::string& where) {
+  Model model = archive_from_string<Model>(payload, size, where, "model");
+  const std::string problem = model_inconsistency(model);
+  if (!problem.empty())
+    throw ModelFileError(where + ": inconsistent model: " + problem +
+                         "; the file was not written by this version of Radial or is damaged");
+  return model;
+}
 
 }  // namespace
 
@@ -241,13 +365,15 @@ std::string serialize_model(const Model& model) {
 }
 
 Model deserialize_model(const std::string& bytes, const std::string& where) {
-  const std::string payload = verified_payload(bytes, where);
-  Model model = archive_from_string<Model>(payload, where, "model");
-  const std::string problem = model_inconsistency(model);
-  if (!problem.empty())
-    throw ModelFileError(where + ": inconsistent model: " + problem +
-                         "; the file was not written by this version of Radial or is damaged");
-  return model;
+  const Header header =
+      parse_header(bytes.substr(0, std::min(bytes.size(), max_header_length + 1)), where);
+  const std::uint64_t available = bytes.size() - header.size;
+  if (available < header.length) fail_truncated(header, available, where);
+  if (available > header.length)
+    fail_trailing(header, std::to_string(available - header.length), where);
+  const char* payload = bytes.data() + header.size;
+  verify_checksum(header, payload, where);
+  return model_from_payload(payload, std::size_t(header.length), where);
 }
 
 void save_model(const Model& model, const std::filesystem::path& file) {
@@ -256,28 +382,63 @@ void save_model(const Model& model, const std::filesystem::path& file) {
 
 Model load_model(const std::filesystem::path& file) {
   const std::string where = file.string();
-  std::error_code ec;
-  const fs::file_status status = fs::status(file, ec);
-  if (!fs::exists(status))
-    throw ModelFileError(where + ": no such model file" +
-                         (ec && ec != std::errc::no_such_file_or_directory
-                              ? " (" + ec.message() + ")"
-                              : std::string()) +
-                         "; check the path");
-  if (fs::is_directory(status))
-    throw ModelFileError(where + ": is a directory, not a model file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ModelFileError(where + ": cannot open the model file (" + errno_text(errno) + ")");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw ModelFileError(where + ": reading the model file failed");
-  return deserialize_model(bytes.str(), where);
+  InputFile in = InputFile::open<ModelFileError>(file, "model file");
+  // The header first, at most max_header_length + 1 bytes: nothing larger is read before the
+  // magic, the format and the announced length are checked.
+  std::string head(max_header_length + 1, '\0');
+  std::size_t got = 0;
+  bool ended = false;
+  while (got < head.size() && head.find('\n') >= got) {
+    const std::size_t n = in.read_some<ModelFileError>(&head[got], head.size() - got);
+    if (n == 0) {
+      ended = true;
+      break;
+    }
+    got += n;
+  }
+  head.resize(got);
+  const Header header = parse_header(head, where);
+  if (in.regular()) {
+    const std::uint64_t available = in.size() - std::min<std::uint64_t>(in.size(), header.size);
+    if (available < header.length) fail_truncated(header, available, where);
+    if (available > header.length)
+      fail_trailing(header, std::to_string(available - header.length), where);
+  }
+  // The payload: the bytes already read after the header line, then exactly the rest.
+  std::string payload = head.substr(header.size);
+  if (payload.size() > header.length)
+    fail_trailing(header, std::to_string(payload.size() - header.length), where);
+  const std::size_t length = std::size_t(header.length);
+  const std::size_t before = payload.size();
+  payload.resize(length);
+  std::size_t filled = before;
+  while (!ended && filled < length) {
+    const std::size_t n = in.read_some<ModelFileError>(&payload[filled], length - filled);
+    if (n == 0) ended = true;
+    filled += n;
+  }
+  if (filled < length) fail_truncated(header, filled, where);
+  // Nothing may follow the payload; a stream is drained up to a bound to say how much did.
+  if (!ended) {
+    constexpr std::size_t trailing_bound = std::size_t(1) << 20;
+    char chunk[4096];
+    std::size_t extra = 0;
+    while (extra <= trailing_bound) {
+      const std::size_t n = in.read_some<ModelFileError>(chunk, sizeof chunk);
+      if (n == 0) break;
+      extra += n;
+    }
+    if (extra > trailing_bound) fail_trailing(header, "more than " + byte_count_text(trailing_bound), where);
+    if (extra > 0) fail_trailing(header, std::to_string(extra), where);
+  }
+  verify_checksum(header, payload.data(), where);
+  return model_from_payload(payload.data(), payload.size(), where);
 }
 
 std::string serialize_state(const State& state) { return archive_to_string(state); }
 
 State deserialize_state(const std::string& bytes, const std::string& where) {
-  return archive_from_string<State>(bytes, where, "component state");
+  return archive_from_string<State>(bytes.data(), bytes.size(), where, "component state");
 }
 
 }  // namespace radial

@@ -56,3 +56,32 @@ TEST_CASE("inverse-multiquadric plugin loads through the registry", "[basis-inve
       validate_params(info.params, {{"c", 2.0}}, "plugin inverse-multiquadric");
   testing::check_registered_euclidean_basis(*registry.make_basis("inverse-multiquadric", params), phi);
 }
+
+TEST_CASE("inverse multiquadric keeps a c whose square overflows, in the map and in the state",
+          "[basis-inverse-multiquadric]") {
+  // c = 1e300: c^2 overflows to inf, so the old state sqrt(c^2) = inf was refused as corrupted.
+  InverseMultiquadricBasis basis(1e300);
+  const State state = basis.state();
+  REQUIRE(std::get<double>(state.at("c")) == 1e300);
+  InverseMultiquadricBasis restored(1.0);
+  restored.load_state(state);
+  // phi = 1 / sqrt(r^2 + c^2) = 1 / c for r << c: 1e-300, not the 0 that 1/sqrt(inf) gives.
+  const Matrix got = mapped(restored, {0.0, 3.0});
+  REQUIRE(got(0, 0) == Approx(1e-300).epsilon(1e-15));
+  REQUIRE(got(0, 1) == Approx(1e-300).epsilon(1e-15));
+  Matrix r2 = {{4.0}};
+  restored.log_map(r2);
+  REQUIRE(r2(0, 0) == Approx(-std::log(1e300)).epsilon(1e-14));
+}
+
+TEST_CASE("inverse multiquadric refuses c below 1e-100, where the output fit's phi^2 sums "
+          "overflow", "[basis-inverse-multiquadric][registry]") {
+  Registry registry;
+  const ComponentInfo& info = testing::require_basis_plugin(registry, "inverse-multiquadric");
+  REQUIRE(validate_params(info.params, {{"c", 1e300}}, "plugin inverse-multiquadric").real("c") ==
+          1e300);
+  REQUIRE(validate_params(info.params, {{"c", 1e-100}}, "plugin inverse-multiquadric").real("c") ==
+          1e-100);
+  REQUIRE_THROWS_AS(validate_params(info.params, {{"c", 1e-300}}, "plugin inverse-multiquadric"),
+                    ParameterError);
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include <radial/errors.hpp>
@@ -30,6 +31,24 @@ void set_spherical(Centres& centres, double variance) {
 }
 
 }  // namespace
+
+void GaussianBasis::check_width(double width) {
+  if (!(width > 0)) return;  // 0: the centres' shapes or NETLAB's rule
+  const double variance = width * width;
+  if (std::isnormal(variance)) return;
+  // sqrt of the smallest normal and of the largest double: the widths whose square is usable.
+  const double smallest = std::sqrt(std::numeric_limits<double>::min());
+  const double largest = std::sqrt(std::numeric_limits<double>::max());
+  throw ParameterError(
+      "plugin gaussian, parameter width = " + number(width) + ": the variance width^2 " +
+      (variance == 0 || variance < std::numeric_limits<double>::min()
+           ? "underflows to " + number(variance)
+           : std::string("overflows")) +
+      ", so squared distances r^2 / width^2 cannot be computed. Give a width between " +
+      number(smallest) + " and " + number(largest) +
+      " (useful widths are near the distances between centres, in the units of the "
+      "(standardised) inputs), or width = 0 for the centres' shapes or NETLAB's rule");
+}
 
 void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
   if (centres.means.dimension() != 2 || centres.count() == 0)

@@ -15,7 +15,13 @@ namespace radial::plugins {
 
 class GaussianBasis final : public Basis {
  public:
-  GaussianBasis(double width, bool density) : width_(width), density_(density) {}
+  GaussianBasis(double width, bool density) : width_(width), density_(density) {
+    check_width(width);
+  }
+
+  // ParameterError when width > 0 but width^2, the variance every distance is divided by, is
+  // not a normal double (it underflows to 0 or overflows).
+  static void check_width(double width);
 
   Metric metric() const override { return Metric::Shape; }
   void prepare(Centres& centres, FitContext& ctx) override;

@@ -30,6 +30,17 @@ void check_finite(const Matrix& a, const char* what, const char* where) {
       }
 }
 
+// rcond is a relative cut-off: < 0 means the default, [0, 1) a fraction of the largest value;
+// >= 1 (or NaN) would count every value as 0 and return zeros.
+void check_rcond(double rcond, const char* where) {
+  if (rcond < 1.0) return;
+  std::ostringstream msg;
+  msg << where << ": rcond = " << rcond
+      << " would count every singular value or eigenvalue as 0; give rcond < 1, or < 0 for the "
+         "default";
+  throw ParameterError(msg.str());
+}
+
 void check_rhs(const Matrix& a, const Matrix& b, const char* where) {
   if (a.shape(0) != b.shape(0)) {
     std::ostringstream msg;
@@ -61,6 +72,7 @@ LeastSquaresSolution solve_least_squares(const Matrix& a, const Matrix& b, doubl
   }
   check_finite(a, "the matrix", where);
   check_finite(b, "the right-hand side", where);
+  check_rcond(rcond, where);
 
   LeastSquaresSolution out;
   out.size = n;
@@ -96,6 +108,7 @@ LeastSquaresSolution solve_symmetric_psd(const Matrix& s, const Matrix& b, doubl
   check_rhs(s, b, where);
   check_finite(s, "the matrix", where);
   check_finite(b, "the right-hand side", where);
+  check_rcond(rcond, where);
   const std::size_t n = s.shape(0), k = b.shape(1);
 
   // S = V diag(lambda) V^T; dsyevd reads the lower triangle and returns lambda ascending.

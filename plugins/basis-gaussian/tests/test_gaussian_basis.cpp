@@ -179,3 +179,23 @@ TEST_CASE("gaussian plugin loads through the registry", "[basis-gaussian][regist
   basis->map(phi);
   REQUIRE(phi(2, 0) == Approx(density_2d(-2.0, 0.5, 0.5, -1.0, 2.0, 0.6, 1.0)).epsilon(1e-13));
 }
+
+TEST_CASE("gaussian refuses a width whose square is not a usable variance, and says which work",
+          "[basis-gaussian]") {
+  // width = 1e-300 > 0, but width^2 = 1e-600 underflows to 0: the old advice was "width > 0".
+  REQUIRE_THROWS_AS(GaussianBasis(1e-300, false), ParameterError);
+  REQUIRE_THROWS_WITH(GaussianBasis(1e-300, false),
+                      Catch::Contains("width = 1e-300") && Catch::Contains("underflows to 0") &&
+                          Catch::Contains("between 1.49167e-154 and 1.34078e+154"));
+  REQUIRE_THROWS_WITH(GaussianBasis(1e200, false), Catch::Contains("overflows"));
+  // The ends of the range are usable: exp(-r^2 / (2 width^2)) is 1 at r = 0.
+  Centres one;
+  one.means = {{1.0, 2.0}};
+  FitContext ctx(1);
+  GaussianBasis tiny(1.5e-154, false);
+  tiny.prepare(one, ctx);
+  Matrix r2 = {{0.0}};
+  tiny.map(r2);
+  REQUIRE(r2(0, 0) == 1.0);
+  REQUIRE_NOTHROW(GaussianBasis(1.3e154, false));
+}

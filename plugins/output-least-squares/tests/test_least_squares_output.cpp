@@ -260,6 +260,20 @@ TEST_CASE("least-squares parameters", "[least-squares]") {
                   radial::ParameterError);
 }
 
+TEST_CASE("least-squares refuses rcond >= 1, which would zero every weight", "[least-squares]") {
+  const auto make = [](double rcond) {
+    return registry().make_output_layer(
+        "least-squares", params_for(radial::Slot::Output, "least-squares", {{"rcond", rcond}}));
+  };
+  CHECK_NOTHROW(make(-1.0));
+  CHECK_NOTHROW(make(0.999));
+  for (double rcond : {1.0, 2.5}) {
+    INFO("rcond = " << rcond);
+    CHECK_THROWS_AS(make(rcond), radial::ParameterError);
+    CHECK_THROWS_WITH(make(rcond), Catch::Contains("rcond") && Catch::Contains("rcond < 1"));
+  }
+}
+
 TEST_CASE("least-squares passes the plugin conformance kit", "[least-squares][conformance]") {
   radial::Registry fresh;
   fresh.load_file(radial::testing::plugin_dir() / "libradial-output-least-squares.so");

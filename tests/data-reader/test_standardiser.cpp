@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/standardiser.hpp"
@@ -66,4 +69,76 @@ TEST_CASE("Standardiser: column-count mismatch and empty data are ShapeErrors",
                                               "on 2"));
   radial::Matrix empty = radial::Matrix::from_shape({0, 2});
   CHECK_THROWS_AS(radial::Standardiser().fit(empty), radial::ShapeError);
+}
+
+// Issue 10, item 11: deviations were squared unscaled, so values near 1e300 gave an infinite
+// scale (every input became 0) and values near 1e307 a non-finite mean.
+TEST_CASE("Standardiser: huge and tiny columns give the small column's statistics, scaled",
+          "[standardiser][hostile]") {
+  // Small column {1, -1, 3, 5}: mean 2, population sd sqrt((1 + 9 + 1 + 9) / 4) = sqrt(5).
+  const double small[] = {1.0, -1.0, 3.0, 5.0};
+  for (const int exponent : {996, 1019, -1000}) {
+    INFO("column scaled by 2^" << exponent);
+    radial::Matrix x = radial::Matrix::from_shape({4, 2});
+    for (std::size_t i = 0; i < 4; ++i) {
+      x(i, 0) = small[i];
+      x(i, 1) = std::ldexp(small[i], exponent);  // exact: a power of two
+    }
+    radial::Standardiser s;
+    CHECK(s.fit(x) == 0);
+    // Bit-exact: scaling by a power of two commutes with every rounding.
+    CHECK(s.mean(0) == 2.0);
+    CHECK(s.mean(1) == std::ldexp(2.0, exponent));
+    CHECK(s.scale(0) == std::sqrt(5.0));
+    CHECK(s.scale(1) == std::ldexp(std::sqrt(5.0), exponent));
+    s.apply(x);
+    for (std::size_t i = 0; i < 4; ++i) {
+      CHECK(x(i, 1) == x(i, 0));
+      CHECK(x(i, 0) == Approx((small[i] - 2.0) / std::sqrt(5.0)).epsilon(1e-15));
+    }
+  }
+
+  // 1e300 times the small column (not a power of two): 1e300 times its statistics, to rounding.
+  radial::Matrix big = {{1e300}, {-1e300}, {3e300}, {5e300}};
+  radial::Standardiser s;
+  s.fit(big);
+  CHECK(s.mean(0) == Approx(2e300).epsilon(1e-15));
+  CHECK(s.scale(0) == Approx(std::sqrt(5.0) * 1e300).epsilon(1e-15));
+  s.apply(big);
+  CHECK(big(3, 0) == Approx(3.0 / std::sqrt(5.0)).epsilon(1e-14));
+
+  // Up to the largest double: {M, -M} has mean 0, sd M, and z = +-1 (x - mean overflows for
+  // a mean of -M/2, so apply() halves first).
+  const double m = std::numeric_limits<double>::max();
+  radial::Matrix extreme = {{m, m}, {-m, 0.0}};
+  radial::Standardiser e;
+  e.fit(extreme);
+  CHECK(e.mean(0) == 0.0);
+  CHECK(e.scale(0) == m);
+  CHECK(e.mean(1) == m / 2);
+  CHECK(e.scale(1) == m / 2);
+  radial::Matrix probe = {{m, -m}};
+  e.apply(extreme);
+  e.apply(probe);
+  CHECK(extreme(0, 0) == 1.0);
+  CHECK(extreme(1, 0) == -1.0);
+  CHECK(extreme(0, 1) == 1.0);
+  CHECK(extreme(1, 1) == -1.0);
+  CHECK(probe(0, 1) == -3.0);  // (-M - M/2) / (M/2), computed without overflow
+}
+
+TEST_CASE("Training without standardisation refuses inputs whose squared distances overflow",
+          "[standardiser][hostile]") {
+  radial::Dataset data;
+  data.source = "big.csv";
+  data.feature_names = {"a", "b"};
+  data.inputs = {{1.0, 2.0}, {3.0, 1e300}};
+  CHECK_THROWS_WITH(radial::check_unstandardised_range(data),
+                    Catch::Matchers::StartsWith("big.csv: input column 'b' holds 1e+300 (data row 2)") &&
+                        Catch::Matchers::Contains("set standardize = true in [data]"));
+  // sqrt(DBL_MAX / 8) ~ 4.7e153 is the limit for 2 features.
+  data.inputs(1, 1) = 4.6e153;
+  CHECK_NOTHROW(radial::check_unstandardised_range(data));
+  data.inputs(1, 1) = -4.8e153;
+  CHECK_THROWS_AS(radial::check_unstandardised_range(data), radial::DataError);
 }

@@ -49,11 +49,12 @@ State InverseMultiquadricBasis::state() const { return {{"c", c_}}; }
 
 void InverseMultiquadricBasis::load_state(const State& state) {
   const double c = state_get<double>(state, "c", "basis inverse-multiquadric");
-  if (!(c > 0) || !std::isfinite(c)) {
+  if (!(c >= 1e-100) || !std::isfinite(c)) {
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", c);
     throw ModelFileError(std::string("basis inverse-multiquadric: state entry 'c' is ") + text +
-                         "; it must be finite and > 0 (the model file is corrupted)");
+                         "; it must be finite and >= 1e-100, the range of the "
+                         "parameter c (the model file is corrupted)");
   }
   set_c(c);
 }

@@ -48,11 +48,12 @@ State MultiquadricBasis::state() const { return {{"c", c_}}; }
 
 void MultiquadricBasis::load_state(const State& state) {
   const double c = state_get<double>(state, "c", "basis multiquadric");
-  if (!(c > 0) || !std::isfinite(c)) {
+  if (!(c > 0) || !(c <= 1e100)) {
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", c);
     throw ModelFileError(std::string("basis multiquadric: state entry 'c' is ") + text +
-                         "; it must be finite and > 0 (the model file is corrupted)");
+                         "; it must be > 0 and <= 1e100, the range of the "
+                         "parameter c (the model file is corrupted)");
   }
   set_c(c);
 }

@@ -408,13 +408,19 @@ Model load_model(const std::filesystem::path& file) {
   std::string payload = head.substr(header.size);
   if (payload.size() > header.length)
     fail_trailing(header, std::to_string(payload.size() - header.length), where);
+  // A regular file was checked to hold the payload, so it is read in place; a stream grows as
+  // bytes arrive, so a header that announces much more than follows costs nothing.
   const std::size_t length = std::size_t(header.length);
-  const std::size_t before = payload.size();
-  payload.resize(length);
-  std::size_t filled = before;
+  std::size_t filled = payload.size();
+  if (in.regular()) payload.resize(length);
+  std::vector<char> chunk(in.regular() ? 0 : std::size_t(1) << 16);
   while (!ended && filled < length) {
-    const std::size_t n = in.read_some<ModelFileError>(&payload[filled], length - filled);
+    const std::size_t want = length - filled;
+    const std::size_t n =
+        in.regular() ? in.read_some<ModelFileError>(&payload[filled], want)
+                     : in.read_some<ModelFileError>(chunk.data(), std::min(want, chunk.size()));
     if (n == 0) ended = true;
+    if (!in.regular()) payload.append(chunk.data(), n);
     filled += n;
   }
   if (filled < length) fail_truncated(header, filled, where);

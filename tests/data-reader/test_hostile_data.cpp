@@ -269,8 +269,12 @@ TEST_CASE("npy: data.target is a column number; names are refused", "[data][npy]
   CHECK(last.feature_names == std::vector<std::string>{"x1", "x2"});
   CHECK(last.class_values == std::vector<double>{100, 200});
 
+  // A model's target name (evaluate of a model trained on CSV) names the last column.
   DataOptions named;
   named.target = "label";
+  CHECK(radial::read_dataset(file, named).class_values == std::vector<double>{100, 200});
+  // Written in [data], a name cannot be found in a file without names: refused.
+  named.target_from_pipeline = true;
   CHECK_THAT(data_error([&] { radial::read_dataset(file, named); }),
              StartsWith(file.string() + ": data.target = 'label', but a .npy file has no column "
                                         "names: give the target's column number, 1 to 3"));

@@ -24,7 +24,11 @@ namespace radial {
 constexpr std::size_t max_classes = 1000;
 
 struct DataOptions {
-  std::string target;              // empty: the last column
+  std::string target;              // empty: the last column; .npy: a 1-based column number
+  // The target was written by the user in [data] (not read from a model): a .npy file has no
+  // column names, so a name there is a DataError. A model's target name (evaluate) on a .npy
+  // file names its last column (or the column whose number it is).
+  bool target_from_pipeline = false;
   std::optional<Task> task;        // empty: inferred from the target values
   // Class values of the training set: a test set is coded with the same indices, and a test
   // label never seen in training is a DataError.

@@ -16,6 +16,7 @@
 #include "radial/input_file.hpp"
 #include "row_store.hpp"
 #include "target_coding.hpp"
+#include "text_escape.hpp"
 
 namespace radial::data {
 namespace {
@@ -275,14 +276,17 @@ class NpyInput {
 };
 
 // The target column (0-based) chosen by DataOptions::target: empty or "y" for the last column,
-// or a 1-based column number. A .npy file has no names, so any other name is refused.
-std::size_t target_column(const std::string& target, std::size_t columns, const std::string& name) {
+// or a 1-based column number. A .npy file has no names: another name is refused when the user
+// wrote it in [data], and names the last column when it is a model's target name.
+std::size_t target_column(const DataOptions& options, std::size_t columns, const std::string& name) {
+  const std::string& target = options.target;
   if (target.empty() || target == "y") return columns - 1;
   std::size_t number = 0;
   const auto [end, error] = std::from_chars(target.data(), target.data() + target.size(), number);
-  if (error != std::errc() || end != target.data() + target.size() || number < 1 ||
-      number > columns) {
-    throw DataError(name + ": data.target = '" + target +
+  const bool is_number = error == std::errc() && end == target.data() + target.size();
+  if (!is_number && !options.target_from_pipeline) return columns - 1;
+  if (!is_number || number < 1 || number > columns) {
+    throw DataError(name + ": data.target = '" + escaped(target) +
                     "', but a .npy file has no column names: give the target's column number, "
                     "1 to " + std::to_string(columns) +
                     " (target = \"" + std::to_string(columns) +
@@ -305,7 +309,7 @@ Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) 
   NpyInput in(file, 2);
   const std::string& name = in.name();
   const std::size_t rows = in.rows(), columns = in.columns();
-  const std::size_t target = target_column(options.target, columns, name);
+  const std::size_t target = target_column(options, columns, name);
 
   Dataset data;
   data.source = name;

@@ -2,7 +2,7 @@
 // NumPy .npy files: little-endian float64, C order, 2-D (rows x columns), read front to back in
 // blocks (regular files, pipes and FIFOs alike; peak memory: the values). A .npy file has no
 // column names: the target is the last column, or the 1-based column number given as
-// DataOptions::target (a name other than "y" is refused); the inputs are named x<j> after their
+// DataOptions::target (a name written in [data] is refused; see DataOptions); the inputs are named x<j> after their
 // column j in the file (x1..xd when the target is last).
 
 #include <filesystem>

@@ -337,6 +337,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
 
   DataOptions train_opts;
   train_opts.target = p.data.target;
+  train_opts.target_from_pipeline = true;
   train_opts.task = p.data.task;
   // The training rows are read once and standardised in place (no second copy, issue 6).
   Dataset train_data = read_dataset(p.data.train, train_opts);

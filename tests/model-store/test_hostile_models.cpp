@@ -1,0 +1,323 @@
+// Model files from an untrusted source (issue 10, items 3 and 4; docs/model-files.md): every
+// length in the archive is bounded by the bytes left before anything is allocated, every model
+// kind's class count is tied to its weights, link and Bayes parts, and any byte string gives a
+// Model (that a Network can use) or a ModelFileError. Payloads are rewritten and framed again
+// with a valid checksum, as an attacker would.
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/archive/text_oarchive.hpp>
+#include <catch2/catch.hpp>
+
+#include "model_archive.hpp"  // framework/src/model: archives of inconsistent models
+#include "radial/basis.hpp"
+#include "radial/errors.hpp"
+#include "radial/model_store.hpp"
+#include "radial/network.hpp"
+
+using namespace radial;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// FNV-1a 64 as published (offset basis 14695981039346656037, prime 1099511628211).
+std::string framed(const std::string& payload) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : payload) h = (h ^ c) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return "RADIAL-MODEL 1 " + std::to_string(payload.size()) + " " + hex + "\n" + payload;
+}
+
+std::string payload_of(const std::string& bytes) { return bytes.substr(bytes.find('\n') + 1); }
+
+// `bytes` with the first match of `pattern` in the payload replaced, framed again.
+std::string rewritten(const std::string& bytes, const std::string& pattern,
+                      const std::string& replacement) {
+  const std::string payload = payload_of(bytes);
+  const std::regex re(pattern);
+  REQUIRE(std::regex_search(payload, re));
+  return framed(std::regex_replace(payload, re, replacement, std::regex_constants::format_first_only));
+}
+
+// An archive of `m` without the store's refusal to save inconsistent models.
+std::string framed_archive(const Model& m) {
+  std::ostringstream out;
+  {
+    boost::archive::text_oarchive archive(out);
+    archive << m;
+  }
+  return framed(out.str());
+}
+
+std::string load_error(const std::string& bytes) {
+  try {
+    deserialize_model(bytes, "crafted.model");
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  FAIL("deserialize_model did not throw ModelFileError");
+  return {};
+}
+
+// Three centres in two dimensions; `link` decides the outputs and classes as the trainer
+// writes them (see model_inconsistency in model_store.cpp).
+Model model_of_kind(Task task, Link link, std::size_t classes) {
+  Model m;
+  m.task = task;
+  m.feature_names = {"x1", "x2"};
+  m.target_name = "y";
+  m.centres.means = Matrix{{0.0, 0.0}, {1.0, 0.0}, {0.0, 2.0}};
+  m.centres.shape = Shape::Spherical;
+  m.centres.variances = Vector{1.0, 0.5, 2.0};
+  m.basis_id = "unit-gaussian";
+  m.basis_params = {{"width", ParamValue(0.5)}};
+  m.basis_state = {{"note", StateValue(std::string("state"))}};
+  m.plugin_versions = {{"unit-gaussian", "1.0.0"}, {"kmeans", "1.0.0"}};
+  m.pipeline_text = "name = \"hostile\"\n";
+  m.link = link;
+  for (std::size_t k = 0; k < classes; ++k) m.class_values.push_back(double(k) - 1.0);
+  if (link == Link::Bayes) {
+    m.centres.mixing = Matrix::from_shape({3, classes});
+    for (std::size_t j = 0; j < 3; ++j)
+      for (std::size_t k = 0; k < classes; ++k) m.centres.mixing(j, k) = 1.0 / 3.0;
+    m.centres.class_priors = Vector::from_shape({classes});
+    m.centres.class_priors.fill(1.0 / double(classes));
+    m.centres.owner = Labels{0, std::int64_t(classes) - 1, -1};
+    m.output_id = "bayes";
+    return m;
+  }
+  const std::size_t columns = task == Task::Regression || link == Link::Logistic ? 1 : classes;
+  m.weights = Matrix::from_shape({4, columns});
+  for (std::size_t i = 0; i < m.weights.size(); ++i) m.weights.data()[i] = 0.25 * double(i) - 1.0;
+  m.output_id = "test-output";
+  return m;
+}
+
+// phi(r) = exp(-r^2 / 2) with its log map, so every link can be evaluated.
+class UnitGaussian : public Basis {
+ public:
+  Metric metric() const override { return Metric::Euclidean; }
+  void prepare(Centres&, FitContext&) override {}
+  void map(Matrix& r2) const override {
+    for (std::size_t i = 0; i < r2.size(); ++i) r2.data()[i] = std::exp(-0.5 * r2.data()[i]);
+  }
+  bool has_log_map() const override { return true; }
+  void log_map(Matrix& r2) const override {
+    for (std::size_t i = 0; i < r2.size(); ++i) r2.data()[i] = -0.5 * r2.data()[i];
+  }
+  State state() const override { return {}; }
+  void load_state(const State&) override {}
+};
+
+struct Kind {
+  const char* name;
+  Task task;
+  Link link;
+  std::size_t classes;
+};
+
+const std::vector<Kind> valid_kinds = {
+    {"regression", Task::Regression, Link::Identity, 0},
+    {"logistic", Task::Classification, Link::Logistic, 2},
+    {"softmax", Task::Classification, Link::Softmax, 3},
+    {"least-squares classification", Task::Classification, Link::Identity, 3},
+    {"least-squares, one class", Task::Classification, Link::Identity, 1},
+    {"bayes", Task::Classification, Link::Bayes, 2},
+    {"bayes, one class", Task::Classification, Link::Bayes, 1},
+};
+
+}  // namespace
+
+TEST_CASE("a model written before the bounded reader loads and saves byte for byte",
+          "[model-store][hostile]") {
+  // Trained by `radial train docs/examples/two-class-kmeans-thin-plate.toml` (format 1).
+  const std::filesystem::path file = std::filesystem::path(RADIAL_MODEL_STORE_TEST_DATA) /
+                                     "two-class-thin-plate.model";
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  const Model m = load_model(file);
+  CHECK(m.class_values == std::vector<double>{0.0, 1.0});
+  CHECK(m.basis_id == "thin-plate");
+  CHECK(m.weights.shape(0) == 11);
+  CHECK(m.weights.shape(1) == 2);
+  CHECK(serialize_model(m) == bytes.str());
+}
+
+TEST_CASE("string lengths beyond the rest of the payload are refused before allocating",
+          "[model-store][hostile]") {
+  const std::string good = serialize_model(model_of_kind(Task::Classification, Link::Softmax, 3));
+  struct Case {
+    const char* what;
+    const char* pattern;
+    const char* replacement;
+  };
+  // The target name, a feature name, the basis id, a map key, a state string, the pipeline.
+  for (const Case& c : {Case{"target name", " 1 y ", " 3000000000 y "},
+                        Case{"feature name", " 2 x1 ", " 6000000000 x1 "},
+                        Case{"basis id", " 13 unit-gaussian ", " 3000000000 unit-gaussian "},
+                        Case{"parameter name", " 5 width ", " 18446744073709551615 width "},
+                        Case{"state string", " 5 state", " 3000000000 state"},
+                        Case{"pipeline text", " 17 name", " 3000000000 name"}}) {
+    INFO(c.what);
+    const std::string message = load_error(rewritten(good, c.pattern, c.replacement));
+    CHECK_THAT(message, Contains("crafted.model: inconsistent model: a string of") &&
+                            Contains("bytes remain"));
+  }
+}
+
+TEST_CASE("counts and shapes beyond the rest of the payload are refused before allocating",
+          "[model-store][hostile]") {
+  const std::string good = serialize_model(model_of_kind(Task::Classification, Link::Softmax, 3));
+  // Feature names and class values: the store's own counts.
+  CHECK_THAT(load_error(rewritten(good, " 2 2 x1 ", " 4000000000 2 x1 ")),
+             Contains("feature names claims 4000000000 entries"));
+  CHECK_THAT(load_error(rewritten(good, " 1 y 3 ", " 1 y 3000000000 ")),
+             Contains("class values claims 3000000000 entries"));
+  // The weights, 4 x 3: a shape whose values cannot follow.
+  CHECK_THAT(load_error(rewritten(good, " 2 4 3 ", " 2 4000000 3000000 ")),
+             Contains("array of shape 4000000 x 3000000 claims"));
+  // An empty array whose other extent is implausible.
+  CHECK_THAT(load_error(rewritten(good, " 2 4 3 ", " 2 0 3000000000000 ")),
+             Contains("implausible extent"));
+  // Boost's own collection count (the plugin versions map).
+  CHECK_THAT(load_error(rewritten(good, " 2 0 0 0 6 kmeans", " 4000000000 0 0 0 6 kmeans")),
+             Contains("a collection of 4000000000 elements"));
+}
+
+TEST_CASE("every model kind the trainer writes passes the consistency check",
+          "[model-store][hostile]") {
+  for (const Kind& kind : valid_kinds) {
+    INFO(kind.name);
+    const Model m = model_of_kind(kind.task, kind.link, kind.classes);
+    const Model loaded = deserialize_model(serialize_model(m), "memory");
+    CHECK(loaded.class_values == m.class_values);
+    // The network it makes predicts one probability or value per output, and classify never
+    // points past the class list.
+    const Network network(loaded, std::make_shared<UnitGaussian>());
+    const Matrix outputs = network.predict(Matrix{{0.5, 0.5}, {-3.0, 4.0}});
+    for (double v : outputs) CHECK(std::isfinite(v));
+    if (kind.task == Task::Classification) {
+      for (std::int64_t label : Network::classify(outputs))
+        CHECK(std::size_t(label) < loaded.class_values.size());
+    }
+  }
+}
+
+TEST_CASE("the class count is tied to the weights, the link and the Bayes parts",
+          "[model-store][hostile]") {
+  struct Case {
+    const char* problem;
+    Model model;
+  };
+  std::vector<Case> cases;
+  auto add = [&](const char* problem, Task task, Link link, std::size_t classes, auto change) {
+    Model m = model_of_kind(task, link, classes);
+    change(m);
+    cases.push_back({problem, std::move(m)});
+  };
+  const auto classification = Task::Classification;
+  add("lists no class values", classification, Link::Identity, 2,
+      [](Model& m) { m.class_values.clear(); });
+  add("2 columns for 1 classes", classification, Link::Identity, 2,
+      [](Model& m) { m.class_values.pop_back(); });
+  add("distinct and in increasing order", classification, Link::Softmax, 3,
+      [](Model& m) { m.class_values[2] = m.class_values[1]; });
+  add("distinct and in increasing order", classification, Link::Softmax, 3,
+      [](Model& m) { std::swap(m.class_values[0], m.class_values[2]); });
+  add("class values must be finite", classification, Link::Softmax, 3,
+      [](Model& m) { m.class_values[1] = std::numeric_limits<double>::quiet_NaN(); });
+  add("the logistic output is for 2 classes, the model lists 3", classification, Link::Logistic,
+      2, [](Model& m) { m.class_values.push_back(7.0); });
+  add("one column of weights", classification, Link::Logistic, 2,
+      [](Model& m) { m.weights = Matrix::from_shape({4, 2}); m.weights.fill(0.5); });
+  add("softmax weights have 3 columns for 4 classes", classification, Link::Softmax, 3,
+      [](Model& m) { m.class_values.push_back(9.0); });
+  add("softmax output needs at least 2 classes", classification, Link::Softmax, 1, [](Model&) {});
+  add("a regression model lists 1 class values", Task::Regression, Link::Identity, 0,
+      [](Model& m) { m.class_values = {1.0}; });
+  add("a regression model has link softmax", Task::Regression, Link::Identity, 0,
+      [](Model& m) { m.link = Link::Softmax; });
+  add("it predicts one target", Task::Regression, Link::Identity, 0,
+      [](Model& m) { m.weights = Matrix::from_shape({4, 2}); m.weights.fill(0.5); });
+  add("weights must be finite", classification, Link::Softmax, 3,
+      [](Model& m) { m.weights(1, 2) = std::numeric_limits<double>::infinity(); });
+  add("at least one column", classification, Link::Softmax, 3,
+      [](Model& m) { m.weights = Matrix::from_shape({4, 0}); });
+  add("expected 4 rows", classification, Link::Softmax, 3,
+      [](Model& m) { m.weights = Matrix::from_shape({0, 3}); });
+  add("3 class values for 2 mixing columns", classification, Link::Bayes, 2,
+      [](Model& m) { m.class_values.push_back(5.0); });
+  add("0 class priors for 2 mixing columns", classification, Link::Bayes, 2,
+      [](Model& m) { m.centres.class_priors = Vector(); });
+  add("needs mixing weights", classification, Link::Bayes, 2, [](Model& m) {
+    m.centres.mixing = Matrix();
+    m.centres.class_priors = Vector();
+    m.centres.owner = Labels();
+  });
+  add("owner class 2 but the model has 2 classes", classification, Link::Softmax, 2,
+      [](Model& m) { m.centres.owner = Labels{0, 2, -1}; });
+  add("has no weights", classification, Link::Bayes, 2,
+      [](Model& m) { m.weights = Matrix::from_shape({4, 2}); m.weights.fill(0.5); });
+  for (const Case& c : cases) {
+    INFO(c.problem);
+    CHECK_THAT(load_error(framed_archive(c.model)),
+               Contains("crafted.model: inconsistent model:") && Contains(c.problem));
+    CHECK_THROWS_WITH(serialize_model(c.model), Contains(c.problem));
+  }
+}
+
+TEST_CASE("any mutation of a model gives a usable Model or a ModelFileError",
+          "[model-store][hostile]") {
+  // Random edits of valid payloads of every kind, framed again with a correct checksum: digits
+  // changed, bytes replaced, inserted and deleted. Whatever loads must make a Network that
+  // predicts a row without crashing (InputErrors, e.g. a wrong feature count, are fine).
+  std::mt19937_64 rng(20261123);
+  const std::string alphabet = "0123456789 -e+.\nx";
+  std::size_t loaded = 0, refused = 0;
+  for (const Kind& kind : valid_kinds) {
+    const std::string payload =
+        payload_of(serialize_model(model_of_kind(kind.task, kind.link, kind.classes)));
+    for (int trial = 0; trial < 1500; ++trial) {
+      std::string p = payload;
+      const int edits = 1 + int(rng() % 3);
+      for (int e = 0; e < edits; ++e) {
+        const std::size_t at = std::size_t(rng() % p.size());
+        const char c = alphabet[std::size_t(rng() % alphabet.size())];
+        switch (rng() % 4) {
+          case 0: p[at] = c; break;
+          case 1: p.insert(p.begin() + std::ptrdiff_t(at), c); break;
+          case 2: p.erase(at, 1 + std::size_t(rng() % 4)); break;
+          default: p.insert(at, std::to_string(rng() % 5000000000ULL)); break;
+        }
+      }
+      INFO(kind.name << ", trial " << trial);
+      try {
+        const Model m = deserialize_model(framed(p), "mutated.model");
+        ++loaded;
+        try {
+          const Network network(m, std::make_shared<UnitGaussian>());
+          Matrix row = Matrix::from_shape({1, m.centres.dim()});
+          row.fill(0.5);
+          const Matrix outputs = network.predict(row);
+          if (m.task == Task::Classification)
+            CHECK(std::size_t(Network::classify(outputs)(0)) < m.class_values.size());
+        } catch (const InputError&) {
+        }
+      } catch (const ModelFileError&) {
+        ++refused;
+      }
+    }
+  }
+  CHECK(refused > 0);
+  CHECK(loaded + refused == valid_kinds.size() * 1500);
+}

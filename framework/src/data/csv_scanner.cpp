@@ -58,9 +58,18 @@ std::size_t CsvScanner::estimated_rows_left() const {
 }
 
 void CsvScanner::refuse_binary(std::size_t from) const {
+  // A branch-free pass (it vectorises) finds whether there is a bad byte; the search for where
+  // runs only then.
+  const auto* bytes = reinterpret_cast<const unsigned char*>(buffer_.data());
+  unsigned any = 0;
+  for (std::size_t i = from; i < end_; ++i) {
+    const unsigned u = bytes[i];
+    any |= unsigned(u < 0x20) & unsigned(u != '\t') & unsigned(u != '\n') & unsigned(u != '\r');
+    any |= unsigned(u == 0x7f);
+  }
+  if (any == 0) return;
   const auto bad = std::find_if(buffer_.begin() + std::ptrdiff_t(from),
                                 buffer_.begin() + std::ptrdiff_t(end_), is_binary);
-  if (bad == buffer_.begin() + std::ptrdiff_t(end_)) return;
   // Line and column of the byte: count the line ends after the current line.
   const std::size_t at = std::size_t(bad - buffer_.begin());
   std::size_t line = line_ + 1, line_start = begin_;
@@ -86,6 +95,7 @@ bool CsvScanner::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
+  next_lf_ = unknown;  // bytes move and arrive
   if (end_ == buffer_.size()) {
     // One line fills the buffer: grow it, up to the longest line read.
     if (buffer_.size() > max_line_bytes) {
@@ -110,8 +120,14 @@ bool CsvScanner::next_line(std::string_view& text) {
   std::size_t scanned = begin_;  // bytes before this hold no line end
   while (true) {
     const char* data = buffer_.data();
-    std::size_t i = scanned;
-    while (i < end_ && data[i] != '\n' && data[i] != '\r') ++i;
+    // The next LF (kept between calls, so CR-only text is not searched again for each line),
+    // then a CR before it.
+    if (next_lf_ == unknown || next_lf_ < scanned) {
+      const void* lf = std::memchr(data + scanned, '\n', end_ - scanned);
+      next_lf_ = lf != nullptr ? std::size_t(static_cast<const char*>(lf) - data) : end_;
+    }
+    const void* cr = std::memchr(data + scanned, '\r', next_lf_ - scanned);
+    const std::size_t i = cr != nullptr ? std::size_t(static_cast<const char*>(cr) - data) : next_lf_;
     // A CR as the last byte read may be the first half of a CRLF: read on to know.
     const bool complete = i < end_ && (data[i] == '\n' || i + 1 < end_ || at_end_);
     if (complete || (at_end_ && end_ > begin_)) {
@@ -256,9 +272,10 @@ bool CsvScanner::next_row(std::vector<CsvCell>& cells) {
 double parse_number(const CsvScanner& scanner, const CsvCell& cell,
                     const std::string& column_name) {
   std::string_view text = cell.text;
-  const std::string column = "column '" + escaped(column_name) + "'";
+  // Built for messages only: parse_number runs once per cell.
+  const auto column = [&] { return "column '" + escaped(column_name) + "'"; };
   if (text.empty()) {
-    throw DataError(scanner.where(cell.column) + ": empty cell in " + column +
+    throw DataError(scanner.where(cell.column) + ": empty cell in " + column() +
                     "; missing values are not supported: fill in a number or remove the row");
   }
   const char* first = text.data();
@@ -267,7 +284,7 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   double value = 0.0;
   const auto [end, error] = std::from_chars(first, last, value);
   if (end != last || error == std::errc::invalid_argument) {
-    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column +
+    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +
                     " is not a number; write a decimal number such as 1.5 or -2e-3 (missing "
                     "values and text categories are not supported: impute, encode or remove "
                     "them)");
@@ -277,11 +294,11 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
     value = std::strtod(std::string(first, last).c_str(), nullptr);
     if (!std::isfinite(value)) {
       throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " +
-                      column + " is too large for a double; rescale the column");
+                      column() + " is too large for a double; rescale the column");
     }
   }
   if (!std::isfinite(value)) {
-    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column +
+    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +
                     " is " + (std::isnan(value) ? "NaN" : "infinite") +
                     "; NaN and Inf are not allowed: impute the value or remove the row");
   }

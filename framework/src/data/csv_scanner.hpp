@@ -69,6 +69,8 @@ class CsvScanner {
   std::string name_;
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;  // the unconsumed bytes are buffer_[begin_, end_)
+  static constexpr std::size_t unknown = std::size_t(-1);
+  std::size_t next_lf_ = unknown;    // the first LF at or after begin_, end_ if none read yet
   bool at_end_ = false, started_ = false;
   std::uint64_t consumed_ = 0;       // bytes of the lines returned so far
   std::size_t line_ = 0;

@@ -229,10 +229,17 @@ pipeline-not-a-file)
   # A pipe is read as a stream (process substitution), with data paths made absolute.
   sed "s#data/#$examples/data/#" "$two_class" > abs.toml
   run 0 validate <(cat abs.toml)
+  # Unreadable: root reads anything, so as root the check runs as nobody (setpriv).
+  cp abs.toml locked.toml && chmod 000 locked.toml
   if [ "$(id -u)" -ne 0 ]; then
-    cp abs.toml locked.toml && chmod 000 locked.toml
     run 2 validate locked.toml
-    err_has "permission denied"
+    err_has "locked.toml: cannot open the pipeline file (permission denied)"
+  elif command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$radial"; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$radial" validate "$work/locked.toml" >out.txt 2>err.txt
+    [ $? -eq 2 ] || { cat err.txt; fail "an unreadable pipeline file did not exit 2"; }
+    err_has "locked.toml: cannot open the pipeline file (permission denied)"
+  else
+    echo "skip: unreadable-file check (root without setpriv, or the build is not readable by nobody)"
   fi
   ;;
 pipeline-too-large)

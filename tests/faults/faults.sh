@@ -150,12 +150,19 @@ sigint-sigterm)
   duration_ms=$(( ($(date +%s%N) - start) / 1000000 ))
   set -m  # jobs in their own process groups, with SIGINT not ignored
   RANDOM=$$
-  interrupted=0
+  interrupted=0 during_write=0 i=0
   for signal in INT TERM INT TERM INT TERM INT TERM; do
-    delay_ms=$(( RANDOM % (duration_ms * 9 / 10 + 1) ))
+    i=$((i + 1))
     "$radial" train large.toml --model m.model --quiet --report r.json >/dev/null 2>err.txt &
     pid=$!
-    sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    if [ "$i" -le 4 ]; then
+      delay_ms=$(( RANDOM % (duration_ms * 9 / 10 + 1) ))
+      sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    else
+      # While the temporary model is being written: the handler must remove it.
+      while kill -0 "$pid" 2>/dev/null && ! compgen -G ".m.model.tmp-$pid-*" >/dev/null; do :; done
+      compgen -G ".m.model.tmp-$pid-*" >/dev/null && during_write=$((during_write + 1))
+    fi
     kill -s "$signal" "$pid" 2>/dev/null
     wait "$pid"
     code=$?
@@ -171,7 +178,7 @@ sigint-sigterm)
   done
   set +m
   [ "$interrupted" -ge 4 ] || fail "only $interrupted runs were interrupted"
-  echo "interrupted $interrupted of 8 runs"
+  echo "interrupted $interrupted of 8 runs, $during_write of them while the temporary model was being written"
   ;;
 concurrent-writers)
   promise "8 runs writing one --model at once all succeed and leave one complete, valid model and no temporary"

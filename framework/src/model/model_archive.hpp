@@ -9,6 +9,10 @@
 // text archives cannot read inf and nan back, so those are saved as a tagged list beside the
 // finite values.
 //
+// Every count and shape read here is checked against the bytes the archive still holds
+// (remaining_bytes: BoundedTextIArchive knows them) before anything is allocated, so a crafted
+// file cannot make the reader allocate what it claims (docs/model-files.md).
+//
 // Loading throws ArchiveInconsistency (a message without the file name); the model store adds
 // the file name and turns it into a ModelFileError.
 

@@ -44,7 +44,9 @@ std::string unescape(const CsvCell& cell) {
 
 CsvScanner::CsvScanner(const std::filesystem::path& file)
     : input_(InputFile::open<DataError>(file, "data file")), name_(file.string()) {
-  buffer_.resize(block_bytes);
+  // A small regular file gets a buffer of its size (the buffer grows if it has to).
+  const std::uint64_t size = input_.regular() ? input_.size() + 1 : block_bytes;
+  buffer_.resize(std::size_t(std::clamp<std::uint64_t>(size, 4096, block_bytes)));
 }
 
 std::string CsvScanner::where(std::size_t column) const {

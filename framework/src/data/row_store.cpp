@@ -9,36 +9,40 @@
 
 namespace radial::data {
 
-namespace {
-constexpr std::size_t chunk_bytes = RowStore::chunk_values * sizeof(double);
-}
-
 RowStore::~RowStore() { release(); }
 
 void RowStore::grow() {
+  const std::size_t capacity =
+      chunks_.empty() ? first_chunk_values : std::min(2 * capacity_, max_chunk_values);
   chunks_.reserve(chunks_.size() + 1);  // first, so that push_back cannot throw and leak the chunk
-  void* chunk = ::mmap(nullptr, chunk_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+  void* chunk = ::mmap(nullptr, capacity * sizeof(double), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (chunk == MAP_FAILED) throw std::bad_alloc();
-  chunks_.push_back(static_cast<double*>(chunk));
+  full_values_ += fill_;
+  chunks_.push_back({static_cast<double*>(chunk), capacity});
+  current_ = static_cast<double*>(chunk);
+  capacity_ = capacity;
   fill_ = 0;
 }
 
 void RowStore::release() {
-  for (double* chunk : chunks_) ::munmap(chunk, chunk_bytes);
+  for (const Chunk& chunk : chunks_) {
+    if (chunk.values != nullptr) ::munmap(chunk.values, chunk.capacity * sizeof(double));
+  }
   chunks_.clear();
-  fill_ = chunk_values;
+  current_ = nullptr;
+  fill_ = capacity_ = full_values_ = 0;
 }
 
 void RowStore::drain(double* out) {
   for (std::size_t c = 0; c < chunks_.size(); ++c) {
-    const std::size_t count = c + 1 == chunks_.size() ? fill_ : chunk_values;
-    out = std::copy_n(chunks_[c], count, out);
-    ::munmap(chunks_[c], chunk_bytes);
-    chunks_[c] = nullptr;
+    const std::size_t count = c + 1 == chunks_.size() ? fill_ : chunks_[c].capacity;
+    out = std::copy_n(chunks_[c].values, count, out);
+    ::munmap(chunks_[c].values, chunks_[c].capacity * sizeof(double));
+    chunks_[c].values = nullptr;
   }
   chunks_.clear();
-  fill_ = chunk_values;
+  release();
 }
 
 Matrix RowStore::into_matrix(std::size_t rows, std::size_t columns) {

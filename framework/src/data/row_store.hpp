@@ -2,7 +2,8 @@
 // Values parsed row by row, kept in chunks of anonymous memory until the row count is known,
 // then moved into one Matrix chunk by chunk. Each chunk is unmapped as soon as it is copied, and
 // the Matrix's pages are only touched as they are written, so the peak is the data plus one
-// chunk, not two copies (issue 10: a CSV reads in its parsed size + 64 MB).
+// chunk, not two copies (issue 10: a CSV reads in its parsed size + 64 MB). Chunks grow from
+// 64 KB to 32 MB, so a small file costs little.
 
 #include <cstddef>
 #include <vector>
@@ -13,9 +14,8 @@ namespace radial::data {
 
 class RowStore {
  public:
-  // Chunks of 32 MB: mapped directly, so that unmapping returns them to the system at once
-  // (a malloc'ed block may stay in the heap).
-  static constexpr std::size_t chunk_values = std::size_t(4) << 20;
+  static constexpr std::size_t first_chunk_values = std::size_t(8) << 10;  // 64 KB
+  static constexpr std::size_t max_chunk_values = std::size_t(4) << 20;    // 32 MB
 
   RowStore() = default;
   RowStore(const RowStore&) = delete;
@@ -23,12 +23,10 @@ class RowStore {
   ~RowStore();
 
   void push(double value) {
-    if (fill_ == chunk_values) grow();
-    chunks_.back()[fill_++] = value;
+    if (fill_ == capacity_) grow();
+    current_[fill_++] = value;
   }
-  std::size_t size() const {
-    return chunks_.empty() ? 0 : (chunks_.size() - 1) * chunk_values + fill_;
-  }
+  std::size_t size() const { return full_values_ + fill_; }
 
   // The values as a rows x columns matrix (rows * columns must equal size()); empties the store.
   Matrix into_matrix(std::size_t rows, std::size_t columns);
@@ -36,13 +34,20 @@ class RowStore {
   Vector into_vector();
 
  private:
+  struct Chunk {
+    double* values;
+    std::size_t capacity;
+  };
   void grow();
   void release();
   // Copies every chunk to `out` in order, unmapping each once copied.
   void drain(double* out);
 
-  std::vector<double*> chunks_;
-  std::size_t fill_ = chunk_values;
+  // Mapped directly, so that unmapping returns a chunk to the system at once (a malloc'ed
+  // block may stay in the heap).
+  std::vector<Chunk> chunks_;
+  double* current_ = nullptr;
+  std::size_t fill_ = 0, capacity_ = 0, full_values_ = 0;
 };
 
 }  // namespace radial::data

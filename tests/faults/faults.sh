@@ -111,7 +111,7 @@ kill9-during-training)
   RANDOM=$$
   killed=0 during_write=0
   for i in $(seq 1 20); do
-    "$radial" train large.toml --model m.model --quiet --report "r$i.json" >/dev/null 2>&1 &
+    "$radial" train large.toml --model m.model --quiet --report r.json >/dev/null 2>&1 &
     pid=$!
     if [ "$i" -le 14 ]; then
       # Moments spread over the whole run, a little past its end.
@@ -128,7 +128,7 @@ kill9-during-training)
   done
   left=$(find . -maxdepth 1 -name '.m.model.tmp-*' | wc -l)
   echo "killed $killed of 20 runs, $during_write of them while the temporary model was being written; temporaries left: $left"
-  [ "$killed" -ge 10 ] || fail "only $killed runs were still going when killed; the moments are wrong"
+  [ "$killed" -ge 8 ] || fail "only $killed runs were still going when killed; the moments are wrong"
   # A temporary of a process that still runs is not stale: it must survive the sweep.
   sleep 30 & sleeper=$!
   echo partial > ".m.model.tmp-$sleeper-0-0000000a"
@@ -326,6 +326,27 @@ special-targets-refused)
   run 2 train small.toml --model no/such/m.model --quiet
   err_has "does not exist"
   no_temporaries
+  ;;
+crafted-models)
+  # Crafted as an attacker would: the payload edited and the header's length and checksum
+  # recomputed (tests/model-store/rewrite_model.py), so only the reader's own checks remain.
+  rewrite="/usr/bin/python3 $src/tests/model-store/rewrite_model.py"
+  test_csv="$examples/data/synth3_test.csv"
+  run 0 train small.toml --model m.model --quiet --report r0.json
+  classes=' 5 label 2 0 0.00000000000000000e\+00 0 1.00000000000000000e\+00 '
+  promise "a model whose class list is empty is refused (exit 2) by inspect, predict and evaluate, never a crash"
+  $rewrite m.model empty.model "$classes" ' 5 label 0 ' || fail "rewrite"
+  for command in "inspect empty.model" "predict empty.model $test_csv" "evaluate empty.model $test_csv"; do
+    # shellcheck disable=SC2086
+    run 2 $command
+    err_has "empty.model"
+  done
+  promise "a string claiming 3e9 bytes is refused (exit 2) before it is allocated, under a 1 GB address-space limit"
+  $rewrite m.model long.model ' 5 label ' ' 3000000000 label ' || fail "rewrite"
+  ( ulimit -v 1000000; exec "$radial" predict long.model "$test_csv" ) >out.txt 2>err.txt
+  code=$?
+  [ "$code" -eq 2 ] || { cat err.txt; fail "predict of a 3e9-byte string exited $code, expected 2"; }
+  err_has "long.model"
   ;;
 *) fail "unknown case" ;;
 esac

@@ -58,7 +58,7 @@ std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline&
     for (const ParamSpec& param : info->params) {
       if (param.type != ParamType::Path || !spec->params.has(param.name)) continue;
       const std::string& file = spec->params.string(param.name);
-      if (!file.empty()) inputs.push_back({spec->plugin + " " + param.name + " file", file});
+      if (!file.empty()) inputs.push_back({std::string("file named by [") + to_string(slot) + "] " + param.name, file});
     }
   }
   return inputs;

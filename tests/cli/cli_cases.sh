@@ -291,6 +291,13 @@ outputs-overwrite-inputs)
   done
   cmp -s p.toml p.orig && cmp -s train.csv train.orig || fail "an input was changed"
   [ -L link.csv ] || fail "the link was replaced"
+  # A plugin's file parameter (the fixed centres file) is an input too.
+  printf 'x1,x2\n0,0\n1,1\n' > centres.csv
+  cp centres.csv centres.orig
+  sed 's/^plugin = "kmeans"/plugin = "fixed"/; s/^count = 10/file = "centres.csv"/' p.toml > fixed.toml
+  run 2 train fixed.toml --model ./centres.csv --quiet
+  err_has "file named by [centres] file"
+  cmp -s centres.csv centres.orig || fail "the centres file was changed"
   run 2 train p.toml --model out.model --report ./out.model --quiet
   err_has "are the same file"
   [ ! -e out.model ] || fail "output written"

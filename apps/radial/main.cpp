@@ -2,6 +2,9 @@
 // Results go to stdout or files, logs to stderr. Exit codes: 0 success, 2 bad input or usage
 // (an output refused before any work included), 1 results that could not be written or an
 // internal failure; a reader of stdout that leaves early ends the run quietly, by SIGPIPE.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <iostream>
 
@@ -32,9 +35,24 @@ std::uint64_t parse_seed(const std::string& text) {
   return value;
 }
 
+// A closed stdin, stdout or stderr (`radial ... >&-`) would be taken by the next file opened,
+// and results written into it. Hold each closed one with /dev/null opened read-only: reads end
+// at once, writes still fail with EBADF, so the failure is reported, not hidden.
+void hold_closed_standard_streams() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", O_RDONLY);
+    if (held >= 0 && held != fd) {
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  hold_closed_standard_streams();
   CLI::App app{"radial — train radial basis function networks from pipeline files"};
   app.set_version_flag("--version", std::string("radial ") + radial::version);
   app.require_subcommand(1);

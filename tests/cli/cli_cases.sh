@@ -244,13 +244,13 @@ pipeline-not-a-file)
   ;;
 pipeline-too-large)
   # Issue 10 item 5: a pipeline file is capped at 1 MB, checked as it is read (a device never ends).
-  if mknod zero c 1 5 2>/dev/null; then
+  if mknod zero c 1 5 2>/dev/null && head -c 1 zero >/dev/null 2>&1; then
     start=$(date +%s)
     run 2 validate zero
     err_has "larger than 1"; err_has "pipeline file"
     [ $(( $(date +%s) - start )) -le 5 ] || fail "validate of an endless device took over 5 s"
   else
-    echo "skip: mknod not permitted (not root); the regular-file limit is still checked"
+    echo "skip: no device node (mknod needs root and a file system without nodev); the regular-file limit is still checked"
   fi
   { cat "$two_class"; yes '#' | head -c 1100000; } > big.toml
   run 2 validate big.toml

@@ -43,7 +43,7 @@ mount_tmpfs() {
   mounted=$(cd "$1" && pwd)
 }
 
-# A small, quick pipeline (about 10 kB model) and a large one (about 1 MB model, some seconds).
+# A small, quick pipeline (a 4 kB model) and a large one (a 0.5 MB model, about 0.5 s of CPU).
 sed "s#data/#$examples/data/#" "$examples/two-class-kmeans-thin-plate.toml" > small.toml
 cat > large.toml <<TOML
 name = "faults: large model"
@@ -56,7 +56,7 @@ plugin = "gaussian"
 width = 2.0
 [centres]
 plugin = "subset"
-count = 1500
+count = 800
 [output]
 plugin = "least-squares"
 TOML

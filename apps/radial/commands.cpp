@@ -181,9 +181,12 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   // Predicted in row chunks: no standardised copy, no N x K outputs (issue 6).
   const Metrics metrics = evaluate_metrics(model, basis, data);
   const std::string json = metrics_json(metrics);
-  if (report_target) PendingOutput(*report_target, json).commit();
-  // Printed as well, unless the report file is stdout itself.
+  // As in train: the file is prepared, stdout written, the file committed last, so a run that
+  // fails leaves no new report behind. Printed as well, unless the report file is stdout itself.
+  std::optional<PendingOutput> report;
+  if (report_target) report.emplace(*report_target, json);
   if (!report_target || report_target->kind != OutputTarget::Kind::Stdout) write_stdout(json);
+  if (report) report->commit();
   return 0;
 }
 

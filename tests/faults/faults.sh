@@ -224,6 +224,11 @@ unwritable-stdout)
     [ ! -e new.model ] || fail "a model was written while the run failed"
     no_temporaries
   done
+  promise "evaluate whose stdout is full writes no --report file either"
+  "$radial" evaluate m.model "$examples/data/synth3_test.csv" --report e.json >full 2>err.txt
+  code=$?
+  [ "$code" -eq 1 ] || { cat err.txt; fail "evaluate to a full stdout exited $code"; }
+  [ ! -e e.json ] || fail "evaluate wrote its report file while failing"
   promise "--output and --report naming a full device exit 1, and the device stays a device"
   run 1 predict m.model "$examples/data/synth3_test.csv" --output full
   err_has "No space left on device"

@@ -23,7 +23,9 @@ radial::ComponentInfo info() {
       radial::ParamSpec::real("width", 0.0,
                               "standard deviation sigma for every centre (spherical variance "
                               "sigma^2, overriding the centres' shapes); 0 uses the centres' "
-                              "shapes, or NETLAB's rule when they have none")
+                              "shapes, or NETLAB's rule when they have none; otherwise between 1.5e-154 "
+                              "and 1.3e154, so that width^2 is a normal double (checked when "
+                              "the basis is made)")
           .at_least(0.0),
       radial::ParamSpec::boolean("density", false,
                                  "normalised density N(x|c_j,S_j) instead of exp(-r^2/2); "

@@ -27,7 +27,9 @@ radial::ComponentInfo info() {
       radial::ParamSpec::real("rcond", -1.0,
                               "relative cut-off below which singular values (svd) or "
                               "eigenvalues (normal-equations) count as 0; < 0: machine "
-                              "epsilon x max(N, M+1), or epsilon x (M+1) for eigenvalues"),
+                              "epsilon x max(N, M+1), or epsilon x (M+1) for eigenvalues; "
+                              "must be < 1 (checked when the plugin is made: >= 1 would count "
+                              "every value as 0)"),
   };
   return info;
 }

@@ -83,11 +83,15 @@ special-files)
   # what is not a model file is named as such.
   train_model
   mknod ./zero c 1 5 || fail "mknod (needs root)"
-  start=$(date +%s%N)
-  run 2 inspect ./zero
-  [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ] || fail "inspect of a zero device took > 5 s"
-  err_has "./zero: not a Radial model file"
-  run 2 predict ./zero "$test_csv"; err_has "not a Radial model file"
+  if head -c 1 ./zero >/dev/null 2>&1; then
+    start=$(date +%s%N)
+    run 2 inspect ./zero
+    [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ] || fail "inspect of a zero device took > 5 s"
+    err_has "./zero: not a Radial model file"
+    run 2 predict ./zero "$test_csv"; err_has "not a Radial model file"
+  else
+    echo "skip: device nodes cannot be opened here (file system mounted nodev)"
+  fi
   mkfifo fifo
   cat m.model > fifo &
   run 0 inspect fifo; out_has "classes (2): 0 1"
@@ -97,7 +101,7 @@ special-files)
   wait
   [ "$(wc -l < out.txt)" -eq 1001 ] || fail "predict from a FIFO: $(wc -l < out.txt) lines"
   # A stream whose header announces a gigabyte but sends a megabyte: refused, little memory.
-  { printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\n'; head -c 1000000 ./zero; } > fifo &
+  { printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\n'; head -c 1000000 /dev/zero; } > fifo &
   ( ulimit -v 600000; timeout 20 "$radial" inspect fifo >out.txt 2>err.txt ); code=$?
   wait
   [ $code -eq 2 ] || { cat err.txt; fail "announced 1 GiB stream exited $code"; }

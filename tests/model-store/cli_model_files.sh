@@ -101,7 +101,7 @@ special-files)
   wait
   [ "$(wc -l < out.txt)" -eq 1001 ] || fail "predict from a FIFO: $(wc -l < out.txt) lines"
   # A stream whose header announces a gigabyte but sends a megabyte: refused, little memory.
-  { printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\n'; head -c 1000000 /dev/zero; } > fifo &
+  { printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\n'; /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(1000000))'; } > fifo &
   ( ulimit -v 600000; timeout 20 "$radial" inspect fifo >out.txt 2>err.txt ); code=$?
   wait
   [ $code -eq 2 ] || { cat err.txt; fail "announced 1 GiB stream exited $code"; }

@@ -194,6 +194,20 @@ TEST_CASE("counts and shapes beyond the rest of the payload are refused before a
              Contains("a collection of 4000000000 elements"));
 }
 
+TEST_CASE("collections whose entries cost more than their text are capped",
+          "[model-store][hostile]") {
+  // 3 MB of training report after everything else: room for the counts below, which the
+  // bytes left would allow, but whose strings or map nodes would cost 16-30 times as much.
+  Model m = model_of_kind(Task::Classification, Link::Softmax, 3);
+  m.training_summary = std::string(3000000, ' ');
+  const std::string good = serialize_model(m);
+  CHECK(deserialize_model(good, "memory").training_summary.size() == 3000000);
+  CHECK_THAT(load_error(rewritten(good, " 2 2 x1 ", " 1048577 2 x1 ")),
+             Contains("feature names claims 1048577 entries, more than the 1048576"));
+  CHECK_THAT(load_error(rewritten(good, " 2 0 0 0 6 kmeans", " 65537 0 0 0 6 kmeans")),
+             Contains("a collection of 65537 elements, more than the 65536"));
+}
+
 TEST_CASE("every model kind the trainer writes passes the consistency check",
           "[model-store][hostile]") {
   for (const Kind& kind : valid_kinds) {

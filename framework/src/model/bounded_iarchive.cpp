@@ -46,6 +46,12 @@ void BoundedTextIArchive::load(boost::serialization::collection_size_type& count
   if (value > remaining() / 2)
     throw ArchiveInconsistency("a collection of " + std::to_string(value) + " elements where " +
                                std::to_string(remaining()) + " bytes remain");
+  // The model's maps (parameters, state, plugin versions) are small; a node costs far more
+  // memory than its characters, so a crafted count is capped outright.
+  if (value > max_map_entries)
+    throw ArchiveInconsistency("a collection of " + std::to_string(value) +
+                               " elements, more than the " + std::to_string(max_map_entries) +
+                               " a model may hold");
   count = boost::serialization::collection_size_type(value);
 }
 

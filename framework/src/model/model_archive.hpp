@@ -49,6 +49,12 @@ inline constexpr unsigned model_version = 1;
 
 // Largest extent accepted for an empty array beyond what the remaining bytes could hold.
 inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
+// Caps on collections whose entries cost far more memory than their few bytes of text (a
+// map node or a std::string per 2-10 characters), so that a crafted file's memory stays within
+// a small multiple of its size. Real models hold a few dozen map entries (parameters, state,
+// plugin versions) and one feature name per input column.
+inline constexpr std::uint64_t max_map_entries = std::uint64_t(1) << 16;
+inline constexpr std::uint64_t max_feature_names = std::uint64_t(1) << 20;
 
 class ArchiveInconsistency : public std::runtime_error {
  public:
@@ -158,8 +164,13 @@ void save_strings(Ar& ar, const std::vector<std::string>& strings) {
 }
 
 template <class Ar>
-void load_strings(Ar& ar, std::vector<std::string>& strings, const char* what) {
+void load_strings(Ar& ar, std::vector<std::string>& strings, const char* what,
+                  std::uint64_t max_count) {
   const std::uint64_t count = load_count(ar, what);
+  if (count > max_count)
+    throw ArchiveInconsistency(std::string(what) + " claims " + std::to_string(count) +
+                               " entries, more than the " + std::to_string(max_count) +
+                               " a model may hold");
   strings.clear();
   // Grow as entries arrive: a wrong count runs into the end of the archive, not into memory.
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -253,16 +264,24 @@ void load(Ar& ar, xt::xtensor<T, N>& a, const unsigned int version) {
           shape[axis] > radial::model_archive::remaining_bytes(ar))
         throw ArchiveInconsistency("empty array of shape " + shape_text +
                                    " has an implausible extent");
-  // Values are read before the array is allocated, so a wrong shape fails at the end of the
-  // archive instead of allocating what the shape claims (archives that cannot tell the bytes
-  // left).
+  // A bounded archive has vouched for the shape, so values go straight into the array. An
+  // archive that cannot tell the bytes left reads them first, so that a wrong shape fails at
+  // the end of the archive instead of allocating what the shape claims.
+  constexpr bool bounded = radial::model_archive::knows_remaining<Ar>::value;
+  xt::xtensor<T, N> out;
   std::vector<T> values;
-  values.reserve(std::size_t(std::min<std::uint64_t>(size, std::uint64_t(1) << 16)));
-  for (std::uint64_t i = 0; i < size; ++i) {
-    T value{};
-    ar >> value;
-    values.push_back(value);
+  if constexpr (bounded) {
+    out = xt::xtensor<T, N>::from_shape(shape);
+    for (std::uint64_t i = 0; i < size; ++i) ar >> out.data()[i];
+  } else {
+    values.reserve(std::size_t(std::min<std::uint64_t>(size, std::uint64_t(1) << 16)));
+    for (std::uint64_t i = 0; i < size; ++i) {
+      T value{};
+      ar >> value;
+      values.push_back(value);
+    }
   }
+  T* const data = bounded ? out.data() : values.data();
   if constexpr (std::is_same_v<T, double>) {
     std::uint64_t specials = 0;
     ar >> specials;
@@ -277,11 +296,14 @@ void load(Ar& ar, xt::xtensor<T, N>& a, const unsigned int version) {
       if (index >= size)
         throw ArchiveInconsistency("non-finite entry " + std::to_string(index) +
                                    " outside an array of shape " + shape_text);
-      values[std::size_t(index)] = radial::model_archive::real_from_kind(kind);
+      data[std::size_t(index)] = radial::model_archive::real_from_kind(kind);
     }
   }
-  a = xt::xtensor<T, N>::from_shape(shape);
-  std::copy(values.begin(), values.end(), a.data());
+  if constexpr (!bounded) {
+    out = xt::xtensor<T, N>::from_shape(shape);
+    std::copy(values.begin(), values.end(), out.data());
+  }
+  a = std::move(out);
 }
 
 template <class Ar, class T, std::size_t N>
@@ -386,7 +408,7 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   int task = 0;
   ar >> task;
   m.task = enum_from_int<radial::Task>(task, int(radial::Task::Regression), "task");
-  load_strings(ar, m.feature_names, "feature names");
+  load_strings(ar, m.feature_names, "feature names", max_feature_names);
   ar >> m.target_name;
   load_reals(ar, m.class_values, "class values");
   int link = 0;

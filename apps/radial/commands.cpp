@@ -1,6 +1,7 @@
 // train, validate, predict and evaluate.
 #include "commands.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -173,8 +174,26 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   if (model.task == Task::Classification) options.class_values = model.class_values;
   Dataset data = read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
-    // Reorder by name so a file with the same columns in another order still evaluates.
-    Matrix inputs = read_inputs_csv(args.data, model.feature_names);
+    // Reorder by name so a file with the same columns in another order still evaluates: in
+    // memory when every feature is there (a pipe cannot be read twice), else by the inputs
+    // reader, which names the missing column (or maps .npy columns by position).
+    const auto& names = data.feature_names;
+    const std::size_t rows = data.inputs.shape(0), d = model.feature_names.size();
+    std::vector<std::size_t> from(d);
+    bool all_found = true;
+    for (std::size_t j = 0; j < d && all_found; ++j) {
+      const auto found = std::find(names.begin(), names.end(), model.feature_names[j]);
+      all_found = found != names.end();
+      from[j] = std::size_t(found - names.begin());
+    }
+    Matrix inputs;
+    if (all_found) {
+      inputs = Matrix::from_shape({rows, d});
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < d; ++j) inputs(i, j) = data.inputs(i, from[j]);
+    } else {
+      inputs = read_inputs_csv(args.data, model.feature_names);
+    }
     data.inputs = std::move(inputs);
     data.feature_names = model.feature_names;
   }

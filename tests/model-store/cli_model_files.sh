@@ -155,6 +155,15 @@ parameter-advice)
   err_has "between 1.49167e-154 and 1.34078e+154"
   err_lacks "width > 0"
   ;;
+inspect-escapes)
+  # Text stored in a model reaches the terminal escaped: a target name holding an escape
+  # sequence (ESC [ 2 J clears the screen) is printed as \x1b[2J by inspect.
+  train_model
+  $rewrite m.model esc.model ' 5 label ' $' 9 lab\x1b[2Jel ' || fail "rewrite"
+  run 0 inspect esc.model
+  out_has "target 'lab\x1b[2Jel'"
+  ! grep -q $'\x1b' out.txt || fail "an escape byte reached stdout"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

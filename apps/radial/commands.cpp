@@ -31,6 +31,17 @@ std::string format_number(double v) {
   return buf;
 }
 
+// A name as one CSV cell: quoted ("" for a quote) when it holds a separator, a quote, a line
+// end or edge spaces, so a column named "a,b" stays one column.
+std::string csv_cell(const std::string& name) {
+  const bool plain = name.find_first_of(",\"\r\n") == std::string::npos &&
+                     (name.empty() || (name.front() != ' ' && name.back() != ' '));
+  if (plain) return name;
+  std::string out = "\"";
+  for (const char ch : name) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
 // The model's basis, restored from its saved state: the only plugin prediction needs.
 std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& model,
                                      const std::string& file) {
@@ -137,7 +148,7 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
   const Matrix outputs = network.predict(inputs);
 
   std::ostringstream out;
-  const std::string target = model.target_name.empty() ? "prediction" : model.target_name;
+  const std::string target = csv_cell(model.target_name.empty() ? "prediction" : model.target_name);
   if (model.task == Task::Classification) {
     const Labels predicted = Network::classify(outputs);
     out << target;

@@ -323,6 +323,17 @@ csv.writer(open('reordered.csv', 'w', newline='')).writerows([r[::-1] for r in r
   "$radial" evaluate m.model /dev/stdin < <(cat reordered.csv) > out.txt 2> err.txt || fail "pipe: $(cat err.txt)"
   cmp -s out.txt direct.json || fail "reordered pipe: $(cat out.txt) vs $(cat direct.json)"
   ;;
+predict-quoted-names)
+  # PROMISE: predict's header is valid CSV: a target named 'my "t",c' in the training file is
+  # one quoted cell in the output, as Python's csv module reads it back.
+  printf '"x,1",x2,"my ""t"",c"\n0,1,0\n1,0,1\n0.1,0.9,0\n0.9,0.1,1\n0.2,0.8,0\n0.8,0.3,1\n' > q.csv
+  printf '[data]\ntrain = "q.csv"\ntarget = %s\n[basis]\nplugin = "thin-plate"\n[centres]\nplugin = "subset"\ncount = 2\n[output]\nplugin = "least-squares"\n' \
+    "'my \"t\",c'" > q.toml
+  run 0 train q.toml --model q.model --quiet
+  run 0 predict q.model q.csv
+  [ "$(/usr/bin/python3 -c "import csv; r = list(csv.reader(open('out.txt'))); print(r[0], len(r), {len(x) for x in r})")" = \
+    "['my \"t\",c'] 7 {1}" ] || fail "predict output is not one CSV column: $(cat out.txt)"
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

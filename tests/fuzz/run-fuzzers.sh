@@ -26,8 +26,8 @@ for i in "${!targets[@]}"; do
   fuzzer="$build/bin/${t}_fuzzer"
   [ -x "$fuzzer" ] || { echo "run-fuzzers: no $fuzzer (cmake --workflow --preset fuzz builds it)" >&2; exit 2; }
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
-  cp "$here/corpus/$t/"* "$work/$t/corpus/"
-  if [ -d "$here/regression/$t" ]; then cp "$here/regression/$t/"* "$work/$t/corpus/"; fi
+  cp -R "$here/corpus/$t/." "$work/$t/corpus/"
+  if [ -d "$here/regression/$t" ]; then cp -R "$here/regression/$t/." "$work/$t/corpus/"; fi
   dict=()
   [ -n "${dicts[$i]}" ] && dict=(-dict="$here/${dicts[$i]}.dict")
   echo "run-fuzzers: $t for ${seconds} s"

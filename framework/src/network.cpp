@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -77,6 +78,30 @@ Network::Network(const Model& model, std::shared_ptr<const Basis> basis)
                          std::to_string(model.weights.shape(1)));
 }
 
+// A non-finite output is never returned as a prediction: finite weights and inputs can still
+// overflow double precision (a crafted model, inputs far outside the training range).
+namespace {
+void check_finite(const Model& model, const Matrix& outputs, const Matrix& raw_inputs) {
+  const std::size_t k = outputs.shape(1);
+  for (std::size_t i = 0; i < outputs.shape(0); ++i)
+    for (std::size_t j = 0; j < k; ++j) {
+      const double y = outputs(i, j);
+      if (std::isfinite(y)) continue;
+      double largest_input = 0, largest_weight = 0;
+      for (std::size_t f = 0; f < raw_inputs.shape(1); ++f)
+        largest_input = std::max(largest_input, std::fabs(raw_inputs(i, f)));
+      for (const double w : model.weights) largest_weight = std::max(largest_weight, std::fabs(w));
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "output %zu of input row %zu is %s: the model's weights (largest |w| = %.3g) "
+                    "or this row's inputs (largest |x| = %.3g) overflow double precision",
+                    j + 1, i + 1, std::isnan(y) ? "not a number" : "infinite", largest_weight,
+                    largest_input);
+      throw InputError(std::string("the network cannot predict: ") + text);
+    }
+}
+}  // namespace
+
 Matrix Network::predict(const Matrix& raw_inputs) const {
   const Model& model = model_;
   const Centres& c = model.centres;
@@ -124,6 +149,7 @@ Matrix Network::predict(const Matrix& raw_inputs) const {
       apply_link(Link::Bayes, activations);
       std::copy_n(activations.data(), activations.size(), outputs.data() + first * k);
     });
+    check_finite(model, outputs, raw_inputs);
     return outputs;
   }
 
@@ -146,6 +172,7 @@ Matrix Network::predict(const Matrix& raw_inputs) const {
     apply_link(model.link, activations);
     std::copy_n(activations.data(), activations.size(), outputs.data() + first * columns);
   });
+  check_finite(model, outputs, raw_inputs);
   return outputs;
 }
 

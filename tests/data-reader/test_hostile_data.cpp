@@ -85,7 +85,7 @@ std::string npy_bytes(std::size_t rows, std::size_t columns, const std::vector<d
 
 TEST_CASE("CSV: binary bytes are refused at their line and column, escaped", "[data][hostile]") {
   TempDir dir;
-  const fs::path nul_cell = dir.write("nul.csv", std::string("x,y\n1,2\n3,4\x00\x01,5\n", 20));
+  const fs::path nul_cell = dir.write("nul.csv", std::string("x,y\n1,2\n3,4\x00\x01,5\n", 16));
   CHECK_THAT(data_error([&] { radial::read_csv(nul_cell); }),
              StartsWith(nul_cell.string() + ":3:4: control byte \\x00 in \"3,4\\x00\\x01,5\"") &&
                  Contains("binary file, not CSV"));

@@ -13,6 +13,7 @@ cleanup() { [ -z "$mounted" ] || umount "$mounted" 2>/dev/null; }
 trap cleanup EXIT
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
+source "$src/tests/support/limit_memory.sh"
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 skip() { echo "SKIP [$case_name]: $*"; exit 77; }
 promise() { echo "PROMISE: $*"; }
@@ -350,7 +351,7 @@ crafted-models)
   done
   promise "a string claiming 3e9 bytes is refused (exit 2) before it is allocated, under a 1 GB address-space limit"
   $rewrite m.model long.model ' 5 label ' ' 3000000000 label ' || fail "rewrite"
-  ( ulimit -v 1000000; exec "$radial" predict long.model "$test_csv" ) >out.txt 2>err.txt
+  ( limit_memory 1000000; exec "$radial" predict long.model "$test_csv" ) >out.txt 2>err.txt
   code=$?
   [ "$code" -eq 2 ] || { cat err.txt; fail "predict of a 3e9-byte string exited $code, expected 2"; }
   err_has "long.model"

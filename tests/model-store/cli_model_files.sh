@@ -8,6 +8,7 @@ examples="$src/docs/examples"
 rewrite="/usr/bin/python3 $src/tests/model-store/rewrite_model.py"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
+source "$src/tests/support/limit_memory.sh"
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 # run EXPECTED_CODE cmd...: runs the host (at most 20 s), keeps stdout/stderr in out.txt/err.txt.
 run() {
@@ -41,7 +42,7 @@ crafted-lengths)
     $rewrite m.model crafted$n.model "${spec%%|*}" "${spec#*|}" || fail "rewrite $spec"
     for command in inspect predict; do
       args=(crafted$n.model); [ $command = predict ] && args+=("$test_csv")
-      ( ulimit -v 1000000; timeout 20 "$radial" $command "${args[@]}" >out.txt 2>err.txt )
+      ( limit_memory 1000000; timeout 20 "$radial" $command "${args[@]}" >out.txt 2>err.txt )
       code=$?
       [ $code -eq 2 ] || { cat err.txt; fail "$command of a string claiming ${spec#*|} exited $code"; }
       err_has "crafted$n.model: inconsistent model: a string of"
@@ -102,7 +103,7 @@ special-files)
   [ "$(wc -l < out.txt)" -eq 1001 ] || fail "predict from a FIFO: $(wc -l < out.txt) lines"
   # A stream whose header announces a gigabyte but sends a megabyte: refused, little memory.
   { printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\n'; /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(1000000))'; } > fifo &
-  ( ulimit -v 600000; timeout 20 "$radial" inspect fifo >out.txt 2>err.txt ); code=$?
+  ( limit_memory 600000; timeout 20 "$radial" inspect fifo >out.txt 2>err.txt ); code=$?
   wait
   [ $code -eq 2 ] || { cat err.txt; fail "announced 1 GiB stream exited $code"; }
   err_has "announces 1073741824 payload bytes but only 1000000 follow"

@@ -262,6 +262,24 @@ TEST_CASE("the network refuses wrong inputs and unusable models", "[network]") {
                     Contains("need 4 rows"));
 }
 
+TEST_CASE("an output that overflows is refused, never returned", "[network]") {
+  // Finite weights of 1e308 in output 2: on row 1, a_2 = 1e308 (phi_1 + phi_2 + phi_3 + 1) with
+  // phi = (1, e^-1/2, e^-2) exceeds the largest double (about 1.8e308).
+  Model m = tiny_model(Link::Identity, 2);
+  for (std::size_t j = 0; j < 4; ++j) m.weights(j, 1) = 1e308;
+  const Network net(m, std::make_shared<UnitGaussian>());
+  CHECK_THROWS_AS(net.predict(inputs_4x2()), InputError);
+  CHECK_THROWS_WITH(net.predict(inputs_4x2()),
+                    Contains("output 2 of input row 1 is infinite") && Contains("1e+308"));
+  // Softmax takes the limit of an infinite activation: probability 1 for that class.
+  Model s = tiny_model(Link::Softmax, 3);
+  for (std::size_t j = 0; j < 4; ++j) s.weights(j, 0) = 1e308;
+  const Matrix p = Network(s, std::make_shared<UnitGaussian>()).predict(inputs_4x2());
+  CHECK(p(0, 0) == 1.0);
+  CHECK(p(0, 1) == 0.0);
+  CHECK(p(0, 2) == 0.0);
+}
+
 TEST_CASE("classify takes the first arg max of each row", "[network]") {
   const Matrix outputs = {{0.1, 0.7, 0.2}, {0.5, 0.5, 0.0}, {-3.0, -1.0, -2.0}};
   const Labels labels = Network::classify(outputs);

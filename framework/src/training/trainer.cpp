@@ -322,7 +322,14 @@ Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
       [&](const RowBlock& b, Chunk& c) {
         if (c.inputs.shape(0) != b.count || c.inputs.shape(1) != d) c.inputs.resize({b.count, d});
         std::copy_n(data.inputs.data() + b.first * d, b.count * d, c.inputs.data());
-        c.outputs = net.predict(c.inputs);
+        try {
+          c.outputs = net.predict(c.inputs);
+        } catch (const InputError& e) {
+          // Network counts rows within this chunk; say where the chunk starts in the data.
+          if (b.first == 0) throw;
+          throw InputError(std::string(e.what()) + " (row 1 of this chunk is data row " +
+                           std::to_string(b.first + 1) + ")");
+        }
       },
       [&](const RowBlock& b, Chunk& c) { sums.add(b.first, c.outputs); });
   return sums.result();

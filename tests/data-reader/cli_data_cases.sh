@@ -44,7 +44,7 @@ data-from-pipe)
   # Training data from a FIFO (the pipeline names it).
   mkfifo train.fifo
   sed "s#data/synth3_train.csv#$work/train.fifo#; /^test/d" "$two_class" > p.toml
-  cat "$train_csv" > train.fifo &
+  timeout 30 sh -c 'cat "$1" > train.fifo' sh "$train_csv" &  # never blocks if the reader dies
   run 0 train p.toml --model fifo.model --report r.json --quiet
   wait
   [ "$(json r.json "j['data']['train_rows']")" = 250 ] || fail "rows from the FIFO: $(json r.json "j['data']")"

@@ -94,15 +94,15 @@ special-files)
     echo "skip: device nodes cannot be opened here (file system mounted nodev)"
   fi
   mkfifo fifo
-  cat m.model > fifo &
+  timeout 30 sh -c 'cat m.model > fifo' &  # never blocks the test if the reader dies first
   run 0 inspect fifo; out_has "classes (2): 0 1"
   wait
-  cat m.model > fifo &
+  timeout 30 sh -c 'cat m.model > fifo' &
   run 0 predict fifo "$test_csv"
   wait
   [ "$(wc -l < out.txt)" -eq 1001 ] || fail "predict from a FIFO: $(wc -l < out.txt) lines"
   # A stream whose header announces a gigabyte but sends a megabyte: refused, little memory.
-  { printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\n'; /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(1000000))'; } > fifo &
+  timeout 30 bash -c "{ printf 'RADIAL-MODEL 1 1073741824 0123456789abcdef\\n'; /usr/bin/python3 -c 'import sys; sys.stdout.buffer.write(bytes(1000000))'; } > fifo" &
   ( limit_memory 600000; timeout 20 "$radial" inspect fifo >out.txt 2>err.txt ); code=$?
   wait
   [ $code -eq 2 ] || { cat err.txt; fail "announced 1 GiB stream exited $code"; }

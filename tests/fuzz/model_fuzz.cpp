@@ -8,6 +8,7 @@
 // intent (issue 10), so the archive must hold on its own.
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -55,6 +56,13 @@ void predict_zeros(const radial::Model& model) {
   const Matrix inputs = xt::zeros<double>({std::size_t(1), features});
   Network network(model, basis);
   const Matrix outputs = network.predict(inputs);
+  // A prediction is finite or refused (a crafted model's huge weights once printed inf).
+  for (const double y : outputs) {
+    if (!std::isfinite(y)) {
+      std::fprintf(stderr, "model fuzz: a non-finite output (%g) was returned\n", y);
+      std::abort();
+    }
+  }
   if (model.task == Task::Classification) {
     // `radial predict` prints class_values[predicted]: that index must exist.
     const Labels predicted = Network::classify(outputs);

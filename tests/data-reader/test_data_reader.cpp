@@ -13,6 +13,7 @@
 
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
+#include "data_error.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::Contains;
@@ -21,19 +22,9 @@ using radial::DataError;
 using radial::DataOptions;
 using radial::Task;
 using radial::testing::test_data;
+using radial::testing::data_error;
 
 namespace {
-
-template <class F>
-std::string data_error(F&& read) {
-  try {
-    read();
-  } catch (const DataError& error) {
-    return error.what();
-  }
-  FAIL("no DataError was thrown");
-  return {};
-}
 
 std::string bad(const std::string& name) { return test_data("bad/" + name).string(); }
 

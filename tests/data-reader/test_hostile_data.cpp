@@ -19,6 +19,7 @@
 
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
+#include "data_error.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::Contains;
@@ -27,19 +28,9 @@ using radial::DataError;
 using radial::DataOptions;
 using radial::Task;
 namespace fs = std::filesystem;
+using radial::testing::data_error;
 
 namespace {
-
-template <class F>
-std::string data_error(F&& read) {
-  try {
-    read();
-  } catch (const DataError& error) {
-    return error.what();
-  }
-  FAIL("no DataError was thrown");
-  return {};
-}
 
 // A fresh folder per test case, removed at the end.
 struct TempDir {

@@ -31,18 +31,10 @@ std::vector<std::string> header_cells(const std::uint8_t* data, std::size_t size
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using radial::DataOptions;
-  using radial::Task;
   const auto file = radial::fuzz::write_scratch("input.csv", data, size);
   const auto names = header_cells(data, size, 3);
 
-  RADIAL_FUZZ_ACCEPT_ERRORS(radial::read_csv(file));
-  DataOptions regression;
-  regression.task = Task::Regression;
-  RADIAL_FUZZ_ACCEPT_ERRORS(radial::read_dataset(file, regression));
-  DataOptions coded;
-  coded.task = Task::Classification;
-  coded.class_values = std::vector<double>{0, 1, 2};
-  RADIAL_FUZZ_ACCEPT_ERRORS(radial::read_dataset(file, coded));
+  radial::fuzz::read_dataset_three_ways(file);  // the .csv name makes read_dataset read CSV
   DataOptions named;
   named.target = names.front();
   RADIAL_FUZZ_ACCEPT_ERRORS(radial::read_csv(file, named));

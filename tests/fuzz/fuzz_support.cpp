@@ -6,6 +6,9 @@
 #include <system_error>
 #include <unistd.h>
 
+#include "radial/data_reader.hpp"
+#include "radial/errors.hpp"
+
 namespace radial::fuzz {
 
 namespace fs = std::filesystem;
@@ -64,6 +67,17 @@ const Registry& registry() {
     return r;
   }();
   return *loaded;
+}
+
+void read_dataset_three_ways(const std::filesystem::path& file) {
+  RADIAL_FUZZ_ACCEPT_ERRORS(read_dataset(file));
+  DataOptions regression;
+  regression.task = Task::Regression;
+  RADIAL_FUZZ_ACCEPT_ERRORS(read_dataset(file, regression));
+  DataOptions coded;
+  coded.task = Task::Classification;
+  coded.class_values = std::vector<double>{0, 1, 2};
+  RADIAL_FUZZ_ACCEPT_ERRORS(read_dataset(file, coded));
 }
 
 }  // namespace radial::fuzz

@@ -19,6 +19,10 @@ std::filesystem::path write_scratch(const std::string& name, const std::uint8_t*
 // Every plugin of the build (RADIAL_FUZZ_PLUGIN_DIR), loaded once.
 const Registry& registry();
 
+// read_dataset(file) with the task inferred, forced to regression, and forced to
+// classification with class values {0, 1, 2} (as a test set is read), accepting radial errors.
+void read_dataset_three_ways(const std::filesystem::path& file);
+
 }  // namespace radial::fuzz
 
 // Runs `body`; a radial::Error is the readers' way to refuse an input (InputError for bad

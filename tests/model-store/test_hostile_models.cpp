@@ -22,9 +22,12 @@
 #include "radial/errors.hpp"
 #include "radial/model_store.hpp"
 #include "radial/network.hpp"
+#include "unit_gaussian.hpp"
 
 using namespace radial;
 using Catch::Matchers::Contains;
+
+using radial::testing::UnitGaussian;
 
 namespace {
 
@@ -101,22 +104,6 @@ Model model_of_kind(Task task, Link link, std::size_t classes) {
   m.output_id = "test-output";
   return m;
 }
-
-// phi(r) = exp(-r^2 / 2) with its log map, so every link can be evaluated.
-class UnitGaussian : public Basis {
- public:
-  Metric metric() const override { return Metric::Euclidean; }
-  void prepare(Centres&, FitContext&) override {}
-  void map(Matrix& r2) const override {
-    for (std::size_t i = 0; i < r2.size(); ++i) r2.data()[i] = std::exp(-0.5 * r2.data()[i]);
-  }
-  bool has_log_map() const override { return true; }
-  void log_map(Matrix& r2) const override {
-    for (std::size_t i = 0; i < r2.size(); ++i) r2.data()[i] = -0.5 * r2.data()[i];
-  }
-  State state() const override { return {}; }
-  void load_state(const State&) override {}
-};
 
 struct Kind {
   const char* name;

@@ -15,27 +15,14 @@
 #include "radial/errors.hpp"
 #include "radial/model_store.hpp"
 #include "radial/network.hpp"
+#include "unit_gaussian.hpp"
 
 using namespace radial;
 using Catch::Matchers::Contains;
 
-namespace {
+using radial::testing::UnitGaussian;
 
-// phi(r) = exp(-r^2 / 2) on Euclidean distances; positive everywhere, so it has a log map.
-class UnitGaussian : public Basis {
- public:
-  Metric metric() const override { return Metric::Euclidean; }
-  void prepare(Centres&, FitContext&) override {}
-  void map(Matrix& r2) const override {
-    for (std::size_t i = 0; i < r2.size(); ++i) r2.data()[i] = std::exp(-0.5 * r2.data()[i]);
-  }
-  bool has_log_map() const override { return true; }
-  void log_map(Matrix& r2) const override {
-    for (std::size_t i = 0; i < r2.size(); ++i) r2.data()[i] = -0.5 * r2.data()[i];
-  }
-  State state() const override { return {}; }
-  void load_state(const State&) override {}
-};
+namespace {
 
 // The same basis without a log map (as a thin-plate spline would be).
 class NoLogMap : public UnitGaussian {

@@ -6,21 +6,8 @@ set -u
 case_name=$1 radial=$2 src=$3 work=$4
 examples="$src/docs/examples"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+source "$src/tests/support/cli_harness.sh"
 
-fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
-# run EXPECTED_CODE cmd...: runs the host, keeps stdout/stderr in out.txt/err.txt.
-run() {
-  local expected=$1; shift
-  "$radial" "$@" >out.txt 2>err.txt
-  local code=$?
-  if [ "$code" -ne "$expected" ]; then
-    echo "--- stdout"; cat out.txt; echo "--- stderr"; cat err.txt
-    fail "radial $* exited $code, expected $expected"
-  fi
-}
-err_has() { grep -qF -- "$1" err.txt || { cat err.txt; fail "stderr lacks: $1"; }; }
-json() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); print(($2))"; }
-# pipeline NAME TRAIN [KEY=VALUE sed edits...]: the two-class example on another training file.
 two_class="$examples/two-class-kmeans-thin-plate.toml"
 test_csv="$examples/data/synth3_test.csv"
 train_csv="$examples/data/synth3_train.csv"

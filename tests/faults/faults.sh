@@ -13,21 +13,9 @@ cleanup() { [ -z "$mounted" ] || umount "$mounted" 2>/dev/null; }
 trap cleanup EXIT
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
-source "$src/tests/support/limit_memory.sh"
-fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+source "$src/tests/support/cli_harness.sh"
 skip() { echo "SKIP [$case_name]: $*"; exit 77; }
 promise() { echo "PROMISE: $*"; }
-# run EXPECTED_CODE cmd...: runs the host, keeps stdout/stderr in out.txt/err.txt.
-run() {
-  local expected=$1; shift
-  "$radial" "$@" >out.txt 2>err.txt
-  local code=$?
-  if [ "$code" -ne "$expected" ]; then
-    echo "--- stderr"; cat err.txt
-    fail "radial $* exited $code, expected $expected"
-  fi
-}
-err_has() { grep -qF -- "$1" err.txt || { cat err.txt; fail "stderr lacks: $1"; }; }
 # No hidden temporary of an atomic write is left in FOLDER.
 no_temporaries() {
   local left

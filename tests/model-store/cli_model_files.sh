@@ -8,21 +8,8 @@ examples="$src/docs/examples"
 rewrite="/usr/bin/python3 $src/tests/model-store/rewrite_model.py"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
-source "$src/tests/support/limit_memory.sh"
-fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
-# run EXPECTED_CODE cmd...: runs the host (at most 20 s), keeps stdout/stderr in out.txt/err.txt.
-run() {
-  local expected=$1; shift
-  timeout 20 "$radial" "$@" >out.txt 2>err.txt
-  local code=$?
-  if [ "$code" -ne "$expected" ]; then
-    echo "--- stdout"; head -c 2000 out.txt; echo "--- stderr"; cat err.txt
-    fail "radial $* exited $code, expected $expected"
-  fi
-}
-err_has() { grep -qF -- "$1" err.txt || { cat err.txt; fail "stderr lacks: $1"; }; }
-err_lacks() { ! grep -qF -- "$1" err.txt || { cat err.txt; fail "stderr has: $1"; }; }
-out_has() { grep -qF -- "$1" out.txt || { head -c 2000 out.txt; fail "stdout lacks: $1"; }; }
+run_timeout=20
+source "$src/tests/support/cli_harness.sh"
 
 two_class="$examples/two-class-kmeans-thin-plate.toml"
 test_csv="$examples/data/synth3_test.csv"

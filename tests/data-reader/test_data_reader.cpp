@@ -14,6 +14,7 @@
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "data_error.hpp"
+#include "npy_bytes.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::Contains;
@@ -271,17 +272,7 @@ TEST_CASE("npy: a file of many blocks is read whole, with the most classes allow
   namespace fs = std::filesystem;
   const fs::path file = fs::temp_directory_path() /
                         ("radial-test-npy-large-" + std::to_string(::getpid()) + ".npy");
-  // NumPy format 1.0 (numpy/lib/format.py): magic, version, header length, a dict padded with
-  // spaces and a newline so that the data start at a multiple of 64 bytes.
   const std::size_t rows = 50000, columns = 3;
-  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" +
-                       std::to_string(rows) + ", " + std::to_string(columns) + "), }";
-  header.append(64 - (10 + header.size() + 1) % 64, ' ');
-  header += '\n';
-  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-  bytes += char(header.size() & 0xff);
-  bytes += char(header.size() >> 8);
-  bytes += header;
   // Row i: (i, -0.5 i, label); labels max_classes = 1000 distinct integers 3 (i mod 1000) - 7;
   // class index = i mod 1000 (labels increase with it).
   std::vector<double> values;
@@ -290,8 +281,7 @@ TEST_CASE("npy: a file of many blocks is read whole, with the most classes allow
     values.push_back(-0.5 * double(i));
     values.push_back(3.0 * double(i % 1000) - 7.0);
   }
-  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
-  std::ofstream(file, std::ios::binary) << bytes;
+  std::ofstream(file, std::ios::binary) << radial::testing::npy_bytes(rows, columns, values);
 
   const radial::Dataset data = radial::read_dataset(file);
   fs::remove(file);

@@ -20,6 +20,7 @@
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "data_error.hpp"
+#include "npy_bytes.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::Contains;
@@ -29,6 +30,7 @@ using radial::DataOptions;
 using radial::Task;
 namespace fs = std::filesystem;
 using radial::testing::data_error;
+using radial::testing::npy_bytes;
 
 namespace {
 
@@ -58,19 +60,6 @@ std::string bytes_of(const fs::path& file) {
 
 std::vector<double> values(const radial::Matrix& m) { return {m.begin(), m.end()}; }
 
-// NumPy format 1.0 (numpy/lib/format.py) of a rows x columns float64 array.
-std::string npy_bytes(std::size_t rows, std::size_t columns, const std::vector<double>& v) {
-  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (" +
-                       std::to_string(rows) + ", " + std::to_string(columns) + "), }";
-  header.append(64 - (10 + header.size() + 1) % 64, ' ');
-  header += '\n';
-  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-  bytes += char(header.size() & 0xff);
-  bytes += char(header.size() >> 8);
-  bytes += header;
-  bytes.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
-  return bytes;
-}
 
 }  // namespace
 

@@ -113,6 +113,9 @@ int train_command(const Registry& registry, const TrainArgs& args) {
   PendingOutput report(report_target, report_json(result.report));
   report.commit();
   if (model) {
+    // An interrupt now either lands before the rename (no new model, exit 130/143) or is
+    // held until exit (the new model stands, exit 0): never a new model with a failure status.
+    hold_termination_signals();
     model->commit();
     if (!args.quiet) std::cerr << "radial: model written to " << args.model << "\n";
   }
@@ -216,7 +219,10 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   std::optional<PendingOutput> report;
   if (report_target) report.emplace(*report_target, json);
   if (!report_target || report_target->kind != OutputTarget::Kind::Stdout) write_stdout(json);
-  if (report) report->commit();
+  if (report) {
+    hold_termination_signals();  // as in train: a committed report means exit 0
+    report->commit();
+  }
   return 0;
 }
 

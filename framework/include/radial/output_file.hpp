@@ -79,4 +79,10 @@ void write_stdout(const std::string& text);
 // process with its temporary. Call once, early in main.
 void remove_temporaries_on_signals();
 
+// For programs, just before the last commit of a run: SIGINT, SIGTERM and SIGHUP are caught
+// and dropped for the rest of the process. A signal that lands before this call ends the run
+// with nothing committed; one that lands after cannot turn a run whose results are in place
+// into an exit status of 130/143.
+void hold_termination_signals();
+
 }  // namespace radial

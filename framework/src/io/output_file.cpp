@@ -62,7 +62,13 @@ void release_temporary(int slot) {
   if (slot >= 0) g_slots[slot].state.store(0);
 }
 
+// Set by hold_termination_signals: the run's results are being committed, so it must finish.
+std::atomic<bool> g_termination_held{false};
+
+extern "C" void hold_signal(int) {}
+
 extern "C" void remove_temporaries_and_die(int signal_number) {
+  if (g_termination_held.load() && signal_number != SIGPIPE) return;
   for (SignalSlot& slot : g_slots) {
     if (slot.state.load() == 2) ::unlink(slot.path);
   }
@@ -294,6 +300,20 @@ void remove_temporaries_on_signals() {
     ::sigaction(signal_number, &action, nullptr);
   }
   ::signal(SIGXFSZ, SIG_IGN);
+}
+
+void hold_termination_signals() {
+  g_termination_held.store(true);
+  // Every thread (BLAS keeps its own) gets a handler that does nothing, unless ignored.
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (::sigaction(signal_number, nullptr, &current) != 0 || current.sa_handler == SIG_IGN)
+      continue;
+    struct sigaction action {};
+    action.sa_handler = hold_signal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal_number, &action, nullptr);
+  }
 }
 
 }  // namespace radial

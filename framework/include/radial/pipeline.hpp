@@ -10,6 +10,7 @@
 //   [output]     plugin = "irls", ...
 //   [regularizer] plugin = "weight-decay", alpha = 0.001        (optional)
 //   [evaluate]   folds = 10, committee = 10                      (optional)
+//   [search]     folds = 10, metric = "error_rate", "centres.count" = [1, 2, 3]   (optional)
 //
 // Every error is a PipelineError "file:line:column: message"; unknown keys and plugin ids get
 // "did you mean"; parameter types and ranges are checked against each plugin's ParamTable
@@ -55,9 +56,34 @@ struct EvaluateSpec {
   bool stratified = true;
 };
 
+struct Pipeline;
+
+// One swept setting of [search]: "slot.key" = [values...], positions of the values for messages.
+struct SearchAxis {
+  std::string key;                     // "centres.count"
+  std::vector<ParamValue> values;      // as written (before coercion to the parameter's type)
+  std::vector<SourcePosition> where;   // of each value
+};
+
+// [search]: model selection by k-fold cross-validation on the training rows (docs/pipeline-
+// format.md). The candidates are the cartesian product of the axes, the first axis varying
+// slowest (file order); each is a complete pipeline, validated, without a [search] of its own.
+struct SearchSpec {
+  std::size_t folds = 10;
+  std::string metric;         // "error_rate", "cross_entropy" or "mse"; empty: error_rate for
+                              // classification, mse for regression
+  bool stratified = true;
+  std::vector<SearchAxis> axes;
+  std::vector<Pipeline> candidates;
+  SourcePosition where;       // of the [search] header
+};
+
 struct Pipeline {
   std::filesystem::path file;
   std::string text;           // the file as read, with overrides noted at its end
+  // Every setting after overrides and data replacement, as canonical TOML without [data]
+  // (comments and layout dropped): what the experiment results store hashes.
+  std::string settings;
   std::string name;
   std::uint64_t seed = 1;
   int threads = 0;            // 0: all cores
@@ -65,6 +91,18 @@ struct Pipeline {
   ComponentSpec basis, centres, output;
   std::optional<ComponentSpec> regularizer;
   EvaluateSpec evaluate;
+  std::optional<SearchSpec> search;
+};
+
+// Data named by someone else than the pipeline file (an experiment's dataset): replaces
+// [data] train and test; target and task replace the file's when given; the file's other
+// [data] keys (standardize) stay. The file then need not have a [data] table.
+struct DataReplacement {
+  std::filesystem::path train;                 // absolute
+  std::optional<std::filesystem::path> test;   // absolute
+  std::optional<std::string> target;
+  std::optional<Task> task;
+  std::string label;                           // position for messages, e.g. "exp.toml:12:1"
 };
 
 // The largest pipeline file read_pipeline accepts (1 MB); larger ones are a PipelineError.
@@ -80,5 +118,12 @@ Pipeline read_pipeline(const std::filesystem::path& file, const Registry& regist
 // The same from text (tests); `file` is used for messages and relative paths.
 Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& file,
                         const Registry& registry, const std::vector<std::string>& overrides = {});
+
+// read_pipeline / parse_pipeline with [data] replaced (see DataReplacement).
+Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
+                       const std::vector<std::string>& overrides, const DataReplacement& data);
+Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& file,
+                        const Registry& registry, const std::vector<std::string>& overrides,
+                        const DataReplacement& data);
 
 }  // namespace radial

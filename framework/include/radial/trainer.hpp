@@ -28,10 +28,29 @@ struct StageReport {
   FitReport fit;
 };
 
+// Values of a [search] candidate, in the order of the axes: ("centres.count", 2), ...
+using SearchValues = std::vector<std::pair<std::string, ParamValue>>;
+
 struct FoldReport {
   std::size_t fold = 0;
   std::size_t train_rows = 0, test_rows = 0;
   Metrics test;
+  SearchValues chosen;  // nested CV: the candidate the fold's own search chose (else empty)
+};
+
+struct SearchCandidateReport {
+  SearchValues values;
+  std::vector<double> per_fold;   // the metric on each fold
+  std::optional<double> mean, sd;  // over folds (sample sd); absent when the candidate failed
+  std::string error;               // why the candidate failed (its fit threw), else empty
+  double seconds = 0;              // summed over its folds
+};
+
+struct SearchReport {
+  std::string metric;
+  std::size_t folds = 0;
+  std::size_t best = 0;            // index into candidates
+  std::vector<SearchCandidateReport> candidates;
 };
 
 struct CrossValidationReport {
@@ -53,6 +72,7 @@ struct TrainingReport {
   Metrics train;
   std::optional<Metrics> test;
   std::optional<CrossValidationReport> cv;
+  std::optional<SearchReport> search;                 // [search] on all training rows
   std::vector<Warning> warnings;                      // every guard that fired, all stages
   double seconds = 0;
 };
@@ -70,6 +90,12 @@ struct TrainOptions {
 
 TrainingResult train(const Pipeline& pipeline, const Registry& registry,
                      const TrainOptions& options = {});
+
+// The same on data already read (raw, not standardised): pipeline.data's files are not read,
+// its standardize setting is used. `test` must have the training data's columns and classes.
+// The experiment runner trains from data it read once and split.
+TrainingResult train(const Pipeline& pipeline, const Registry& registry, Dataset train_data,
+                     std::optional<Dataset> test_data, const TrainOptions& options = {});
 
 // The report as JSON text (the schema is documented in docs/pipeline-format.md).
 std::string report_json(const TrainingReport& report);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <sstream>
 
 #include <toml++/toml.h>
 
@@ -126,7 +127,8 @@ class PipelineReader {
     folder_ = absolute_.parent_path();
   }
 
-  Pipeline read(const std::string& text, const std::vector<std::string>& overrides) {
+  Pipeline read(const std::string& text, const std::vector<std::string>& overrides,
+                const DataReplacement* replacement) {
     toml::table root;
     try {
       root = toml::parse(text, display_);
@@ -136,6 +138,7 @@ class PipelineReader {
                           "; fix the syntax here (the format is described at https://toml.io)");
     }
     labels_ = pipeline::apply_overrides(root, overrides);
+    if (replacement != nullptr) replace_data(root, *replacement);
 
     Pipeline pipeline;
     pipeline.file = absolute_;
@@ -185,6 +188,12 @@ class PipelineReader {
     pipeline.output = component(root, Slot::Output, true).value();
     pipeline.regularizer = component(root, Slot::Regularizer, false);
     pipeline.evaluate = evaluate(root);
+
+    toml::table settings = root;
+    settings.erase("data");
+    std::ostringstream canonical;
+    canonical << toml::toml_formatter(settings, toml::format_flags::none);
+    pipeline.settings = canonical.str();
     return pipeline;
   }
 
@@ -455,6 +464,31 @@ class PipelineReader {
     return spec;
   }
 
+  // [data] train/test (and target/task when given) from `r`; messages about them point at its label.
+  void replace_data(toml::table& root, const DataReplacement& r) {
+    toml::node* existing = root.get("data");
+    if (existing != nullptr && !existing->is_table()) root.erase("data"), existing = nullptr;
+    if (existing == nullptr) root.insert("data", toml::table{});
+    toml::table& data = *root.get("data")->as_table();
+    data.insert_or_assign("train", r.train.string());
+    labels_["data.train"] = r.label;
+    if (r.test) {
+      data.insert_or_assign("test", r.test->string());
+      labels_["data.test"] = r.label;
+    } else {
+      data.erase("test");
+    }
+    if (r.target) {
+      data.insert_or_assign("target", *r.target);
+      labels_["data.target"] = r.label;
+    }
+    if (r.task) {
+      data.insert_or_assign("task", std::string(*r.task == Task::Classification ? "classification" : "regression"));
+      labels_["data.task"] = r.label;
+    }
+    if (labels_.count("data") == 0) labels_["data"] = r.label;
+  }
+
   std::string display_;
   fs::path absolute_, folder_;
   const Registry& registry_;
@@ -465,7 +499,13 @@ class PipelineReader {
 
 Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& file,
                         const Registry& registry, const std::vector<std::string>& overrides) {
-  return PipelineReader(file, registry).read(text, overrides);
+  return PipelineReader(file, registry).read(text, overrides, nullptr);
+}
+
+Pipeline parse_pipeline(const std::string& text, const std::filesystem::path& file,
+                        const Registry& registry, const std::vector<std::string>& overrides,
+                        const DataReplacement& data) {
+  return PipelineReader(file, registry).read(text, overrides, &data);
 }
 
 Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
@@ -474,6 +514,13 @@ Pipeline read_pipeline(const std::filesystem::path& file, const Registry& regist
   InputFile in = InputFile::open<PipelineError>(file, "pipeline file");
   const std::string text = in.read_all<PipelineError>(max_pipeline_bytes);
   return parse_pipeline(text, file, registry, overrides);
+}
+
+Pipeline read_pipeline(const std::filesystem::path& file, const Registry& registry,
+                       const std::vector<std::string>& overrides, const DataReplacement& data) {
+  InputFile in = InputFile::open<PipelineError>(file, "pipeline file");
+  const std::string text = in.read_all<PipelineError>(max_pipeline_bytes);
+  return parse_pipeline(text, file, registry, overrides, data);
 }
 
 }  // namespace radial

@@ -336,12 +336,6 @@ Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
 }
 
 TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOptions& options) {
-  const auto start = Clock::now();
-  const std::uint64_t seed = options.seed.value_or(p.seed);
-  int threads = options.threads.value_or(p.threads);
-  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  const auto& log = options.log;
-
   DataOptions train_opts;
   train_opts.target = p.data.target;
   train_opts.target_from_pipeline = true;
@@ -359,6 +353,16 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
                       p.data.train.string() + " (same features, same order required)");
     }
   }
+  return train(p, registry, std::move(train_data), std::move(raw_test), options);
+}
+
+TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
+                     std::optional<Dataset> raw_test, const TrainOptions& options) {
+  const auto start = Clock::now();
+  const std::uint64_t seed = options.seed.value_or(p.seed);
+  int threads = options.threads.value_or(p.threads);
+  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  const auto& log = options.log;
   if (log) {
     log("data: " + std::to_string(train_data.rows()) + " training rows, " +
         std::to_string(train_data.features()) + " features" +

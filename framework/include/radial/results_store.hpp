@@ -1,0 +1,58 @@
+#pragma once
+// The results store of experiments (docs/experiments.md): an SQLite database with one row per
+// run, keyed by a hash of everything that determines the run. A run is stored complete or not
+// at all (one transaction per run), so a process killed at any moment (kill -9 included) loses
+// no stored run and leaves a database the next process continues from. Several processes may
+// use one database at once (WAL journal, busy timeout): each row is written whole, and a run
+// stored twice (two processes racing) replaces itself with an identical row.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace radial {
+
+// One run of an experiment as stored.
+struct RunRecord {
+  std::string key;         // hex hash of what determines the run (pipeline settings after
+                           // overrides, data file contents, split, seed, plugin versions)
+  std::string experiment;  // the experiment's name
+  std::string dataset, pipeline;
+  std::string overrides;   // JSON object of the grid values: {"regularizer.alpha": 5}; "{}"
+  std::uint64_t seed = 0;
+  std::string status;      // "ok" or "failed"
+  std::string message;     // why it failed (the error message), else empty
+  double seconds = 0;      // wall time of the run
+  std::string report;      // the training report JSON (report_json); empty when failed
+};
+
+class ResultsStore {
+ public:
+  // Opens or creates the database. InputError naming the file when it cannot be opened or
+  // created, or is not a Radial results database (another SQLite file, a text file).
+  explicit ResultsStore(const std::filesystem::path& file);
+  ~ResultsStore();
+  ResultsStore(const ResultsStore&) = delete;
+  ResultsStore& operator=(const ResultsStore&) = delete;
+
+  const std::filesystem::path& file() const { return file_; }
+
+  // Keys of every stored run.
+  std::vector<std::string> keys() const;
+  // Stores `run` in one transaction. A row with the same identity (experiment, dataset,
+  // pipeline, overrides, seed) but another key (its pipeline or data changed) is replaced.
+  // Thread-safe. OutputError when the database cannot be written (disk full, read-only).
+  void put(const RunRecord& run);
+  // Every run, ordered by experiment, dataset, pipeline, overrides, seed; or only those of
+  // `experiment` when it is not empty.
+  std::vector<RunRecord> runs(const std::string& experiment = {}) const;
+
+ private:
+  struct Impl;
+  std::filesystem::path file_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace radial

@@ -1,0 +1,73 @@
+#pragma once
+// Tables of experiment results (docs/experiments.md): runs grouped into rows and columns, each
+// cell the mean ± sample standard deviation of a value over the runs it holds (seeds), and for
+// a pair of columns compared, paired statistics over the paired seeds and folds.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "radial/results_store.hpp"
+
+namespace radial {
+
+// What a table shows. rows and columns each name one or more dimensions of a run: "dataset",
+// "pipeline", "seed" or a grid key ("regularizer.alpha"). Grid keys with several values that
+// are named by neither are added to the columns, so a cell never mixes grid values.
+// value is a dotted path into the run's report: "test.error_rate", "train.mse",
+// "cv.error_rate", "output.flops", "output.iterations", "centres.iterations", "seconds",
+// "search.best.centres.count", ... "test.X" of a run without a test set (a dataset split in
+// folds) is its cross-validated "cv.X".
+struct TableSpec {
+  std::vector<std::string> rows{"dataset"};
+  std::vector<std::string> columns{"pipeline"};
+  std::string value = "test.error_rate";
+  std::vector<std::string> compare;  // two column labels (pipeline names) to compare, or empty
+};
+
+// Paired comparison of two columns over matched (seed, fold) pairs: difference = b - a.
+struct PairedComparison {
+  std::size_t pairs = 0;
+  double mean_difference = 0;
+  std::size_t wins = 0, ties = 0, losses = 0;  // of b against a, lower being better
+  std::optional<double> sign_p;                // two-sided sign test (ties dropped)
+  std::optional<double> t_p;                   // two-sided paired t test (absent for < 2 pairs
+                                               // or zero variance of the differences)
+};
+PairedComparison compare_paired(const std::vector<double>& a, const std::vector<double>& b);
+
+struct TableCell {
+  std::size_t runs = 0, failed = 0;
+  std::optional<double> mean, sd;  // over the runs that have the value
+};
+
+struct Table {
+  std::string title;                       // the experiment's name, or empty
+  std::string value;                       // TableSpec::value
+  std::vector<std::string> row_labels, column_labels;
+  std::string row_header;                  // "dataset", "dataset / regularizer.alpha", ...
+  std::vector<std::vector<TableCell>> cells;  // [row][column]
+  // With TableSpec::compare: one per row.
+  std::vector<std::string> compared;       // the two column labels, a then b
+  std::vector<std::optional<PairedComparison>> comparisons;
+};
+
+// InputError naming the unknown dimension or value (with "did you mean").
+Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
+                 const std::string& title = {});
+
+enum class TableFormat { Text, Markdown, Csv, Json };
+std::string format_table(const Table& table, TableFormat format);
+
+// `radial results --format json`: {"runs": [{"dataset", "pipeline", "seed", "overrides",
+// "status", "message", "seconds", "train", "test", "cv", "search"}, ...]}.
+std::string runs_json(const std::vector<RunRecord>& runs);
+
+// The value at `path` of a run's report (see TableSpec), or nullopt when the run failed or the
+// report has no such number. per_fold: for a cross-validated value, its value on each fold
+// (for pairing); otherwise the single value.
+std::optional<double> run_value(const RunRecord& run, const std::string& path);
+std::vector<double> run_fold_values(const RunRecord& run, const std::string& path);
+
+}  // namespace radial

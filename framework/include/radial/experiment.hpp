@@ -72,6 +72,7 @@ struct PlannedRun {
   Pipeline resolved;                           // the pipeline with its set, the grid point and
                                                // the dataset's files, validated
   std::string key;                             // RunRecord::key
+  std::string experiment_name, dataset_name, pipeline_name;  // for record()
   RunRecord record() const;                    // identity fields filled, status empty
 };
 

@@ -1,0 +1,33 @@
+#pragma once
+// What the experiment reader, the planner and the runner share: how a pipeline entry becomes
+// overrides, which grid axes apply to a pipeline, and the grid points of those axes.
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "radial/experiment.hpp"
+
+namespace radial::experiment {
+
+using GridPoint = std::vector<std::pair<std::string, std::string>>;  // key, TOML value
+
+// The overrides of `pipeline` at `point`: its `set`, then the grid values (which win).
+std::vector<std::string> overrides(const ExperimentPipeline& pipeline, const GridPoint& point);
+
+// [data] of the pipelines replaced by dataset `index`; messages about it name its entry.
+DataReplacement replacement(const Experiment& experiment, std::size_t index);
+
+// Indices of the axes whose key names a parameter declared by `pipeline`'s plugin in that slot.
+std::vector<std::size_t> applicable_axes(const std::vector<GridAxis>& grid, const Pipeline& pipeline,
+                                         const Registry& registry);
+
+// The cartesian product of the axes `axes` (first slowest); one empty point when none.
+std::vector<GridPoint> grid_points(const std::vector<GridAxis>& grid,
+                                   const std::vector<std::size_t>& axes);
+
+// The pipeline file's text, read as read_pipeline reads it.
+std::string pipeline_text(const std::filesystem::path& file);
+
+}  // namespace radial::experiment

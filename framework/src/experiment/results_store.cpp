@@ -1,0 +1,273 @@
+// The results store: one SQLite row per run, written in its own transaction so that a kill at
+// any moment leaves either the whole row or nothing. WAL lets readers and one writer work at
+// once; the busy timeout makes concurrent writers (threads or processes) wait their turn.
+#include "radial/results_store.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <system_error>
+
+#include <sqlite3.h>
+
+#include "radial/errors.hpp"
+#include "radial/output_file.hpp"
+
+namespace radial {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "RBFr" in the file header: marks the file as ours before any table is read.
+constexpr int application_id = 0x52424672;
+constexpr const char* format_marker = "radial-results 1";
+constexpr int busy_timeout_ms = 60000;
+
+constexpr const char* schema =
+    "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS runs("
+    "  key TEXT NOT NULL, experiment TEXT NOT NULL, dataset TEXT NOT NULL,"
+    "  pipeline TEXT NOT NULL, overrides TEXT NOT NULL, seed INTEGER NOT NULL,"
+    "  status TEXT NOT NULL, message TEXT NOT NULL, seconds REAL, report TEXT NOT NULL,"
+    "  stored_at TEXT NOT NULL,"
+    "  UNIQUE(experiment, dataset, pipeline, overrides, seed));"
+    "CREATE INDEX IF NOT EXISTS runs_key ON runs(key);";
+
+std::string quoted(const fs::path& file) { return "'" + file.string() + "'"; }
+
+[[noreturn]] void not_ours(const fs::path& file, const std::string& why) {
+  throw InputError(quoted(file) + " is not a Radial results database (" + why +
+                   "); give another --results file");
+}
+
+// A prepared statement, finalized on every path.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) {
+      const std::string message = sqlite3_errmsg(db);
+      sqlite3_finalize(stmt_);
+      stmt_ = nullptr;
+      throw Error(std::string("results store: cannot prepare '") + sql + "': " + message);
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  sqlite3_stmt* get() const { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
+  return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(s, i))) : std::string();
+}
+
+}  // namespace
+
+struct ResultsStore::Impl {
+  sqlite3* db = nullptr;
+  mutable std::mutex mutex;  // one connection, used by one thread at a time
+
+  ~Impl() { sqlite3_close_v2(db); }
+
+  // Runs `sql` (no results); returns the SQLite code.
+  int exec(const char* sql) const { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); }
+
+  // The single integer `sql` returns, or the SQLite error code through `rc`.
+  std::int64_t integer(const char* sql, int& rc) const {
+    sqlite3_stmt* s = nullptr;
+    rc = sqlite3_prepare_v2(db, sql, -1, &s, nullptr);
+    std::int64_t value = 0;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(s);
+      if (rc == SQLITE_ROW) {
+        value = sqlite3_column_int64(s, 0);
+        rc = SQLITE_OK;
+      } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+      }
+    }
+    sqlite3_finalize(s);
+    return value;
+  }
+
+  std::string error() const { return sqlite3_errmsg(db); }
+};
+
+ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_unique<Impl>()) {
+  // SQLite would create the file; refuse what cannot be a database file first, naming it.
+  std::error_code ec;
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw InputError("results database " + quoted(file) + ": the folder " + quoted(folder) +
+                     " does not exist; create it or give another --results file");
+  }
+  const fs::file_status status = fs::status(file, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    throw InputError("results database " + quoted(file) +
+                     " is not a regular file (a folder?); give a file name");
+  }
+
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(file.c_str(), &impl_->db, flags, nullptr) != SQLITE_OK) {
+    const std::string why = impl_->db ? impl_->error() : "out of memory";
+    throw InputError("cannot open the results database " + quoted(file) + ": " + why);
+  }
+  sqlite3_extended_result_codes(impl_->db, 1);
+  sqlite3_busy_timeout(impl_->db, busy_timeout_ms);
+  if (sqlite3_db_readonly(impl_->db, "main") == 1) {
+    throw InputError("cannot write the results database " + quoted(file) +
+                     " (read-only); give a writable --results file");
+  }
+
+  int rc = SQLITE_OK;
+  std::int64_t id = impl_->integer("PRAGMA application_id", rc);
+  if ((rc & 0xff) == SQLITE_NOTADB) not_ours(file, "not an SQLite file");
+  if (rc != SQLITE_OK) {
+    throw InputError("cannot read the results database " + quoted(file) + ": " + impl_->error());
+  }
+
+  if (id == 0) {
+    // A new (empty) file is made ours; another process may be doing the same, so the check is
+    // repeated inside the write transaction.
+    const std::int64_t tables = impl_->integer("SELECT count(*) FROM sqlite_master", rc);
+    if (rc != SQLITE_OK) not_ours(file, impl_->error());
+    if (tables != 0) not_ours(file, "an SQLite database of something else");
+    // WAL must be chosen outside a transaction; it is persistent in the file.
+    if (impl_->exec("PRAGMA journal_mode=WAL") != SQLITE_OK ||
+        impl_->exec("BEGIN IMMEDIATE") != SQLITE_OK) {
+      throw InputError("cannot create the results database " + quoted(file) + ": " +
+                       impl_->error() + "; is its folder writable?");
+    }
+    id = impl_->integer("PRAGMA application_id", rc);
+    const std::int64_t tables_now = impl_->integer("SELECT count(*) FROM sqlite_master", rc);
+    std::string why;
+    if (id == 0 && tables_now == 0) {
+      const std::string init = std::string(schema) + "INSERT INTO meta VALUES('format', '" +
+                               format_marker + "');PRAGMA application_id=" +
+                               std::to_string(application_id) + ";";
+      if (impl_->exec(init.c_str()) != SQLITE_OK || impl_->exec("COMMIT") != SQLITE_OK) {
+        why = impl_->error();
+      }
+    } else {
+      impl_->exec("COMMIT");
+    }
+    if (!why.empty()) {
+      impl_->exec("ROLLBACK");
+      throw InputError("cannot create the results database " + quoted(file) + ": " + why);
+    }
+    id = impl_->integer("PRAGMA application_id", rc);
+  }
+  if (id != application_id) not_ours(file, "its application id is " + std::to_string(id));
+
+  // Ours by its header; the format marker tells which layout.
+  {
+    sqlite3_stmt* s = nullptr;
+    std::string format;
+    if (sqlite3_prepare_v2(impl_->db, "SELECT value FROM meta WHERE name='format'", -1, &s,
+                           nullptr) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW) {
+      format = column_text(s, 0);
+    }
+    sqlite3_finalize(s);
+    if (format != format_marker) {
+      not_ours(file, format.empty() ? "no format marker" : "format '" + format + "'; expected '" +
+                                                               format_marker + "'");
+    }
+  }
+  // Per connection: WAL is durable enough at NORMAL (a power loss may drop the last commits,
+  // never corrupt); a kill -9 loses nothing committed.
+  impl_->exec("PRAGMA journal_mode=WAL");
+  impl_->exec("PRAGMA synchronous=NORMAL");
+}
+
+ResultsStore::~ResultsStore() = default;
+
+std::vector<std::string> ResultsStore::keys() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement s(impl_->db, "SELECT key FROM runs ORDER BY key");
+  std::vector<std::string> keys;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) keys.push_back(column_text(s.get(), 0));
+  if (rc != SQLITE_DONE) {
+    throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
+  }
+  return keys;
+}
+
+void ResultsStore::put(const RunRecord& run) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  auto fail = [&](const std::string& step) {
+    const std::string why = impl_->error();
+    const int error_number = sqlite3_system_errno(impl_->db);
+    if (sqlite3_get_autocommit(impl_->db) == 0) impl_->exec("ROLLBACK");
+    throw OutputError("cannot store a run in the results database " + quoted(file_) + ": " +
+                          step + " failed (" + why + ")",
+                      error_number != 0 ? error_number : EIO);
+  };
+  if (impl_->exec("BEGIN IMMEDIATE") != SQLITE_OK) fail("BEGIN");
+  {
+    // OR REPLACE: the UNIQUE identity makes a rerun (new key) or a racing twin replace the row.
+    Statement s(impl_->db,
+                "INSERT OR REPLACE INTO runs(key, experiment, dataset, pipeline, overrides, seed,"
+                " status, message, seconds, report, stored_at) VALUES(?,?,?,?,?,?,?,?,?,?,"
+                " strftime('%Y-%m-%dT%H:%M:%fZ','now'))");
+    sqlite3_stmt* st = s.get();
+    int i = 0;
+    for (const std::string* text : {&run.key, &run.experiment, &run.dataset, &run.pipeline,
+                                    &run.overrides}) {
+      sqlite3_bind_text(st, ++i, text->data(), static_cast<int>(text->size()), SQLITE_TRANSIENT);
+    }
+    // Seeds are stored as their 64 bits, so every std::uint64_t comes back unchanged.
+    sqlite3_bind_int64(st, ++i, static_cast<sqlite3_int64>(run.seed));
+    sqlite3_bind_text(st, ++i, run.status.data(), static_cast<int>(run.status.size()),
+                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, ++i, run.message.data(), static_cast<int>(run.message.size()),
+                      SQLITE_TRANSIENT);
+    if (std::isfinite(run.seconds)) sqlite3_bind_double(st, ++i, run.seconds);
+    else sqlite3_bind_null(st, ++i);
+    sqlite3_bind_text(st, ++i, run.report.data(), static_cast<int>(run.report.size()),
+                      SQLITE_TRANSIENT);
+    if (sqlite3_step(st) != SQLITE_DONE) fail("INSERT");
+  }
+  if (impl_->exec("COMMIT") != SQLITE_OK) fail("COMMIT");
+}
+
+std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement s(impl_->db,
+              "SELECT key, experiment, dataset, pipeline, overrides, seed, status, message,"
+              " seconds, report FROM runs WHERE ?1 = '' OR experiment = ?1"
+              " ORDER BY experiment, dataset, pipeline, overrides, seed");
+  sqlite3_bind_text(s.get(), 1, experiment.data(), static_cast<int>(experiment.size()),
+                    SQLITE_TRANSIENT);
+  std::vector<RunRecord> runs;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+    sqlite3_stmt* st = s.get();
+    RunRecord r;
+    r.key = column_text(st, 0);
+    r.experiment = column_text(st, 1);
+    r.dataset = column_text(st, 2);
+    r.pipeline = column_text(st, 3);
+    r.overrides = column_text(st, 4);
+    r.seed = static_cast<std::uint64_t>(sqlite3_column_int64(st, 5));
+    r.status = column_text(st, 6);
+    r.message = column_text(st, 7);
+    r.seconds = sqlite3_column_type(st, 8) == SQLITE_NULL
+                    ? std::numeric_limits<double>::quiet_NaN()
+                    : sqlite3_column_double(st, 8);
+    r.report = column_text(st, 9);
+    runs.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) {
+    throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
+  }
+  return runs;
+}
+
+}  // namespace radial

@@ -1,0 +1,427 @@
+// Stored runs grouped into a table: the values read out of each run's report by a dotted path,
+// the runs grouped by their dimensions (dataset, pipeline, seed, grid keys) into rows and
+// columns, and the paired comparison of two columns.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "radial/errors.hpp"
+#include "radial/params.hpp"
+#include "radial/results_table.hpp"
+
+namespace radial {
+namespace {
+
+using nlohmann::json;
+
+std::optional<json> parse(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return std::nullopt;
+  return j;
+}
+
+// The node at `path` below `node`. Keys may themselves hold dots ("search.best" has
+// "centres.count"), so at each level the longest key that is a prefix of the path is tried
+// first, then shorter ones. Array elements are addressed by their index.
+const json* find(const json& node, const std::string& path) {
+  if (path.empty()) return &node;
+  if (node.is_object()) {
+    std::vector<std::string> keys;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string& k = it.key();
+      if (path == k || (path.size() > k.size() && path.compare(0, k.size(), k) == 0 &&
+                        path[k.size()] == '.')) {
+        keys.push_back(k);
+      }
+    }
+    std::sort(keys.begin(), keys.end(),
+              [](const std::string& x, const std::string& y) { return x.size() > y.size(); });
+    for (const std::string& k : keys) {
+      const std::string rest = path.size() > k.size() ? path.substr(k.size() + 1) : "";
+      if (const json* found = find(node.at(k), rest)) return found;
+    }
+    return nullptr;
+  }
+  if (node.is_array()) {
+    const auto dot = path.find('.');
+    const std::string head = path.substr(0, dot);
+    if (head.empty() || head.find_first_not_of("0123456789") != std::string::npos) return nullptr;
+    const std::size_t i = std::stoul(head);
+    if (i >= node.size()) return nullptr;
+    return find(node[i], dot == std::string::npos ? "" : path.substr(dot + 1));
+  }
+  return nullptr;
+}
+
+std::optional<double> number(const json* node) {
+  if (!node) return std::nullopt;
+  if (node->is_number()) return node->get<double>();
+  if (node->is_boolean()) return node->get<bool>() ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
+// "test.X" of a run evaluated by k-fold CV (no test set) is its "cv.X".
+std::string effective_path(const json& report, const std::string& path) {
+  if (path.rfind("test.", 0) == 0) {
+    const bool has_test = report.contains("test") && !report["test"].is_null();
+    const bool has_cv = report.contains("cv") && report["cv"].is_object();
+    if (!has_test && has_cv) return "cv." + path.substr(5);
+  }
+  return path;
+}
+
+// --- dimensions ------------------------------------------------------------------------------
+
+struct Dimension {
+  std::string name;
+  bool named = true;  // given in rows or columns (false: a grid key added to the columns)
+};
+
+// The value of a run along a dimension; nullopt for a grid key the run was not swept over.
+struct DimValue {
+  std::string text;
+  std::optional<double> numeric;
+};
+
+std::optional<DimValue> dim_value(const RunRecord& run, const json& overrides,
+                                  const std::string& dim) {
+  if (dim == "dataset") return DimValue{run.dataset, std::nullopt};
+  if (dim == "pipeline") return DimValue{run.pipeline, std::nullopt};
+  if (dim == "experiment") return DimValue{run.experiment, std::nullopt};
+  if (dim == "seed") return DimValue{std::to_string(run.seed), static_cast<double>(run.seed)};
+  if (!overrides.is_object() || !overrides.contains(dim)) return std::nullopt;
+  const json& v = overrides.at(dim);
+  if (v.is_string()) return DimValue{v.get<std::string>(), std::nullopt};
+  if (v.is_number()) return DimValue{v.dump(), v.get<double>()};
+  return DimValue{v.dump(), std::nullopt};
+}
+
+// Values of one dimension in table order: first appearance, or numerically when all are
+// numbers. Absent (a run not swept over a grid key) sorts last.
+struct Axis {
+  std::vector<std::string> order;
+  std::map<std::string, std::size_t> rank;
+};
+
+Axis make_axis(const std::vector<std::optional<DimValue>>& values) {
+  Axis axis;
+  std::vector<DimValue> distinct;
+  std::set<std::string> seen;
+  for (const auto& v : values) {
+    if (v && seen.insert(v->text).second) distinct.push_back(*v);
+  }
+  const bool numeric = std::all_of(distinct.begin(), distinct.end(),
+                                   [](const DimValue& v) { return v.numeric.has_value(); });
+  if (numeric) {
+    std::stable_sort(distinct.begin(), distinct.end(),
+                     [](const DimValue& x, const DimValue& y) { return *x.numeric < *y.numeric; });
+  }
+  for (const DimValue& v : distinct) {
+    axis.rank[v.text] = axis.order.size();
+    axis.order.push_back(v.text);
+  }
+  return axis;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+// One label part: names of datasets and pipelines as they are; seeds and grid values as
+// "key=value", unless the dimension is alone in the rows (the row header names it).
+std::string part(const std::string& dim, const std::string& value, bool bare) {
+  if (bare || dim == "dataset" || dim == "pipeline" || dim == "experiment") return value;
+  return dim + "=" + value;
+}
+
+struct Group {
+  std::vector<std::size_t> ranks;  // per dimension; absent = axis size
+  std::string label;
+  // Label parts by dimension, for matching compare labels.
+  std::map<std::string, std::string> parts;
+};
+
+}  // namespace
+
+std::optional<double> run_value(const RunRecord& run, const std::string& path) {
+  if (run.status != "ok") return std::nullopt;
+  const auto report = parse(run.report);
+  if (!report) return std::nullopt;
+  const auto value = number(find(*report, effective_path(*report, path)));
+  if (!value && path == "seconds" && std::isfinite(run.seconds)) return run.seconds;
+  return value;
+}
+
+std::vector<double> run_fold_values(const RunRecord& run, const std::string& path) {
+  if (run.status != "ok") return {};
+  const auto report = parse(run.report);
+  if (!report) return {};
+  const std::string p = effective_path(*report, path);
+  if (p.rfind("cv.", 0) == 0) {
+    const json* folds = find(*report, "cv.per_fold");
+    const std::string x = p.substr(3);
+    if (folds && folds->is_array() && !folds->empty()) {
+      std::vector<double> values;
+      for (const json& fold : *folds) {
+        const auto v = number(find(fold, x));
+        if (!v) break;
+        values.push_back(*v);
+      }
+      if (values.size() == folds->size()) return values;
+    }
+  }
+  const auto v = run_value(run, path);
+  return v ? std::vector<double>{*v} : std::vector<double>{};
+}
+
+Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
+                 const std::string& title) {
+  std::vector<json> overrides;
+  overrides.reserve(runs.size());
+  std::vector<std::string> grid_keys;  // in order of first appearance
+  for (const RunRecord& r : runs) {
+    auto o = parse(r.overrides);
+    overrides.push_back(o && o->is_object() ? *o : json::object());
+    for (auto it = overrides.back().begin(); it != overrides.back().end(); ++it) {
+      if (std::find(grid_keys.begin(), grid_keys.end(), it.key()) == grid_keys.end()) {
+        grid_keys.push_back(it.key());
+      }
+    }
+  }
+
+  // Check every name before grouping anything.
+  std::vector<std::string> known{"dataset", "pipeline", "seed", "experiment"};
+  known.insert(known.end(), grid_keys.begin(), grid_keys.end());
+  auto check_dims = [&](const std::vector<std::string>& dims, const char* what) {
+    if (dims.empty()) throw InputError(std::string("table ") + what + ": no dimension named");
+    for (const std::string& d : dims) {
+      if (std::find(known.begin(), known.end(), d) != known.end()) continue;
+      std::string message = std::string("table ") + what + ": unknown dimension '" + d + "'";
+      const std::string guess = did_you_mean(d, known);
+      if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+      throw InputError(message + "; known: " + join(known, ", "));
+    }
+  };
+  check_dims(spec.rows, "rows");
+  check_dims(spec.columns, "columns");
+  if (!spec.compare.empty() && spec.compare.size() != 2) {
+    throw InputError("table compare: names " + std::to_string(spec.compare.size()) +
+                     " columns; give two, e.g. compare = [\"RBF/EM\", \"RBF/DEM\"]");
+  }
+
+  // The value path: known when some run's report has it (failed runs have none to look at).
+  bool any_ok = false, found = false;
+  std::set<std::string> paths;  // every number path of the reports, for "did you mean"
+  for (const RunRecord& r : runs) {
+    if (r.status != "ok") continue;
+    any_ok = true;
+    if (run_value(r, spec.value)) {
+      found = true;
+      break;
+    }
+  }
+  if (any_ok && !found) {
+    std::function<void(const json&, const std::string&)> collect = [&](const json& n,
+                                                                       const std::string& at) {
+      if (n.is_object()) {
+        for (auto it = n.begin(); it != n.end(); ++it) {
+          collect(it.value(), at.empty() ? it.key() : at + "." + it.key());
+        }
+      } else if (n.is_number() || n.is_boolean() || n.is_null()) {
+        paths.insert(at);
+      }
+    };
+    for (const RunRecord& r : runs) {
+      if (const auto report = parse(r.report)) {
+        collect(*report, "");
+        // A run evaluated by CV answers "test.X" too.
+        if (report->contains("cv")) {
+          for (auto it = (*report)["cv"].begin(); it != (*report)["cv"].end(); ++it) {
+            paths.insert("test." + it.key());
+          }
+        }
+      }
+    }
+    std::string message = "table value: no run has a number at '" + spec.value + "'";
+    const std::string guess = did_you_mean(spec.value, {paths.begin(), paths.end()});
+    if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    throw InputError(message + "; e.g. test.error_rate, train.mse, cv.error_rate, output.flops");
+  }
+
+  // Dimensions: rows, columns, then grid keys with several values that neither names.
+  std::vector<Dimension> row_dims, column_dims;
+  for (const auto& d : spec.rows) row_dims.push_back({d, true});
+  for (const auto& d : spec.columns) column_dims.push_back({d, true});
+  std::map<std::string, Axis> axes;
+  auto values_of = [&](const std::string& dim) {
+    std::vector<std::optional<DimValue>> values;
+    for (std::size_t i = 0; i < runs.size(); ++i) values.push_back(dim_value(runs[i], overrides[i], dim));
+    return values;
+  };
+  for (const std::string& d : known) axes[d] = make_axis(values_of(d));
+  for (const std::string& g : grid_keys) {
+    const bool named = std::find(spec.rows.begin(), spec.rows.end(), g) != spec.rows.end() ||
+                       std::find(spec.columns.begin(), spec.columns.end(), g) != spec.columns.end();
+    if (!named && axes[g].order.size() > 1) column_dims.push_back({g, false});
+  }
+
+  auto group_of = [&](std::size_t i, const std::vector<Dimension>& dims, bool bare_single) {
+    Group g;
+    std::vector<std::string> label_parts;
+    for (const Dimension& d : dims) {
+      const auto v = dim_value(runs[i], overrides[i], d.name);
+      const Axis& axis = axes[d.name];
+      g.ranks.push_back(v ? axis.rank.at(v->text) : axis.order.size());
+      if (v) {
+        const std::string p = part(d.name, v->text, bare_single && dims.size() == 1);
+        label_parts.push_back(p);
+        g.parts[d.name] = v->text;
+      }
+    }
+    g.label = label_parts.empty() ? "-" : join(label_parts, ", ");
+    return g;
+  };
+
+  // Rows and columns in order of their per-dimension ranks.
+  std::map<std::vector<std::size_t>, Group> row_groups, column_groups;
+  std::vector<std::vector<std::size_t>> run_row(runs.size()), run_column(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Group r = group_of(i, row_dims, true), c = group_of(i, column_dims, false);
+    run_row[i] = r.ranks;
+    run_column[i] = c.ranks;
+    row_groups.emplace(r.ranks, r);
+    column_groups.emplace(c.ranks, c);
+  }
+  std::map<std::vector<std::size_t>, std::size_t> row_index, column_index;
+
+  Table table;
+  table.title = title;
+  table.value = spec.value;
+  {
+    std::vector<std::string> names;
+    for (const auto& d : row_dims) names.push_back(d.name);
+    table.row_header = join(names, " / ");
+  }
+  for (const auto& [ranks, g] : row_groups) {
+    row_index[ranks] = table.row_labels.size();
+    table.row_labels.push_back(g.label);
+  }
+  std::vector<const Group*> columns;
+  for (const auto& [ranks, g] : column_groups) {
+    column_index[ranks] = table.column_labels.size();
+    table.column_labels.push_back(g.label);
+    columns.push_back(&g);
+  }
+
+  // Cells: mean and sample standard deviation over the runs that have the value.
+  table.cells.assign(table.row_labels.size(), std::vector<TableCell>(table.column_labels.size()));
+  std::vector<std::vector<std::vector<double>>> values(
+      table.row_labels.size(), std::vector<std::vector<double>>(table.column_labels.size()));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::size_t r = row_index.at(run_row[i]), c = column_index.at(run_column[i]);
+    TableCell& cell = table.cells[r][c];
+    ++cell.runs;
+    if (runs[i].status != "ok") ++cell.failed;
+    if (const auto v = run_value(runs[i], spec.value)) values[r][c].push_back(*v);
+  }
+  for (std::size_t r = 0; r < table.row_labels.size(); ++r) {
+    for (std::size_t c = 0; c < table.column_labels.size(); ++c) {
+      const std::vector<double>& v = values[r][c];
+      if (v.empty()) continue;
+      double sum = 0;
+      for (double x : v) sum += x;
+      const double mean = sum / static_cast<double>(v.size());
+      table.cells[r][c].mean = mean;
+      if (v.size() >= 2) {
+        double ss = 0;
+        for (double x : v) ss += (x - mean) * (x - mean);
+        table.cells[r][c].sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+      }
+    }
+  }
+
+  if (spec.compare.empty()) return table;
+
+  // Each compare label picks columns: a whole column label, or a value of one column dimension
+  // (a pipeline's name) picking every column with it. Pairs are matched on everything else:
+  // the experiment, seed, fold and the other column dimensions.
+  struct Side {
+    std::vector<std::size_t> columns;
+    std::string dim;  // the column dimension the label is a value of, or empty
+  };
+  auto side_of = [&](const std::string& label) {
+    Side side;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (table.column_labels[c] == label) side.columns = {c};
+    }
+    if (!side.columns.empty()) return side;
+    for (const Dimension& d : column_dims) {
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        const auto it = columns[c]->parts.find(d.name);
+        if (it != columns[c]->parts.end() && it->second == label) side.columns.push_back(c);
+      }
+      if (!side.columns.empty()) {
+        side.dim = d.name;
+        return side;
+      }
+    }
+    std::vector<std::string> candidates = table.column_labels;
+    for (const Dimension& d : column_dims) {
+      for (const std::string& v : axes[d.name].order) candidates.push_back(v);
+    }
+    std::string message = "table compare: no column '" + label + "'";
+    const std::string guess = did_you_mean(label, candidates);
+    if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    throw InputError(message + "; columns: " + join(table.column_labels, ", "));
+  };
+  const Side a = side_of(spec.compare[0]), b = side_of(spec.compare[1]);
+  table.compared = spec.compare;
+
+  using MatchKey = std::tuple<std::string, std::uint64_t, std::string, std::size_t>;
+  auto match_key = [&](std::size_t i, const Side& side, std::size_t fold) {
+    std::string others;
+    if (!side.dim.empty()) {
+      for (const Dimension& d : column_dims) {
+        if (d.name == side.dim) continue;
+        const auto v = dim_value(runs[i], overrides[i], d.name);
+        others += d.name + "=" + (v ? v->text : std::string("-")) + "\n";
+      }
+    }
+    return MatchKey{runs[i].experiment, runs[i].seed, others, fold};
+  };
+  table.comparisons.assign(table.row_labels.size(), std::nullopt);
+  std::vector<std::map<MatchKey, double>> a_values(table.row_labels.size()),
+      b_values(table.row_labels.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::size_t r = row_index.at(run_row[i]), c = column_index.at(run_column[i]);
+    const bool in_a = std::count(a.columns.begin(), a.columns.end(), c) > 0;
+    const bool in_b = std::count(b.columns.begin(), b.columns.end(), c) > 0;
+    if (!in_a && !in_b) continue;
+    const std::vector<double> folds = run_fold_values(runs[i], spec.value);
+    for (std::size_t k = 0; k < folds.size(); ++k) {
+      if (in_a) a_values[r].emplace(match_key(i, a, k), folds[k]);  // first run of a key wins
+      if (in_b) b_values[r].emplace(match_key(i, b, k), folds[k]);
+    }
+  }
+  for (std::size_t r = 0; r < table.row_labels.size(); ++r) {
+    std::vector<double> x, y;
+    for (const auto& [key, va] : a_values[r]) {
+      const auto it = b_values[r].find(key);
+      if (it == b_values[r].end()) continue;
+      x.push_back(va);
+      y.push_back(it->second);
+    }
+    if (!x.empty()) table.comparisons[r] = compare_paired(x, y);
+  }
+  return table;
+}
+
+}  // namespace radial

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# experiment_cli.sh CASE RADIAL_BINARY SOURCE_DIR WORK_DIR — `radial experiment` and `radial
+# results` through the real host: tables, resuming after kill -9, --jobs, changed data, two
+# processes on one database, failed runs, bad experiment files.
+set -u
+case_name=$1 radial=$2 src=$3 work=$4
+examples="$src/docs/examples"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+source "$src/tests/support/cli_harness.sh"
+py=/usr/bin/python3
+
+# Pipelines without [data] (the experiment names the data), and a copy of the data we may edit.
+mkdir -p data pipelines
+cp "$examples/data/synth3_train.csv" "$examples/data/synth3_test.csv" "$examples/data/iris.csv" \
+   "$examples/data/ionosphere.csv" data/
+cat > pipelines/ls.toml <<'TOML'
+# k-means + thin-plate + least squares
+[basis]
+plugin = "thin-plate"
+[centres]
+plugin = "kmeans"
+count = 6
+[output]
+plugin = "least-squares"
+TOML
+cat > pipelines/irls.toml <<'TOML'
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+count = 6
+[output]
+plugin = "irls"
+[regularizer]
+plugin = "weight-decay"
+alpha = 0.01
+TOML
+cat > exp.toml <<'TOML'
+name = "cli test"
+seeds = [1, 2, 3]
+
+[[datasets]]
+name = "synth3"
+train = "data/synth3_train.csv"
+test = "data/synth3_test.csv"
+target = "label"
+
+[[datasets]]
+name = "iris"
+file = "data/iris.csv"
+split = { train_rows = 100 }
+
+[[datasets]]
+name = "ionosphere"
+file = "data/ionosphere.csv"
+split = { folds = 3 }
+
+[[pipelines]]
+name = "LS"
+file = "pipelines/ls.toml"
+
+[[pipelines]]
+name = "IRLS"
+file = "pipelines/irls.toml"
+set = { "centres.count" = 8 }
+
+[grid]
+"regularizer.alpha" = [0.001, 0.1]
+
+[table]
+rows = "dataset"
+columns = "pipeline"
+value = "test.error_rate"
+TOML
+# 3 datasets x (LS: 1 + IRLS: 2 grid points) x 3 seeds
+total=27
+
+# The stored runs as JSON without timings, sorted: equal for equal results.
+results_without_timing() {
+  "$radial" results "$1" --format json > all.json || fail "radial results $1 failed"
+  $py - "$@" <<'PY'
+import json, sys
+runs = json.load(open("all.json"))["runs"]
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "threads")}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+runs = sorted((strip(r) for r in runs), key=lambda r: json.dumps(r, sort_keys=True))
+print(json.dumps(runs, sort_keys=True))
+PY
+}
+stored_count() { "$radial" results "$1" --format json | $py -c "import json,sys; print(len(json.load(sys.stdin)['runs']))"; }
+ran_now() { sed -n 's/.* \([0-9]*\) run now.*/\1/p' err.txt; }
+
+case "$case_name" in
+tables)
+  run 0 experiment exp.toml --jobs 2
+  [ -f exp.results.sqlite ] || fail "no exp.results.sqlite beside the experiment file"
+  [ "$(ran_now)" = "$total" ] || fail "expected $total runs now: $(cat err.txt)"
+  out_has "synth3"; out_has "ionosphere"; out_has "±"
+  out_has "IRLS, regularizer.alpha=0.001"
+  # Again: nothing to run, the same table.
+  cp out.txt first.txt
+  run 0 experiment exp.toml --jobs 2
+  [ "$(ran_now)" = "0" ] || fail "a second run re-ran runs: $(cat err.txt)"
+  cmp -s out.txt first.txt || fail "the table changed without new runs"
+  # The table's mean equals the mean of the stored runs' test error (iris, LS).
+  run 0 experiment exp.toml --format json --quiet
+  $py - <<'PY' || fail "table mean differs from the runs"
+import json, statistics, subprocess
+runs = json.load(open("out.txt"))["runs"]
+assert len(runs) == 27, len(runs)
+iris = [r["test"]["error_rate"] for r in runs if r["dataset"] == "iris" and r["pipeline"] == "LS"]
+iono = [r for r in runs if r["dataset"] == "ionosphere"]
+assert all(r["test"] is None and r["cv"]["folds"] == 3 for r in iono)
+text = open("first.txt").read()
+row = [l for l in text.splitlines() if l.startswith("iris")][0]
+want = "%.4f ± %.4f" % (statistics.mean(iris), statistics.stdev(iris))
+assert want in row, (want, row)
+PY
+  for format in markdown csv; do
+    run 0 results exp.results.sqlite --format $format
+    out_has "synth3"
+  done
+  run 0 results exp.results.sqlite --format markdown
+  grep -q '^|---' out.txt || fail "markdown table lacks its header separator"
+  run 0 results exp.results.sqlite --table rows=dataset+seed,columns=pipeline,value=output.iterations
+  out_has "iris"
+  run 0 results exp.results.sqlite --table rows=dataset,columns=pipeline,value=test.error_rate,compare=LS+IRLS
+  out_has "sign"
+  ;;
+jobs)
+  run 0 experiment exp.toml --jobs 1 --results one.sqlite --quiet
+  run 0 experiment exp.toml --jobs 2 --results two.sqlite --quiet
+  [ "$(results_without_timing one.sqlite)" = "$(results_without_timing two.sqlite)" ] ||
+    fail "--jobs 1 and --jobs 2 stored different results"
+  ;;
+kill9-resume)
+  # The uninterrupted reference, then 20 runs killed at random moments, each continuing the last.
+  run 0 experiment exp.toml --jobs 2 --results reference.sqlite --quiet
+  reference=$(results_without_timing reference.sqlite)
+  previous=0
+  for attempt in $(seq 1 20); do
+    "$radial" experiment exp.toml --jobs 2 --results killed.sqlite --quiet >/dev/null 2>&1 &
+    pid=$!
+    sleep "0.$(( RANDOM % 9 + 1 ))$(( RANDOM % 10 ))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    [ -f killed.sqlite ] || continue
+    count=$(stored_count killed.sqlite) || fail "after kill $attempt the database does not open"
+    [ "$count" -ge "$previous" ] || fail "kill $attempt lost runs: $previous stored before, $count after"
+    [ "$count" -le "$total" ] || fail "kill $attempt stored runs twice: $count rows"
+    previous=$count
+  done
+  run 0 experiment exp.toml --jobs 2 --results killed.sqlite --quiet
+  [ "$(stored_count killed.sqlite)" = "$total" ] || fail "after resuming: not $total runs"
+  [ "$(results_without_timing killed.sqlite)" = "$reference" ] ||
+    fail "resumed results differ from the uninterrupted run"
+  $py -c "import sqlite3; c = sqlite3.connect('killed.sqlite'); assert c.execute('pragma integrity_check').fetchone()[0] == 'ok'" ||
+    fail "integrity_check failed"
+  ;;
+changed-data)
+  run 0 experiment exp.toml --jobs 2 --quiet
+  run 0 experiment exp.toml --jobs 2
+  [ "$(ran_now)" = "0" ] || fail "unchanged: runs re-ran"
+  # One row less in the synth3 test file: exactly synth3's 9 runs again.
+  sed -i '$d' data/synth3_test.csv
+  run 0 experiment exp.toml --jobs 2
+  [ "$(ran_now)" = "9" ] || fail "changed synth3 test data: expected 9 runs, $(cat err.txt)"
+  [ "$(stored_count exp.results.sqlite)" = "$total" ] || fail "the old synth3 runs were not replaced"
+  # A comment in a pipeline changes nothing; a value reruns that pipeline's runs (3 x 3 x 1).
+  echo "# a comment" >> pipelines/ls.toml
+  run 0 experiment exp.toml
+  [ "$(ran_now)" = "0" ] || fail "a comment re-ran runs"
+  sed -i 's/count = 6/count = 5/' pipelines/ls.toml
+  run 0 experiment exp.toml
+  [ "$(ran_now)" = "9" ] || fail "changed LS pipeline: expected 9 runs, $(cat err.txt)"
+  ;;
+concurrent)
+  "$radial" experiment exp.toml --jobs 1 --quiet >a.txt 2>a.err & a=$!
+  "$radial" experiment exp.toml --jobs 1 --quiet >b.txt 2>b.err & b=$!
+  wait $a || { cat a.err; fail "first process failed"; }
+  wait $b || { cat b.err; fail "second process failed"; }
+  [ "$(stored_count exp.results.sqlite)" = "$total" ] || fail "two processes: not $total runs"
+  $py -c "import sqlite3; c = sqlite3.connect('exp.results.sqlite'); assert c.execute('pragma integrity_check').fetchone()[0] == 'ok'" ||
+    fail "integrity_check failed"
+  cmp -s a.txt b.txt || fail "the two processes printed different tables"
+  ;;
+failed-run)
+  # 120 centres cannot be fitted on iris's 100 training rows: those runs fail, the others go on.
+  sed -i 's/set = { "centres.count" = 8 }/set = { "centres.count" = 120 }/' exp.toml
+  run 0 experiment exp.toml --jobs 2
+  err_has "failed"
+  out_has "failed"
+  run 0 results exp.results.sqlite --format json
+  $py - <<'PY' || fail "failed runs not stored with their message"
+import json
+runs = json.load(open("out.txt"))["runs"]
+failed = [r for r in runs if r["status"] == "failed"]
+ok = [r for r in runs if r["status"] == "ok"]
+assert len(runs) == 27 and failed and ok, (len(runs), len(failed))
+assert all(r["message"] for r in failed)
+assert all(r["pipeline"] == "IRLS" for r in failed)
+PY
+  ;;
+bad-files)
+  printf 'name = "x"\nseedz = [1]\n' > typo.toml
+  run 2 experiment typo.toml
+  err_has "typo.toml:2:1"; err_has "did you mean 'seeds'"
+  sed 's#pipelines/ls.toml#pipelines/missing.toml#' exp.toml > missing.toml
+  run 2 experiment missing.toml
+  err_has "missing.toml:"; err_has "missing.toml"
+  sed 's/"centres.count" = 8/"centres.count" = 0/' exp.toml > badset.toml
+  run 2 experiment badset.toml
+  err_has "badset.toml:"; err_has "count"
+  [ ! -e badset.results.sqlite ] || fail "a bad experiment created its database"
+  run 2 results nowhere.sqlite
+  err_has "nowhere.sqlite"
+  echo "not a database" > text.sqlite
+  run 2 results text.sqlite
+  err_has "text.sqlite"
+  run 0 experiment exp.toml --quiet
+  run 2 results exp.results.sqlite --table rowz=dataset
+  err_has "did you mean 'rows'"
+  run 2 results exp.results.sqlite --table value=test.eror_rate
+  err_has "error_rate"
+  run 2 experiment exp.toml --results data/iris.csv
+  err_has "iris.csv"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok [$case_name]"

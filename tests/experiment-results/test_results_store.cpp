@@ -1,6 +1,7 @@
 // The results store: round trips, replacement by identity, refusal of foreign files, concurrent
 // writers (threads and processes) and processes killed with SIGKILL while writing.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -301,4 +302,41 @@ TEST_CASE("results store: a writer killed with SIGKILL leaves a sound database o
     CHECK(total == runs.size());
     rows_before = runs.size();
   }
+}
+
+TEST_CASE("results store: a write that fails (file size limit, as a full disk) is an OutputError") {
+  TempFolder tmp;
+  const fs::path file = tmp.path / "r.sqlite";
+  {
+    ResultsStore store(file);
+    store.put(make_run(0, 0));
+  }
+  // In a child, so the limit does not outlive the test: writes beyond 64 KiB fail with EFBIG.
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int code = 3;
+    try {
+      ::signal(SIGXFSZ, SIG_IGN);
+      ResultsStore store(file);
+      const rlimit limit{64 * 1024, 64 * 1024};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      for (int i = 1; i < 1000; ++i) store.put(make_run(0, i));
+    } catch (const radial::OutputError& e) {
+      code = std::string(e.what()).find(file.string()) != std::string::npos ? 0 : 4;
+    } catch (...) {
+      code = 5;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // What was committed before the failure is there, whole.
+  ResultsStore store(file);
+  CHECK(integrity_check(file) == "ok");
+  const auto runs = store.runs();
+  CHECK(runs.size() >= 1);
+  for (const auto& r : runs) CHECK(complete(r));
 }

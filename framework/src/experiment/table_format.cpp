@@ -13,26 +13,55 @@ namespace {
 
 using nlohmann::json;
 
-// For people: integers as integers, ordinary magnitudes with three decimals ("0.123 ± 0.004",
-// as the papers print error rates), very large or small ones in four significant digits.
-std::string human(double x) {
+// For people, one style per table so a column reads evenly: integers when every mean and sd is
+// one (iteration counts), three decimals for ordinary magnitudes ("0.123 ± 0.004", as the papers
+// print error rates), else four significant digits (flops).
+enum class Style { Integer, Fixed, General };
+
+Style style_of(const Table& t) {
+  bool integers = true, ordinary = true, any = false;
+  for (const auto& row : t.cells) {
+    for (const TableCell& c : row) {
+      for (const auto& x : {c.mean, c.sd}) {
+        if (!x) continue;
+        any = true;
+        if (*x != std::round(*x) || std::fabs(*x) >= 1e15) integers = false;
+        if (x == c.mean && *x != 0 && (std::fabs(*x) < 1e-3 || std::fabs(*x) >= 1e5)) {
+          ordinary = false;
+        }
+      }
+    }
+  }
+  if (any && integers) return Style::Integer;
+  return ordinary ? Style::Fixed : Style::General;
+}
+
+std::string human(double x, Style style) {
   char buffer[64];
-  const double a = std::fabs(x);
-  if (x == std::round(x) && a < 1e15) std::snprintf(buffer, sizeof buffer, "%.0f", x);
-  else if (a >= 1e-3 && a < 1e5) std::snprintf(buffer, sizeof buffer, "%.3f", x);
-  else std::snprintf(buffer, sizeof buffer, "%.4g", x);
+  switch (style) {
+    case Style::Integer: std::snprintf(buffer, sizeof buffer, "%.0f", x); break;
+    case Style::Fixed: std::snprintf(buffer, sizeof buffer, "%.3f", x); break;
+    case Style::General: std::snprintf(buffer, sizeof buffer, "%.4g", x); break;
+  }
   return buffer;
+}
+
+// Differences are small against the values: three significant digits, signed.
+std::string signed_human(double x) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%+.3g", x);
+  return x == 0 ? "0" : buffer;
 }
 
 // For programs: the shortest text that reads back as the same double.
 std::string exact(const std::optional<double>& x) { return x ? json(*x).dump() : ""; }
 
-std::string cell_text(const TableCell& c) {
+std::string cell_text(const TableCell& c, Style style) {
   if (c.runs == 0) return "";
   std::string text;
   if (c.mean) {
-    text = human(*c.mean);
-    if (c.sd) text += " ± " + human(*c.sd);
+    text = human(*c.mean, style);
+    if (c.sd) text += " ± " + human(*c.sd, style);
     if (c.failed) text += " (" + std::to_string(c.failed) + " failed)";
   } else if (c.failed) {
     text = c.failed == c.runs ? "failed" : std::to_string(c.failed) + " failed";
@@ -49,8 +78,6 @@ std::string p_text(const std::optional<double>& p) {
   else std::snprintf(buffer, sizeof buffer, "%.4f", *p);
   return buffer;
 }
-
-std::string signed_human(double x) { return (x > 0 ? "+" : "") + human(x); }
 
 // Display width: UTF-8 continuation bytes ("±") take no column.
 std::size_t width(const std::string& s) {
@@ -115,9 +142,10 @@ Grid value_grid(const Table& t) {
   std::vector<std::string> header{t.row_header};
   header.insert(header.end(), t.column_labels.begin(), t.column_labels.end());
   grid.push_back(header);
+  const Style style = style_of(t);
   for (std::size_t r = 0; r < t.row_labels.size(); ++r) {
     std::vector<std::string> row{t.row_labels[r]};
-    for (const TableCell& c : t.cells[r]) row.push_back(cell_text(c));
+    for (const TableCell& c : t.cells[r]) row.push_back(cell_text(c, style));
     grid.push_back(row);
   }
   return grid;

@@ -3,6 +3,7 @@
 // overrides, which grid axes apply to a pipeline, and the grid points of those axes.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,12 @@ std::vector<std::size_t> applicable_axes(const std::vector<GridAxis>& grid, cons
 // The cartesian product of the axes `axes` (first slowest); one empty point when none.
 std::vector<GridPoint> grid_points(const std::vector<GridAxis>& grid,
                                    const std::vector<std::size_t>& axes);
+
+// The rows of a per-seed split with `train_rows` training rows (< data.rows()), stratified by
+// class with shares rounded by largest remainder (ties to the lower class), drawn after a shuffle
+// seeded by derive_seed(seed, "split"); both lists in increasing row order.
+std::pair<std::vector<std::size_t>, std::vector<std::size_t>> split_indices(
+    const Dataset& data, std::size_t train_rows, std::uint64_t seed);
 
 // The pipeline file's text, read as read_pipeline reads it.
 std::string pipeline_text(const std::filesystem::path& file);

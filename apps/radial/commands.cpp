@@ -8,7 +8,11 @@
 #include <optional>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "outputs.hpp"
+#include "plot/train_plots.hpp"
+#include "summary.hpp"
 
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
@@ -42,20 +46,6 @@ std::string csv_cell(const std::string& name) {
   return out + "\"";
 }
 
-// The model's basis, restored from its saved state: the only plugin prediction needs.
-std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& model,
-                                     const std::string& file) {
-  const ComponentInfo* info = registry.find(Slot::Basis, model.basis_id);
-  if (!info) {
-    throw PluginError(file + ": the model needs the basis plugin '" + model.basis_id +
-                      "', which is not installed (searched RADIAL_PLUGIN_PATH and the plugin folders)");
-  }
-  auto basis = registry.make_basis(model.basis_id, validate_params(info->params, model.basis_params,
-                                                                   "basis " + model.basis_id + " in " + file));
-  basis->load_state(model.basis_state);
-  return basis;
-}
-
 // Every file a training run reads: no output may replace one of them.
 std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline& pipeline) {
   std::vector<NamedFile> inputs{{"pipeline file", pipeline.file},
@@ -78,6 +68,19 @@ std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline&
 
 }  // namespace
 
+std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& model,
+                                     const std::string& file) {
+  const ComponentInfo* info = registry.find(Slot::Basis, model.basis_id);
+  if (!info) {
+    throw PluginError(file + ": the model needs the basis plugin '" + model.basis_id +
+                      "', which is not installed (searched RADIAL_PLUGIN_PATH and the plugin folders)");
+  }
+  auto basis = registry.make_basis(model.basis_id, validate_params(info->params, model.basis_params,
+                                                                   "basis " + model.basis_id + " in " + file));
+  basis->load_state(model.basis_state);
+  return basis;
+}
+
 int train_command(const Registry& registry, const TrainArgs& args) {
   const Pipeline pipeline = read_pipeline(args.pipeline, registry, args.overrides);
   // Outputs are checked before training, so a refused one costs nothing.
@@ -93,6 +96,17 @@ int train_command(const Registry& registry, const TrainArgs& args) {
   if (model_target && model_target->kind == OutputTarget::Kind::Stdout &&
       report_target.kind == OutputTarget::Kind::Stdout) {
     throw InputError("--model - and the report would both go to stdout; give --report FILE");
+  }
+  // At a terminal a person reads a summary instead of the JSON; scripts (stdout not a
+  // terminal), --json and --report FILE get the JSON as before.
+  const bool to_stdout_anyway = args.report == "-" ||
+                                (model_target && model_target->kind == OutputTarget::Kind::Stdout);
+  const bool summary = ::isatty(1) == 1 && !args.json && !to_stdout_anyway;
+  std::optional<TrainPlots> plots;
+  if (!args.plots.empty()) {
+    std::vector<NamedOutput> earlier = outputs;
+    if (!args.report.empty()) earlier.push_back({"--report", report_target});
+    plots.emplace(args.plots, pipeline, inputs, earlier);
   }
 
   TrainOptions options;
@@ -110,14 +124,36 @@ int train_command(const Registry& registry, const TrainArgs& args) {
   // is committed last: a run that fails to write its report leaves the old model in place.
   std::optional<PendingOutput> model;
   if (model_target) model.emplace(*model_target, serialize_model(result.model));
-  PendingOutput report(report_target, report_json(result.report));
-  report.commit();
+  const std::string json = report_json(result.report);
+  std::optional<PendingOutput> report;
+  if (!args.report.empty() || !summary) report.emplace(report_target, json);
+  if (plots) plots->render(registry, pipeline, result, args.quiet);
+  if (args.json && !args.report.empty() && report_target.kind != OutputTarget::Kind::Stdout) write_stdout(json);
+  if (report) report->commit();
+  std::vector<std::string> written;
+  if (plots) {
+    for (const std::string& name : plots->commit()) {
+      written.push_back("plot    " + name);
+      if (!args.quiet && !summary) std::cerr << "radial: plot written to " << name << "\n";
+    }
+  }
+  if (!args.report.empty() && report_target.kind != OutputTarget::Kind::Stdout) {
+    written.push_back("report  " + args.report);
+  }
+  if (model_target) written.push_back("model   " + args.model);
   if (model) {
     // An interrupt now either lands before the rename (no new model, exit 130/143) or is
     // held until exit (the new model stands, exit 0): never a new model with a failure status.
     hold_termination_signals();
     model->commit();
-    if (!args.quiet) std::cerr << "radial: model written to " << args.model << "\n";
+    if (!args.quiet && !summary) std::cerr << "radial: model written to " << args.model << "\n";
+  }
+  if (summary) {
+    try {
+      write_stdout(training_summary(result.report, written));
+    } catch (const OutputError&) {
+      // A courtesy for the person at the terminal: the results are in place, the run succeeded.
+    }
   }
   return 0;
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "radial/basis.hpp"
+#include "radial/model.hpp"
 #include "radial/registry.hpp"
 
 namespace radial::cli {
@@ -18,6 +20,8 @@ struct TrainArgs {
   std::optional<std::uint64_t> seed;
   std::optional<int> threads;
   bool quiet = false;
+  std::string plots;  // --plots DIR: the run's pictures (plot/train_plots.hpp)
+  bool json = false;  // --json: the JSON report on stdout even at a terminal
 };
 
 struct PredictArgs {
@@ -29,11 +33,28 @@ struct EvaluateArgs {
   std::string model, data, report;
 };
 
+struct ExperimentArgs {
+  std::string file, results, format = "text";
+  int jobs = 0;  // 0: all cores
+  bool quiet = false;
+};
+
+struct ResultsArgs {
+  std::string database, format = "text", table;
+};
+
+// The model's basis, restored from its saved state: the only plugin prediction needs.
+// PluginError naming `file` when the plugin is not installed.
+std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& model,
+                                     const std::string& file);
+
 int train_command(const Registry& registry, const TrainArgs& args);
 int validate_command(const Registry& registry, const std::string& pipeline,
                      const std::vector<std::string>& overrides);
 int predict_command(const Registry& registry, const PredictArgs& args);
 int evaluate_command(const Registry& registry, const EvaluateArgs& args);
+int experiment_command(const Registry& registry, const ExperimentArgs& args);
+int results_command(const ResultsArgs& args);
 int inspect_command(const std::string& model);
 int plugins_list_command(const Registry& registry);
 int plugins_show_command(const Registry& registry, const std::string& id);

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "plot/plot_command.hpp"
 #include "radial/errors.hpp"
 #include "radial/output_file.hpp"
 #include "radial/version.hpp"
@@ -70,6 +71,9 @@ int main(int argc, char** argv) {
   auto* threads_opt = train_cmd->add_option("--threads", threads, "threads (0: all cores)")
                           ->check(CLI::NonNegativeNumber);
   train_cmd->add_flag("--quiet,-q", train.quiet, "no progress lines on stderr");
+  train_cmd->add_option("--plots", train.plots,
+                        "write the run's learning curve (and decision regions) as SVG into this folder");
+  train_cmd->add_flag("--json", train.json, "the JSON report on stdout even when it is a terminal");
 
   std::string validate_file;
   std::vector<std::string> validate_overrides;
@@ -89,6 +93,49 @@ int main(int argc, char** argv) {
   evaluate_cmd->add_option("model", evaluate.model, "model file")->required();
   evaluate_cmd->add_option("data", evaluate.data, "CSV file with features and target")->required();
   evaluate_cmd->add_option("--report", evaluate.report, "write the JSON here (default: stdout)");
+
+  radial::cli::ExperimentArgs experiment;
+  const std::vector<std::string> formats{"text", "markdown", "csv", "json"};
+  auto* experiment_cmd = app.add_subcommand(
+      "experiment", "run an experiment file (datasets x pipelines x grid x seeds), print its table");
+  experiment_cmd->add_option("file", experiment.file, "experiment file (TOML)")->required();
+  experiment_cmd->add_option("--results", experiment.results,
+                             "results database (default: <file stem>.results.sqlite beside the file)");
+  experiment_cmd->add_option("--jobs,-j", experiment.jobs, "runs at once (0: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  experiment_cmd->add_option("--format", experiment.format, "text, markdown, csv or json (every run)")
+      ->check(CLI::IsMember(formats));
+  experiment_cmd->add_flag("--quiet,-q", experiment.quiet, "no progress on stderr");
+
+  radial::cli::ResultsArgs results;
+  auto* results_cmd = app.add_subcommand("results", "print tables from a results database");
+  results_cmd->add_option("database", results.database, "results database (.sqlite)")->required();
+  results_cmd->add_option("--format", results.format, "text, markdown, csv or json (every run)")
+      ->check(CLI::IsMember(formats));
+  results_cmd->add_option("--table", results.table,
+                          "rows=DIM[+DIM],columns=DIM[+DIM],value=PATH,compare=A+B");
+
+  radial::cli::PlotArgs plot;
+  auto* plot_cmd = app.add_subcommand(
+      "plot", "draw a report, model or results database with gnuplot (docs/plotting.md)");
+  plot_cmd->add_option("kind", plot.kind, "learning-curve, series, decision-regions or results")->required();
+  plot_cmd->add_option("inputs", plot.inputs, "REPORT... | REPORT | MODEL DATA | DB")->required();
+  plot_cmd->add_option("--output,-o", plot.output, "image file: .svg, .png or .pdf")->required();
+  plot_cmd->add_option("--title", plot.title, "title (default: the kind's own)");
+  plot_cmd->add_option("--width", plot.width, "width in pixels (PDF: 100 per inch)");
+  plot_cmd->add_option("--height", plot.height, "height in pixels (PDF: 100 per inch)");
+  plot_cmd->add_option("--stage", plot.stage, "centres or output (learning-curve, series)");
+  plot_cmd->add_option("--x", plot.x, "iteration, flops or seconds (learning-curve)");
+  plot_cmd->add_flag("--logx", plot.logx, "logarithmic x axis");
+  plot_cmd->add_flag("--logy", plot.logy, "logarithmic y axis");
+  plot_cmd->add_option("--label", plot.labels, "a legend label per report, in order")->allow_extra_args(false);
+  plot_cmd->add_option("--names", plot.names, "series to draw, comma-separated (series)")->delimiter(',');
+  plot_cmd->add_flag("--probabilities", plot.probabilities, "shade regions by the posterior");
+  plot_cmd->add_option("--xrange", plot.xrange, "LO:HI of the first input (decision-regions)");
+  plot_cmd->add_option("--yrange", plot.yrange, "LO:HI of the second input (decision-regions)");
+  plot_cmd->add_option("--rows", plot.rows, "table rows: DIM[+DIM] (results)");
+  plot_cmd->add_option("--columns", plot.columns, "table columns: DIM[+DIM] (results)");
+  plot_cmd->add_option("--value", plot.value, "report value, e.g. test.error_rate (results)");
 
   std::string inspect_file;
   auto* inspect_cmd = app.add_subcommand("inspect", "show what a model file holds");
@@ -116,6 +163,7 @@ int main(int argc, char** argv) {
   radial::remove_temporaries_on_signals();
   try {
     if (*inspect_cmd) return radial::cli::inspect_command(inspect_file);
+    if (*results_cmd) return radial::cli::results_command(results);
 
     // Plugins are loaded once, at start, on this thread.
     radial::Registry registry;
@@ -126,6 +174,8 @@ int main(int argc, char** argv) {
       if (*threads_opt) train.threads = threads;
       return radial::cli::train_command(registry, train);
     }
+    if (*experiment_cmd) return radial::cli::experiment_command(registry, experiment);
+    if (*plot_cmd) return radial::cli::plot_command(registry, plot);
     if (*validate_cmd) return radial::cli::validate_command(registry, validate_file, validate_overrides);
     if (*predict_cmd) return radial::cli::predict_command(registry, predict);
     if (*evaluate_cmd) return radial::cli::evaluate_command(registry, evaluate);

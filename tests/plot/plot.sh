@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# plot.sh CASE RADIAL_BINARY SOURCE_DIR WORK_DIR — one case of `radial plot` / `train --plots`
+# through the real host. Images are checked by check_image.py and region_pixels.py (/usr/bin/python3
+# with PIL), never by reading back Radial's own numbers. Exit 0 kept, 1 broken, 77 skipped.
+set -u
+case_name=$1 radial=$2 src=$3 work=$4
+here="$src/tests/plot"
+examples="$src/docs/examples"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+source "$src/tests/support/cli_harness.sh"
+run_timeout=60
+
+skip() { echo "SKIP [$case_name]: $*"; exit 77; }
+if [ "$case_name" != no-gnuplot ]; then
+  command -v gnuplot >/dev/null || skip "gnuplot is not installed (Debian: gnuplot-nox)"
+fi
+/usr/bin/python3 -c 'import PIL' 2>/dev/null || skip "python3-pil is not installed"
+check() { /usr/bin/python3 "$here/check_image.py" "$@" || fail "image check failed: $*"; }
+no_leftovers() {
+  local left
+  left=$(find "${1:-.}" -maxdepth 1 -name '.*.tmp-*' | head -5)
+  [ -z "$left" ] || fail "temporaries left: $left"
+}
+# pipeline NAME FILE [KEY=VALUE override lines appended]: an example with absolute data paths.
+example() { sed "s#data/#$examples/data/#" "$examples/$1" > "$2"; }
+
+# Nabney's synthetic two-class problem: scg, irls and bfgs reports for the learning curves.
+synth_reports() {
+  example synth3-thin-plate-scg.toml scg.toml
+  example synth3-thin-plate-irls.toml irls.toml
+  example synth3-thin-plate-bfgs.toml bfgs.toml
+  for o in scg irls bfgs; do run 0 train $o.toml --quiet --report $o.json --model $o.model; done
+}
+
+case "$case_name" in
+learning-curve)
+  synth_reports
+  run 0 plot learning-curve scg.json irls.json bfgs.json --output curves.svg
+  check svg curves.svg 3 scg irls bfgs iteration "training error"
+  run 0 plot learning-curve scg.json irls.json --label "SCG run" --label "IRLS run" --x flops --logx --logy \
+    --title "error against flops" --output curves.png --width 640 --height 480
+  check png curves.png 640 480
+  run 0 plot learning-curve scg.json --x seconds --output curves.pdf --title "by time"
+  check pdf curves.pdf
+  run 0 plot learning-curve scg.json irls.json --label "SCG run" --label "IRLS run" --x flops --output c2.svg \
+    --title "error against flops"
+  check svg c2.svg 2 "SCG run" "IRLS run" "floating-point operations" "error against flops"
+  no_leftovers
+  ;;
+series)
+  # DEM (Klautau): log R^d and eta per iteration on two y axes.
+  cat > dem.toml <<TOML
+name = "dem series"
+seed = 1
+[data]
+train = "$examples/data/waveform.csv"
+standardize = true
+[basis]
+plugin = "gaussian"
+density = true
+[centres]
+plugin = "dem"
+count = 2
+iterations = 6
+learning_rate = 0.1
+[output]
+plugin = "bayes"
+TOML
+  run 0 train dem.toml --quiet --report dem.json
+  names=$(json dem.json "','.join(sorted(j['centres']['series']))")
+  echo "series in the report: $names"
+  run 0 plot series dem.json --stage centres --names log_Rd,eta --output dem.svg
+  check svg dem.svg 2 "log_Rd (left axis)" "eta (right axis)" iteration
+  run 0 plot series dem.json --stage centres --names log_Rd --output dem1.png --width 500 --height 400
+  check png dem1.png 500 400
+  ;;
+decision-regions-pixels)
+  # A two-class logistic model; the PNG's region pixels must agree with radial predict.
+  example synth3-thin-plate-irls.toml irls.toml
+  run 0 train irls.toml --quiet --model irls.model --report irls.json
+  W=700 H=560 range="-1.4 1.1 -0.3 1.2"
+  run 0 plot decision-regions irls.model "$examples/data/synth3_train.csv" --output regions.png \
+    --width $W --height $H --xrange -1.4:1.1 --yrange -0.3:1.2
+  check png regions.png $W $H
+  /usr/bin/python3 "$here/region_pixels.py" points regions.png $W $H $range points.csv || fail "sampling failed"
+  "$radial" predict irls.model points.csv --output predicted.csv 2>err.txt || { cat err.txt; fail "predict failed"; }
+  /usr/bin/python3 "$here/region_pixels.py" check regions.png $W $H $range points.csv predicted.csv 0 1 ||
+    fail "region colours disagree with radial predict"
+  # With --probabilities the same model shades by the posterior (still a valid image).
+  run 0 plot decision-regions irls.model "$examples/data/synth3_train.csv" --probabilities --output p.svg
+  check svg p.svg 6 "class 0" "class 1" "error rate" "centres (10)"
+  ;;
+decision-regions-shapes)
+  # Full-covariance Gaussian centres (gmm): one ellipse per centre, the error rate in the legend.
+  cat > gmm.toml <<TOML
+name = "gmm full shapes"
+seed = 2
+[data]
+train = "$examples/data/synth3_train.csv"
+target = "label"
+standardize = true
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "gmm"
+count = 3
+covariance = "full"
+[output]
+plugin = "irls"
+link = "logistic"
+TOML
+  run 0 train gmm.toml --quiet --model gmm.model
+  run 0 plot decision-regions gmm.model "$examples/data/synth3_test.csv" --output gmm.svg
+  check svg gmm.svg 7 "class 0" "class 1" "misclassified" "error rate" "centres (3)" "one-sd ellipses (full)" x1 x2
+  # Three ellipses, each a closed polyline of 73 points (72 segments), plus the legend's sample.
+  /usr/bin/python3 - gmm.svg <<'PY' || fail "ellipse paths"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+group = [g for g in root.iter(ns + "g") if g.get("id") == "gnuplot_plot_7"][0]
+d = " ".join(p.get("d", "") for p in group.iter(ns + "path"))
+moves, lines = d.count("M"), d.count("L")
+print(moves - 1, "ellipses,", lines - 1, "segments")
+sys.exit(0 if (moves - 1, lines - 1) == (3, 3 * 72) else 1)
+PY
+  # More than two inputs: refused, naming the model file.
+  example iris-gmm-pooled-irls.toml iris.toml
+  run 0 train iris.toml --quiet --model iris.model
+  run 2 plot decision-regions iris.model "$examples/data/iris.csv" --output iris.svg
+  err_has "iris.model"; err_has "4 inputs"
+  [ ! -e iris.svg ] || fail "an image was left by a refused plot"
+  ;;
+regression-curve)
+  example regression-gaussian-subset.toml sine.toml
+  run 0 train sine.toml --quiet --model sine.model
+  run 0 plot decision-regions sine.model "$examples/data/sine.test.csv" --output sine.svg
+  check svg sine.svg 3 "data (" "fitted, mse" "centres (15)" x y
+  run 0 plot decision-regions sine.model "$examples/data/sine.test.csv" --output sine.pdf
+  check pdf sine.pdf
+  ;;
+results)
+  cat > exp.toml <<TOML
+name = "plot results"
+seeds = [1, 2, 3]
+[[datasets]]
+name = "synth3"
+train = "$examples/data/synth3_train.csv"
+test = "$examples/data/synth3_test.csv"
+target = "label"
+[[pipelines]]
+name = "kmeans"
+file = "$examples/two-class-kmeans-thin-plate.toml"
+[grid]
+"centres.count" = [2, 4, 8]
+TOML
+  "$radial" experiment exp.toml --results exp.sqlite --quiet >out.txt 2>err.txt ||
+    skip "radial experiment did not run this file (the experiment runner may not have landed): $(head -c 300 err.txt)"
+  run 0 plot results exp.sqlite --rows centres.count --columns pipeline --value test.error_rate --output lines.svg
+  check svg lines.svg 1 kmeans centres.count test.error_rate
+  run 0 plot results exp.sqlite --rows dataset --columns centres.count --output bars.png --width 600 --height 400
+  check png bars.png 600 400
+  run 2 plot results missing.sqlite --output r.svg
+  err_has "missing.sqlite"
+  [ ! -e missing.sqlite ] || fail "plot created a database"
+  ;;
+train-plots)
+  example synth3-thin-plate-scg.toml scg.toml
+  mkdir pictures
+  run 0 train scg.toml --quiet --report pictures/scg.json --plots pictures
+  check svg pictures/scg.learning-curve.svg 1 scg iteration
+  check svg pictures/scg.decision-regions.svg 6 "class 0" "class 1" "error rate" "centres (10)"
+  no_leftovers pictures
+  # A missing folder is refused before training.
+  run 2 train scg.toml --quiet --plots nowhere
+  err_has "--plots nowhere"
+  ;;
+summary)
+  command -v script >/dev/null || skip "script (util-linux) is needed to give radial a terminal"
+  example synth3-thin-plate-scg.toml scg.toml
+  # At a terminal: the summary, not JSON.
+  script -qec "'$radial' train scg.toml --quiet --model m.model" /dev/null > tty.txt 2>&1 || { cat tty.txt; fail "train at a terminal failed"; }
+  cat tty.txt
+  grep -q "centres   kmeans: 10 centres" tty.txt || fail "summary lacks the centre stage"
+  grep -q "output    scg: 1 output" tty.txt || fail "summary lacks the output stage"
+  grep -q "test      error rate" tty.txt || fail "summary lacks the test error"
+  grep -q "model   m.model" tty.txt || fail "summary lacks the model written"
+  ! grep -q '"learning_curve"' tty.txt || fail "JSON at a terminal"
+  # --json at a terminal, and a pipe (not a terminal): the JSON report.
+  script -qec "'$radial' train scg.toml --quiet --json" /dev/null > tty-json.txt 2>&1
+  grep -q '"learning_curve"' tty-json.txt || fail "--json at a terminal gave no JSON"
+  run 0 train scg.toml --quiet
+  json out.txt "j['output']['plugin']" | grep -qx scg || fail "stdout is not the JSON report when piped"
+  ;;
+bad-inputs)
+  synth_reports
+  example two-class-kmeans-thin-plate.toml ls.toml
+  run 0 train ls.toml --quiet --report ls.json
+  echo "old" > keep.svg
+  # A report without the series asked for.
+  run 2 plot series scg.json --names log_Rd --output keep.svg
+  err_has "scg.json"; err_has "no series 'log_Rd'"
+  # A report whose stage has no learning curve (least squares is closed form).
+  run 2 plot learning-curve ls.json --output keep.svg
+  err_has "ls.json"; err_has "no learning_curve"
+  # Not a report.
+  run 2 plot learning-curve "$examples/data/synth3_train.csv" --output keep.svg
+  err_has "synth3_train.csv"; err_has "not a JSON report"
+  # Unknown kind, unsupported extension, unwritable outputs.
+  run 2 plot histogram scg.json --output keep.svg
+  err_has "unknown kind 'histogram'"
+  run 2 plot learning-curve scg.json --output curve.jpg
+  err_has "curve.jpg"; err_has ".svg, .png or .pdf"
+  run 2 plot learning-curve scg.json --output no/such/folder/c.svg
+  err_has "no/such/folder/c.svg"
+  mkdir folder.svg
+  run 2 plot learning-curve scg.json --output folder.svg
+  err_has "folder.svg"
+  run 2 plot learning-curve scg.json --output scg.json.svg --stage middle
+  err_has "--stage middle"
+  run 2 plot decision-regions scg.model "$examples/data/synth3_train.csv" --output keep.svg --xrange 1:0
+  err_has "--xrange 1:0"
+  # An output that is one of the inputs.
+  run 2 plot learning-curve scg.json --output scg.json
+  err_has "scg.json"
+  [ "$(cat keep.svg)" = old ] || fail "a failed plot replaced keep.svg"
+  [ ! -e curve.jpg ] && [ ! -e scg.json.svg ] || fail "a failed plot left an image"
+  no_leftovers
+  ;;
+no-gnuplot)
+  synth_reports
+  # PATH without gnuplot (only a folder of harmless tools).
+  mkdir bin
+  env PATH="$work/bin" "$radial" plot learning-curve scg.json --output c.svg >out.txt 2>err.txt
+  code=$?
+  [ $code -eq 2 ] || { cat err.txt; fail "exit $code without gnuplot, expected 2"; }
+  err_has "gnuplot-nox"
+  [ ! -e c.svg ] || fail "an image without gnuplot"
+  env PATH="$work/bin" "$radial" train scg.toml --quiet --plots bin >out.txt 2>err.txt
+  code=$?
+  [ $code -eq 2 ] || { cat err.txt; fail "train --plots exit $code without gnuplot, expected 2"; }
+  err_has "gnuplot-nox"
+  ;;
+*) fail "unknown case" ;;
+esac
+echo "ok [$case_name]"

@@ -20,6 +20,7 @@
 #include "experiment_internal.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
+#include "radial/parallel.hpp"
 #include "radial/trainer.hpp"
 
 namespace radial {
@@ -221,6 +222,11 @@ ExperimentSummary run_experiment(const Experiment& experiment, const std::vector
   DataCache cache;
   std::vector<RunData> data(runs.size());
   for (std::size_t i : todo) data[i] = read_run_data(runs[i], experiment, cache);
+
+  // BLAS threads are one process-wide count that each concurrent run would set and restore,
+  // and OpenBLAS sums in another order with another count: held at 1 for the whole experiment,
+  // results do not depend on jobs (parallelism comes from jobs and the framework's row blocks).
+  const SingleThreadedBlasScope blas;
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <climits>
 #include <sstream>
+#include <tuple>
+#include <variant>
 
 #include <toml++/toml.h>
 
@@ -112,12 +114,18 @@ std::string kind(const toml::node& node) {
   }
 }
 
-const std::vector<std::string> kTopLevel = {"name",   "seed",        "threads",
-                                            "data",   "basis",       "centres",
-                                            "output", "regularizer", "evaluate"};
+const std::vector<std::string> kTopLevel = {"name",     "seed",        "threads",
+                                            "data",     "basis",       "centres",
+                                            "output",   "regularizer", "evaluate",
+                                            "search"};
 const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
+const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
+const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
+const std::vector<std::string> kSearchSlots = {"basis", "centres", "output", "regularizer"};
+// More candidates than this is a mistake (a grid of 10^6 fits), not a search.
+constexpr std::size_t kMaxSearchCandidates = 10000;
 
 class PipelineReader {
  public:
@@ -158,7 +166,7 @@ class PipelineReader {
       fail(key_at(name, key),
            what + guess(name, kTopLevel) +
                "; the top level takes name, seed, threads and the tables [data], [basis], "
-               "[centres], [output], [regularizer] and [evaluate]");
+               "[centres], [output], [regularizer], [evaluate] and [search]");
     }
 
     if (const toml::node* node = root.get("name")) {
@@ -188,12 +196,8 @@ class PipelineReader {
     pipeline.output = component(root, Slot::Output, true).value();
     pipeline.regularizer = component(root, Slot::Regularizer, false);
     pipeline.evaluate = evaluate(root);
-
-    toml::table settings = root;
-    settings.erase("data");
-    std::ostringstream canonical;
-    canonical << toml::toml_formatter(settings, toml::format_flags::none);
-    pipeline.settings = canonical.str();
+    pipeline.settings = settings(root);
+    if (root.contains("search")) pipeline.search = search(root, pipeline);
     return pipeline;
   }
 
@@ -462,6 +466,236 @@ class PipelineReader {
       spec.stratified = boolean(*node, "evaluate.stratified", "stratified");
     }
     return spec;
+  }
+
+  // Every setting but [data] as canonical TOML.
+  static std::string settings(const toml::table& root) {
+    toml::table settings = root;
+    settings.erase("data");
+    std::ostringstream canonical;
+    canonical << toml::toml_formatter(settings, toml::format_flags::none);
+    return canonical.str();
+  }
+
+  // One "slot.key" = [values] of [search], before its values are tried in the candidates.
+  struct Axis {
+    std::string slot, param;
+    SearchAxis spec;
+    std::size_t line = 0, column = 0;  // of the array: axes run in file order
+  };
+
+  Axis search_axis(const std::string& slot, const std::string& param, const toml::key& key,
+                   const toml::node& node, const Pipeline& parent) const {
+    const std::string name = slot + "." + param;
+    const std::string path = "search." + name;
+    const std::string quoted = "\"" + name + "\"";
+    if (std::find(kSearchSlots.begin(), kSearchSlots.end(), slot) == kSearchSlots.end()) {
+      fail(key_at(path, key), "[search] key " + quoted + ": " + in_quotes(slot) +
+                                  " is not a slot" + guess(slot, kSearchSlots) +
+                                  "; [search] sweeps \"slot.key\" of basis, centres, output or "
+                                  "regularizer, e.g. \"centres.count\" = [2, 4, 8]");
+    }
+    if (slot == "regularizer" && !parent.regularizer) {
+      fail(key_at(path, key), "[search] sweeps " + quoted +
+                                  " but the pipeline has no [regularizer]; add [regularizer] "
+                                  "with its plugin, or remove the key");
+    }
+    if (param.empty() || param.find('.') != std::string::npos) {
+      fail(key_at(path, key), "[search] key " + quoted +
+                                  " is not slot.key; write e.g. \"centres.count\" = [2, 4, 8]");
+    }
+    if (!node.is_array()) {
+      fail(node_at(path, node), "[search] " + quoted + " must be an array of the values to try, "
+                                    "found " + kind(node) + "; write " + quoted + " = [...]");
+    }
+    const toml::array& values = *node.as_array();
+    if (values.empty()) {
+      fail(node_at(path, node), "[search] " + quoted + " is empty; list at least one value to try");
+    }
+    Axis axis;
+    axis.slot = slot;
+    axis.param = param;
+    axis.spec.key = name;
+    const auto& begin = node.source().begin;
+    axis.line = begin.line == 0 ? SIZE_MAX : begin.line;
+    axis.column = begin.column;
+    for (const toml::node& element : values) {
+      ParamValue value;
+      if (const auto* v = element.as_integer()) {
+        value = v->get();
+      } else if (const auto* v = element.as_floating_point()) {
+        value = v->get();
+      } else if (const auto* v = element.as_boolean()) {
+        value = v->get();
+      } else if (const auto* v = element.as_string()) {
+        value = v->get();
+      } else {
+        fail(node_at(path, element), "[search] " + quoted + ": a value to try must be a number, "
+                                         "boolean or string, found " + kind(element));
+      }
+      axis.spec.values.push_back(std::move(value));
+      axis.spec.where.push_back(position(path, element));
+    }
+    return axis;
+  }
+
+  // [search]: its settings, its axes in file order, and every candidate of the grid validated
+  // as a complete pipeline (messages point at the value tried).
+  SearchSpec search(const toml::table& root, const Pipeline& parent) {
+    const toml::table& table = *this->section(
+        root, "search", false, "folds = 10 and \"slot.key\" = [values], e.g. \"centres.count\" = [2, 4]");
+    SearchSpec spec;
+    spec.where = position("search", table);
+    std::vector<Axis> axes;
+    for (auto&& [key, node] : table) {
+      const std::string word(key.str());
+      if (word == "folds") {
+        spec.folds = static_cast<std::size_t>(count(node, "search.folds", "folds", 2));
+      } else if (word == "metric") {
+        spec.metric = string(node, "search.metric", "metric");
+        if (std::find(kSearchMetrics.begin(), kSearchMetrics.end(), spec.metric) ==
+            kSearchMetrics.end()) {
+          fail(node_at("search.metric", node),
+               "metric = \"" + spec.metric + "\". Violated constraint: metric is one of " +
+                   join(kSearchMetrics) + guess(spec.metric, kSearchMetrics));
+        }
+      } else if (word == "stratified") {
+        spec.stratified = boolean(node, "search.stratified", "stratified");
+      } else if (const auto dot = word.find('.'); dot != std::string::npos) {
+        axes.push_back(search_axis(word.substr(0, dot), word.substr(dot + 1), key, node, parent));
+      } else if (node.is_table() &&
+                 std::find(kSearchSlots.begin(), kSearchSlots.end(), word) != kSearchSlots.end()) {
+        // centres.count = [...] without quotes: TOML makes it a table [search.centres].
+        for (auto&& [inner, value] : *node.as_table()) {
+          axes.push_back(search_axis(word, std::string(inner.str()), inner, value, parent));
+        }
+      } else {
+        fail(key_at("search." + word, key),
+             "unknown key " + in_quotes(word) + " in [search]" + guess(word, kSearchKeys) +
+                 "; [search] takes folds, metric, stratified and \"slot.key\" = [values to try], "
+                 "e.g. \"centres.count\" = [2, 4, 8]");
+      }
+    }
+    if (axes.empty()) {
+      fail(spec.where.str(), "[search] sweeps nothing; add \"slot.key\" = [values to try], e.g. "
+                             "\"centres.count\" = [2, 4, 8]");
+    }
+    // toml++ keeps keys sorted; the file order decides the grid's order and its ties.
+    std::stable_sort(axes.begin(), axes.end(), [](const Axis& a, const Axis& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
+    std::size_t total = 1;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      for (std::size_t b = 0; b < a; ++b) {
+        if (axes[b].spec.key == axes[a].spec.key) {
+          fail(axes[a].spec.where.front().str(),
+               "[search] sweeps \"" + axes[a].spec.key + "\" twice; keep one of them");
+        }
+      }
+      total *= axes[a].spec.values.size();
+      if (total > kMaxSearchCandidates) {
+        fail(spec.where.str(), "[search] grid has more than " +
+                                   std::to_string(kMaxSearchCandidates) +
+                                   " candidates; sweep fewer values");
+      }
+    }
+    // A parameter the slot's plugin does not take is reported at its key (unless the plugin
+    // itself is swept: then each candidate's plugin decides).
+    for (const Axis& axis : axes) {
+      if (axis.param == "plugin") continue;
+      const bool plugin_swept = std::any_of(axes.begin(), axes.end(), [&](const Axis& other) {
+        return other.slot == axis.slot && other.param == "plugin";
+      });
+      if (plugin_swept) continue;
+      const Slot slot = axis.slot == "basis"     ? Slot::Basis
+                        : axis.slot == "centres" ? Slot::Centres
+                        : axis.slot == "output"  ? Slot::Output
+                                                 : Slot::Regularizer;
+      const ComponentSpec& component = slot == Slot::Basis     ? parent.basis
+                                       : slot == Slot::Centres ? parent.centres
+                                       : slot == Slot::Output  ? parent.output
+                                                               : *parent.regularizer;
+      const ComponentInfo* info = registry_.find(slot, component.plugin);
+      if (info == nullptr || find_param(info->params, axis.param) != nullptr) continue;
+      std::vector<std::string> declared;
+      for (const auto& param : info->params) declared.push_back(param.name);
+      fail(axis_key_at(table, axis),
+           "[search] sweeps \"" + axis.spec.key + "\", but " + axis.slot + " plugin " +
+               in_quotes(component.plugin) + " has no parameter " + in_quotes(axis.param) +
+               guess(axis.param, declared) +
+               (declared.empty() ? "; it takes no parameters"
+                                 : "; its parameters are " + join(declared)));
+    }
+
+    toml::table base = root;
+    base.erase("search");
+    const auto saved = labels_;
+    for (std::size_t index = 0; index < total; ++index) {
+      toml::table candidate_root = base;
+      Pipeline candidate = parent;
+      candidate.search.reset();
+      std::string note = "# [search] candidate:";
+      std::size_t rest = index;
+      std::vector<std::size_t> digit(axes.size());
+      for (std::size_t a = axes.size(); a-- > 0;) {  // the first axis varies slowest
+        digit[a] = rest % axes[a].spec.values.size();
+        rest /= axes[a].spec.values.size();
+      }
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        const ParamValue& value = axes[a].spec.values[digit[a]];
+        toml::table& slot = *candidate_root.get(axes[a].slot)->as_table();
+        std::visit([&](const auto& v) { slot.insert_or_assign(axes[a].param, v); }, value);
+        labels_[axes[a].spec.key] = axes[a].spec.where[digit[a]].str();
+        note += (a == 0 ? " " : ", ") + axes[a].spec.key + " = " + to_string(value);
+      }
+      for (const std::string& name : kSearchSlots) {
+        // The value that makes a problem elsewhere in the slot: its plugin's, else its first.
+        std::optional<std::size_t> culprit;
+        for (std::size_t a = 0; a < axes.size(); ++a) {
+          if (axes[a].slot != name) continue;
+          if (!culprit || axes[a].param == "plugin") culprit = a;
+          if (axes[a].param == "plugin") break;
+        }
+        if (!culprit) continue;
+        try {
+          if (name == "basis") candidate.basis = component(candidate_root, Slot::Basis, true).value();
+          if (name == "centres") candidate.centres = component(candidate_root, Slot::Centres, true).value();
+          if (name == "output") candidate.output = component(candidate_root, Slot::Output, true).value();
+          if (name == "regularizer") candidate.regularizer = component(candidate_root, Slot::Regularizer, false);
+        } catch (const PipelineError& error) {
+          // Reported at a swept value already, or elsewhere (a key of the file that the swept
+          // plugin does not take): then at the value, naming the candidate.
+          const std::string what = error.what();
+          for (std::size_t a = 0; a < axes.size(); ++a) {
+            if (what.rfind(axes[a].spec.where[digit[a]].str() + ":", 0) == 0) throw;
+          }
+          const Axis& axis = axes[*culprit];
+          fail(axis.spec.where[digit[*culprit]].str(),
+               "[search] candidate" + note.substr(note.find(':') + 1) + ": " + what);
+        }
+      }
+      labels_ = saved;
+      if (!candidate.text.empty() && candidate.text.back() != '\n') candidate.text += '\n';
+      candidate.text += note + "\n";
+      candidate.settings = settings(candidate_root);
+      spec.candidates.push_back(std::move(candidate));
+    }
+    for (Axis& axis : axes) spec.axes.push_back(std::move(axis.spec));
+    return spec;
+  }
+
+  // The position of an axis's key in [search] (quoted "slot.key" or dotted slot.key).
+  std::string axis_key_at(const toml::table& search, const Axis& axis) const {
+    const std::string path = "search." + axis.spec.key;
+    for (auto&& [key, node] : search) {
+      if (key.str() == axis.spec.key) return key_at(path, key);
+      if (key.str() == axis.slot && node.is_table()) {
+        for (auto&& [inner, value] : *node.as_table()) {
+          if (inner.str() == axis.param) return key_at(path, inner);
+        }
+      }
+    }
+    return axis.spec.where.front().str();
   }
 
   // [data] train/test (and target/task when given) from `r`; messages about them point at its label.

@@ -66,6 +66,41 @@ json to_json(const Warning& w) {
               {"setting", w.setting}};
 }
 
+json to_json(const ParamValue& v) {
+  switch (v.index()) {
+    case 0: return json(std::get<std::int64_t>(v));
+    case 1: return number(std::get<double>(v));
+    case 2: return json(std::get<bool>(v));
+    default: return json(std::get<std::string>(v));
+  }
+}
+
+// {"centres.count": 2, ...}
+json to_json(const SearchValues& values) {
+  json j = json::object();
+  for (const auto& [key, value] : values) j[key] = to_json(value);
+  return j;
+}
+
+json to_json(const SearchReport& s) {
+  json candidates = json::array();
+  for (const SearchCandidateReport& c : s.candidates) {
+    json per_fold = json::array();
+    for (double v : c.per_fold) per_fold.push_back(number(v));
+    json cj{{"values", to_json(c.values)},
+            {"mean", optional_number(c.mean)},
+            {"sd", optional_number(c.sd)},
+            {"per_fold", std::move(per_fold)},
+            {"seconds", number(c.seconds)}};
+    if (!c.error.empty()) cj["error"] = c.error;
+    candidates.push_back(std::move(cj));
+  }
+  return json{{"metric", s.metric},
+              {"folds", s.folds},
+              {"best", s.candidates.empty() ? json::object() : to_json(s.candidates[s.best].values)},
+              {"candidates", std::move(candidates)}};
+}
+
 }  // namespace
 
 std::string metrics_json(const Metrics& metrics) { return to_json(metrics).dump(2) + "\n"; }
@@ -91,6 +126,7 @@ std::string report_json(const TrainingReport& r) {
       fj["fold"] = f.fold;
       fj["train_rows"] = f.train_rows;
       fj["test_rows"] = f.test_rows;
+      if (!f.chosen.empty()) fj["chosen"] = to_json(f.chosen);
       folds.push_back(std::move(fj));
     }
     j["cv"] = {{"folds", r.cv->folds},
@@ -101,6 +137,7 @@ std::string report_json(const TrainingReport& r) {
                {"mse", number(r.cv->mse)},
                {"per_fold", std::move(folds)}};
   }
+  if (r.search) j["search"] = to_json(*r.search);
   json warnings = json::array();
   for (const Warning& w : r.warnings) warnings.push_back(to_json(w));
   j["warnings"] = std::move(warnings);

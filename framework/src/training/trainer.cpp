@@ -18,6 +18,7 @@
 #include "radial/parallel.hpp"
 #include "radial/standardiser.hpp"
 #include "radial/version.hpp"
+#include "search.hpp"
 
 namespace radial {
 namespace {
@@ -207,6 +208,22 @@ double sample_sd(const std::vector<double>& v) {
   return std::sqrt(s / double(v.size() - 1));
 }
 
+// A search's fit of one candidate on one fold, as train() would fit and test it.
+training::FitAndTest fit_and_test(const Registry& registry) {
+  return [&registry](const Pipeline& c, Dataset train, const Dataset& test, std::uint64_t seed,
+                     int threads) {
+    Standardiser s;
+    if (c.data.standardize) {
+      s.fit(train.inputs);
+      s.apply(train.inputs);
+    }
+    Fitted f = fit_network(c, registry, train, seed, threads, nullptr);
+    f.model.standardize = c.data.standardize;
+    f.model.standardiser = s;
+    return evaluate_metrics(f.model, f.basis, test, threads);
+  };
+}
+
 CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry,
                                      const Dataset& raw, std::uint64_t seed, int threads,
                                      std::vector<Warning>& warnings,
@@ -227,6 +244,16 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
     Dataset fold_train = select_rows(raw, in);
     const Dataset fold_test = select_rows(raw, out);
+    // Nested CV: the fold runs its own search on its raw training rows, with the seed its fit
+    // has (so fold k is train() on the fold's rows with that seed).
+    const Pipeline* fitted = &p;
+    SearchValues chosen;
+    if (p.search) {
+      const SearchReport search = training::run_search(p, fold_train, derive_seed(seed, 1000 + k),
+                                                       threads, fit_and_test(registry), nullptr);
+      fitted = &p.search->candidates[search.best];
+      chosen = search.candidates[search.best].values;
+    }
     Standardiser s;
     if (p.data.standardize) {
       s.fit(fold_train.inputs);
@@ -238,7 +265,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     for (std::size_t m = 0; m < cv.committee; ++m) {
       const std::uint64_t member_seed =
           cv.committee == 1 ? derive_seed(seed, 1000 + k) : derive_seed(seed, 1000 + k * 1000 + member_stream + m);
-      Fitted f = fit_network(p, registry, fold_train, member_seed, threads, nullptr);
+      Fitted f = fit_network(*fitted, registry, fold_train, member_seed, threads, nullptr);
       f.model.standardize = p.data.standardize;
       f.model.standardiser = s;
       for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, warnings);
@@ -253,6 +280,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     fr.train_rows = in.size();
     fr.test_rows = out.size();
     fr.test = compute_metrics(averaged, link, fold_test);
+    fr.chosen = std::move(chosen);
     if (fr.test.error_rate) errors.push_back(*fr.test.error_rate);
     if (fr.test.cross_entropy) entropies.push_back(*fr.test.cross_entropy);
     mses.push_back(fr.test.mse);
@@ -388,6 +416,17 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
     report.cv = cross_validate(p, registry, train_data, seed, threads, cv_warnings, log);
   }
 
+  // The search, on the raw rows as well; its chosen candidate is what is fitted below.
+  std::optional<Pipeline> chosen;
+  if (p.search) {
+    report.search = training::run_search(p, train_data, seed, threads, fit_and_test(registry), log);
+    chosen = p.search->candidates[report.search->best];
+    chosen->text = p.text;
+    if (!chosen->text.empty() && chosen->text.back() != '\n') chosen->text += '\n';
+    chosen->text += training::chosen_note(report.search->candidates[report.search->best].values);
+  }
+  const Pipeline& fitted = chosen ? *chosen : p;
+
   Standardiser standardiser;
   if (p.data.standardize) {
     report.constant_columns = standardiser.fit(train_data.inputs);
@@ -401,19 +440,19 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
                                "remove the column(s) from the data"});
   }
 
-  Fitted f = fit_network(p, registry, train_data, seed, threads, log);
+  Fitted f = fit_network(fitted, registry, train_data, seed, threads, log);
   f.model.standardize = p.data.standardize;
   f.model.standardiser = standardiser;
-  for (const ComponentSpec* spec : {&p.basis, &p.centres, &p.output}) {
-    if (const ComponentInfo* info = registry.find(spec == &p.basis ? Slot::Basis
-                                                  : spec == &p.centres ? Slot::Centres
-                                                                       : Slot::Output,
+  for (const ComponentSpec* spec : {&fitted.basis, &fitted.centres, &fitted.output}) {
+    if (const ComponentInfo* info = registry.find(spec == &fitted.basis ? Slot::Basis
+                                                  : spec == &fitted.centres ? Slot::Centres
+                                                                            : Slot::Output,
                                                   spec->plugin)) {
       f.model.plugin_versions[info->id] = info->version;
     }
   }
-  if (p.regularizer) {
-    if (const ComponentInfo* info = registry.find(Slot::Regularizer, p.regularizer->plugin)) {
+  if (fitted.regularizer) {
+    if (const ComponentInfo* info = registry.find(Slot::Regularizer, fitted.regularizer->plugin)) {
       f.model.plugin_versions[info->id] = info->version;
     }
   }

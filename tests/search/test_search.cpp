@@ -1,0 +1,350 @@
+// [search] against an independent by-hand cross-validation through the library's public API
+// (parse_pipeline with overrides for each candidate, assign_folds, train() on each fold), thread
+// count invariance, nested CV, ties, failures and the reader's messages.
+#include <cmath>
+#include <memory>
+#include <numeric>
+
+#include <catch2/catch.hpp>
+
+#include <radial/testing/paths.hpp>
+
+#include "radial/data_reader.hpp"
+#include "radial/errors.hpp"
+#include "radial/pipeline.hpp"
+#include "radial/registry.hpp"
+#include "radial/trainer.hpp"
+
+namespace {
+
+using radial::Pipeline;
+
+const radial::Registry& plugins() {
+  static const std::unique_ptr<radial::Registry> registry = [] {
+    auto r = std::make_unique<radial::Registry>();
+    r->load_folder(radial::testing::plugin_dir());
+    return r;
+  }();
+  return *registry;
+}
+
+// Relative data paths resolve against docs/examples.
+std::filesystem::path file() { return radial::testing::source_dir() / "docs/examples/search-test.toml"; }
+
+// Nabney's synthetic two-class problem, standardised, k-means + thin-plate + least squares.
+const std::string base = R"(seed = 7
+[data]
+train = "data/synth3_train.csv"
+target = "label"
+[basis]
+plugin = "thin-plate"
+[centres]
+plugin = "kmeans"
+count = 4
+[output]
+plugin = "least-squares"
+)";
+
+Pipeline parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return radial::parse_pipeline(text, file(), plugins(), overrides);
+}
+
+radial::Dataset synth() {
+  radial::DataOptions options;
+  options.target = "label";
+  options.target_from_pipeline = true;
+  return radial::read_dataset(radial::testing::source_dir() / "docs/examples/data/synth3_train.csv",
+                              options);
+}
+
+std::string message_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse(text, overrides);
+  } catch (const radial::PipelineError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+struct ByHand {
+  std::vector<double> per_fold;
+  double mean = 0, sd = 0;
+};
+
+// The cross-validation of one candidate as the documentation describes it: folds from
+// assign_folds(rows, k, stratified, derive_seed(seed, 5)), fold j fitted by train() on its raw
+// rows with seed derive_seed(derive_seed(seed, 6), j) and tested on the held-out rows.
+ByHand cross_validate(const Pipeline& candidate, const radial::Dataset& raw, std::uint64_t seed,
+                      std::size_t folds, const std::string& metric) {
+  const auto fold_of = radial::assign_folds(raw, folds, true, radial::derive_seed(seed, 5));
+  ByHand r;
+  for (std::size_t j = 0; j < folds; ++j) {
+    std::vector<std::size_t> in, out;
+    for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == j ? out : in).push_back(n);
+    radial::TrainOptions options;
+    options.seed = radial::derive_seed(radial::derive_seed(seed, 6), j);
+    options.threads = 1;
+    const auto result = radial::train(candidate, plugins(), radial::select_rows(raw, in),
+                                      radial::select_rows(raw, out), options);
+    const radial::Metrics& m = *result.report.test;
+    r.per_fold.push_back(metric == "error_rate" ? *m.error_rate
+                         : metric == "mse"      ? m.mse
+                                                : *m.cross_entropy);
+  }
+  r.mean = std::accumulate(r.per_fold.begin(), r.per_fold.end(), 0.0) / double(folds);
+  double s = 0;
+  for (double v : r.per_fold) s += (v - r.mean) * (v - r.mean);
+  r.sd = std::sqrt(s / double(folds - 1));
+  return r;
+}
+
+radial::TrainingResult train(const Pipeline& p, int threads) {
+  radial::TrainOptions options;
+  options.threads = threads;
+  return radial::train(p, plugins(), synth(), std::nullopt, options);
+}
+
+}  // namespace
+
+TEST_CASE("the search chooses the candidate a by-hand cross-validation of each one chooses") {
+  for (const std::string metric : {"mse", "error_rate"}) {
+    const std::string text = base + "[search]\nfolds = 4\nmetric = \"" + metric +
+                             "\"\n\"centres.count\" = [2, 5, 9]\n\"centres.init\" = [\"random\", \"kmeans++\"]\n";
+    const Pipeline p = parse(text);
+    REQUIRE(p.search->candidates.size() == 6);
+    const auto result = train(p, 2);
+    REQUIRE(result.report.search);
+    const radial::SearchReport& search = *result.report.search;
+    CHECK(search.metric == metric);
+    CHECK(search.folds == 4);
+    REQUIRE(search.candidates.size() == 6);
+
+    const radial::Dataset raw = synth();
+    std::size_t best = 0;
+    double best_mean = INFINITY;
+    std::size_t index = 0;
+    for (const std::string count : {"2", "5", "9"}) {  // the first axis varies slowest
+      for (const std::string init : {"random", "kmeans++"}) {
+        const Pipeline candidate = parse(base, {"centres.count=" + count, "centres.init=" + init});
+        const ByHand expected = cross_validate(candidate, raw, 7, 4, metric);
+        const radial::SearchCandidateReport& got = search.candidates[index];
+        CAPTURE(metric, count, init);
+        CHECK(got.values[0].first == "centres.count");
+        CHECK(std::get<std::int64_t>(got.values[0].second) == std::stoll(count));
+        CHECK(std::get<std::string>(got.values[1].second) == init);
+        CHECK(got.error.empty());
+        REQUIRE(got.per_fold.size() == 4);
+        for (std::size_t j = 0; j < 4; ++j) CHECK(got.per_fold[j] == Approx(expected.per_fold[j]).margin(1e-12));
+        CHECK(*got.mean == Approx(expected.mean).margin(1e-12));
+        CHECK(*got.sd == Approx(expected.sd).margin(1e-12));
+        if (expected.mean < best_mean) best = index, best_mean = expected.mean;
+        ++index;
+      }
+    }
+    CHECK(search.best == best);
+
+    // The model is the best candidate refitted on all rows with the pipeline's seed.
+    const auto refit = train(p.search->candidates[best], 1);
+    CHECK(result.model.centres.means == refit.model.centres.means);
+    CHECK(result.model.weights == refit.model.weights);
+    const std::string note = "# [search] chose centres.count = " +
+                             radial::to_string(search.candidates[best].values[0].second) +
+                             ", centres.init = " +
+                             radial::to_string(search.candidates[best].values[1].second) + "\n";
+    CHECK(result.model.pipeline_text == p.text + note);
+    const std::string json = radial::report_json(result.report);
+    CHECK(json.find("\"search\"") != std::string::npos);
+    CHECK(json.find("\"centres.init\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("the search's tables and model do not depend on the thread count") {
+  const Pipeline p = parse(base + "[search]\nfolds = 3\n\"centres.count\" = [3, 6, 300]\n"
+                                  "\"centres.iterations\" = [2, 50]\n");
+  const auto one = train(p, 1);
+  for (int threads : {2, 3}) {
+    const auto other = train(p, threads);
+    CAPTURE(threads);
+    const auto& a = *one.report.search;
+    const auto& b = *other.report.search;
+    CHECK(a.best == b.best);
+    REQUIRE(a.candidates.size() == b.candidates.size());
+    for (std::size_t c = 0; c < a.candidates.size(); ++c) {
+      CHECK(a.candidates[c].per_fold == b.candidates[c].per_fold);
+      CHECK(a.candidates[c].mean == b.candidates[c].mean);
+      CHECK(a.candidates[c].sd == b.candidates[c].sd);
+      CHECK(a.candidates[c].error == b.candidates[c].error);
+    }
+    CHECK(one.model.centres.means == other.model.centres.means);
+    CHECK(one.model.weights == other.model.weights);
+  }
+  // 300 centres cannot be fitted on a fold's 166 rows: recorded as failed, never chosen.
+  const auto& failed = one.report.search->candidates[4];
+  CHECK_FALSE(failed.mean.has_value());
+  CHECK(failed.per_fold.empty());
+  CHECK_FALSE(failed.error.empty());
+  CHECK(one.report.search->best < 4);
+  CHECK(radial::report_json(one.report).find("\"error\"") != std::string::npos);
+}
+
+TEST_CASE("when every candidate fails the search says so with the first one's error") {
+  const Pipeline p = parse(base + "[search]\nfolds = 3\n\"centres.count\" = [300, 400]\n");
+  try {
+    train(p, 2);
+    FAIL("no error");
+  } catch (const radial::InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("[search]: every candidate failed; first: centres.count = 300") != std::string::npos);
+    CHECK(what.find("search-test.toml:12:1") != std::string::npos);
+  }
+}
+
+TEST_CASE("nested cross-validation: each outer fold runs its own search") {
+  const Pipeline p = parse(base + "[evaluate]\nfolds = 3\n[search]\nfolds = 3\n"
+                                  "\"centres.count\" = [1, 4, 8]\n");
+  const Pipeline alone_p = parse(base + "[search]\nfolds = 3\n\"centres.count\" = [1, 4, 8]\n");
+  const auto result = train(p, 2);
+  REQUIRE(result.report.cv);
+  REQUIRE(result.report.search);
+  const radial::Dataset raw = synth();
+  const auto fold_of = radial::assign_folds(raw, 3, true, radial::derive_seed(7, 4));
+  for (std::size_t k = 0; k < 3; ++k) {
+    const radial::FoldReport& fold = result.report.cv->per_fold[k];
+    REQUIRE(fold.chosen.size() == 1);
+    CHECK(fold.chosen[0].first == "centres.count");
+    // Fold k is train() of the whole pipeline (search included) on the fold's rows, with the
+    // seed the fold's fit gets.
+    std::vector<std::size_t> in, out;
+    for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
+    radial::TrainOptions options;
+    options.seed = radial::derive_seed(7, 1000 + k);
+    options.threads = 1;
+    const auto alone = radial::train(alone_p, plugins(), radial::select_rows(raw, in),
+                                     radial::select_rows(raw, out), options);
+    const auto& search = *alone.report.search;
+    CHECK(fold.chosen == search.candidates[search.best].values);
+    CHECK(fold.test.mse == alone.report.test->mse);
+    CHECK(fold.test.error_rate == alone.report.test->error_rate);
+  }
+  const std::string json = radial::report_json(result.report);
+  CHECK(json.find("\"chosen\"") != std::string::npos);
+}
+
+TEST_CASE("ties go to the earlier candidate") {
+  // Candidates 1 and 2 are the same pipeline: equal means, the earlier one wins.
+  const Pipeline p = parse(base + "[search]\nfolds = 4\n\"centres.count\" = [1, 6, 6]\n");
+  const auto result = train(p, 3);
+  const auto& s = *result.report.search;
+  REQUIRE(*s.candidates[1].mean < *s.candidates[0].mean);
+  CHECK(s.candidates[1].per_fold == s.candidates[2].per_fold);
+  CHECK(s.best == 1);
+}
+
+TEST_CASE("the grid: file order, dotted keys, plugins swept, candidate pipelines") {
+  const Pipeline p = parse(base + "[search]\n\"output.plugin\" = [\"least-squares\", \"irls\"]\n"
+                                  "centres.count = [2, 3]\n");
+  const radial::SearchSpec& s = *p.search;
+  CHECK(s.folds == 10);
+  CHECK(s.metric.empty());
+  CHECK(s.stratified);
+  REQUIRE(s.axes.size() == 2);
+  CHECK(s.axes[0].key == "output.plugin");  // the file's order, not toml++'s sorted one
+  CHECK(s.axes[1].key == "centres.count");
+  CHECK(s.axes[1].where[1].line == 14);
+  CHECK(s.axes[1].where[1].column == 21);
+  REQUIRE(s.candidates.size() == 4);
+  CHECK(s.candidates[1].output.plugin == "least-squares");
+  CHECK(s.candidates[1].centres.params.integer("count") == 3);
+  CHECK(s.candidates[2].output.plugin == "irls");
+  CHECK(s.candidates[2].output.params.has("link"));  // validated: defaults filled
+  CHECK(s.candidates[2].centres.params.integer("count") == 2);
+  for (const auto& c : s.candidates) CHECK_FALSE(c.search);
+  CHECK(s.candidates[3].text.find("# [search] candidate: output.plugin = \"irls\", centres.count = 3") != std::string::npos);
+  CHECK(s.candidates[3].settings.find("search") == std::string::npos);
+  CHECK(p.settings.find("search") != std::string::npos);
+  CHECK(s.candidates[0].settings != s.candidates[1].settings);
+
+  // --set reaches [search] like any table.
+  const Pipeline five = parse(base + "[search]\nfolds = 10\n\"centres.count\" = [2]\n", {"search.folds=5"});
+  CHECK(five.search->folds == 5);
+  CHECK_FALSE(parse(base).search.has_value());
+}
+
+TEST_CASE("a bad [search] is reported where it is written") {
+  // Line 12 is [search]; the values' columns are counted by hand.
+  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2, 0]\n"),
+             Catch::Contains("search-test.toml:13:23: centres plugin 'kmeans'") &&
+                 Catch::Contains("count"));
+  CHECK_THAT(message_of(base + "[search]\nfold = 5\n\"centres.count\" = [2]\n"),
+             Catch::Contains("search-test.toml:13:1: unknown key 'fold' in [search] (did you mean 'folds'?)"));
+  CHECK_THAT(message_of(base + "[search]\n\"nocentres.count\" = [2]\n"),
+             Catch::Contains("search-test.toml:13:1: [search] key \"nocentres.count\": 'nocentres' is not a slot (did you mean 'centres'?)"));
+  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = []\n"),
+             Catch::Contains("search-test.toml:13:19: [search] \"centres.count\" is empty"));
+  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = 3\n"),
+             Catch::Contains("search-test.toml:13:19: [search] \"centres.count\" must be an array"));
+  CHECK_THAT(message_of(base + "[search]\nfolds = 1\n\"centres.count\" = [2]\n"),
+             Catch::Contains("search-test.toml:13:9: folds = 1. Violated constraint: folds is an integer >= 2"));
+  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2]\n", {"search.folds=1"}),
+             Catch::Contains("--set search.folds=1: folds = 1"));
+  CHECK_THAT(message_of(base + "[search]\nmetric = \"error\"\n\"centres.count\" = [2]\n"),
+             Catch::Contains("search-test.toml:13:10: metric = \"error\"") &&
+                 Catch::Contains("(did you mean 'error_rate'?)"));
+  CHECK_THAT(message_of(base + "[search]\n\"centres.cout\" = [2]\n"),
+             Catch::Contains("search-test.toml:13:1: [search] sweeps \"centres.cout\", but centres plugin 'kmeans' has no parameter 'cout' (did you mean 'count'?)"));
+  CHECK_THAT(message_of(base + "[search]\n\"regularizer.alpha\" = [0.1]\n"),
+             Catch::Contains("search-test.toml:13:1: [search] sweeps \"regularizer.alpha\" but the pipeline has no [regularizer]"));
+  CHECK_THAT(message_of(base + "[search]\nfolds = 3\n"),
+             Catch::Contains("search-test.toml:12:1: [search] sweeps nothing"));
+  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2, [3]]\n"),
+             Catch::Contains("search-test.toml:13:23: [search] \"centres.count\": a value to try must be"));
+  CHECK_THAT(message_of(base + "[search]\n\"output.plugin\" = [\"irls\", \"kmeans\"]\n"),
+             Catch::Contains("search-test.toml:13:28: unknown output plugin 'kmeans'"));
+  // A whole component is validated per candidate: least-squares takes no link.
+  std::string logistic = base;
+  logistic.replace(logistic.find("\"least-squares\""), 15, "\"irls\"\nlink = \"logistic\"");
+  CHECK_THAT(message_of(logistic + "[search]\n\"output.plugin\" = [\"irls\", \"least-squares\"]\n"),
+             Catch::Contains("search-test.toml:14:28: [search] candidate output.plugin = \"least-squares\": ") &&
+                 Catch::Contains("unknown parameter 'link' for output plugin 'least-squares'"));
+  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2]\ncentres.count = [3]\n"),
+             Catch::Contains("sweeps \"centres.count\" twice"));
+}
+
+TEST_CASE("the metric must fit the data and the outputs") {
+  const std::string regression = R"(seed = 1
+[data]
+train = "data/sine.train.csv"
+[basis]
+plugin = "thin-plate"
+[centres]
+plugin = "kmeans"
+count = 4
+[output]
+plugin = "least-squares"
+[search]
+folds = 3
+"centres.count" = [2, 4]
+)";
+  radial::DataOptions options;
+  const auto sine = radial::read_dataset(radial::testing::source_dir() / "docs/examples/data/sine.train.csv", options);
+  const auto ok = radial::train(parse(regression), plugins(), sine, std::nullopt, {});
+  CHECK(ok.report.search->metric == "mse");
+  try {
+    radial::train(parse(regression + "metric = \"error_rate\"\n"), plugins(), sine, std::nullopt, {});
+    FAIL("no error");
+  } catch (const radial::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("[search] metric = \"error_rate\" needs classes") &&
+                             Catch::Contains("use metric = \"mse\""));
+  }
+  try {
+    train(parse(base + "[search]\nfolds = 3\nmetric = \"cross_entropy\"\n\"centres.count\" = [2]\n"), 1);
+    FAIL("no error");
+  } catch (const radial::InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("[search] metric = \"cross_entropy\" needs probabilities") &&
+                             Catch::Contains("least-squares") && Catch::Contains("\"error_rate\""));
+  }
+  // With probabilities it is the mean cross-entropy over the held-out rows.
+  const auto ce = train(parse(base + "[search]\nfolds = 3\nmetric = \"cross_entropy\"\n"
+                                     "\"output.plugin\" = [\"irls\"]\n"), 1);
+  CHECK(*ce.report.search->candidates[0].mean > 0);
+}

@@ -1,5 +1,6 @@
 // results: an experiment's table as lines over a numeric row dimension (error against M for each
 // alpha, Constantinopoulos's table 4) or as grouped bars, each with +-1 sd over seeds.
+#include <algorithm>
 #include <cstdlib>
 
 #include "figure.hpp"
@@ -30,12 +31,18 @@ PlotBody results_plot(const Table& table, const std::string& database) {
   std::string script, plots;
   const std::string value_label = table.value + " (mean ± 1 sd over runs)";
   if (lines) {
+    // Columns are shifted a little apart so that their error bars do not hide each other.
+    double lo = xs[0], hi = xs[0];
+    for (double v : xs) lo = std::min(lo, v), hi = std::max(hi, v);
+    const double columns = double(table.column_labels.size());
+    const double step = columns > 1 ? 0.012 * (hi > lo ? hi - lo : 1.0) : 0.0;
     for (std::size_t c = 0; c < table.column_labels.size(); ++c) {
+      const double shift = (double(c) - (columns - 1) / 2) * step;
       std::vector<std::string> rows;
       for (std::size_t r = 0; r < xs.size(); ++r) {
         const TableCell& cell = table.cells[r][c];
         if (!cell.mean) continue;
-        rows.push_back(number(xs[r]) + " " + number(*cell.mean) + " " + number(cell.sd.value_or(0.0)));
+        rows.push_back(number(xs[r] + shift) + " " + number(*cell.mean) + " " + number(cell.sd.value_or(0.0)));
       }
       if (rows.empty()) continue;
       const std::string name = "COLUMN" + std::to_string(c + 1);
@@ -44,8 +51,12 @@ PlotBody results_plot(const Table& table, const std::string& database) {
                " using 1:2:3 with yerrorlines lt " + std::to_string(c + 1) + " title " +
                quote(table.column_labels[c]);
     }
-    script += "set xlabel " + quote(table.row_header) + "\nset format x '%g'\n";
+    script += "set xlabel " + quote(table.row_header) + "\nset format x '%g'\n"
+              "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n"
+              "set key outside bottom center horizontal Left reverse noopaque nobox\n";
   } else {
+    bool long_labels = false;
+    for (const std::string& label : table.row_labels) long_labels = long_labels || label.size() > 12;
     // One row of the data block per table row: label, then mean and sd of each column.
     std::vector<std::string> rows;
     for (std::size_t r = 0; r < table.row_labels.size(); ++r) {
@@ -66,7 +77,10 @@ PlotBody results_plot(const Table& table, const std::string& database) {
     }
     script += "set style data histograms\nset style histogram errorbars gap 1.5 lw 1.2\n"
               "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset yrange [0:*]\n"
-              "set xtics nomirror scale 0\nset xlabel " + quote(table.row_header) + "\n";
+              "set xtics nomirror scale 0" + std::string(long_labels ? " rotate by -20 left" : "") +
+              "\nset xrange [-0.6:" + number(double(table.row_labels.size()) - 0.4) + "]\n" +
+              "set xlabel " + quote(table.row_header) + "\n"
+              "set key outside bottom center horizontal Left reverse noopaque nobox\n";
   }
   if (plots.empty()) {
     throw InputError(database + ": no run has the value " + table.value + "; choose another --value");

@@ -26,7 +26,9 @@ PlotBody series_plot(const ReportFile& report, const std::string& stage,
              (two_axes && k == 1 ? " axes x1y2" : "") + " with " + with + " lt " +
              std::to_string(k + 1) + " title " + quote(title);
   }
-  std::string settings = "set xlabel 'iteration'\nset format y '%g'\n";
+  // Series rise and fall anywhere: the key goes below the plot, never over a line.
+  std::string settings = "set xlabel 'iteration'\nset format y '%g'\n"
+                         "set key outside bottom center horizontal Left reverse noopaque nobox\n";
   if (two_axes) {
     const auto& colours = colour_cycle();
     settings += "set border 11 lw 1 lc rgb '#333333'\nset ytics nomirror\nset y2tics nomirror\n"

@@ -117,7 +117,7 @@ iono = [r for r in runs if r["dataset"] == "ionosphere"]
 assert all(r["test"] is None and r["cv"]["folds"] == 3 for r in iono)
 text = open("first.txt").read()
 row = [l for l in text.splitlines() if l.startswith("iris")][0]
-want = "%.4f ± %.4f" % (statistics.mean(iris), statistics.stdev(iris))
+want = "%.3f ± %.3f" % (statistics.mean(iris), statistics.stdev(iris))
 assert want in row, (want, row)
 PY
   for format in markdown csv; do
@@ -125,11 +125,39 @@ PY
     out_has "synth3"
   done
   run 0 results exp.results.sqlite --format markdown
-  grep -q '^|---' out.txt || fail "markdown table lacks its header separator"
+  grep -q '^| *---' out.txt || fail "markdown table lacks its header separator"
   run 0 results exp.results.sqlite --table rows=dataset+seed,columns=pipeline,value=output.iterations
   out_has "iris"
-  run 0 results exp.results.sqlite --table rows=dataset,columns=pipeline,value=test.error_rate,compare=LS+IRLS
-  out_has "sign"
+  # Paired comparison (no grid, so each pipeline is one column): pairs are seeds (x folds for
+  # ionosphere); the statistics are checked against scipy on the stored runs.
+  sed -e '/^\[grid\]/,/^$/d' -e 's/^value = .*/&\ncompare = ["LS", "IRLS"]/' exp.toml > paired.toml
+  run 0 experiment paired.toml --format csv --quiet
+  cp out.txt paired.csv
+  run 0 experiment paired.toml --format json --quiet
+  $py - <<'PY' || fail "paired comparison differs from scipy"
+import csv, json
+from scipy import stats
+runs = json.load(open("out.txt"))["runs"]
+def values(r):
+    if r["test"] is not None:
+        return [r["test"]["error_rate"]]
+    return [f["error_rate"] for f in r["cv"]["per_fold"]]
+rows = {r["dataset"]: r for r in csv.DictReader(open("paired.csv"))}
+for dataset in ("synth3", "iris", "ionosphere"):
+    a, b = [], []
+    for seed in (1, 2, 3):
+        ra = [r for r in runs if r["dataset"] == dataset and r["pipeline"] == "LS" and r["seed"] == seed][0]
+        rb = [r for r in runs if r["dataset"] == dataset and r["pipeline"] == "IRLS" and r["seed"] == seed][0]
+        a += values(ra); b += values(rb)
+    d = [y - x for x, y in zip(a, b)]
+    wins, ties, losses = sum(x < 0 for x in d), sum(x == 0 for x in d), sum(x > 0 for x in d)
+    row = rows[dataset]
+    assert int(row["pairs"]) == len(d), (dataset, row)
+    assert (int(row["wins"]), int(row["ties"]), int(row["losses"])) == (wins, ties, losses), row
+    assert abs(float(row["mean_difference"]) - sum(d) / len(d)) < 1e-12, row
+    assert abs(float(row["t_p"]) - stats.ttest_rel(b, a).pvalue) < 1e-9, row
+    assert abs(float(row["sign_p"]) - stats.binomtest(wins, wins + losses, 0.5).pvalue) < 1e-9, row
+PY
   ;;
 jobs)
   run 0 experiment exp.toml --jobs 1 --results one.sqlite --quiet
@@ -139,13 +167,16 @@ jobs)
   ;;
 kill9-resume)
   # The uninterrupted reference, then 20 runs killed at random moments, each continuing the last.
+  # Ten seeds (90 runs, about a second) so that most kills land while runs are being stored.
+  sed -i 's/^seeds = .*/seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]/' exp.toml
+  total=90
   run 0 experiment exp.toml --jobs 2 --results reference.sqlite --quiet
   reference=$(results_without_timing reference.sqlite)
   previous=0
   for attempt in $(seq 1 20); do
     "$radial" experiment exp.toml --jobs 2 --results killed.sqlite --quiet >/dev/null 2>&1 &
     pid=$!
-    sleep "0.$(( RANDOM % 9 + 1 ))$(( RANDOM % 10 ))"
+    sleep "$(printf '0.%02d' $(( RANDOM % 80 + 1 )))"
     kill -9 $pid 2>/dev/null
     wait $pid 2>/dev/null
     [ -f killed.sqlite ] || continue

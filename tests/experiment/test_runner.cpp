@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment_fixture.hpp"
+#include "radial/numerics/blas_threads.hpp"
 #include "radial/results_store.hpp"
 
 using experiment_test::Folder;
@@ -149,4 +150,34 @@ TEST_CASE("a changed data file reruns only its runs") {
   const auto runs = store.runs();
   REQUIRE(runs.size() == 2);  // the old row of b replaced
   CHECK(nlohmann::json::parse(runs[1].report)["data"]["train_rows"] == 50);
+}
+
+TEST_CASE("results do not depend on the process's BLAS thread count") {
+  // IRLS on 100 iris rows with 8 Gaussians: OpenBLAS with 2 threads sums its products in
+  // another order than with 1 (a last-bit difference), and concurrent runs would otherwise
+  // set and restore that process-wide count under each other.
+  Folder folder;
+  folder.write("irls.toml", "[basis]\nplugin = \"gaussian\"\n[centres]\nplugin = \"kmeans\"\n"
+                            "count = 8\n[output]\nplugin = \"irls\"\n[regularizer]\n"
+                            "plugin = \"weight-decay\"\nalpha = 0.001\n");
+  folder.write("iris.toml", "seeds = [1, 2, 3]\n[[datasets]]\nname = \"iris\"\nfile = \"" +
+                                (radial::testing::source_dir() / "docs/examples/data/iris.csv").string() +
+                                "\"\nsplit = { train_rows = 100 }\n"
+                                "[[pipelines]]\nfile = \"irls.toml\"\n");
+  const radial::Experiment e = folder.read("iris.toml");
+  const auto runs = radial::plan_runs(e, plugins());
+  const int saved = radial::blas_threads();
+  radial::ResultsStore one(folder / "one.sqlite"), two(folder / "two.sqlite");
+  radial::ExperimentOptions options;
+  radial::set_blas_threads(2);
+  options.jobs = 1;
+  radial::run_experiment(e, runs, one, plugins(), options);
+  CHECK(radial::blas_threads() == 2);  // restored after the experiment
+  radial::set_blas_threads(1);
+  options.jobs = 2;
+  radial::run_experiment(e, runs, two, plugins(), options);
+  radial::set_blas_threads(saved);
+  const auto x = stored(one), y = stored(two);
+  REQUIRE(x.size() == 3);
+  CHECK(x == y);
 }

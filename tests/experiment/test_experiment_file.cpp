@@ -103,8 +103,12 @@ TEST_CASE("a missing data or pipeline file is reported at its key") {
       error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\n  test = \"gone.csv\"\n" + kPipeline);
   CHECK(starts_with(message, at(folder, 3, 3) + "test file 'gone.csv' not found (looked for " +
                                  (folder / "gone.csv").string() + ")"));
+  CHECK(starts_with(error_of(folder, "[[datasets]]\nfile = \"gone.csv\"\nsplit = { folds = 2 }\n" + kPipeline),
+                    at(folder, 2, 1) + "data file 'gone.csv' not found"));
+  CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \".\"\n" + kPipeline),
+                    at(folder, 2, 1) + "train file '.' is a folder"));
   CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfile = \"x.toml\"\n"),
-                    at(folder, 4, 1) + "file file 'x.toml' not found"));
+                    at(folder, 4, 1) + "pipeline file 'x.toml' not found"));
 }
 
 TEST_CASE("bad splits are reported where they are written") {

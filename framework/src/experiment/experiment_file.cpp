@@ -345,7 +345,7 @@ class ExperimentReader {
 
   // A file named by `key` of `table`: it must exist (reported at the key) and not be a folder.
   fs::path existing_file(const toml::table& table, const std::string& key,
-                         const std::string& what) const {
+                         const std::string& role, const std::string& what) const {
     const auto entry = table.find(key);
     const std::string& text = string(entry->second, key);
     if (text.empty()) fail(at(entry->second.source()), key + " is empty; name " + what);
@@ -354,12 +354,12 @@ class ExperimentReader {
     const auto status = fs::status(file, error);
     if (!fs::exists(status)) {
       fail(at(entry->first.source()),
-           key + " file " + in_quotes(text) + " not found (looked for " + file.string() +
+           role + " " + in_quotes(text) + " not found (looked for " + file.string() +
                "); fix the path, which is relative to the experiment file's folder");
     }
     if (fs::is_directory(status)) {
       fail(at(entry->first.source()),
-           key + " " + in_quotes(text) + " is a folder (" + file.string() + "); name " + what);
+           role + " " + in_quotes(text) + " is a folder (" + file.string() + "); name " + what);
     }
     return file;
   }
@@ -389,7 +389,7 @@ class ExperimentReader {
                "test goes with train, not with file (file is split into training and test "
                "rows by split); write train = ... and test = ..., or remove test");
         }
-        d.train = existing_file(t, "file", data_file);
+        d.train = existing_file(t, "file", "data file", data_file);
         const toml::node* split = t.get("split");
         if (split == nullptr) {
           fail(at(t.find("file")->first.source()),
@@ -403,8 +403,8 @@ class ExperimentReader {
                "split goes with file = \"<file>\"; with train (and test) the split is given. "
                "Write file = instead of train =, or remove split");
         }
-        d.train = existing_file(t, "train", data_file);
-        if (t.contains("test")) d.test = existing_file(t, "test", data_file);
+        d.train = existing_file(t, "train", "train file", data_file);
+        if (t.contains("test")) d.test = existing_file(t, "test", "test file", data_file);
       }
       if (const toml::node* node = t.get("target")) d.target = string(*node, "target");
       if (const toml::node* node = t.get("task")) {
@@ -468,7 +468,7 @@ class ExperimentReader {
       ExperimentPipeline p;
       p.where = position(t);
       if (!t.contains("file")) fail(p.where.str(), "[[pipelines]] needs " + hint);
-      p.file = existing_file(t, "file", "a pipeline file (.toml)");
+      p.file = existing_file(t, "file", "pipeline file", "a pipeline file (.toml)");
       std::map<std::string, std::string> labels;  // override -> where it is written
       if (const toml::node* node = t.get("set")) {
         const toml::table* set = node->as_table();

@@ -123,6 +123,48 @@ moves, lines = d.count("M"), d.count("L")
 print(moves - 1, "ellipses,", lines - 1, "segments")
 sys.exit(0 if (moves - 1, lines - 1) == (3, 3 * 72) else 1)
 PY
+  # Ellipses where they belong: fixed centres with known spherical variances (raw units), the
+  # SVG's path points mapped back through the documented plot geometry must lie on
+  # (x - c)^2 / sigma^2 = 1.
+  printf 'x1,x2,variance\n0,1,0.25\n1.5,-1,1.0\n' > centres.csv
+  cat > fixed.toml <<TOML
+name = "fixed spherical centres"
+[data]
+train = "$examples/data/synth3_train.csv"
+target = "label"
+standardize = false
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "fixed"
+file = "$work/centres.csv"
+[output]
+plugin = "irls"
+link = "logistic"
+TOML
+  run 0 train fixed.toml --quiet --model fixed.model
+  run 0 plot decision-regions fixed.model "$examples/data/synth3_train.csv" --output fixed.svg \
+    --xrange -4:4 --yrange -3:4 --width 800 --height 600
+  /usr/bin/python3 - fixed.svg <<'PY' || fail "ellipses are not the centres' one-sd circles"
+import re, sys, xml.etree.ElementTree as ET
+W, H, xlo, xhi, ylo, yhi = 800, 600, -4, 4, -3, 4
+centres = [((0, 1), 0.25), ((1.5, -1), 1.0)]
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+group = [g for g in root.iter(ns + "g") if g.get("id") == "gnuplot_plot_7"][0]
+d = " ".join(p.get("d", "") for p in group.iter(ns + "path"))
+polylines = [re.findall(r"(-?[\d.]+),(-?[\d.]+)", part) for part in d.split("M")[1:]]
+polylines = [[(float(a), float(b)) for a, b in pl] for pl in polylines if len(pl) > 20]
+assert len(polylines) == 2, len(polylines)
+for (c, var), pl in zip(centres, polylines):
+    worst = 0
+    for px, py in pl:
+        x = xlo + (px - 0.11 * W) / (0.59 * W) * (xhi - xlo)
+        y = ylo + (0.88 * H - py) / (0.78 * H) * (yhi - ylo)
+        worst = max(worst, abs(((x - c[0]) ** 2 + (y - c[1]) ** 2) / var - 1))
+    print("centre", c, "variance", var, "largest |r^2 - 1|", round(worst, 4))
+    assert worst < 0.03
+PY
   # More than two inputs: refused, naming the model file.
   example iris-gmm-pooled-irls.toml iris.toml
   run 0 train iris.toml --quiet --model iris.model

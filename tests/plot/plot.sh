@@ -261,6 +261,9 @@ bad-inputs)
   err_has "--stage middle"
   run 2 plot decision-regions scg.model "$examples/data/synth3_train.csv" --output keep.svg --xrange 1:0
   err_has "--xrange 1:0"
+  # A folder no one can write in (not even root).
+  run 2 plot learning-curve scg.json --output /proc/radial-plot-test.svg
+  err_has "/proc/radial-plot-test.svg"
   # An output that is one of the inputs.
   run 2 plot learning-curve scg.json --output scg.json
   err_has "scg.json"
@@ -281,6 +284,22 @@ no-gnuplot)
   code=$?
   [ $code -eq 2 ] || { cat err.txt; fail "train --plots exit $code without gnuplot, expected 2"; }
   err_has "gnuplot-nox"
+  # A gnuplot that fails (exit 1, a message on stderr) or writes nothing: exit 1 quoting it,
+  # and the old image stays.
+  echo old > c.svg
+  printf '#!/bin/sh\ncat > /dev/null\necho "line 3: boom" >&2\nexit 1\n' > bin/gnuplot
+  chmod +x bin/gnuplot
+  env PATH="$work/bin:/usr/bin:/bin" "$radial" plot learning-curve scg.json --output c.svg >out.txt 2>err.txt
+  code=$?
+  [ $code -eq 1 ] || { cat err.txt; fail "exit $code from a failing gnuplot, expected 1"; }
+  err_has "exited with status 1"; err_has "line 3: boom"
+  printf '#!/bin/sh\ncat > /dev/null\nexit 0\n' > bin/gnuplot
+  env PATH="$work/bin:/usr/bin:/bin" "$radial" plot learning-curve scg.json --output c.svg >out.txt 2>err.txt
+  code=$?
+  [ $code -eq 1 ] || { cat err.txt; fail "exit $code from a gnuplot that drew nothing, expected 1"; }
+  err_has "wrote no image"
+  [ "$(cat c.svg)" = old ] || fail "a failed gnuplot replaced c.svg"
+  no_leftovers
   ;;
 *) fail "unknown case" ;;
 esac

@@ -29,6 +29,7 @@
 #include <xtensor/xview.hpp>
 
 #include "bench_data.hpp"
+#include "experiment_bench.hpp"
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
 #include "radial/dataset.hpp"
@@ -54,7 +55,8 @@ namespace {
 struct Settings {
   std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000};
   std::vector<std::size_t> dims{2, 16};
-  std::vector<std::string> tasks{"kmeans", "gmm", "logistic", "pipeline", "design"};
+  std::vector<std::string> tasks{"kmeans",   "gmm",    "logistic",
+                                 "pipeline", "design", "experiment"};
   std::size_t repeats = 3;
   std::size_t iterations = 5;           // EM iterations per timed run
   std::size_t kmeans_iterations = 20;   // Lloyd iterations per timed run (bounds pay off after
@@ -62,6 +64,8 @@ struct Settings {
   std::size_t gmm_max_rows = 1'000'000; // full-covariance EM above this is skipped
   std::size_t pipeline_rows = 1'000'000;
   std::size_t design_rows = 20'000;
+  std::size_t experiment_runs = 200;
+  fs::path experiment_data = fs::path(RADIAL_SOURCE_DIR) / "docs" / "examples" / "data";
   int threads = 0;
   fs::path work;
   fs::path python = "/usr/bin/python3";
@@ -151,7 +155,8 @@ class Bench {
 
   void run() {
     std::cout << "radial-bench: threads = " << threads_ << " on both sides, medians of "
-              << s_.repeats << " runs, work folder " << s_.work << "\n";
+              << s_.repeats << " runs, work folder " << s_.work << "\n"
+              << radial::bench::machine_lines();
     const bool any_grid = wants("kmeans") || wants("gmm") || wants("logistic");
     if (any_grid)
       for (std::size_t d : s_.dims)
@@ -164,6 +169,9 @@ class Bench {
                logistic_);
     if (wants("pipeline")) pipeline();
     if (wants("design")) design_fraction();
+    if (wants("experiment"))
+      radial::bench::experiment_bench(registry_, s_.experiment_data, s_.work, s_.experiment_runs,
+                                      s_.repeats, std::cout);
     if (!s_.keep) fs::remove_all(s_.work);
   }
 
@@ -523,13 +531,16 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", quick, "small version (N = 10^4, 1 repeat): the CTest 'bench' run");
   app.add_option("--sizes", s.sizes, "row counts N of the k-means / GMM / output grid");
   app.add_option("--dims", s.dims, "dimensions d of the grid");
-  app.add_option("--tasks", s.tasks, "any of kmeans gmm logistic pipeline design");
+  app.add_option("--tasks", s.tasks, "any of kmeans gmm logistic pipeline design experiment");
   app.add_option("--repeats", s.repeats, "runs per measurement (the median is shown)");
   app.add_option("--iterations", s.iterations, "EM iterations per timed run");
   app.add_option("--kmeans-iterations", s.kmeans_iterations, "Lloyd iterations per timed run");
   app.add_option("--gmm-full-max-rows", s.gmm_max_rows, "skip full-covariance EM above this N");
   app.add_option("--pipeline-rows", s.pipeline_rows, "N of the whole-pipeline comparison");
   app.add_option("--design-rows", s.design_rows, "N of the design matrix + Phi^T Phi pass");
+  app.add_option("--experiment-runs", s.experiment_runs, "runs of the experiment part");
+  app.add_option("--experiment-data", s.experiment_data,
+                 "folder holding synth3_train.csv and synth3_test.csv");
   app.add_option("--threads", s.threads, "threads on both sides (0: all cores)");
   app.add_option("--work", s.work, "folder for the shared .npy files (removed at the end)");
   app.add_flag("--keep", s.keep, "keep the work folder");
@@ -541,6 +552,7 @@ int main(int argc, char** argv) {
     s.kmeans_iterations = 5;
     s.pipeline_rows = 10'000;
     s.design_rows = 2'048;
+    s.experiment_runs = 40;
   }
   try {
     Bench(s).run();

@@ -16,7 +16,13 @@ PlotBody series_plot(const ReportFile& report, const std::string& stage,
   for (std::size_t k = 0; k < names.size(); ++k) {
     const std::vector<double> values = report_series(report, stage, names[k]);
     std::vector<std::string> rows;
-    for (std::size_t i = 0; i < values.size(); ++i) rows.push_back(std::to_string(i + 1) + " " + number(values[i]));
+    // A series one longer than the stage's iterations starts with the value before the first.
+    const nlohmann::json iterations = report_stage(report, stage).value("iterations", nlohmann::json());
+    const std::size_t first =
+        iterations.is_number_unsigned() && values.size() == iterations.get<std::size_t>() + 1 ? 0 : 1;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      rows.push_back(std::to_string(i + first) + " " + number(values[i]));
+    }
     const std::string block = "SERIES" + std::to_string(k + 1);
     blocks += data_block(block, rows);
     const std::string with = rows.size() > 40 ? "lines" : "linespoints";

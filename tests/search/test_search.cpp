@@ -238,6 +238,16 @@ TEST_CASE("ties go to the earlier candidate") {
   REQUIRE(*s.candidates[1].mean < *s.candidates[0].mean);
   CHECK(s.candidates[1].per_fold == s.candidates[2].per_fold);
   CHECK(s.best == 1);
+
+  // k-means converges within 100 iterations on these folds, so a cap of 200 changes nothing:
+  // (6, 100) and (6, 200) tie and the earlier, index 2, is chosen.
+  const Pipeline q = parse(base + "[search]\nfolds = 4\n\"centres.count\" = [1, 6]\n"
+                                  "\"centres.iterations\" = [100, 200]\n");
+  const auto tied = train(q, 2);
+  const auto& t = *tied.report.search;
+  REQUIRE(t.candidates[2].per_fold == t.candidates[3].per_fold);
+  REQUIRE(*t.candidates[2].mean < *t.candidates[0].mean);
+  CHECK(t.best == 2);
 }
 
 TEST_CASE("the grid: file order, dotted keys, plugins swept, candidate pipelines") {

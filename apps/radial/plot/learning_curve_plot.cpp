@@ -1,4 +1,5 @@
 // learning-curve: Nabney's comparison of optimisers, error against iterations, flops or time.
+#include <algorithm>
 #include <cmath>
 
 #include "figure.hpp"
@@ -20,6 +21,21 @@ PlotBody learning_curve_plot(const std::vector<ReportFile>& reports,
                      std::to_string(reports.size()) + " reports; give one label per report, in order");
   }
 
+  // Flops in millions on a linear axis: '%g' would label 500000 next to 1e+06.
+  double x_scale = 1;
+  if (x == "flops" && !logx) {
+    double largest = 0;
+    for (const ReportFile& report : reports) {
+      for (double v : report_curve(report, stage).flops) {
+        if (std::isfinite(v)) largest = std::max(largest, v);
+      }
+    }
+    if (largest >= 1e5) {
+      x_scale = 1e-6;
+      xlabel = "floating-point operations (millions, cumulative)";
+    }
+  }
+
   PlotBody body;
   std::string blocks, plots;
   for (std::size_t r = 0; r < reports.size(); ++r) {
@@ -31,7 +47,7 @@ PlotBody learning_curve_plot(const std::vector<ReportFile>& reports,
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const double xv = xs[i], yv = curve.error[i];
       if (!std::isfinite(xv) || !std::isfinite(yv) || (logx && xv <= 0) || (logy && yv <= 0)) continue;
-      rows.push_back(number(xv) + " " + number(yv));
+      rows.push_back(number(xv * x_scale) + " " + number(yv));
     }
     if (rows.empty()) {
       throw InputError(reports[r].file + ": " + stage + ".learning_curve has no point with a finite " + x +
@@ -53,7 +69,9 @@ PlotBody learning_curve_plot(const std::vector<ReportFile>& reports,
                 quote(stage == "output" ? "training error (summed over rows, + penalty)"
                                         : "centre learner's error (see its plugin page)") + "\n" +
                 (logx ? "set logscale x\n" : "") + (logy ? "set logscale y\n" : "") +
-                "set format x '%g'\nset format y '%g'\n" + plots + "\n";
+                // A log x axis (flops, seconds) labels powers of ten alike: 1e+05, 1e+06, not 100000, 1e+06.
+                (logx ? "set format x '%.0e'\n" : "set format x '%g'\n") +
+                "set format y '%g'\n" + plots + "\n";
   return body;
 }
 

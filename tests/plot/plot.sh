@@ -212,6 +212,12 @@ train-plots)
   check svg pictures/scg.learning-curve.svg 1 scg iteration
   check svg pictures/scg.decision-regions.svg 6 "class 0" "class 1" "error rate" "centres (10)"
   no_leftovers pictures
+  # One-input regression: the fitted curve, under its own name.
+  example regression-gaussian-subset.toml sine.toml
+  run 0 train sine.toml --quiet --report pictures/sine.json --plots pictures
+  [ -s pictures/sine.fitted-curve.svg ] || fail "no fitted curve for the regression model"
+  [ ! -e pictures/sine.decision-regions.svg ] || fail "a regression model's curve named decision regions"
+  no_leftovers pictures
   # A missing folder is refused before training.
   run 2 train scg.toml --quiet --plots nowhere
   err_has "--plots nowhere"

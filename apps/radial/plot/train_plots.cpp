@@ -28,6 +28,8 @@ TrainPlots::TrainPlots(const std::string& folder, const Pipeline& pipeline,
   regions_name_ = (std::filesystem::path(folder) / (stem + ".decision-regions.svg")).string();
   curve_target_ = check_figure_output("--plots", curve_name_, inputs, outputs).target;
   regions_target_ = check_figure_output("--plots", regions_name_, inputs, outputs).target;
+  fitted_name_ = (std::filesystem::path(folder) / (stem + ".fitted-curve.svg")).string();
+  fitted_target_ = check_figure_output("--plots", fitted_name_, inputs, outputs).target;
 }
 
 void TrainPlots::render(const Registry& registry, const Pipeline& pipeline,
@@ -59,8 +61,10 @@ void TrainPlots::render(const Registry& registry, const Pipeline& pipeline,
     const Dataset data = read_dataset(pipeline.data.train, options);
     const PlotBody body = decision_regions_plot(model, restore_basis(registry, model, "the trained model"),
                                                 "the trained model", data, false);
-    pending_.emplace_back(regions_name_, std::make_unique<PendingOutput>(
-                                             regions_target_, render_figure(ImageFormat::Svg, 800, 600,
+    const bool regions = model.task == Task::Classification;
+    pending_.emplace_back(regions ? regions_name_ : fitted_name_,
+                          std::make_unique<PendingOutput>(
+                                             regions ? regions_target_ : fitted_target_, render_figure(ImageFormat::Svg, 800, 600,
                                                                             body.title, body.script)));
   } else {
     note("no decision regions: the model has " + std::to_string(d) +

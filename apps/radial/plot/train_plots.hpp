@@ -1,7 +1,8 @@
 #pragma once
 // `radial train ... --plots DIR`: the run's learning curve (DIR/STEM.learning-curve.svg) and,
-// when the model draws (two features, classification; one, regression), its decision regions
-// (DIR/STEM.decision-regions.svg), STEM being the pipeline file's stem. The folder and gnuplot
+// when the model draws, its decision regions (two-feature classification,
+// DIR/STEM.decision-regions.svg) or its fitted curve (one-input regression,
+// DIR/STEM.fitted-curve.svg), STEM being the pipeline file's stem. The folder and gnuplot
 // are checked before training; the images are rendered before anything is committed.
 
 #include <memory>
@@ -29,8 +30,8 @@ class TrainPlots {
   std::vector<std::string> commit();
 
  private:
-  std::string curve_name_, regions_name_;
-  OutputTarget curve_target_, regions_target_;
+  std::string curve_name_, regions_name_, fitted_name_;
+  OutputTarget curve_target_, regions_target_, fitted_target_;
   std::vector<std::pair<std::string, std::unique_ptr<PendingOutput>>> pending_;
 };
 

@@ -20,14 +20,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-const char* extension(ImageFormat format) {
-  switch (format) {
-    case ImageFormat::Png: return "png";
-    case ImageFormat::Pdf: return "pdf";
-    default: return "svg";
-  }
-}
-
 // Sizes are given in pixels; fonts are chosen so that text reads at the size a page shows.
 std::string terminal(ImageFormat format, int width, int height) {
   char size[64];
@@ -147,7 +139,7 @@ std::string data_block(const std::string& name, const std::vector<std::string>& 
 
 std::string render_figure(ImageFormat format, int width, int height, const std::string& title,
                           const std::string& body) {
-  return run_gnuplot(terminal(format, width, height), style(title) + body, extension(format));
+  return run_gnuplot(terminal(format, width, height), style(title) + body);
 }
 
 void write_figure(const FigureTarget& target, const std::string& bytes) {

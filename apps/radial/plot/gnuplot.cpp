@@ -1,16 +1,17 @@
-// gnuplot through a pipe: fork/exec with the script on its stdin, stderr kept in a file.
+// gnuplot through a pipe: fork/exec with the script on its stdin, the image and its messages
+// written into in-memory files.
 #include "gnuplot.hpp"
 
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -23,43 +24,37 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-// A private folder under $TMPDIR (or /tmp), removed with everything in it on scope exit.
-class TemporaryFolder {
+// An anonymous in-memory file (memfd): gnuplot writes the image and its messages into such
+// files, which vanish with the process however it ends, so an interrupted plot leaves nothing
+// behind in /tmp.
+class MemoryFile {
  public:
-  TemporaryFolder() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/radial-plot-XXXXXX";
-    if (!::mkdtemp(pattern.data())) {
-      throw std::runtime_error("cannot create a temporary folder for gnuplot (" + pattern +
-                               "): " + std::strerror(errno) + "; set TMPDIR to a writable folder");
+  explicit MemoryFile(const char* name) : fd_(::memfd_create(name, 0)) {
+    if (fd_ < 0) {
+      throw std::runtime_error(std::string("cannot create an in-memory file for gnuplot: ") +
+                               std::strerror(errno));
     }
-    path_ = pattern;
   }
-  ~TemporaryFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
+  ~MemoryFile() { ::close(fd_); }
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  int fd() const { return fd_; }
+  std::string contents() const {
+    std::string out;
+    char buffer[65536];
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(fd_, buffer, sizeof buffer, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      out.append(buffer, std::size_t(n));
+      at += n;
+    }
+    return out;
   }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-  const fs::path& path() const { return path_; }
 
  private:
-  fs::path path_;
+  int fd_;
 };
-
-// gnuplot's single-quoted string: a quote is doubled.
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
-  return out + "'";
-}
 
 // Writes all of `text` to the socket; false when gnuplot closed its end (it died early).
 // send() with MSG_NOSIGNAL: a reader that leaves is an error here, never a SIGPIPE.
@@ -97,25 +92,18 @@ fs::path find_gnuplot() {
                    "or run .ci/install-deps)");
 }
 
-std::string run_gnuplot(const std::string& terminal, const std::string& script,
-                        const std::string& extension) {
+std::string run_gnuplot(const std::string& terminal, const std::string& script) {
   const fs::path gnuplot = find_gnuplot();
-  TemporaryFolder folder;
-  const fs::path image = folder.path() / ("image." + extension);
-  const fs::path errors = folder.path() / "stderr.txt";
-  const std::string full = terminal + "\nset output " + quoted(image.string()) + "\n" + script +
-                           "\nunset output\n";
+  MemoryFile image("radial-plot-image"), errors("radial-plot-messages");
+  // The child sees the image as its fd 3; gnuplot opens it by name and truncates it.
+  constexpr int image_fd = 3;
+  const std::string full = terminal + "\nset output '/dev/fd/" + std::to_string(image_fd) + "'\n" +
+                           script + "\nunset output\n";
 
   // A socket pair as the pipe: send() can refuse SIGPIPE per call.
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
     throw std::runtime_error(std::string("cannot make a pipe to gnuplot: ") + std::strerror(errno));
-  }
-  const int error_fd = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (error_fd < 0) {
-    ::close(ends[0]);
-    ::close(ends[1]);
-    throw std::runtime_error("cannot create " + errors.string() + ": " + std::strerror(errno));
   }
   std::cout.flush();
   std::cerr.flush();
@@ -123,33 +111,31 @@ std::string run_gnuplot(const std::string& terminal, const std::string& script,
   if (child < 0) {
     ::close(ends[0]);
     ::close(ends[1]);
-    ::close(error_fd);
     throw std::runtime_error(std::string("cannot start gnuplot: ") + std::strerror(errno));
   }
   if (child == 0) {
     // stdout too goes to the error file: gnuplot's `print` and chatter are never results.
     ::dup2(ends[1], 0);
-    ::dup2(error_fd, 1);
-    ::dup2(error_fd, 2);
+    ::dup2(errors.fd(), 1);
+    ::dup2(errors.fd(), 2);
+    ::dup2(image.fd(), image_fd);
     ::execl(gnuplot.c_str(), "gnuplot", static_cast<char*>(nullptr));
     const char message[] = "exec gnuplot failed\n";
     (void)!::write(2, message, sizeof message - 1);
     ::_exit(127);
   }
   ::close(ends[1]);
-  ::close(error_fd);
   send_all(ends[0], full);  // a refusal shows as gnuplot's exit status below
   ::shutdown(ends[0], SHUT_WR);
   ::close(ends[0]);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
-  std::string messages = read_file(errors);
+  std::string messages = errors.contents();
   while (!messages.empty() && (messages.back() == '\n' || messages.back() == ' ')) messages.pop_back();
   const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  std::error_code error;
-  const auto size = fs::file_size(image, error);
-  if (!ok || error || size == 0) {
+  std::string bytes = image.contents();
+  if (!ok || bytes.empty()) {
     std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
                                         : "was killed by signal " + std::to_string(WTERMSIG(status));
     if (ok) how = "wrote no image";
@@ -157,7 +143,7 @@ std::string run_gnuplot(const std::string& terminal, const std::string& script,
                              (messages.empty() ? std::string() : ":\n" + messages));
   }
   if (!messages.empty()) std::cerr << "radial: gnuplot: " << messages << "\n";
-  return read_file(image);
+  return bytes;
 }
 
 }  // namespace radial::cli::plot

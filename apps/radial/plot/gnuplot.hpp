@@ -13,10 +13,10 @@ std::filesystem::path find_gnuplot();
 
 // Runs `terminal` (a `set terminal` line) then `script` (commands with the data inline as
 // `$NAME << EOD` blocks) through gnuplot's standard input, with `set output` between them naming
-// a file in a private temporary folder (so no partial image is ever beside the user's
-// output); the image's bytes are returned. A failure of gnuplot (non-zero exit, a signal, no image) throws std::runtime_error
-// with its standard error; warnings on a successful run are passed on to our stderr.
-std::string run_gnuplot(const std::string& terminal, const std::string& script,
-                        const std::string& extension);
+// an in-memory file (memfd: nothing is left on disk, whatever ends the process, and no partial
+// image is ever beside the user's output); the image's bytes are returned. A failure of gnuplot
+// (non-zero exit, a signal, no image) throws std::runtime_error with its standard error;
+// warnings on a successful run are passed on to our stderr.
+std::string run_gnuplot(const std::string& terminal, const std::string& script);
 
 }  // namespace radial::cli::plot

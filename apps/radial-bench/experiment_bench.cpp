@@ -56,14 +56,15 @@ double load_average() {
   return load;
 }
 
-Pass run_pass(const Registry& registry, const fs::path& file, const fs::path& database, int jobs) {
+Pass run_pass(const Registry& registry, const fs::path& file, const fs::path& database, int jobs,
+              int threads_per_run) {
   fs::remove(database);
   const Experiment experiment = read_experiment(file, registry);
   const std::vector<PlannedRun> runs = plan_runs(experiment, registry);
   ResultsStore store(database);
   ExperimentOptions options;
   options.jobs = jobs;
-  options.threads_per_run = 1;  // small runs: parallel over runs, not inside them
+  options.threads_per_run = threads_per_run;  // 0: cores / jobs, as `radial experiment`
   const double cpu_start = cpu_seconds();
   const auto start = Clock::now();
   const ExperimentSummary summary = run_experiment(experiment, runs, store, registry, options);
@@ -121,45 +122,56 @@ void experiment_bench(const Registry& registry, const fs::path& data_dir, const 
   const std::size_t total = 2 * seeds;
   const double load = load_average();
   std::cerr << "[radial-bench] experiment of " << total << " runs, jobs 1 and 2\n";
-  // Alternating passes, the median by wall time of each: load from elsewhere hits both alike.
-  std::vector<Pass> ones, twos;
-  for (std::size_t r = 0; r < std::max<std::size_t>(1, repeats); ++r) {
-    ones.push_back(run_pass(registry, file, folder / "jobs1.results.sqlite", 1));
-    twos.push_back(run_pass(registry, file, folder / "jobs2.results.sqlite", 2));
-  }
-  const auto median_pass = [](std::vector<Pass> passes) {
-    std::sort(passes.begin(), passes.end(),
-              [](const Pass& a, const Pass& b) { return a.wall < b.wall; });
-    return passes[passes.size() / 2];
+  // jobs 1 and jobs 2 with one thread per run (the pure effect of jobs), and jobs 1 with the
+  // host's default of cores / jobs threads per run (what `radial experiment --jobs 1` does).
+  struct Mode {
+    const char* label;
+    int jobs, threads_per_run;
   };
-  const Pass one = median_pass(ones), two = median_pass(twos);
-  if (one.ran != total || two.ran != total)
-    throw Error("radial-bench: the experiment ran " + std::to_string(one.ran) + " and " +
-                std::to_string(two.ran) + " runs, not " + std::to_string(total));
-  const bool same = one.errors == two.errors;
+  const std::vector<Mode> modes = {{"jobs 1", 1, 1},
+                                   {"jobs 2", 2, 1},
+                                   {"jobs 1, cores/jobs threads per run (the CLI default)", 1, 0}};
+  // Alternating passes, the median by wall time of each: load from elsewhere hits all alike.
+  std::vector<std::vector<Pass>> passes(modes.size());
+  for (std::size_t r = 0; r < std::max<std::size_t>(1, repeats); ++r)
+    for (std::size_t m = 0; m < modes.size(); ++m)
+      passes[m].push_back(run_pass(registry, file, folder / ("mode" + std::to_string(m) + ".sqlite"),
+                                   modes[m].jobs, modes[m].threads_per_run));
+  std::vector<Pass> median;
+  for (auto& list : passes) {
+    std::sort(list.begin(), list.end(), [](const Pass& a, const Pass& b) { return a.wall < b.wall; });
+    median.push_back(list[list.size() / 2]);
+    if (median.back().ran != total)
+      throw Error("radial-bench: the experiment ran " + std::to_string(median.back().ran) +
+                  " runs, not " + std::to_string(total));
+  }
+  bool same = true;
+  for (const Pass& p : median) same = same && p.errors == median.front().errors;
 
+  // Wall time beyond the training time of the runs, per run (with jobs at once, jobs x wall).
   const auto overhead_ms = [&](const Pass& p, int jobs) {
     return 1e3 * (double(jobs) * p.wall - p.training) / double(total);
   };
   out << "\nExperiment: " << total << " runs (synth3 250/1000 rows, k-means M = 10, thin-plate, "
-      << "irls and least-squares x " << seeds << " seeds), 1 thread per run, fresh databases, "
-      << "median of " << ones.size() << " passes; load average " << std::fixed
-      << std::setprecision(2) << load << " before\n"
-      << std::fixed << std::setprecision(3) << "  " << std::left << std::setw(8) << ""
-      << std::right << std::setw(10) << "wall s" << std::setw(10) << "cpu s" << std::setw(14)
-      << "training s"
-      << std::setw(16) << "overhead ms/run" << std::setw(8) << "failed" << "\n";
-  for (const auto& [label, pass, jobs] :
-       {std::make_tuple("jobs 1", &one, 1), std::make_tuple("jobs 2", &two, 2)})
-    out << "  " << std::left << std::setw(8) << label << std::right << std::setw(10)
-        << pass->wall << std::setw(10) << pass->cpu << std::setw(14) << pass->training << std::setw(16)
-        << overhead_ms(*pass, jobs) << std::setw(8) << pass->failed << "\n";
+      << "irls and least-squares x " << seeds << " seeds), fresh databases, median of "
+      << passes.front().size() << " passes; load average " << std::fixed << std::setprecision(2)
+      << load << " before\n"
+      << std::setprecision(3) << "  " << std::left << std::setw(54) << "" << std::right
+      << std::setw(8) << "wall s" << std::setw(8) << "cpu s" << std::setw(12) << "training s"
+      << std::setw(17) << "overhead ms/run" << std::setw(8) << "failed" << "\n";
+  for (std::size_t m = 0; m < modes.size(); ++m)
+    out << "  " << std::left << std::setw(54) << modes[m].label << std::right << std::setw(8)
+        << median[m].wall << std::setw(8) << median[m].cpu << std::setw(12) << median[m].training
+        << std::setw(17) << overhead_ms(median[m], modes[m].jobs) << std::setw(8)
+        << median[m].failed << "\n";
   out << "  overhead ms/run = (jobs x wall - training) / runs; cpu s < jobs x wall means the "
          "cores were shared\n"
       << "  overhead per run beyond training (jobs 1): " << std::setprecision(2)
-      << overhead_ms(one, 1) << " ms (target <= 10)\n"
-      << "  speed-up jobs 2 / jobs 1: " << one.wall / two.wall << "x (target >= 1.8)\n"
-      << "  test error rates of the two databases "
+      << overhead_ms(median[0], 1) << " ms (target <= 10)\n"
+      << "  speed-up jobs 2 / jobs 1: " << median[0].wall / median[1].wall
+      << "x (target >= 1.8); against jobs 1 with the CLI's threads per run: "
+      << median[2].wall / median[1].wall << "x\n"
+      << "  test error rates of the databases "
       << (same ? "identical" : "DIFFER (stored results depend on jobs)") << "\n"
       << std::defaultfloat;
 }

@@ -16,9 +16,10 @@ std::string machine_lines();
 
 // An experiment of `runs` small runs (the synth3 pair in `data_dir`, k-means 10 centres,
 // thin-plate basis, irls and least-squares outputs, runs / 2 seeds each), written as a file in
-// `work`, planned and run through the library with jobs = 1 and then jobs = 2, each into a
-// fresh results database in `work`, `repeats` times each (the median pass is shown). Prints the
-// per-run overhead beyond training time and the jobs = 2 speed-up.
+// `work`, planned and run through the library with jobs = 1 and jobs = 2 (one thread per run),
+// and jobs = 1 with the host's threads per run, each into a fresh results database in `work`,
+// `repeats` times each (the median pass is shown). Prints the per-run overhead beyond training
+// time and the jobs = 2 speed-up.
 void experiment_bench(const Registry& registry, const std::filesystem::path& data_dir,
                       const std::filesystem::path& work, std::size_t runs, std::size_t repeats,
                       std::ostream& out);

@@ -135,11 +135,13 @@ void experiment_bench(const Registry& registry, const fs::path& data_dir, const 
   std::vector<std::vector<Pass>> passes(modes.size());
   for (std::size_t r = 0; r < std::max<std::size_t>(1, repeats); ++r)
     for (std::size_t m = 0; m < modes.size(); ++m)
-      passes[m].push_back(run_pass(registry, file, folder / ("mode" + std::to_string(m) + ".sqlite"),
+      passes[m].push_back(run_pass(registry, file,
+                                   folder / ("mode" + std::to_string(m) + ".sqlite"),
                                    modes[m].jobs, modes[m].threads_per_run));
   std::vector<Pass> median;
   for (auto& list : passes) {
-    std::sort(list.begin(), list.end(), [](const Pass& a, const Pass& b) { return a.wall < b.wall; });
+    std::sort(list.begin(), list.end(),
+              [](const Pass& a, const Pass& b) { return a.wall < b.wall; });
     median.push_back(list[list.size() / 2]);
     if (median.back().ran != total)
       throw Error("radial-bench: the experiment ran " + std::to_string(median.back().ran) +

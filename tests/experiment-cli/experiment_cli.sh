@@ -210,14 +210,18 @@ changed-data)
   [ "$(ran_now)" = "9" ] || fail "changed LS pipeline: expected 9 runs, $(cat err.txt)"
   ;;
 concurrent)
-  "$radial" experiment exp.toml --jobs 1 --quiet >a.txt 2>a.err & a=$!
-  "$radial" experiment exp.toml --jobs 1 --quiet >b.txt 2>b.err & b=$!
-  wait $a || { cat a.err; fail "first process failed"; }
-  wait $b || { cat b.err; fail "second process failed"; }
-  [ "$(stored_count exp.results.sqlite)" = "$total" ] || fail "two processes: not $total runs"
-  $py -c "import sqlite3; c = sqlite3.connect('exp.results.sqlite'); assert c.execute('pragma integrity_check').fetchone()[0] == 'ok'" ||
-    fail "integrity_check failed"
-  cmp -s a.txt b.txt || fail "the two processes printed different tables"
+  # Two processes create and fill one new database at once, ten times over.
+  for round in $(seq 1 10); do
+    db=shared-$round.sqlite
+    "$radial" experiment exp.toml --jobs 1 --quiet --results $db >a.txt 2>a.err & a=$!
+    "$radial" experiment exp.toml --jobs 1 --quiet --results $db >b.txt 2>b.err & b=$!
+    wait $a || { cat a.err; fail "round $round: first process failed"; }
+    wait $b || { cat b.err; fail "round $round: second process failed"; }
+    [ "$(stored_count $db)" = "$total" ] || fail "round $round: not $total runs"
+    $py -c "import sqlite3; c = sqlite3.connect('$db'); assert c.execute('pragma integrity_check').fetchone()[0] == 'ok'" ||
+      fail "round $round: integrity_check failed"
+    cmp -s a.txt b.txt || fail "round $round: the two processes printed different tables"
+  done
   ;;
 failed-run)
   # 120 centres cannot be fitted on iris's 100 training rows: those runs fail, the others go on.
@@ -247,6 +251,11 @@ bad-files)
   run 2 experiment badset.toml
   err_has "badset.toml:"; err_has "count"
   [ ! -e badset.results.sqlite ] || fail "a bad experiment created its database"
+  # A misspelt table value is refused before any run, at its position.
+  sed 's/^value = "test.error_rate"/value = "test.eror_rate"/' exp.toml > badvalue.toml
+  run 2 experiment badvalue.toml
+  err_has "badvalue.toml:"; err_has "did you mean 'error_rate'"
+  [ ! -e badvalue.results.sqlite ] || fail "a bad table value created the database"
   run 2 results nowhere.sqlite
   err_has "nowhere.sqlite"
   echo "not a database" > text.sqlite

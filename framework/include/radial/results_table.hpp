@@ -53,6 +53,12 @@ struct Table {
   std::vector<std::optional<PairedComparison>> comparisons;
 };
 
+// Empty when `path` can name a number of a training report (its first parts are report keys:
+// "test.error_rate", "output.flops", "centres.figures.rank", "search.best.centres.count"),
+// else what is wrong, with "did you mean". Lets an experiment reject a misspelt [table] value
+// before any run; whether the runs' reports hold it is known only after them.
+std::string value_path_problem(const std::string& path);
+
 // InputError naming the unknown dimension or value (with "did you mean").
 Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
                  const std::string& title = {});

@@ -602,6 +602,8 @@ class ExperimentReader {
         fail(at(value->source()), "value is empty; name a report value such as "
                                   "\"test.error_rate\"");
       }
+      const std::string problem = value_path_problem(e.table.value);
+      if (!problem.empty()) fail(at(value->source()), problem);
     }
     if (const toml::node* compare = t->get("compare")) {
       const toml::array* array = compare->as_array();

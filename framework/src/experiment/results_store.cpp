@@ -4,6 +4,8 @@
 #include "radial/results_store.hpp"
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -77,6 +79,22 @@ struct ResultsStore::Impl {
   // Runs `sql` (no results); returns the SQLite code.
   int exec(const char* sql) const { return sqlite3_exec(db, sql, nullptr, nullptr, nullptr); }
 
+  // exec, retried while another connection holds the lock. Changing the journal mode can
+  // return SQLITE_BUSY at once, without calling the busy handler (two processes creating the
+  // same database); everything else already waits up to the busy timeout.
+  int exec_waiting(const char* sql) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+    while (true) {
+      const int rc = exec(sql);
+      const int primary = rc & 0xff;
+      if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() > deadline) {
+        return rc;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
   // The single integer `sql` returns, or the SQLite error code through `rc`.
   std::int64_t integer(const char* sql, int& rc) const {
     sqlite3_stmt* s = nullptr;
@@ -136,10 +154,14 @@ ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_
     // repeated inside the write transaction.
     const std::int64_t tables = impl_->integer("SELECT count(*) FROM sqlite_master", rc);
     if (rc != SQLITE_OK) not_ours(file, impl_->error());
-    if (tables != 0) not_ours(file, "an SQLite database of something else");
+    // Tables but no id: another process may have committed both since the id was read.
+    if (tables != 0) id = impl_->integer("PRAGMA application_id", rc);
+    if (tables != 0 && id != application_id) not_ours(file, "an SQLite database of something else");
+  }
+  if (id == 0) {
     // WAL must be chosen outside a transaction; it is persistent in the file.
-    if (impl_->exec("PRAGMA journal_mode=WAL") != SQLITE_OK ||
-        impl_->exec("BEGIN IMMEDIATE") != SQLITE_OK) {
+    if (impl_->exec_waiting("PRAGMA journal_mode=WAL") != SQLITE_OK ||
+        impl_->exec_waiting("BEGIN IMMEDIATE") != SQLITE_OK) {
       throw InputError("cannot create the results database " + quoted(file) + ": " +
                        impl_->error() + "; is its folder writable?");
     }

@@ -182,6 +182,48 @@ std::vector<double> run_fold_values(const RunRecord& run, const std::string& pat
   return v ? std::vector<double>{*v} : std::vector<double>{};
 }
 
+std::string value_path_problem(const std::string& path) {
+  // The report's keys (report.cpp, docs/pipeline-format.md "The report").
+  static const std::vector<std::string> top{"name", "seed", "threads", "seconds", "data", "centres",
+                                            "basis", "output", "train", "test", "cv", "search"};
+  static const std::vector<std::string> metrics{"rows", "error_rate", "misclassified",
+                                                "cross_entropy", "mse"};
+  static const std::vector<std::string> cv{"rows", "error_rate", "misclassified", "cross_entropy",
+                                           "mse", "folds", "committee", "error_rate_sd", "per_fold"};
+  static const std::vector<std::string> stage{
+      "iterations", "converged", "final_error", "seconds", "flops", "function_evaluations",
+      "gradient_evaluations", "figures", "count", "outputs"};
+  static const std::vector<std::string> data{"train_rows", "test_rows", "features", "classes",
+                                             "constant_columns"};
+  static const std::vector<std::string> search{"best", "folds", "candidates"};
+  const auto dot = path.find('.');
+  const std::string first = path.substr(0, dot);
+  const std::string rest = dot == std::string::npos ? "" : path.substr(dot + 1);
+  const std::string second = rest.substr(0, rest.find('.'));
+  const auto unknown = [&](const std::string& word, const std::vector<std::string>& known,
+                           const std::string& where) {
+    std::string message = "'" + path + "' is not a report value: " + where + " has no '" + word + "'";
+    const std::string close = did_you_mean(word, known);
+    if (!close.empty()) message += " (did you mean '" + close + "'?)";
+    return message + "; it has " + join(known, ", ");
+  };
+  if (std::find(top.begin(), top.end(), first) == top.end()) return unknown(first, top, "the report");
+  const std::vector<std::string>* keys = nullptr;
+  if (first == "train" || first == "test") keys = &metrics;
+  else if (first == "cv") keys = &cv;
+  else if (first == "centres" || first == "output" || first == "basis") keys = &stage;
+  else if (first == "data") keys = &data;
+  else if (first == "search") keys = &search;
+  if (keys == nullptr) {
+    return rest.empty() ? "" : "'" + path + "' is not a report value: " + first + " is a number itself";
+  }
+  if (rest.empty()) {
+    return "'" + path + "' names a group of values, not a number; add one of " + join(*keys, ", ");
+  }
+  if (std::find(keys->begin(), keys->end(), second) == keys->end()) return unknown(second, *keys, first);
+  return "";
+}
+
 Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
                  const std::string& title) {
   std::vector<json> overrides;
@@ -217,6 +259,8 @@ Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
                      " columns; give two, e.g. compare = [\"RBF/EM\", \"RBF/DEM\"]");
   }
 
+  const std::string problem = value_path_problem(spec.value);
+  if (!problem.empty()) throw InputError("table value: " + problem);
   // The value path: known when some run's report has it (failed runs have none to look at).
   bool any_ok = false, found = false;
   std::set<std::string> paths;  // every number path of the reports, for "did you mean"

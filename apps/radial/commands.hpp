@@ -37,6 +37,7 @@ struct ExperimentArgs {
   std::string file, results, format = "text";
   int jobs = 0;  // 0: all cores
   bool quiet = false;
+  bool retry_failed = false;
 };
 
 struct ResultsArgs {

@@ -108,10 +108,12 @@ int experiment_command(const Registry& registry, const ExperimentArgs& args) {
   check_not_an_input(database, experiment);
   const std::vector<PlannedRun> runs = plan_runs(experiment, registry);
   ResultsStore store(database);
+  store.set_table(experiment.name, table_spec_json(experiment.table));  // for `radial results`
 
   ProgressLine progress(args.quiet);
   ExperimentOptions options;
   options.jobs = args.jobs;
+  options.retry_failed = args.retry_failed;
   options.progress = [&](const ExperimentProgress& p) {
     progress.update(p.done, p.total, p.failed, p.elapsed, describe(experiment, *p.finished, *p.record));
   };
@@ -167,9 +169,12 @@ int results_command(const ResultsArgs& args) {
       experiments.push_back(r.experiment);
     }
   }
-  const TableSpec spec = table_option(args.table, TableSpec());
   std::string text;
   for (const std::string& name : experiments) {
+    // The experiment's own [table] (stored by `radial experiment`), changed by --table.
+    const std::string stored = store.table(name);
+    const TableSpec spec =
+        table_option(args.table, stored.empty() ? TableSpec() : table_spec_from_json(stored));
     std::vector<RunRecord> of;
     for (const RunRecord& r : runs) {
       if (r.experiment == name) of.push_back(r);

@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
   experiment_cmd->add_option("--format", experiment.format, "text, markdown, csv or json (every run)")
       ->check(CLI::IsMember(formats));
   experiment_cmd->add_flag("--quiet,-q", experiment.quiet, "no progress on stderr");
+  experiment_cmd->add_flag("--retry-failed", experiment.retry_failed,
+                           "run again the runs stored as failed (else they count as done)");
 
   radial::cli::ResultsArgs results;
   auto* results_cmd = app.add_subcommand("results", "print tables from a results database");
@@ -113,7 +115,7 @@ int main(int argc, char** argv) {
   results_cmd->add_option("--format", results.format, "text, markdown, csv or json (every run)")
       ->check(CLI::IsMember(formats));
   results_cmd->add_option("--table", results.table,
-                          "rows=DIM[+DIM],columns=DIM[+DIM],value=PATH,compare=A+B");
+                          "change the experiment's [table]: rows=DIM[+DIM],columns=DIM[+DIM],value=PATH,compare=A+B");
 
   radial::cli::PlotArgs plot;
   auto* plot_cmd = app.add_subcommand(

@@ -133,6 +133,9 @@ PY
   sed -e '/^\[grid\]/,/^$/d' -e 's/^value = .*/&\ncompare = ["LS", "IRLS"]/' exp.toml > paired.toml
   run 0 experiment paired.toml --format csv --quiet
   cp out.txt paired.csv
+  # radial results prints the experiment's own [table] (its compare included).
+  run 0 results paired.results.sqlite
+  out_has "sign test p"
   run 0 experiment paired.toml --format json --quiet
   $py - <<'PY' || fail "paired comparison differs from scipy"
 import csv, json
@@ -239,6 +242,12 @@ assert len(runs) == 27 and failed and ok, (len(runs), len(failed))
 assert all(r["message"] for r in failed)
 assert all(r["pipeline"] == "IRLS" for r in failed)
 PY
+  failed=$(grep -c '"status": "failed"' out.txt)
+  # Failed runs count as done, unless asked to run them again.
+  run 0 experiment exp.toml --jobs 2
+  [ "$(ran_now)" = "0" ] || fail "failed runs re-ran without --retry-failed"
+  run 0 experiment exp.toml --jobs 2 --retry-failed
+  [ "$(ran_now)" = "$failed" ] || fail "--retry-failed ran $(ran_now) runs, expected the $failed failed ones"
   ;;
 bad-files)
   printf 'name = "x"\nseedz = [1]\n' > typo.toml
@@ -254,7 +263,7 @@ bad-files)
   # A misspelt table value is refused before any run, at its position.
   sed 's/^value = "test.error_rate"/value = "test.eror_rate"/' exp.toml > badvalue.toml
   run 2 experiment badvalue.toml
-  err_has "badvalue.toml:"; err_has "did you mean 'error_rate'"
+  err_has "badvalue.toml:"; err_has "did you mean 'test.error_rate'"
   [ ! -e badvalue.results.sqlite ] || fail "a bad table value created the database"
   run 2 results nowhere.sqlite
   err_has "nowhere.sqlite"

@@ -90,6 +90,7 @@ struct ExperimentProgress {
 struct ExperimentOptions {
   int jobs = 0;              // runs at once (0: all cores)
   int threads_per_run = 0;   // 0: cores / jobs, at least 1
+  bool retry_failed = false; // run again the runs stored as failed (else they count as done)
   std::function<void(const ExperimentProgress&)> progress;  // called after each run, serialised
 };
 

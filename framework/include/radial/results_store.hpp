@@ -39,8 +39,9 @@ class ResultsStore {
 
   const std::filesystem::path& file() const { return file_; }
 
-  // Keys of every stored run.
-  std::vector<std::string> keys() const;
+  // Keys of every stored run; with `completed_only`, of the runs stored with status "ok" (a
+  // failed run is then run again: `radial experiment --retry-failed`).
+  std::vector<std::string> keys(bool completed_only = false) const;
   // Stores `run` in one transaction. A row with the same identity (experiment, dataset,
   // pipeline, overrides, seed) but another key (its pipeline or data changed) is replaced.
   // Thread-safe. OutputError when the database cannot be written (disk full, read-only).
@@ -48,6 +49,11 @@ class ResultsStore {
   // Every run, ordered by experiment, dataset, pipeline, overrides, seed; or only those of
   // `experiment` when it is not empty.
   std::vector<RunRecord> runs(const std::string& experiment = {}) const;
+
+  // The [table] an experiment asked for, as JSON (results_table.hpp: table_spec_json), so that
+  // `radial results` prints the same table; empty when none is stored. One transaction.
+  void set_table(const std::string& experiment, const std::string& spec_json);
+  std::string table(const std::string& experiment) const;
 
  private:
   struct Impl;

@@ -26,6 +26,11 @@ struct TableSpec {
   std::vector<std::string> compare;  // two column labels (pipeline names) to compare, or empty
 };
 
+// A TableSpec as JSON {"rows": [...], "columns": [...], "value": "...", "compare": [...]} and
+// back (the results store keeps each experiment's). from_json: InputError for malformed text.
+std::string table_spec_json(const TableSpec& spec);
+TableSpec table_spec_from_json(const std::string& text);
+
 // Paired comparison of two columns over matched (seed, fold) pairs: difference = b - a.
 struct PairedComparison {
   std::size_t pairs = 0;

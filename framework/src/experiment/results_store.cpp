@@ -209,9 +209,10 @@ ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_
 
 ResultsStore::~ResultsStore() = default;
 
-std::vector<std::string> ResultsStore::keys() const {
+std::vector<std::string> ResultsStore::keys(bool completed_only) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  Statement s(impl_->db, "SELECT key FROM runs ORDER BY key");
+  Statement s(impl_->db, completed_only ? "SELECT key FROM runs WHERE status = 'ok' ORDER BY key"
+                                        : "SELECT key FROM runs ORDER BY key");
   std::vector<std::string> keys;
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) keys.push_back(column_text(s.get(), 0));
@@ -290,6 +291,28 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) const {
     throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
   }
   return runs;
+}
+
+// Tables are kept in meta as "table:<experiment>": no new table, so the format stays 1.
+void ResultsStore::set_table(const std::string& experiment, const std::string& spec_json) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement s(impl_->db, "INSERT OR REPLACE INTO meta(name, value) VALUES(?1, ?2)");
+  const std::string name = "table:" + experiment;
+  sqlite3_bind_text(s.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s.get(), 2, spec_json.data(), static_cast<int>(spec_json.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(s.get()) != SQLITE_DONE) {
+    throw OutputError("cannot store the table of experiment '" + experiment +
+                          "' in the results database " + quoted(file_) + ": " + impl_->error(),
+                      sqlite3_system_errno(impl_->db) != 0 ? sqlite3_system_errno(impl_->db) : EIO);
+  }
+}
+
+std::string ResultsStore::table(const std::string& experiment) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement s(impl_->db, "SELECT value FROM meta WHERE name = ?1");
+  const std::string name = "table:" + experiment;
+  sqlite3_bind_text(s.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  return sqlite3_step(s.get()) == SQLITE_ROW ? column_text(s.get(), 0) : std::string();
 }
 
 }  // namespace radial

@@ -182,6 +182,27 @@ std::vector<double> run_fold_values(const RunRecord& run, const std::string& pat
   return v ? std::vector<double>{*v} : std::vector<double>{};
 }
 
+std::string table_spec_json(const TableSpec& spec) {
+  return json{{"rows", spec.rows}, {"columns", spec.columns}, {"value", spec.value},
+              {"compare", spec.compare}}
+      .dump();
+}
+
+TableSpec table_spec_from_json(const std::string& text) {
+  const auto j = parse(text);
+  TableSpec spec;
+  try {
+    if (!j || !j->is_object()) throw std::invalid_argument("not an object");
+    spec.rows = j->at("rows").get<std::vector<std::string>>();
+    spec.columns = j->at("columns").get<std::vector<std::string>>();
+    spec.value = j->at("value").get<std::string>();
+    spec.compare = j->at("compare").get<std::vector<std::string>>();
+  } catch (const std::exception& e) {
+    throw InputError("a stored table is malformed (" + std::string(e.what()) + "): " + text);
+  }
+  return spec;
+}
+
 std::string value_path_problem(const std::string& path) {
   // The report's keys (report.cpp, docs/pipeline-format.md "The report").
   static const std::vector<std::string> top{"name", "seed", "threads", "seconds", "data", "centres",
@@ -200,14 +221,18 @@ std::string value_path_problem(const std::string& path) {
   const std::string first = path.substr(0, dot);
   const std::string rest = dot == std::string::npos ? "" : path.substr(dot + 1);
   const std::string second = rest.substr(0, rest.find('.'));
+  // The suggestion is the whole path with the misspelt part replaced.
   const auto unknown = [&](const std::string& word, const std::vector<std::string>& known,
-                           const std::string& where) {
+                           const std::string& where, const std::string& before,
+                           const std::string& after) {
     std::string message = "'" + path + "' is not a report value: " + where + " has no '" + word + "'";
     const std::string close = did_you_mean(word, known);
-    if (!close.empty()) message += " (did you mean '" + close + "'?)";
+    if (!close.empty()) message += " (did you mean '" + before + close + after + "'?)";
     return message + "; it has " + join(known, ", ");
   };
-  if (std::find(top.begin(), top.end(), first) == top.end()) return unknown(first, top, "the report");
+  if (std::find(top.begin(), top.end(), first) == top.end()) {
+    return unknown(first, top, "the report", "", rest.empty() ? "" : "." + rest);
+  }
   const std::vector<std::string>* keys = nullptr;
   if (first == "train" || first == "test") keys = &metrics;
   else if (first == "cv") keys = &cv;
@@ -220,7 +245,9 @@ std::string value_path_problem(const std::string& path) {
   if (rest.empty()) {
     return "'" + path + "' names a group of values, not a number; add one of " + join(*keys, ", ");
   }
-  if (std::find(keys->begin(), keys->end(), second) == keys->end()) return unknown(second, *keys, first);
+  if (std::find(keys->begin(), keys->end(), second) == keys->end()) {
+    return unknown(second, *keys, first, first + ".", rest.substr(second.size()));
+  }
   return "";
 }
 

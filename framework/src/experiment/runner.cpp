@@ -200,7 +200,7 @@ ExperimentSummary run_experiment(const Experiment& experiment, const std::vector
   const auto start = Clock::now();
   ExperimentSummary summary;
   summary.planned = runs.size();
-  const std::vector<std::string> stored = store.keys();
+  const std::vector<std::string> stored = store.keys(options.retry_failed);
   std::unordered_set<std::string> seen(stored.begin(), stored.end());
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < runs.size(); ++i) {

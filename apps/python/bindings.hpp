@@ -1,0 +1,62 @@
+#pragma once
+// Declarations shared by the binding files of the `radial` Python module. The module is a thin
+// layer over the framework's public API: no algorithm lives here or in the Python parts.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "radial/basis.hpp"
+#include "radial/dataset.hpp"
+#include "radial/model.hpp"
+#include "radial/pipeline.hpp"
+#include "radial/registry.hpp"
+#include "radial/types.hpp"
+
+namespace radial::python {
+
+namespace py = pybind11;
+
+// The process's registry, loaded on first use (under the GIL) from the same search path as the
+// CLI plus the plugin folder beside the module. Never unloaded: plugin code may run until exit.
+const Registry& registry();
+void set_module_folder(const std::string& folder);
+
+// A parsed pipeline. `in_memory`: the text had no [data] train, so it was parsed with its data
+// replaced by arrays to come (fit(X, y)); fitting it from files is refused.
+struct PipelineHandle {
+  std::shared_ptr<const Pipeline> pipeline;
+  bool in_memory = false;
+};
+
+// A trained or loaded model with its restored basis, ready to predict.
+struct ModelHandle {
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<const Basis> basis;
+  std::string report_json;  // of the fit that made it; a loaded model's stored summary
+};
+
+ModelHandle make_model_handle(Model model, std::string report_json, const std::string& where);
+
+// NumPy -> framework matrices. Refuse (InputError naming `name`) anything but float64 with the
+// expected dimensions, and NaN/Inf (DataError, as the CSV reader does).
+Matrix to_matrix(const py::handle& array, const std::string& name);
+Vector to_vector(const py::handle& array, const std::string& name, std::size_t rows);
+py::array_t<double> to_numpy(const Matrix& matrix);
+
+// The data set the CSV reader would have made from these columns: the task from `task` or the
+// target's values (integers: classification), classes coded in increasing label order.
+Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
+                     std::vector<std::string> feature_names, std::string target_name,
+                     const std::optional<std::vector<double>>& class_values);
+
+void bind_errors(py::module_& m);
+void bind_plugins(py::module_& m);
+void bind_pipeline(py::module_& m);
+void bind_model(py::module_& m);
+
+}  // namespace radial::python

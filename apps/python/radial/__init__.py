@@ -1,0 +1,216 @@
+"""Radial RBF networks in Python: the framework's plugins, pipelines, models and reports.
+
+    import numpy, radial
+    pipeline = radial.Pipeline({"basis": {"plugin": "gaussian"},
+                                "centres": {"plugin": "kmeans", "count": 12},
+                                "output": {"plugin": "irls"}})
+    model = pipeline.fit(X, y, seed=1)
+    model.predict(X_new); model.save("m.radial"); radial.load("m.radial")
+
+The module is a thin layer over the C++ framework: the same plugins (built-in and those found
+through RADIAL_PLUGIN_PATH), pipeline files, model files and reports as the `radial` CLI.
+scikit-learn estimators are in radial.sklearn.
+"""
+
+import json as _json
+import os as _os
+
+from . import _radial
+from . import _toml
+
+__version__ = _radial.__version__
+
+
+class Error(RuntimeError):
+    """Any error reported by the Radial framework."""
+
+
+class InputError(Error, ValueError):
+    """Something given was wrong (pipeline, data, model file, parameter); the message is the
+    CLI's, naming where (file:line:column) and what to do."""
+
+
+class PipelineError(InputError):
+    """A pipeline file, text or dict is wrong; the message starts with file:line:column."""
+
+
+class DataError(InputError):
+    """Data is wrong (NaN or Inf, labels, a data file's line and column)."""
+
+
+class ModelFileError(InputError):
+    """A model file is corrupted, truncated, of a newer format or inconsistent."""
+
+
+class PluginError(InputError):
+    """A plugin cannot be used, or a model needs one that is not installed."""
+
+
+class ParameterError(InputError):
+    """A plugin parameter outside its type, range or choices."""
+
+
+class ShapeError(InputError):
+    """Arrays of the wrong shape (e.g. 3 features where 2 were trained)."""
+
+
+class NumericalError(Error, ArithmeticError):
+    """Numerical trouble no guard could recover from."""
+
+
+_radial._set_exception_classes({cls.__name__: cls for cls in (
+    Error, InputError, PipelineError, DataError, ModelFileError, PluginError, ParameterError,
+    ShapeError, NumericalError)})
+_radial._set_module_folder(_os.path.dirname(_os.path.abspath(_radial.__file__)))
+
+
+def plugins():
+    """Every loaded plugin as a dict: id, slot, version, summary, paper, library and params
+    (a list of dicts: name, type, default, required, min, max, choices, constraint, doc)."""
+    return _radial.plugins()
+
+
+class Model:
+    """A trained network: predictions, its file, its training report."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def predict(self, X):
+        """Class labels (classification) or values (regression), float64, one per row of X
+        (float64, n_samples x n_features, raw: the model's standardiser is applied here).
+        X is copied once into the framework's row-major matrix; the GIL is released."""
+        return self._handle.predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities, n_samples x n_classes (columns in the order of .classes)."""
+        return self._handle.predict_proba(X)
+
+    def outputs(self, X):
+        """The network's raw outputs y(x): probabilities, or linear outputs (n x outputs)."""
+        return self._handle.outputs(X)
+
+    def save(self, path):
+        """Writes the model file (the CLI's format; `radial predict --model path` reads it)."""
+        self._handle.save(_os.fspath(path))
+
+    def to_bytes(self):
+        """The model file's bytes."""
+        return self._handle.to_bytes()
+
+    @property
+    def report(self):
+        """The training report as a dict (the CLI's --report JSON): learning curves, warnings,
+        cross-validation and search tables. A loaded model gives the report stored in it."""
+        text = self._handle.report_json
+        return _json.loads(text) if text else {}
+
+    task = property(lambda self: self._handle.task, doc="'classification' or 'regression'")
+    classes = property(lambda self: list(self._handle.class_values),
+                       doc="class labels in output order (classification)")
+    feature_names = property(lambda self: list(self._handle.feature_names))
+    target_name = property(lambda self: self._handle.target_name)
+    n_features = property(lambda self: len(self._handle.feature_names))
+    link = property(lambda self: self._handle.link)
+    basis = property(lambda self: self._handle.basis_id, doc="the basis plugin id")
+    output = property(lambda self: self._handle.output_id, doc="the output plugin id")
+    centres = property(lambda self: self._handle.centres, doc="centre means, M x d (standardised)")
+    weights = property(lambda self: self._handle.weights, doc="(M+1) x outputs, bias last")
+    pipeline_text = property(lambda self: self._handle.pipeline_text)
+    seed = property(lambda self: self._handle.seed)
+    plugin_versions = property(lambda self: dict(self._handle.plugin_versions))
+
+    def __repr__(self):
+        return (f"<radial.Model {self.task}, basis {self.basis}, {self.centres.shape[0]} centres, "
+                f"output {self.output}>")
+
+    def __getstate__(self):
+        return {"bytes": self.to_bytes(), "report": self._handle.report_json}
+
+    def __setstate__(self, state):
+        self._handle = _radial.from_bytes(state["bytes"], "<pickle>")
+
+
+def load(path):
+    """Reads a model file written by radial.Model.save or `radial train --model`."""
+    return Model(_radial.load(_os.fspath(path)))
+
+
+class Pipeline:
+    """A pipeline, validated against the loaded plugins as the CLI does.
+
+    Pipeline("file.toml"), Pipeline(path), Pipeline(text=...) or Pipeline({...}) with a dict
+    mirroring the file. Errors are PipelineError with the CLI's file:line:column message. A
+    pipeline without [data] train is fitted on arrays: fit(X, y).
+    """
+
+    def __init__(self, source=None, *, text=None, overrides=()):
+        self._overrides = list(overrides)
+        if text is not None:
+            self._source = ("text", text, "<string>")
+        elif isinstance(source, dict):
+            self._source = ("text", _toml.dumps(source), "<dict>")
+        elif isinstance(source, (str, _os.PathLike)):
+            source = _os.fspath(source)
+            if "\n" in source or "[" in source and not _os.path.exists(source):
+                self._source = ("text", source, "<string>")
+            else:
+                self._source = ("file", source, source)
+        else:
+            raise TypeError("Pipeline(source): give a file path, TOML text or a dict")
+        self._parse()
+
+    def _parse(self):
+        kind, value, label = self._source
+        if kind == "file":
+            self._handle = _radial._Pipeline.read(value, self._overrides)
+        else:
+            self._handle = _radial._Pipeline.parse(value, label, self._overrides)
+
+    def set(self, key, value):
+        """Overrides one setting ("centres.count", 12) as `radial train --set` does; returns
+        self. The pipeline is validated again at once."""
+        previous = self._overrides
+        self._overrides = previous + [f"{key}={_toml.value(value, key)}"]
+        try:
+            self._parse()
+        except Exception:
+            self._overrides = previous
+            raise
+        return self
+
+    def fit(self, X=None, y=None, X_test=None, y_test=None, *, seed=None, threads=None,
+            feature_names=None, target_name=None):
+        """Trains the pipeline; returns a Model.
+
+        X: float64 array, n_samples x n_features, C- or F-ordered (copied once into the
+        framework's row-major matrix, which the trainer standardises in place); y: float64,
+        n_samples (integers: classification, else regression, unless [data] task says). With
+        no X, the pipeline's [data] files are read, as `radial train` does. seed and threads
+        override the pipeline's. The GIL is released; Ctrl-C raises KeyboardInterrupt.
+        """
+        handle = self._handle.fit(X, y, X_test, y_test, seed, threads,
+                                  list(feature_names) if feature_names is not None else [],
+                                  target_name or "")
+        return Model(handle)
+
+    name = property(lambda self: self._handle.name)
+    seed = property(lambda self: self._handle.seed)
+    threads = property(lambda self: self._handle.threads)
+    text = property(lambda self: self._handle.text, doc="the text as read, overrides noted")
+    settings = property(lambda self: self._handle.settings,
+                        doc="every setting as canonical TOML without [data]")
+    task = property(lambda self: self._handle.task)
+    standardize = property(lambda self: self._handle.standardize)
+    components = property(lambda self: self._handle.components,
+                          doc="{slot: {'plugin': id, 'params': {...}}} after validation")
+
+    def __repr__(self):
+        slots = self.components
+        parts = ", ".join(f"{slot} {c['plugin']}" for slot, c in slots.items())
+        return f"<radial.Pipeline {self.name!r}: {parts}>"
+
+
+__all__ = ["Pipeline", "Model", "load", "plugins", "Error", "InputError", "PipelineError",
+           "DataError", "ModelFileError", "PluginError", "ParameterError", "ShapeError",
+           "NumericalError"]

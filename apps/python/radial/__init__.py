@@ -205,6 +205,13 @@ class Pipeline:
     components = property(lambda self: self._handle.components,
                           doc="{slot: {'plugin': id, 'params': {...}}} after validation")
 
+    def __getstate__(self):
+        return {"source": self._source, "overrides": self._overrides}
+
+    def __setstate__(self, state):
+        self._source, self._overrides = state["source"], state["overrides"]
+        self._parse()
+
     def __repr__(self):
         slots = self.components
         parts = ", ".join(f"{slot} {c['plugin']}" for slot, c in slots.items())

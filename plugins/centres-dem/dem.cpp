@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "radial/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
@@ -25,18 +26,36 @@ std::string number(double v) {
   return buffer;
 }
 
+// The counts in coordinates y = x - mu_j centred on the old mean (the E-step's reference):
+// b = C1_num - C1_den, g = C(y)_num - C(y)_den, a = S_num - S_den with S the centred scatter
+// sum r (x - mu)^2. The update then never forms E[x^2] - mean^2.
+struct Centred {
+  double b = 0;
+  std::vector<double> g, a;
+};
+
+Centred centred(const MixtureCounts& num, const MixtureCounts& den, std::size_t j) {
+  const std::size_t d = num.cx.shape(1);
+  Centred c;
+  c.b = num.c1(j) - den.c1(j);
+  c.g.resize(d);
+  c.a.resize(d);
+  for (std::size_t l = 0; l < d; ++l) {
+    c.g[l] = (num.cx(j, l) - num.c1(j) * num.reference(j, l)) -
+             (den.cx(j, l) - den.c1(j) * den.reference(j, l));
+    c.a[l] = num.scatter_diagonal(j, l) - den.scatter_diagonal(j, l);
+  }
+  return c;
+}
+
 // Smallest D for which C1 + D > 0 and every updated variance of Gaussian j is positive.
-double minimum_d(const MixtureCounts& num, const MixtureCounts& den, const Centres& c,
-                 std::size_t j) {
-  const double b = num.c1(j) - den.c1(j);
-  double d_min = -b;
+double minimum_d(const Centred& t, const Centres& c, std::size_t j) {
+  double d_min = -t.b;
   for (std::size_t l = 0; l < c.dim(); ++l) {
-    const double a = num.cxx(j, l) - den.cxx(j, l);
-    const double cx = num.cx(j, l) - den.cx(j, l);
-    const double mu = c.means(j, l), s2 = c.diagonal(j, l);
-    // s2~ (b + D)^2 = s2 D^2 + (a + b (s2 + mu^2) - 2 cx mu) D + (a b - cx^2)
-    const double qb = a + b * (s2 + mu * mu) - 2.0 * cx * mu;
-    const double qc = a * b - cx * cx;
+    const double s2 = c.diagonal(j, l);
+    // s2~ (b + D)^2 = s2 D^2 + (a + b s2) D + (a b - g^2)   (y coordinates: old mean 0)
+    const double qb = t.a[l] + t.b * s2;
+    const double qc = t.a[l] * t.b - t.g[l] * t.g[l];
     const double disc = qb * qb - 4.0 * s2 * qc;
     if (disc >= 0) d_min = std::max(d_min, (-qb + std::sqrt(disc)) / (2.0 * s2));
   }
@@ -61,16 +80,18 @@ EbwSummary ebw_step(const MixtureCounts& num, const MixtureCounts& den, const Ce
       dj[j] = 0;  // no row speaks for or against this Gaussian: it keeps its parameters
       continue;
     }
-    const double d_min = minimum_d(num, den, old, j);
+    const Centred t = centred(num, den, j);
+    const double d_min = minimum_d(t, old, j);
     dj[j] = std::max(den.c1(j) / eta, 2.0 * d_min);
     if (!(dj[j] > 0)) dj[j] = std::max(1e-12, 2.0 * std::fabs(d_min));
     s.mean_d += dj[j] / double(m);
-    const double denom = num.c1(j) - den.c1(j) + dj[j];
+    const double denom = t.b + dj[j];
     for (std::size_t l = 0; l < d; ++l) {
       const double mu = old.means(j, l), s2 = old.diagonal(j, l);
-      const double mu_new = (num.cx(j, l) - den.cx(j, l) + dj[j] * mu) / denom;
-      double s2_new =
-          (num.cxx(j, l) - den.cxx(j, l) + dj[j] * (s2 + mu * mu)) / denom - mu_new * mu_new;
+      // Fig. 2 in y coordinates: mu~ - mu = g / (b + D), s2~ = (a + D s2) / (b + D) - (mu~ - mu)^2.
+      const double shift = t.g[l] / denom;
+      const double mu_new = mu + shift;
+      double s2_new = (t.a[l] + dj[j] * s2) / denom - shift * shift;
       if (!(s2_new >= floor)) {
         s2_new = floor;
         ++s.floored;

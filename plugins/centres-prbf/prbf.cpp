@@ -4,28 +4,23 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <limits>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "radial/errors.hpp"
 #include "radial/kernel_prior.hpp"
-#include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/kmeans.hpp"
-#include "radial/numerics/vector_math.hpp"
-#include "radial/parallel.hpp"
+#include "radial/numerics/mixture_em.hpp"
 
 namespace radial::plugins {
 
 namespace {
 
 constexpr const char* kId = "prbf";
-constexpr double kDeadKernel = 1e-8;  // total responsibility (rows) below which a kernel is dead
 
 std::string number(double v) {
   char buffer[32];
@@ -115,146 +110,30 @@ bool apply_floor(Centres& kernels, std::size_t j, const Floors& floors) {
   return true;
 }
 
-// The rows of each class, copied once so every E-step block is one class.
-std::vector<Matrix> split_by_class(const Matrix& x, const Labels& classes, std::size_t k) {
-  const std::size_t n = x.shape(0), d = x.shape(1);
+// |X_k|, the training rows of each class.
+std::vector<std::size_t> class_sizes(const Labels& classes, std::size_t k) {
   std::vector<std::size_t> sizes(k, 0);
-  for (std::size_t r = 0; r < n; ++r) ++sizes[std::size_t(classes(r))];
-  std::vector<Matrix> parts(k);
-  for (std::size_t c = 0; c < k; ++c) parts[c] = Matrix::from_shape({sizes[c], d});
-  std::vector<std::size_t> filled(k, 0);
-  for (std::size_t r = 0; r < n; ++r) {
-    const std::size_t c = std::size_t(classes(r));
-    std::memcpy(&parts[c](filled[c]++, 0), &x(r, 0), d * sizeof(double));
-  }
-  return parts;
+  for (std::size_t r = 0; r < classes.size(); ++r) ++sizes[std::size_t(classes(r))];
+  return sizes;
 }
 
-// Sufficient statistics of one E-step, per kernel j and class k:
-//   r(j,k) = sum_{x in X_k} P(j|x,C_k),  s(j,k,:) = sum_{x in X_k} P(j|x,C_k) x          (eq 4)
-//   scatter about the reference c_j (the means of the E-step), which keeps eqs 7/28 free of
-//   cancellation: diagonal q(j,:) = sum P (x - c_j)^2, full q_full[j] = sum P (x-c_j)(x-c_j)^T
-struct Statistics {
-  Matrix r;
-  Tensor3 s;
-  Matrix q;
-  std::vector<Matrix> q_full;
-  double log_likelihood = 0;  // sum_k sum_{x in X_k} log sum_j pi_jk p(x|j), eq 22's data term
-};
+// The kernels alone (means and covariances), as a kernel prior sees them.
+Centres kernels_only(const Centres& theta);
 
-// One row block's share of the statistics (per worker, reused from block to block).
-struct BlockPartial {
-  Matrix block, resp, weighted_sum, centred;
-  Vector r;
-  Matrix q;
-  std::vector<Matrix> q_full;
-  double log_likelihood = 0;
-};
-
-// E-step over the rows of each class in fixed row blocks, in parallel with an ordered
-// reduction, so the statistics do not depend on the thread count.
-void e_step(const std::vector<Matrix>& parts, const Centres& kernels, const Matrix& log_pi,
-            std::size_t block_rows, int threads, Statistics& stats) {
-  const std::size_t m = kernels.count(), d = kernels.dim(), k = parts.size();
-  const bool full = kernels.shape == Shape::Full;
-  stats.r = Matrix::from_shape({m, k});
-  stats.r.fill(0.0);
-  stats.s = Tensor3::from_shape({m, k, d});
-  stats.s.fill(0.0);
-  if (full) {
-    stats.q_full.assign(m, Matrix::from_shape({d, d}));
-    for (Matrix& q : stats.q_full) q.fill(0.0);
-  } else {
-    stats.q = Matrix::from_shape({m, d});
-    stats.q.fill(0.0);
-  }
-  stats.log_likelihood = 0;
-
-  const GaussianLogDensity density(kernels);  // compute() is const and thread-safe
-  const auto make_partial = [&] {
-    BlockPartial p;
-    p.weighted_sum = Matrix::from_shape({m, d});
-    p.r = Vector::from_shape({m});
-    if (full) p.q_full.assign(m, Matrix::from_shape({d, d}));
-    else p.q = Matrix::from_shape({m, d});
-    return p;
-  };
-  for (std::size_t c = 0; c < k; ++c) {
-    const Matrix& xk = parts[c];
-    const std::size_t nk = xk.shape(0);
-    if (nk == 0) continue;
-    const auto compute = [&](const RowBlock& b, BlockPartial& p) {
-      const std::size_t rows = b.count;
-      if (p.block.shape(0) != rows) p.block = Matrix::from_shape({rows, d});
-      std::memcpy(p.block.data(), &xk(b.first, 0), rows * d * sizeof(double));
-      density.compute(p.block, p.resp);  // rows x M, log p(x|j)
-      // Eq 4 by log-sum-exp: a_nj = log pi_jk + log p(x_n|j).
-      std::vector<double> row_max(rows);
-      for (std::size_t n = 0; n < rows; ++n) {
-        double* a = &p.resp(n, 0);
-        double top = -std::numeric_limits<double>::infinity();
-        for (std::size_t j = 0; j < m; ++j) {
-          a[j] += log_pi(j, c);
-          top = std::max(top, a[j]);
-        }
-        for (std::size_t j = 0; j < m; ++j) a[j] -= top;
-        row_max[n] = top;
-      }
-      exp_in_place(p.resp);
-      p.r.fill(0.0);
-      p.log_likelihood = 0;
-      for (std::size_t n = 0; n < rows; ++n) {
-        double* a = &p.resp(n, 0);
-        double sum = 0;
-        for (std::size_t j = 0; j < m; ++j) sum += a[j];
-        p.log_likelihood += row_max[n] + std::log(sum);
-        const double inverse = 1.0 / sum;
-        for (std::size_t j = 0; j < m; ++j) {
-          a[j] *= inverse;
-          p.r(j) += a[j];
-        }
-      }
-      xt::blas::gemm(p.resp, p.block, p.weighted_sum, true, false, 1.0, 0.0);  // M x d
-      if (full) {
-        if (p.centred.shape(0) != rows) p.centred = Matrix::from_shape({rows, d});
-        for (std::size_t j = 0; j < m; ++j) {
-          for (std::size_t n = 0; n < rows; ++n) {
-            const double w = std::sqrt(p.resp(n, j));
-            for (std::size_t a = 0; a < d; ++a)
-              p.centred(n, a) = w * (p.block(n, a) - kernels.means(j, a));
-          }
-          xt::blas::gemm(p.centred, p.centred, p.q_full[j], true, false, 1.0, 0.0);
-        }
-      } else {
-        p.q.fill(0.0);
-        for (std::size_t j = 0; j < m; ++j) {
-          double* q = &p.q(j, 0);
-          const double* mean = &kernels.means(j, 0);
-          for (std::size_t n = 0; n < rows; ++n) {
-            const double w = p.resp(n, j);
-            const double* x = &p.block(n, 0);
-            for (std::size_t a = 0; a < d; ++a) {
-              const double e = x[a] - mean[a];
-              q[a] += w * e * e;
-            }
-          }
-        }
-      }
-    };
-    const auto combine = [&](const RowBlock&, BlockPartial& p) {
-      stats.log_likelihood += p.log_likelihood;
-      for (std::size_t j = 0; j < m; ++j) {
-        stats.r(j, c) += p.r(j);
-        for (std::size_t a = 0; a < d; ++a) stats.s(j, c, a) += p.weighted_sum(j, a);
-      }
-      if (full) {
-        for (std::size_t j = 0; j < m; ++j) stats.q_full[j] += p.q_full[j];
-      } else {
-        stats.q += p.q;
-      }
-    };
-    ordered_reduce<BlockPartial>(nk, block_rows, threads, make_partial, compute, combine);
-  }
+// The E-step (eq 4, P(j|x,C_k) = pi_jk p(x|j) / sum_i pi_ik p(x|i)) by the framework's
+// class-weighted E-step, over fixed row blocks with an ordered reduction (the same counts for
+// any thread count). Per kernel j and class k, counts.class_c1(j, k) = sum_{x in X_k} P(j|x,C_k)
+// and counts.class_cx(j, k, :) = sum_{x in X_k} P(j|x,C_k) x (the sums of eqs 6-8, 11); the
+// scatter is centred on the E-step's means, so eqs 7 and 28 (covariance_about) avoid the
+// E[x^2] - mean^2 cancellation. Returns sum_k sum_{x in X_k} log sum_j pi_jk p(x|j), eq 22's
+// data term.
+double responsibilities(const Matrix& x, const Labels& classes, const Centres& theta,
+                        const Matrix& log_pi, std::size_t block_rows, int threads,
+                        MixtureCounts& counts) {
+  EStepOptions options;
+  options.block_rows = std::max<std::size_t>(block_rows, 1);
+  options.threads = threads;
+  return e_step(x, kernels_only(theta), log_pi, classes, options, counts).log_likelihood;
 }
 
 Matrix log_of(const Matrix& pi) {
@@ -263,7 +142,6 @@ Matrix log_of(const Matrix& pi) {
   return out;
 }
 
-// The kernels alone (means and covariances), as a kernel prior sees them.
 Centres kernels_only(const Centres& theta) {
   Centres kernels;
   kernels.means = theta.means;
@@ -309,11 +187,11 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   const bool full = options.shape == Shape::Full;
 
   // Eq 20: P(C_k) = |X_k| / |X|.
-  const std::vector<Matrix> parts = split_by_class(x, classes, k);
+  const std::vector<std::size_t> sizes = class_sizes(classes, k);
   theta.class_priors = Vector::from_shape({k});
-  for (std::size_t c = 0; c < k; ++c) theta.class_priors(c) = double(parts[c].shape(0)) / double(n);
+  for (std::size_t c = 0; c < k; ++c) theta.class_priors(c) = double(sizes[c]) / double(n);
   for (std::size_t c = 0; c < k; ++c)
-    if (parts[c].shape(0) == 0) {
+    if (sizes[c] == 0) {
       for (std::size_t j = 0; j < m; ++j) theta.mixing(j, c) = 1.0 / double(m);
       ctx.warn(kId, "empty-class",
                "class " + std::to_string(c) + " has no training rows: P(C_" + std::to_string(c) +
@@ -341,15 +219,15 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   report.series["log_prior"].clear();
   report.curve.clear();
 
-  Statistics stats;
+  MixtureCounts stats;
   KernelPriorInput before, after;
   before.rows = after.rows = n;
   double previous = 0;
   std::size_t steps = 0;
   bool converged = false;
   for (std::size_t t = 0;; ++t) {
-    e_step(parts, theta, log_of(theta.mixing), std::max<std::size_t>(options.block_rows, 1),
-           ctx.threads, stats);
+    const double log_likelihood = responsibilities(x, classes, theta, log_of(theta.mixing),
+                                                   options.block_rows, ctx.threads, stats);
 
     // Subkernel means mu_jk (eq 11) and P(C_k|j) at pi^(t) (eq 15).
     before.kernels = kernels_only(theta);
@@ -358,15 +236,16 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
     for (std::size_t j = 0; j < m; ++j)
       for (std::size_t c = 0; c < k; ++c)
         for (std::size_t a = 0; a < d; ++a)
-          before.subkernel_means(j, c, a) = stats.r(j, c) > 0 ? stats.s(j, c, a) / stats.r(j, c)
+          before.subkernel_means(j, c, a) = stats.class_c1(j, c) > 0
+                                              ? stats.class_cx(j, c, a) / stats.class_c1(j, c)
                                                               : theta.means(j, a);
 
     // L(theta_t), eq 22. The input is checked once per iteration: a third-party prior
     // receives only consistent arrays.
     if (map) before.check();
     const double log_prior = map ? -prior->kernel_penalty(before) : 0.0;
-    const double posterior = stats.log_likelihood + log_prior;
-    report.series["log_likelihood"].push_back(stats.log_likelihood);
+    const double posterior = log_likelihood + log_prior;
+    report.series["log_likelihood"].push_back(log_likelihood);
     report.series["log_prior"].push_back(log_prior);
     report.series["log_posterior"].push_back(posterior);
     report.curve.push_back({t, -posterior, 0.0,
@@ -392,8 +271,8 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
     Centres next = theta;
     for (std::size_t j = 0; j < m; ++j) {
       double total = 0;
-      for (std::size_t c = 0; c < k; ++c) total += stats.r(j, c);
-      if (total < kDeadKernel) {
+      for (std::size_t c = 0; c < k; ++c) total += stats.class_c1(j, c);
+      if (total < empty_component_count) {
         if (dead.insert(j).second)
           ctx.warn(kId, "dead-kernel",
                    "kernel " + std::to_string(j) + " has total responsibility " + number(total) +
@@ -406,37 +285,20 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
       std::vector<double> mean(d);
       for (std::size_t a = 0; a < d; ++a) {
         double numerator = mean_terms.target(j, a);
-        for (std::size_t c = 0; c < k; ++c) numerator += stats.s(j, c, a);
+        for (std::size_t c = 0; c < k; ++c) numerator += stats.class_cx(j, c, a);
         mean[a] = numerator / denominator;
         next.means(j, a) = mean[a];
       }
-      // Covariances about the new mean: eq 28 (eq 7), from the scatter q about the old mean c:
-      // sum P (x - mu)(x - mu)^T = q - e g^T - g e^T + total e e^T, e = mu - c, g = s - total c.
-      std::vector<double> e(d), g(d);
-      for (std::size_t a = 0; a < d; ++a) {
-        e[a] = mean[a] - theta.means(j, a);
-        double s = 0;
-        for (std::size_t c = 0; c < k; ++c) s += stats.s(j, c, a);
-        g[a] = s - total * theta.means(j, a);
-      }
-      if (full) {
-        for (std::size_t a = 0; a < d; ++a)
-          for (std::size_t b = 0; b <= a; ++b) {
-            const double v = (stats.q_full[j](a, b) + total * e[a] * e[b] - e[a] * g[b] -
-                              g[a] * e[b]) / total;
-            next.covariances(j, a, b) = v;
-            next.covariances(j, b, a) = v;
-          }
-      } else {
-        for (std::size_t a = 0; a < d; ++a)
-          next.diagonal(j, a) = (stats.q(j, a) + total * e[a] * e[a] - 2 * e[a] * g[a]) / total;
-      }
+      // Covariances about the new mean: eq 28 (eq 7 when the mean is eq 6's), from the scatter
+      // about the E-step's means (covariance_about).
+      covariance_about(stats, j, mean.data(),
+                       full ? &next.covariances(j, 0, 0) : &next.diagonal(j, 0));
       if (apply_floor(next, j, floor) && floor_count++ == 0)
         first_floor = "kernel " + std::to_string(j) + " at iteration " + std::to_string(t);
     }
 
     // Mixing weights: eq 29 with the delta of eq 30 at the new kernels (eq 8 without a prior).
-    Matrix numerator = stats.r;
+    Matrix numerator = stats.class_c1;
     if (map) {
       after.kernels = kernels_only(next);
       after.subkernel_means = before.subkernel_means;
@@ -447,14 +309,14 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
       numerator += terms;
     }
     for (std::size_t c = 0; c < k; ++c) {
-      if (parts[c].shape(0) == 0) continue;
+      if (sizes[c] == 0) continue;
       double sum = 0;
       for (std::size_t j = 0; j < m; ++j) {
         if (numerator(j, c) < 0) {
           // Section 3.1: a negative prior is set to 0 and the class's priors renormalised.
           if (clamp_count++ == 0)
             first_clamp = "pi(" + std::to_string(j) + ", " + std::to_string(c) + ") = " +
-                          number(numerator(j, c) / double(parts[c].shape(0))) +
+                          number(numerator(j, c) / double(sizes[c])) +
                           " at iteration " + std::to_string(t);
           numerator(j, c) = 0;
         }
@@ -463,7 +325,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
       if (!(sum > 0)) {  // every weight of the class clamped: fall back to eq 8
         ++fallback_count;
         sum = 0;
-        for (std::size_t j = 0; j < m; ++j) sum += (numerator(j, c) = stats.r(j, c));
+        for (std::size_t j = 0; j < m; ++j) sum += (numerator(j, c) = stats.class_c1(j, c));
       }
       for (std::size_t j = 0; j < m; ++j) next.mixing(j, c) = numerator(j, c) / sum;
     }
@@ -593,15 +455,14 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
     for (std::size_t c = 0; c < num_classes; ++c)
       log_w(j, c) = mixture.mixing(j, 0) > 0 ? std::log(mixture.mixing(j, 0))
                                              : -std::numeric_limits<double>::infinity();
-  Statistics stats;
-  e_step(split_by_class(x, classes, num_classes), theta, log_w,
-         std::max<std::size_t>(options.block_rows, 1), ctx.threads, stats);
+  MixtureCounts stats;
+  responsibilities(x, classes, theta, log_w, options.block_rows, ctx.threads, stats);
   theta.mixing = Matrix::from_shape({m, num_classes});
   for (std::size_t c = 0; c < num_classes; ++c) {
     double total = 0;
-    for (std::size_t j = 0; j < m; ++j) total += stats.r(j, c);
+    for (std::size_t j = 0; j < m; ++j) total += stats.class_c1(j, c);
     for (std::size_t j = 0; j < m; ++j)
-      theta.mixing(j, c) = total > 0 ? stats.r(j, c) / total : 1.0 / double(m);
+      theta.mixing(j, c) = total > 0 ? stats.class_c1(j, c) / total : 1.0 / double(m);
   }
   return theta;
 }

@@ -320,7 +320,7 @@ TEST_CASE("the discriminative E-step's counts equal two ordinary E-steps", "[mix
         for (std::size_t a = 0; a < d; ++a) {
           REQUIRE(got->cx(j, a) == Approx(want->cx(j, a)).epsilon(1e-12).margin(1e-12));
           if (shape == Shape::Diagonal)
-            REQUIRE(got->cxx(j, a) == Approx(want->cxx(j, a)).epsilon(1e-12));
+            REQUIRE(got->scatter_diagonal(j, a) == Approx(want->scatter_diagonal(j, a)).epsilon(1e-12));
           else
             for (std::size_t b = 0; b < d; ++b)
               REQUIRE(got->scatter(j, a, b) ==

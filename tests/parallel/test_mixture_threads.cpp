@@ -84,7 +84,7 @@ TEST_CASE("the E-step gives bit-identical counts for any thread count", "[parall
       CHECK(same_bits(one.c1.data(), other.c1.data(), m));
       CHECK(same_bits(one.cx.data(), other.cx.data(), m * d));
       if (shape == radial::Shape::Diagonal)
-        CHECK(same_bits(one.cxx.data(), other.cxx.data(), m * d));
+        CHECK(same_bits(one.scatter_diagonal.data(), other.scatter_diagonal.data(), m * d));
       else
         CHECK(same_bits(one.scatter.data(), other.scatter.data(), m * d * d));
       CHECK(same_bits(s1.row_log_likelihood.data(), s.row_log_likelihood.data(), n));

@@ -114,7 +114,7 @@ TEST_CASE("discriminative E-step: numerator counts are EM's, log R^d is sum log 
   radial::e_step(data.x, c, lnum, &data.y, e, em);
   for (std::size_t j = 0; j < c.count(); ++j) {
     CHECK(num.c1(j) == Approx(em.c1(j)).epsilon(1e-12));
-    for (std::size_t l = 0; l < c.dim(); ++l) CHECK(num.cxx(j, l) == Approx(em.cxx(j, l)).epsilon(1e-12));
+    for (std::size_t l = 0; l < c.dim(); ++l) CHECK(num.scatter_diagonal(j, l) == Approx(em.scatter_diagonal(j, l)).epsilon(1e-12));
   }
   // Denominator responsibilities sum to one per row.
   CHECK(xt::sum(den.c1)() == Approx(double(data.x.shape(0))).epsilon(1e-12));
@@ -144,7 +144,7 @@ TEST_CASE("discriminative E-step with the K-d tree at the exact threshold equals
     CHECK(tn.c1(j) == Approx(bn.c1(j)).epsilon(1e-9).margin(1e-12));
     for (std::size_t l = 0; l < c.dim(); ++l) {
       CHECK(td.cx(j, l) == Approx(bd.cx(j, l)).epsilon(1e-9).margin(1e-10));
-      CHECK(td.cxx(j, l) == Approx(bd.cxx(j, l)).epsilon(1e-9).margin(1e-10));
+      CHECK(td.scatter_diagonal(j, l) == Approx(bd.scatter_diagonal(j, l)).epsilon(1e-9).margin(1e-10));
     }
   }
 }

@@ -3,18 +3,26 @@
 //
 //   E-step   responsibilities r_nj = w_j N(x_n|j) / sum_j' w_j' N(x_n|j'), by log-sum-exp over
 //            log-density blocks, accumulated straight into occupation counts
-//            C(1)_j = sum_n r_nj, C(x)_j = sum_n r_nj x_n, C(x^2)_j = sum_n r_nj x_n^2
+//            C(1)_j = sum_n r_nj, C(x)_j = sum_n r_nj x_n and the scatter about a reference
+//            m_j, sum_n r_nj (x_n - m_j)(x_n - m_j)^T (its diagonal for Spherical and Diagonal)
 //            (Klautau, paper 002, section III-A and fig. 1; Nabney / Bishop for full covariances)
-//   M-step   w_j = C(1)_j / sum C(1), mu_j = C(x)_j / C(1)_j, sigma^2 = C(x^2)/C(1) - mu^2
-//            for spherical, diagonal and full covariances, with a covariance floor
+//            (mixture_estep.cpp). The weights may be one set for every row or one set per class
+//            (PRBF's pi_jk, Constantinopoulos et al. eq 4); then the counts are also kept per class.
+//   M-step   w_j = C(1)_j / sum C(1), mu_j = C(x)_j / C(1)_j, Sigma_j = the scatter about mu_j
+//            over C(1)_j, from the centred scatter (no E[x^2] - mean^2 cancellation), for
+//            spherical, diagonal and full covariances, with a covariance floor (mixture_mstep.cpp)
 //   driver   em_mixture(): E/M iterations with a monotone log-likelihood trace, convergence on
 //            its relative change, an iteration cap, and the empty-component policy below
+//            (mixture_em.cpp)
 //
 // Densities come either from GaussianLogDensity (blocked GEMM identity, the brute-force path;
 // for Diagonal and well-conditioned Full shapes one GEMM of the rows' features [x^2, x, 1] or
-// [(y_a y_b)_{a<=b}, y, 1] gives every density, and one more every count)
+// [(y_a y_b)_{a<=b}, y, 1] gives every density, and for Full one more every count)
 // or, when a GaussianBoxTree is given, from TreeLogDensity over each row's leaf candidates
-// (paper 002, section III-C), with the other Gaussians taken as 0.
+// (paper 002, section III-C), with the other Gaussians taken as 0. A row whose leaf holds none
+// of the Gaussians it may use gets them evaluated directly (one fallback for every E-step).
+// Every path runs over fixed row blocks with an ordered reduction (radial/parallel.hpp): the
+// counts are bit-identical for any thread count.
 //
 // Class-conditional mixtures: components carry owner classes (Centres::owner) and a row is
 // responsible only to the components of its group (its class), with weights normalised within
@@ -41,23 +49,39 @@
 
 namespace radial {
 
-// Occupation counts of a mixture (paper 002, section III-A). For Spherical and Diagonal shapes
-// cxx holds the elementwise second moments; for Full, scatter holds
-// sum_n r_nj (x_n - m_j)(x_n - m_j)^T about a reference m_j (reference): the means at the
-// E-step (K-d tree and whitened paths), or one point g for all j, the mean of the component
-// means (quadratic-feature path, where the counts are one GEMM; SquaredDistances bounds
-// |m_j - g|^2 / sigma_min^2 there, which bounds the cancellation in the update).
+// Total responsibility (rows) below which a component is empty (dead): the M-step leaves it
+// unchanged and the learner repairs or reports it.
+constexpr double empty_component_count = 1e-8;
+
+// Occupation counts of a mixture (paper 002, section III-A). The scatter is centred on a
+// reference m_j (`reference`, M x d): the means at the E-step, except on the Full
+// quadratic-feature path, where the counts are one GEMM and m_j = g for all j, the mean of the
+// component means (SquaredDistances bounds |m_j - g|^2 / sigma_min^2 there, which bounds the
+// cancellation in the update). Spherical and Diagonal keep the diagonal of the scatter,
+// scatter_diagonal(j, k) = sum_n r_nj (x_nk - m_jk)^2; Full keeps all of it.
+// With class-specific weights (e_step with a weight matrix) class_c1 and class_cx hold
+// C(1) and C(x) of each class's rows (PRBF's sum_{x in X_k} P(j|x,C_k) and its x-weighted sum).
 struct MixtureCounts {
-  Vector c1;          // M
-  Matrix cx;          // M x d
-  Matrix cxx;         // M x d           (Spherical, Diagonal)
-  Tensor3 scatter;    // M x d x d       (Full)
-  Matrix reference;   // M x d           (Full)
+  Vector c1;                 // M
+  Matrix cx;                 // M x d
+  Matrix scatter_diagonal;   // M x d          (Spherical, Diagonal)
+  Tensor3 scatter;           // M x d x d      (Full)
+  Matrix reference;          // M x d
+  Matrix class_c1;           // M x K          (class-specific weights only)
+  Tensor3 class_cx;          // M x K x d      (class-specific weights only)
   Shape shape = Shape::Diagonal;
 
-  // Zeroes the counts for M components in d dimensions.
+  // Zeroes the counts for M components in d dimensions (no class counts).
   void reset(std::size_t m, std::size_t d, Shape shape);
 };
+
+// The covariance of component j's weighted rows about any mean mu (d values):
+// sum_n r_nj (x_n - mu)(x_n - mu)^T / C(1)_j = (S + C(1) e e^T - e g^T - g e^T) / C(1)_j with
+// S the scatter about the reference m_j, e = mu - m_j and g = C(x)_j - C(1)_j m_j. For
+// mu = C(x)/C(1) this is the EM update (PRBF eq 7, Klautau fig. 1); for a MAP mean it is
+// PRBF eq 28. `out` gets d variances (Spherical, Diagonal) or the d x d matrix (Full).
+void covariance_about(const MixtureCounts& counts, std::size_t j, const double* mean,
+                      double* out);
 
 struct EStepOptions {
   const GaussianBoxTree* tree = nullptr;  // null: every Gaussian evaluated (brute force)
@@ -84,6 +108,14 @@ struct EStepSummary {
 EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& log_weights,
                     const Labels* groups, const EStepOptions& options, MixtureCounts& counts);
 
+// E-step with class-specific weights: a row of class k = classes(n) sees the weights
+// log_weights(:, k) (M x K), e.g. PRBF's log pi_jk (Constantinopoulos et al., eq 4:
+// P(j|x,C_k) = pi_jk p(x|j) / sum_i pi_ik p(x|i)); components with owners are further limited
+// to the row's class. Fills counts.class_c1 and counts.class_cx besides the totals;
+// log_likelihood is sum_n log sum_j pi_{j,y_n} p(x_n|j).
+EStepSummary e_step(const Matrix& x, const Centres& components, const Matrix& log_weights,
+                    const Labels& classes, const EStepOptions& options, MixtureCounts& counts);
+
 // The discriminative E-step of DEM (paper 002, fig. 2), from one evaluation of the densities:
 // numerator counts over the components of each row's own class (owner == classes(n), weights
 // log_weights_numerator = log w_jg), denominator counts over all components (the evidence
@@ -103,7 +135,8 @@ DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& class
 
 struct MStepOptions {
   double covariance_floor = 1e-6;  // variances below are raised to it
-  double empty_count = 1e-8;       // components with C(1) below keep their old parameters
+  double empty_count = empty_component_count;  // components with C(1) below keep their old
+                                               // parameters
 };
 
 struct MStepSummary {

@@ -1,0 +1,514 @@
+// The E-steps of the mixture EM (mixture_em.hpp): responsibilities by log-sum-exp over fixed
+// row blocks (dense GEMM densities, or K-d tree candidates with one fallback), accumulated into
+// centred occupation counts with an ordered reduction (paper 002, section III-A, III-C, fig. 2;
+// Constantinopoulos et al. eq 4 for class-specific weights).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <xtensor-blas/xblas.hpp>
+
+#include "mixture_em_detail.hpp"
+#include "radial/numerics/gaussian.hpp"
+#include "radial/numerics/small_gemm.hpp"
+#include "radial/numerics/vector_math.hpp"
+#include "radial/parallel.hpp"
+
+namespace radial {
+
+using namespace mixture_detail;
+
+namespace {
+
+// One set of responsibilities computed from a block's log densities: the log weights a row
+// sees (one column for every row, or the column of the row's class) and the components it may
+// use (with `allowed`, only those with owner == allowed(n)).
+struct View {
+  std::vector<const double*> log_weights;  // 1 or K columns of M values
+  const Labels* weight_groups = nullptr;   // selects the column when there are K
+  const Labels* allowed = nullptr;
+  const Labels* owner = nullptr;
+  MixtureCounts* counts = nullptr;
+  bool class_counts = false;               // also fill counts->class_c1 / class_cx
+
+  const double* row_weights(std::size_t n) const {
+    return log_weights.size() == 1 ? log_weights[0]
+                                   : log_weights[std::size_t((*weight_groups)(n))];
+  }
+  bool masked(std::size_t n, std::size_t j) const {
+    return allowed && (*owner)(j) != (*allowed)(n);
+  }
+};
+
+struct ViewSums {
+  double log_likelihood = 0;
+};
+
+// The Full quadratic-feature form (SquaredDistances): log N(x_n|j) = min((F W')_nj, c_j) in one
+// GEMM with W' = -0.5 W and c_j added to the coefficient of the constant feature (r^2 >= 0
+// clamped), and the Full counts then one GEMM R^T F (scatter about the reference g).
+struct FeatureForm {
+  std::size_t p = 0;
+  Matrix coefficients;       // P x M
+  std::vector<double> cap;   // M
+};
+
+FeatureForm make_feature_form(const GaussianLogDensity& density) {
+  const SquaredDistances& dist = density.distances();
+  const Vector& c = density.constants();
+  FeatureForm form;
+  form.p = dist.feature_count();
+  const std::size_t m = dist.count();
+  form.coefficients = -0.5 * dist.feature_coefficients();  // exact: a power of 2
+  form.cap.resize(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    form.cap[j] = c(j);
+    form.coefficients(form.p - 1, j) += c(j);
+  }
+  return form;
+}
+
+// counts (reset, shape Full) from the feature statistics G^T = sum over blocks of F^T R
+// (P x M), F = [(y_a y_b)_{a<=b}, y, 1] with y = x - g: scatter about g, C(x) = C(y) + C(1) g.
+void unpack_full_features(const Matrix& gt, const SquaredDistances& dist, MixtureCounts& counts) {
+  const std::size_t m = gt.shape(1), d = dist.dim(), p = dist.feature_count();
+  const std::size_t pairs = d * (d + 1) / 2;
+  const Vector& ref = dist.feature_reference();
+  for (std::size_t j = 0; j < m; ++j) {
+    const double c1 = gt(p - 1, j);
+    counts.c1(j) = c1;
+    std::size_t f = 0;
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = a; b < d; ++b, ++f)
+        counts.scatter(j, a, b) = counts.scatter(j, b, a) = gt(f, j);
+    for (std::size_t k = 0; k < d; ++k) {
+      counts.cx(j, k) = gt(pairs + k, j) + c1 * ref(k);
+      counts.reference(j, k) = ref(k);
+    }
+  }
+}
+
+// counts += the statistics of responsibilities r (rows x M) over the block xb (rows x d):
+// C(1), C(x) = R^T X, and the scatter about counts.reference, summed term by term as
+// r_nj (x_n - m_j)^2 (Diagonal, Spherical) or as Y^T Y with Y = sqrt(r_nj) (x_n - m_j) (Full).
+void accumulate_block(const Matrix& xb, const Matrix& r, MixtureCounts& counts, Matrix& scaled) {
+  const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
+  for (std::size_t n = 0; n < rows; ++n) {
+    const double* rr = &r(n, 0);
+    for (std::size_t j = 0; j < m; ++j) counts.c1(j) += rr[j];
+  }
+  xt::blas::gemm(r, xb, counts.cx, true, false, 1.0, 1.0);
+  if (counts.shape == Shape::Full) {
+    if (scaled.shape(0) != rows || scaled.shape(1) != d) scaled.resize({rows, d});
+    Matrix cov = Matrix::from_shape({d, d});
+    for (std::size_t j = 0; j < m; ++j) {
+      const double* ref = &counts.reference(j, 0);
+      for (std::size_t n = 0; n < rows; ++n) {
+        const double s = std::sqrt(r(n, j));
+        for (std::size_t k = 0; k < d; ++k) scaled(n, k) = s * (xb(n, k) - ref[k]);
+      }
+      xt::blas::gemm(scaled, scaled, cov, true, false, 1.0, 0.0);
+      double* out = &counts.scatter(j, 0, 0);
+      for (std::size_t i = 0; i < d * d; ++i) out[i] += cov.data()[i];
+    }
+  } else {
+    for (std::size_t j = 0; j < m; ++j) {
+      const double* ref = &counts.reference(j, 0);
+      double* s = &counts.scatter_diagonal(j, 0);
+      for (std::size_t n = 0; n < rows; ++n) {
+        const double w = r(n, j);
+        if (w == 0) continue;
+        const double* xr = &xb(n, 0);
+        for (std::size_t k = 0; k < d; ++k) {
+          const double e = xr[k] - ref[k];
+          s[k] += w * e * e;
+        }
+      }
+    }
+  }
+}
+
+// counts.class_c1 / class_cx += the block's responsibilities split by the rows' classes.
+void accumulate_classes(const Matrix& xb, const Matrix& r, const Labels& classes,
+                        std::size_t first, MixtureCounts& counts) {
+  const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
+  for (std::size_t n = 0; n < rows; ++n) {
+    const auto k = std::size_t(classes(first + n));
+    const double* xr = &xb(n, 0);
+    for (std::size_t j = 0; j < m; ++j) {
+      const double w = r(n, j);
+      if (w == 0) continue;
+      counts.class_c1(j, k) += w;
+      double* s = &counts.class_cx(j, k, 0);
+      for (std::size_t a = 0; a < d; ++a) s[a] += w * xr[a];
+    }
+  }
+}
+
+// One row's candidates (component, log density) -> the allowed ones with a = log w + log N,
+// then responsibilities in `value`; returns the log-sum-exp (-inf when nothing is allowed).
+double sparse_row(const std::uint32_t* comp, const double* logn, std::size_t count,
+                  const double* log_weights, const View& view, std::size_t row,
+                  std::vector<std::uint32_t>& used, std::vector<double>& value) {
+  used.clear();
+  value.clear();
+  double mx = minus_inf;
+  for (std::size_t e = 0; e < count; ++e) {
+    const std::uint32_t j = comp[e];
+    if (view.masked(row, j)) continue;
+    const double a = logn[e] + log_weights[j];
+    if (a == minus_inf) continue;
+    used.push_back(j);
+    value.push_back(a);
+    mx = std::max(mx, a);
+  }
+  if (used.empty()) return minus_inf;
+  for (double& v : value) v -= mx;
+  exp_in_place(value.data(), value.size());
+  double s = 0;
+  for (const double v : value) s += v;
+  const double inv = 1.0 / s;
+  for (double& v : value) v *= inv;
+  return mx + std::log(s);
+}
+
+// The K-d tree fallback, for a row whose leaf holds none of the components of the first view:
+// the leaf's candidates the view may not use are kept (other views may use them) and every
+// component the view may use is evaluated directly, in index order. Returns how many were
+// evaluated.
+std::size_t widen_candidates(const TreeLogDensity& density, const double* x, const View& view,
+                      std::size_t row, const std::uint32_t* comp, const double* logn,
+                      std::size_t count, std::vector<std::uint32_t>& out_comp,
+                      std::vector<double>& out_logn) {
+  out_comp.clear();
+  out_logn.clear();
+  for (std::size_t e = 0; e < count; ++e)
+    if (view.masked(row, comp[e])) {
+      out_comp.push_back(comp[e]);
+      out_logn.push_back(logn[e]);
+    }
+  const std::size_t kept = out_comp.size();
+  for (std::size_t j = 0; j < density.count(); ++j) {
+    if (view.masked(row, j)) continue;
+    out_comp.push_back(std::uint32_t(j));
+    out_logn.push_back(density.log_density(x, j));
+  }
+  return out_comp.size() - kept;
+}
+
+struct EStepTotals {
+  std::vector<double> log_likelihood;  // per view
+  std::size_t fallback_rows = 0;
+  double evaluated = 0;
+};
+
+void reset_counts(MixtureCounts& c, std::size_t m, std::size_t d, Shape shape,
+                  const Matrix& reference, std::size_t classes) {
+  c.reset(m, d, shape);
+  c.reference = reference;
+  if (classes) {
+    c.class_c1 = xt::zeros<double>({m, classes});
+    c.class_cx = xt::zeros<double>({m, classes, d});
+  }
+}
+
+void add_to(double* to, const double* from, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) to[i] += from[i];
+}
+
+void add_counts(MixtureCounts& to, const MixtureCounts& from) {
+  add_to(to.c1.data(), from.c1.data(), from.c1.size());
+  add_to(to.cx.data(), from.cx.data(), from.cx.size());
+  add_to(to.scatter_diagonal.data(), from.scatter_diagonal.data(), from.scatter_diagonal.size());
+  add_to(to.scatter.data(), from.scatter.data(), from.scatter.size());
+  add_to(to.class_c1.data(), from.class_c1.data(), from.class_c1.size());
+  add_to(to.class_cx.data(), from.class_cx.data(), from.class_cx.size());
+}
+
+void zero(MixtureCounts& c) {
+  for (auto* a : {&c.c1}) std::fill(a->begin(), a->end(), 0.0);
+  for (auto* a : {&c.cx, &c.scatter_diagonal, &c.class_c1}) std::fill(a->begin(), a->end(), 0.0);
+  for (auto* a : {&c.scatter, &c.class_cx}) std::fill(a->begin(), a->end(), 0.0);
+}
+
+// The E-step engine: each block's log densities are evaluated once (dense or tree), every
+// view's responsibilities and counts follow from them, and the blocks' partials are summed in
+// block order (parallel.hpp), so every count is the same for any thread count. row_ll (may be
+// null) gets the first view's per-row log-likelihood.
+EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<View>& views,
+                       const EStepOptions& options, std::size_t classes, Vector* row_ll) {
+  const std::size_t n_rows = x.shape(0), m = components.count(), d = components.dim();
+  const std::size_t nv = views.size();
+  const Shape shape = components.shape;
+  const bool statistics = options.statistics;
+  const std::size_t block = std::max<std::size_t>(1, options.block_rows);
+  for (View& v : views)
+    reset_counts(*v.counts, m, d, shape, components.means, v.class_counts ? classes : 0);
+
+  std::unique_ptr<GaussianLogDensity> dense;
+  std::unique_ptr<TreeLogDensity> tree;
+  FeatureForm form;
+  bool full_features = false;
+  if (options.tree) {
+    tree = std::make_unique<TreeLogDensity>(components, options.tree);
+  } else {
+    dense = std::make_unique<GaussianLogDensity>(components);
+    if (dense->distances().feature_count()) {
+      form = make_feature_form(*dense);
+      full_features = shape == Shape::Full;
+    }
+  }
+  const std::size_t p = form.p;
+
+  struct Partial {
+    Matrix xb, f, logn, a, scaled;
+    std::vector<double> lse;
+    SparseLogDensity sparse;
+    std::vector<std::uint32_t> used, wide_comp;
+    std::vector<double> resp, wide_logn;
+    std::vector<MixtureCounts> counts;
+    std::vector<Matrix> stats;  // Full feature form: P x M per view
+    std::vector<double> log_likelihood;
+    std::size_t fallback_rows = 0;
+    double evaluated = 0;
+  };
+  EStepTotals totals;
+  totals.log_likelihood.assign(nv, 0.0);
+  std::vector<Matrix> stats(nv);
+  if (full_features)
+    for (Matrix& s : stats) s = xt::zeros<double>({p, m});
+
+  ordered_reduce<Partial>(
+      n_rows, block, options.threads,
+      [&] {
+        Partial q;
+        q.counts.resize(nv);
+        q.stats.resize(nv);
+        for (std::size_t v = 0; v < nv; ++v) {
+          reset_counts(q.counts[v], m, d, shape, components.means,
+                       views[v].class_counts ? classes : 0);
+          if (full_features) q.stats[v] = Matrix::from_shape({p, m});
+        }
+        q.log_likelihood.assign(nv, 0.0);
+        return q;
+      },
+      [&](const RowBlock& rb, Partial& q) {
+        const std::size_t first = rb.first, rows = rb.count;
+        copy_rows(x, first, rows, q.xb);
+        std::fill(q.log_likelihood.begin(), q.log_likelihood.end(), 0.0);
+        q.fallback_rows = 0;
+        if (statistics)
+          for (MixtureCounts& c : q.counts) zero(c);
+        if (!tree) {
+          // Dense: log N(x_n|j) for every row and component, then each view's weights.
+          if (p) {
+            dense->distances().features(q.xb.data(), rows, q.f);
+            q.logn.resize({rows, m});
+            small_gemm(rows, m, p, q.f.data(), p, 1, form.coefficients.data(), m, q.logn.data(),
+                       m, false);
+            for (std::size_t n = 0; n < rows; ++n) {
+              double* l = &q.logn(n, 0);
+              for (std::size_t j = 0; j < m; ++j) l[j] = std::min(l[j], form.cap[j]);
+            }
+          } else {
+            dense->compute(q.xb, q.logn);
+          }
+          q.evaluated = double(m) * double(rows);
+          for (std::size_t v = 0; v < nv; ++v) {
+            const View& view = views[v];
+            if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
+            for (std::size_t n = 0; n < rows; ++n) {
+              const double* l = &q.logn(n, 0);
+              const double* lw = view.row_weights(first + n);
+              double* r = &q.a(n, 0);
+              for (std::size_t j = 0; j < m; ++j)
+                r[j] = view.masked(first + n, j) ? minus_inf : l[j] + lw[j];
+            }
+            q.lse.resize(rows);
+            exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
+            for (std::size_t n = 0; n < rows; ++n) {
+              if (v == 0 && row_ll) (*row_ll)(first + n) = q.lse[n];
+              q.log_likelihood[v] += q.lse[n];
+            }
+            if (!statistics) continue;
+            if (full_features) {
+              small_gemm(p, m, rows, q.f.data(), 1, p, q.a.data(), m, q.stats[v].data(), m,
+                         false);
+            } else {
+              accumulate_block(q.xb, q.a, q.counts[v], q.scaled);
+            }
+            if (view.class_counts)
+              accumulate_classes(q.xb, q.a, *view.weight_groups, first, q.counts[v]);
+          }
+          return;
+        }
+        // K-d tree: each row's leaf candidates; the fallback widens them (widen_candidates).
+        tree->compute_sparse(q.xb, q.sparse);
+        q.evaluated = double(q.sparse.value.size());
+        for (std::size_t n = 0; n < rows; ++n) {
+          const std::size_t row = first + n;
+          const double* xr = &q.xb(n, 0);
+          const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
+          const std::uint32_t* comp = q.sparse.component.data() + b;
+          const double* val = q.sparse.value.data() + b;
+          std::size_t count = e - b;
+          for (std::size_t v = 0; v < nv; ++v) {
+            const View& view = views[v];
+            const double* lw = view.row_weights(row);
+            double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+            if (v == 0 && q.used.empty()) {
+              ++q.fallback_rows;
+              q.evaluated += double(widen_candidates(*tree, xr, view, row, comp, val, count,
+                                                     q.wide_comp, q.wide_logn));
+              comp = q.wide_comp.data();
+              val = q.wide_logn.data();
+              count = q.wide_comp.size();
+              l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+            }
+            if (statistics) {
+              for (std::size_t i = 0; i < q.used.size(); ++i)
+                accumulate_one(xr, q.used[i], q.resp[i], q.counts[v], d);
+              if (view.class_counts) {
+                const auto k = std::size_t((*view.weight_groups)(row));
+                for (std::size_t i = 0; i < q.used.size(); ++i) {
+                  q.counts[v].class_c1(q.used[i], k) += q.resp[i];
+                  double* s = &q.counts[v].class_cx(q.used[i], k, 0);
+                  for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
+                }
+              }
+            }
+            if (v == 0 && row_ll) (*row_ll)(row) = l;
+            q.log_likelihood[v] += l;
+          }
+        }
+      },
+      [&](const RowBlock&, Partial& q) {
+        for (std::size_t v = 0; v < nv; ++v) {
+          totals.log_likelihood[v] += q.log_likelihood[v];
+          if (!statistics) continue;
+          if (full_features) add_to(stats[v].data(), q.stats[v].data(), stats[v].size());
+          add_counts(*views[v].counts, q.counts[v]);
+        }
+        totals.fallback_rows += q.fallback_rows;
+        totals.evaluated += q.evaluated;
+      });
+  if (full_features && statistics)
+    for (std::size_t v = 0; v < nv; ++v)
+      unpack_full_features(stats[v], dense->distances(), *views[v].counts);
+  return totals;
+}
+
+}  // namespace
+
+void MixtureCounts::reset(std::size_t m, std::size_t d, Shape s) {
+  shape = s;
+  c1 = xt::zeros<double>({m});
+  cx = xt::zeros<double>({m, d});
+  reference = xt::zeros<double>({m, d});
+  class_c1 = Matrix();
+  class_cx = Tensor3();
+  if (s == Shape::Full) {
+    scatter = xt::zeros<double>({m, d, d});
+    scatter_diagonal = Matrix();
+  } else {
+    scatter_diagonal = xt::zeros<double>({m, d});
+    scatter = Tensor3();
+  }
+}
+
+EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& log_weights,
+                    const Labels* groups, const EStepOptions& options, MixtureCounts& counts) {
+  check_inputs(x, components, log_weights.size(), "E-step");
+  const std::size_t n_rows = x.shape(0), m = components.count();
+  View view;
+  view.log_weights = {log_weights.data()};
+  view.counts = &counts;
+  if (groups) {
+    if (groups->size() != n_rows)
+      throw ShapeError("E-step: " + std::to_string(groups->size()) + " group labels for " +
+                       std::to_string(n_rows) + " rows");
+    if (components.owner.size() != m)
+      throw ShapeError("E-step: group labels were given but the components have no owners");
+    view.allowed = groups;
+    view.owner = &components.owner;
+  }
+  std::vector<View> views{view};
+  EStepSummary summary;
+  summary.row_log_likelihood = Vector::from_shape({n_rows});
+  const EStepTotals t = run_e_step(x, components, views, options, 0, &summary.row_log_likelihood);
+  summary.log_likelihood = t.log_likelihood[0];
+  summary.fallback_rows = t.fallback_rows;
+  summary.mean_candidates = n_rows ? t.evaluated / double(n_rows) : 0.0;
+  return summary;
+}
+
+EStepSummary e_step(const Matrix& x, const Centres& components, const Matrix& log_weights,
+                    const Labels& classes, const EStepOptions& options, MixtureCounts& counts) {
+  check_inputs(x, components, log_weights.dimension() == 2 ? log_weights.shape(0) : 0,
+               "class-weighted E-step");
+  const std::size_t n_rows = x.shape(0), m = components.count(), k = log_weights.shape(1);
+  if (classes.size() != n_rows)
+    throw ShapeError("class-weighted E-step: " + std::to_string(classes.size()) +
+                     " class labels for " + std::to_string(n_rows) + " rows");
+  for (std::size_t n = 0; n < n_rows; ++n)
+    if (classes(n) < 0 || std::size_t(classes(n)) >= k)
+      throw ShapeError("class-weighted E-step: row " + std::to_string(n) + " has class " +
+                       std::to_string(classes(n)) + " but there are " + std::to_string(k) +
+                       " weight columns");
+  // Columns of log pi (M x K, row-major) as contiguous vectors.
+  std::vector<Vector> columns(k, Vector::from_shape({m}));
+  View view;
+  for (std::size_t c = 0; c < k; ++c) {
+    for (std::size_t j = 0; j < m; ++j) columns[c](j) = log_weights(j, c);
+    view.log_weights.push_back(columns[c].data());
+  }
+  view.weight_groups = &classes;
+  view.class_counts = true;
+  view.counts = &counts;
+  if (components.owner.size() == m) {
+    view.allowed = &classes;
+    view.owner = &components.owner;
+  }
+  std::vector<View> views{view};
+  EStepSummary summary;
+  summary.row_log_likelihood = Vector::from_shape({n_rows});
+  const EStepTotals t = run_e_step(x, components, views, options, k, &summary.row_log_likelihood);
+  summary.log_likelihood = t.log_likelihood[0];
+  summary.fallback_rows = t.fallback_rows;
+  summary.mean_candidates = n_rows ? t.evaluated / double(n_rows) : 0.0;
+  return summary;
+}
+
+DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& classes,
+                                            const Centres& components,
+                                            const Vector& log_weights_numerator,
+                                            const Vector& log_weights_denominator,
+                                            const EStepOptions& options, MixtureCounts& numerator,
+                                            MixtureCounts& denominator) {
+  check_inputs(x, components, log_weights_numerator.size(), "discriminative E-step");
+  check_inputs(x, components, log_weights_denominator.size(), "discriminative E-step");
+  const std::size_t n_rows = x.shape(0), m = components.count();
+  if (classes.size() != n_rows)
+    throw ShapeError("discriminative E-step: " + std::to_string(classes.size()) +
+                     " class labels for " + std::to_string(n_rows) + " rows");
+  if (components.owner.size() != m)
+    throw ShapeError("discriminative E-step: the components have no owner classes");
+  // Numerator: the row's own class, weights w_jg; denominator: the evidence mixture, weights
+  // P(y) w_jg. A row's fallback candidates serve both.
+  std::vector<View> views(2);
+  views[0].log_weights = {log_weights_numerator.data()};
+  views[0].allowed = &classes;
+  views[0].owner = &components.owner;
+  views[0].counts = &numerator;
+  views[1].log_weights = {log_weights_denominator.data()};
+  views[1].counts = &denominator;
+  const EStepTotals t = run_e_step(x, components, views, options, 0, nullptr);
+  DiscriminativeSummary summary;
+  summary.log_numerator = t.log_likelihood[0];
+  summary.log_denominator = t.log_likelihood[1];
+  summary.fallback_rows = t.fallback_rows;
+  summary.mean_candidates = n_rows ? t.evaluated / double(n_rows) : 0.0;
+  return summary;
+}
+
+}  // namespace radial

@@ -15,4 +15,7 @@ namespace radial::python {
 
 void run_interruptible(std::function<void(const std::atomic<bool>& cancelled)> work);
 
+// Blocks (without the GIL) until every interrupted fit's thread has finished (atexit).
+void wait_for_background_work();
+
 }  // namespace radial::python

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "bindings.hpp"
+#include "interrupt.hpp"
 #include "radial/version.hpp"
 
 namespace radial::python {
@@ -51,6 +52,7 @@ PYBIND11_MODULE(_radial, m) {
   m.doc() = "Radial RBF networks: the framework's plugins, pipelines, models and reports.";
   m.attr("__version__") = radial::version;
   m.def("_set_module_folder", &rp::set_module_folder);
+  m.def("_wait_for_background_work", &rp::wait_for_background_work);
   m.def(
       "_search_path",
       [] {

@@ -12,6 +12,7 @@ through RADIAL_PLUGIN_PATH), pipeline files, model files and reports as the `rad
 scikit-learn estimators are in radial.sklearn.
 """
 
+import atexit as _atexit
 import json as _json
 import os as _os
 
@@ -62,6 +63,8 @@ _radial._set_exception_classes({cls.__name__: cls for cls in (
     Error, InputError, PipelineError, DataError, ModelFileError, PluginError, ParameterError,
     ShapeError, NumericalError)})
 _radial._set_module_folder(_os.path.dirname(_os.path.abspath(_radial.__file__)))
+# A fit interrupted by Ctrl-C finishes its current stage in the background; exit waits for it.
+_atexit.register(_radial._wait_for_background_work)
 
 
 def plugins():

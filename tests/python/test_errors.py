@@ -1,0 +1,129 @@
+"""Bad input raises Python exceptions (radial.InputError family, also ValueError) carrying the
+CLI's messages, and the process carries on."""
+
+import numpy as np
+import pytest
+
+import radial
+from conftest import two_class
+
+GOOD = """[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+count = 4
+[output]
+plugin = "irls"
+"""
+
+
+def with_data(tmp_path, text):
+    """`text` with a [data] table first (the CLI needs one), the positions shifted by 2 lines."""
+    data = tmp_path / "d.csv"
+    data.write_text("x1,x2,label\n0,0,0\n1,1,1\n0,1,0\n1,0,1\n2,2,0\n")
+    return f'[data]\ntrain = "{data}"\n' + text
+
+
+def cli_error(done):
+    assert done.returncode == 2
+    prefix = "radial: error: "
+    assert done.stderr.startswith(prefix)
+    return done.stderr[len(prefix):].strip()
+
+
+def test_unknown_plugin_has_the_cli_message(cli, tmp_path):
+    file = tmp_path / "p.toml"
+    file.write_text(with_data(tmp_path, GOOD.replace('"gaussian"', '"gausian"')))
+    with pytest.raises(radial.PipelineError) as caught:
+        radial.Pipeline(file)
+    assert str(caught.value) == cli_error(cli("validate", file, check=False))
+    assert str(caught.value).startswith(f"{file}:4:10: unknown basis plugin 'gausian' "
+                                        "(did you mean 'gaussian'?)")
+    assert isinstance(caught.value, ValueError)
+
+
+def test_bad_parameter_has_the_cli_message(cli, tmp_path):
+    file = tmp_path / "p.toml"
+    file.write_text(with_data(tmp_path, GOOD.replace("count = 4", "count = 0")))
+    with pytest.raises(radial.InputError) as caught:
+        radial.Pipeline(file)
+    assert str(caught.value) == cli_error(cli("validate", file, check=False))
+    assert "Violated constraint: count >= 1" in str(caught.value)
+    # The same through an override, as --set.
+    file.write_text(with_data(tmp_path, GOOD))
+    pipeline = radial.Pipeline(file)
+    with pytest.raises(radial.InputError) as caught:
+        pipeline.set("centres.count", 0)
+    done = cli("validate", file, "--set", "centres.count=0", check=False)
+    assert str(caught.value) == cli_error(done)
+    assert pipeline.components["centres"]["params"]["count"] == 4  # unchanged after the error
+
+
+def test_unknown_key_in_a_dict():
+    with pytest.raises(radial.PipelineError, match=r"<dict>:\d+:\d+: .*did you mean 'count'"):
+        radial.Pipeline({"basis": {"plugin": "gaussian"},
+                         "centres": {"plugin": "kmeans", "cuont": 3},
+                         "output": {"plugin": "irls"}})
+
+
+def test_wrong_dtype_and_shape():
+    X, y = two_class(40)
+    pipeline = radial.Pipeline(text=GOOD)
+    with pytest.raises(radial.InputError, match=r"X has dtype int64; .*astype\(numpy.float64\)"):
+        pipeline.fit(X.astype(np.int64), y)
+    with pytest.raises(radial.InputError, match="y has dtype float32"):
+        pipeline.fit(X, y.astype(np.float32))
+    with pytest.raises(radial.ShapeError, match=r"X has 1 dimension\(s\), not 2"):
+        pipeline.fit(X[:, 0], y)
+    with pytest.raises(radial.ShapeError, match="y has 39 values but X has 40 rows"):
+        pipeline.fit(X, y[:-1])
+    with pytest.raises(radial.InputError, match="not a NumPy array"):
+        pipeline.fit(X.tolist(), y)
+    model = pipeline.fit(X, y, seed=1)
+    with pytest.raises(radial.ShapeError, match="X has 3 columns but the model was trained on 2"):
+        model.predict(np.hstack([X, X[:, :1]]))
+
+
+def test_nan_in_X_is_refused_with_the_readers_words(cli, tmp_path):
+    X, y = two_class(40)
+    X[3, 1] = np.nan
+    with pytest.raises(radial.DataError) as caught:
+        radial.Pipeline(text=GOOD).fit(X, y)
+    assert str(caught.value).startswith("X[3, 1] is NaN")
+    # The CLI's reader says the same about a CSV cell.
+    data = tmp_path / "nan.csv"
+    data.write_text("x1,x2,label\n1,2,0\nnan,3,1\n")
+    file = tmp_path / "p.toml"
+    file.write_text(f'[data]\ntrain = "{data}"\n' + GOOD)
+    cli_message = cli_error(cli("train", "-q", file, check=False))
+    tail = "is NaN; NaN and Inf are not allowed: impute the value or remove the row"
+    assert cli_message.endswith(tail) and str(caught.value).endswith(tail)
+    with pytest.raises(radial.DataError, match="infinite"):
+        X[3, 1] = np.inf
+        radial.Pipeline(text=GOOD).fit(X, y)
+
+
+def test_model_file_errors_have_the_cli_message(cli, tmp_path):
+    bad = tmp_path / "bad.radial"
+    bad.write_text("garbage\n")
+    data = tmp_path / "d.csv"
+    data.write_text("x1,x2\n1,2\n")
+    with pytest.raises(radial.ModelFileError) as caught:
+        radial.load(bad)
+    assert str(caught.value) == cli_error(cli("predict", bad, data, check=False))
+
+
+def test_fitting_from_arrays_needs_them_and_files_need_data():
+    with pytest.raises(radial.InputError, match=r"no \[data\] train file: pass the data"):
+        radial.Pipeline(text=GOOD).fit()
+    with pytest.raises(radial.InputError, match="needs y"):
+        radial.Pipeline(text=GOOD).fit(np.zeros((3, 2)))
+
+
+def test_the_process_carries_on_after_errors():
+    X, y = two_class(60)
+    for _ in range(3):
+        with pytest.raises(radial.InputError):
+            radial.Pipeline(text=GOOD.replace("count = 4", "count = 100")).fit(X, y)
+    model = radial.Pipeline(text=GOOD).fit(X, y, seed=1)
+    assert model.predict(X).shape == (60,)

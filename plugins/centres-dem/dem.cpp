@@ -41,8 +41,7 @@ Centred centred(const MixtureCounts& num, const MixtureCounts& den, std::size_t 
   c.g.resize(d);
   c.a.resize(d);
   for (std::size_t l = 0; l < d; ++l) {
-    c.g[l] = (num.cx(j, l) - num.c1(j) * num.reference(j, l)) -
-             (den.cx(j, l) - den.c1(j) * den.reference(j, l));
+    c.g[l] = num.cy(j, l) - den.cy(j, l);
     c.a[l] = num.scatter_diagonal(j, l) - den.scatter_diagonal(j, l);
   }
   return c;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference EM runs for test_gmm.cpp: scikit-learn's GaussianMixture from fixed initial
+"""Reference EM runs for test_mixture_em.cpp: scikit-learn's GaussianMixture from fixed initial
 parameters, on standardised iris (docs/examples/data/iris.csv, features only).
 
 Run from anywhere with /usr/bin/python3 (scikit-learn 1.2.1, NumPy 1.24); writes

@@ -54,6 +54,8 @@ inline void accumulate_one(const double* x, std::size_t j, double r, MixtureCoun
   double* cx = &counts.cx(j, 0);
   for (std::size_t k = 0; k < d; ++k) cx[k] += r * x[k];
   const double* ref = &counts.reference(j, 0);
+  double* cy = &counts.cy(j, 0);
+  for (std::size_t k = 0; k < d; ++k) cy[k] += r * (x[k] - ref[k]);
   if (counts.shape == Shape::Full) {
     double* s = &counts.scatter(j, 0, 0);
     for (std::size_t a = 0; a < d; ++a) {

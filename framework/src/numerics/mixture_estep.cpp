@@ -82,6 +82,7 @@ void unpack_full_features(const Matrix& gt, const SquaredDistances& dist, Mixtur
       for (std::size_t b = a; b < d; ++b, ++f)
         counts.scatter(j, a, b) = counts.scatter(j, b, a) = gt(f, j);
     for (std::size_t k = 0; k < d; ++k) {
+      counts.cy(j, k) = gt(pairs + k, j);
       counts.cx(j, k) = gt(pairs + k, j) + c1 * ref(k);
       counts.reference(j, k) = ref(k);
     }
@@ -103,9 +104,14 @@ void accumulate_block(const Matrix& xb, const Matrix& r, MixtureCounts& counts, 
     Matrix cov = Matrix::from_shape({d, d});
     for (std::size_t j = 0; j < m; ++j) {
       const double* ref = &counts.reference(j, 0);
+      double* cy = &counts.cy(j, 0);
       for (std::size_t n = 0; n < rows; ++n) {
-        const double s = std::sqrt(r(n, j));
-        for (std::size_t k = 0; k < d; ++k) scaled(n, k) = s * (xb(n, k) - ref[k]);
+        const double s = std::sqrt(r(n, j)), w = r(n, j);
+        for (std::size_t k = 0; k < d; ++k) {
+          const double e = xb(n, k) - ref[k];
+          scaled(n, k) = s * e;
+          cy[k] += w * e;
+        }
       }
       xt::blas::gemm(scaled, scaled, cov, true, false, 1.0, 0.0);
       double* out = &counts.scatter(j, 0, 0);
@@ -115,12 +121,14 @@ void accumulate_block(const Matrix& xb, const Matrix& r, MixtureCounts& counts, 
     for (std::size_t j = 0; j < m; ++j) {
       const double* ref = &counts.reference(j, 0);
       double* s = &counts.scatter_diagonal(j, 0);
+      double* cy = &counts.cy(j, 0);
       for (std::size_t n = 0; n < rows; ++n) {
         const double w = r(n, j);
         if (w == 0) continue;
         const double* xr = &xb(n, 0);
         for (std::size_t k = 0; k < d; ++k) {
           const double e = xr[k] - ref[k];
+          cy[k] += w * e;
           s[k] += w * e * e;
         }
       }
@@ -219,6 +227,7 @@ void add_to(double* to, const double* from, std::size_t size) {
 void add_counts(MixtureCounts& to, const MixtureCounts& from) {
   add_to(to.c1.data(), from.c1.data(), from.c1.size());
   add_to(to.cx.data(), from.cx.data(), from.cx.size());
+  add_to(to.cy.data(), from.cy.data(), from.cy.size());
   add_to(to.scatter_diagonal.data(), from.scatter_diagonal.data(), from.scatter_diagonal.size());
   add_to(to.scatter.data(), from.scatter.data(), from.scatter.size());
   add_to(to.class_c1.data(), from.class_c1.data(), from.class_c1.size());
@@ -227,7 +236,7 @@ void add_counts(MixtureCounts& to, const MixtureCounts& from) {
 
 void zero(MixtureCounts& c) {
   for (auto* a : {&c.c1}) std::fill(a->begin(), a->end(), 0.0);
-  for (auto* a : {&c.cx, &c.scatter_diagonal, &c.class_c1}) std::fill(a->begin(), a->end(), 0.0);
+  for (auto* a : {&c.cx, &c.cy, &c.scatter_diagonal, &c.class_c1}) std::fill(a->begin(), a->end(), 0.0);
   for (auto* a : {&c.scatter, &c.class_cx}) std::fill(a->begin(), a->end(), 0.0);
 }
 
@@ -404,6 +413,7 @@ void MixtureCounts::reset(std::size_t m, std::size_t d, Shape s) {
   shape = s;
   c1 = xt::zeros<double>({m});
   cx = xt::zeros<double>({m, d});
+  cy = xt::zeros<double>({m, d});
   reference = xt::zeros<double>({m, d});
   class_c1 = Matrix();
   class_cx = Tensor3();

@@ -42,7 +42,7 @@ void covariance_about(const MixtureCounts& counts, std::size_t j, const double* 
   std::vector<double> e(d), g(d);
   for (std::size_t a = 0; a < d; ++a) {
     e[a] = mean[a] - counts.reference(j, a);
-    g[a] = counts.cx(j, a) - c1 * counts.reference(j, a);
+    g[a] = counts.cy(j, a);
   }
   if (counts.shape == Shape::Full) {
     for (std::size_t a = 0; a < d; ++a)
@@ -76,7 +76,8 @@ MStepSummary m_step(const MixtureCounts& counts, const MStepOptions& options, Ce
       summary.empty.push_back(j);
       continue;
     }
-    for (std::size_t k = 0; k < d; ++k) mean[k] = counts.cx(j, k) / c1;  // mu = C(x) / C(1)
+    // mu = C(x) / C(1), as the reference plus the centred first moment's mean.
+    for (std::size_t k = 0; k < d; ++k) mean[k] = counts.reference(j, k) + counts.cy(j, k) / c1;
     if (components.shape == Shape::Full) {
       double* s = &components.covariances(j, 0, 0);
       covariance_about(counts, j, mean.data(), s);

@@ -1,6 +1,6 @@
-// dem: the discriminative E-step against a direct computation of log R^d, the K-d tree at its
-// exact threshold against brute force, the extended Baum-Welch mean step against finite
-// differences of log R^d, DEM improving log R^d over EM (paper 002, fig. 2), and the plugin.
+// dem: the extended Baum-Welch mean step against finite differences of log R^d, DEM improving
+// log R^d over EM (paper 002, fig. 2), and the plugin. The discriminative E-step is the
+// framework's, tested in tests/numerics/test_mixture_em.cpp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -90,64 +90,7 @@ void log_weights(const Centres& c, radial::Vector& num, radial::Vector& den) {
   }
 }
 
-double log_prior_sum(const Centres& c, const Data& data) {
-  double p = 0;
-  for (std::size_t n = 0; n < data.y.size(); ++n) p += std::log(c.class_priors(std::size_t(data.y(n))));
-  return p;
-}
-
 }  // namespace
-
-TEST_CASE("discriminative E-step: numerator counts are EM's, log R^d is sum log P(y|x)", "[dem]") {
-  const Data data = load("waveform.csv", 400);
-  const Centres c = em_start(data, 3, 1);
-  radial::Vector lnum, lden;
-  log_weights(c, lnum, lden);
-  radial::MixtureCounts num, den, em;
-  radial::EStepOptions e;
-  const radial::DiscriminativeSummary s =
-      radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, num, den);
-  const double rd = log_prior_sum(c, data) + s.log_numerator - s.log_denominator;
-  CHECK(rd == Approx(double(direct_log_rd(c, data))).epsilon(1e-9));
-  CHECK(rd < 0);
-  // "the counts in Lambda^num are exactly the same as the ones that would be obtained with EM"
-  radial::e_step(data.x, c, lnum, &data.y, e, em);
-  for (std::size_t j = 0; j < c.count(); ++j) {
-    CHECK(num.c1(j) == Approx(em.c1(j)).epsilon(1e-12));
-    for (std::size_t l = 0; l < c.dim(); ++l) CHECK(num.scatter_diagonal(j, l) == Approx(em.scatter_diagonal(j, l)).epsilon(1e-12));
-  }
-  // Denominator responsibilities sum to one per row.
-  CHECK(xt::sum(den.c1)() == Approx(double(data.x.shape(0))).epsilon(1e-12));
-}
-
-TEST_CASE("discriminative E-step with the K-d tree at the exact threshold equals brute force",
-          "[dem][kdtree]") {
-  const Data data = load("waveform.csv", 400);
-  const Centres c = em_start(data, 4, 2);
-  radial::Vector lnum, lden;
-  log_weights(c, lnum, lden);
-  radial::GaussianBoxTreeOptions o;
-  o.threshold = radial::GaussianBoxTree::exact_threshold(c, data.x);
-  o.leaf_size = 1;
-  const radial::GaussianBoxTree tree(c, data.x, o);
-  CHECK(tree.mean_candidates() == Approx(double(c.count())));
-  radial::MixtureCounts bn, bd, tn, td;
-  radial::EStepOptions e;
-  const auto sb = radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, bn, bd);
-  e.tree = &tree;
-  const auto st = radial::e_step_discriminative(data.x, data.y, c, lnum, lden, e, tn, td);
-  CHECK(st.fallback_rows == 0);
-  CHECK(st.log_numerator == Approx(sb.log_numerator).epsilon(1e-10));
-  CHECK(st.log_denominator == Approx(sb.log_denominator).epsilon(1e-10));
-  for (std::size_t j = 0; j < c.count(); ++j) {
-    CHECK(td.c1(j) == Approx(bd.c1(j)).epsilon(1e-9).margin(1e-12));
-    CHECK(tn.c1(j) == Approx(bn.c1(j)).epsilon(1e-9).margin(1e-12));
-    for (std::size_t l = 0; l < c.dim(); ++l) {
-      CHECK(td.cx(j, l) == Approx(bd.cx(j, l)).epsilon(1e-9).margin(1e-10));
-      CHECK(td.scatter_diagonal(j, l) == Approx(bd.scatter_diagonal(j, l)).epsilon(1e-9).margin(1e-10));
-    }
-  }
-}
 
 TEST_CASE("the extended Baum-Welch mean step follows the gradient of log R^d", "[dem]") {
   // For large D, mu~ - mu = sum_n (r^num - r^den)(x_n - mu) / (C1num - C1den + D)

@@ -1,6 +1,5 @@
-// gmm: EM against scikit-learn from the same initial parameters (reference_gmm.py), monotone
-// log-likelihood, K-d tree E-step equal to brute force at the exact threshold, and the plugin
-// as the host loads it (pooled and per-class centres, errors).
+// gmm: the plugin as the host loads it (pooled and per-class centres, errors). The EM it runs
+// is the framework's, tested in tests/numerics/test_mixture_em.cpp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -8,8 +7,6 @@
 #include <map>
 #include <random>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include <radial/data_reader.hpp>
 #include <radial/errors.hpp>
@@ -25,7 +22,7 @@ using radial::Matrix;
 using radial::Shape;
 using radial::Vector;
 
-// Standardised iris features (population standard deviation, as reference_gmm.py).
+// Standardised iris features (population standard deviation).
 Matrix iris_standardised(radial::Labels* classes = nullptr) {
   const radial::Dataset data =
       radial::read_csv(radial::testing::source_dir() / "docs/examples/data/iris.csv");
@@ -39,30 +36,6 @@ Matrix iris_standardised(radial::Labels* classes = nullptr) {
   }
   if (classes) *classes = data.classes;
   return x;
-}
-
-// Initial parameters of reference_gmm.py: means at the listed rows, weights 1/m, unit shapes.
-Centres initial(const Matrix& x, const std::vector<std::size_t>& rows, Shape shape) {
-  const std::size_t m = rows.size(), d = x.shape(1);
-  Centres c;
-  c.shape = shape;
-  c.means = Matrix::from_shape({m, d});
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t k = 0; k < d; ++k) c.means(j, k) = x(rows[j], k);
-  if (shape == Shape::Spherical) c.variances = xt::ones<double>({m});
-  if (shape == Shape::Diagonal) c.diagonal = xt::ones<double>({m, d});
-  if (shape == Shape::Full) {
-    c.covariances = xt::zeros<double>({m, d, d});
-    for (std::size_t j = 0; j < m; ++j)
-      for (std::size_t k = 0; k < d; ++k) c.covariances(j, k, k) = 1.0;
-  }
-  return c;
-}
-
-nlohmann::json reference() {
-  std::ifstream in(radial::testing::source_dir() / "plugins/centres-gmm/tests/reference_gmm.json");
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
 }
 
 radial::Registry& registry() {
@@ -82,127 +55,6 @@ std::shared_ptr<radial::CentreLearner> make_gmm(std::map<std::string, radial::Pa
 }
 
 }  // namespace
-
-TEST_CASE("EM equals scikit-learn's GaussianMixture from the same start", "[gmm][sklearn]") {
-  const Matrix x = iris_standardised();
-  const nlohmann::json ref = reference();
-  const std::vector<std::size_t> rows = ref["rows"].get<std::vector<std::size_t>>();
-  const std::size_t m = rows.size(), d = x.shape(1);
-  const std::map<std::string, Shape> kinds = {
-      {"spherical", Shape::Spherical}, {"diag", Shape::Diagonal}, {"full", Shape::Full}};
-  for (const auto& [name, shape] : kinds) {
-    SECTION(name) {
-      radial::EmOptions options;
-      options.shape = shape;
-      options.iterations = ref["iterations"].get<std::size_t>();
-      options.tolerance = 0;
-      options.covariance_floor = 1e-12;
-      const radial::EmResult fit =
-          radial::em_mixture(x, initial(x, rows, shape), xt::ones<double>({m}) / double(m), options);
-      const nlohmann::json& r = ref[name];
-      REQUIRE(fit.iterations == r["n_iter"].get<std::size_t>());
-      CHECK(fit.floored == 0);
-      for (std::size_t j = 0; j < m; ++j) {
-        CHECK(fit.weights(j) == Approx(r["weights"][j].get<double>()).margin(1e-6));
-        for (std::size_t k = 0; k < d; ++k)
-          CHECK(fit.components.means(j, k) == Approx(r["means"][j][k].get<double>()).margin(1e-6));
-        if (shape == Shape::Spherical)
-          CHECK(fit.components.variances(j) ==
-                Approx(r["covariances"][j].get<double>()).margin(1e-6));
-        if (shape == Shape::Diagonal)
-          for (std::size_t k = 0; k < d; ++k)
-            CHECK(fit.components.diagonal(j, k) ==
-                  Approx(r["covariances"][j][k].get<double>()).margin(1e-6));
-        if (shape == Shape::Full)
-          for (std::size_t a = 0; a < d; ++a)
-            for (std::size_t b = 0; b < d; ++b)
-              CHECK(fit.components.covariances(j, a, b) ==
-                    Approx(r["covariances"][j][a][b].get<double>()).margin(1e-6));
-      }
-      CHECK(fit.final_log_likelihood == Approx(r["log_likelihood"].get<double>()).epsilon(1e-9));
-      // The trace ends with the log-likelihood of the returned parameters.
-      CHECK(fit.final_log_likelihood ==
-            Approx(radial::mixture_log_likelihood(x, fit.components, fit.weights)).epsilon(1e-12));
-    }
-  }
-}
-
-TEST_CASE("EM log-likelihood never decreases", "[gmm]") {
-  // Data from a known mixture of three 3-D Gaussians; k-means start, every covariance type.
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> z(0.0, 1.0);
-  const std::size_t n = 600, d = 3;
-  Matrix x = Matrix::from_shape({n, d});
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) x(i, k) = 2.0 * double(i % 3) * (k == i % 3) + z(rng) * (0.5 + 0.3 * k);
-  for (const Shape shape : {Shape::Spherical, Shape::Diagonal, Shape::Full}) {
-    radial::EmOptions options;
-    options.shape = shape;
-    options.iterations = 60;
-    options.tolerance = 0;
-    std::mt19937_64 init_rng(11);
-    const radial::EmResult fit = radial::em_mixture_kmeans(x, 5, options, init_rng);
-    REQUIRE(fit.log_likelihood.size() == 61);
-    CHECK(fit.floored == 0);
-    CHECK(fit.empty_repairs == 0);
-    for (std::size_t i = 1; i < fit.log_likelihood.size(); ++i)
-      CHECK(fit.log_likelihood[i] >= fit.log_likelihood[i - 1] - 1e-9 * std::fabs(fit.log_likelihood[i - 1]));
-    CHECK(fit.log_likelihood.back() > fit.log_likelihood.front());
-  }
-}
-
-TEST_CASE("K-d tree E-step at the exact threshold equals brute force", "[gmm][kdtree]") {
-  const Matrix x = iris_standardised();
-  for (const Shape shape : {Shape::Spherical, Shape::Diagonal, Shape::Full}) {
-    radial::EmOptions options;
-    options.shape = shape;
-    options.iterations = 5;
-    options.tolerance = 0;
-    std::mt19937_64 rng(3);
-    const radial::EmResult fit = radial::em_mixture_kmeans(x, 6, options, rng);
-    const radial::Vector lw = xt::log(fit.weights);
-
-    radial::GaussianBoxTreeOptions tree_options;
-    tree_options.threshold = radial::GaussianBoxTree::exact_threshold(fit.components, x);
-    tree_options.leaf_size = 1;
-    const radial::GaussianBoxTree tree(fit.components, x, tree_options);
-    // 2-sigma boxes (c = 4) leave out some Gaussians for some rows.
-    radial::GaussianBoxTreeOptions small = tree_options;
-    small.threshold = 4.0;
-    const radial::GaussianBoxTree loose(fit.components, x, small);
-    CHECK(loose.mean_candidates() < double(fit.components.count()));
-
-    radial::MixtureCounts brute, fast;
-    radial::EStepOptions e;
-    const radial::EStepSummary sb = radial::e_step(x, fit.components, lw, nullptr, e, brute);
-    e.tree = &tree;
-    const radial::EStepSummary st = radial::e_step(x, fit.components, lw, nullptr, e, fast);
-    CHECK(st.mean_candidates == Approx(double(fit.components.count())));
-    CHECK(st.log_likelihood == Approx(sb.log_likelihood).epsilon(1e-10));
-    for (std::size_t j = 0; j < brute.c1.size(); ++j) {
-      CHECK(fast.c1(j) == Approx(brute.c1(j)).epsilon(1e-9).margin(1e-12));
-      for (std::size_t k = 0; k < x.shape(1); ++k)
-        CHECK(fast.cx(j, k) == Approx(brute.cx(j, k)).epsilon(1e-9).margin(1e-10));
-    }
-  }
-}
-
-TEST_CASE("K-d tree with infinite threshold is a single exact leaf", "[gmm][kdtree]") {
-  const Matrix x = iris_standardised();
-  Centres c = initial(x, {0, 50, 100}, Shape::Diagonal);
-  radial::GaussianBoxTreeOptions o;
-  o.threshold = std::numeric_limits<double>::infinity();
-  const radial::GaussianBoxTree tree(c, x, o);
-  CHECK(tree.exact());
-  CHECK(tree.leaf_count() == 1);
-  // Boxes are mu -/+ sigma sqrt(c) (eq. 2): with c = 4 and unit variances, mu -/+ 2.
-  o.threshold = 4.0;
-  const radial::GaussianBoxTree small(c, x, o);
-  CHECK(small.lower()(1, 2) == Approx(x(50, 2) - 2.0));
-  CHECK(small.upper()(1, 2) == Approx(x(50, 2) + 2.0));
-  o.threshold = 0.0;
-  CHECK_THROWS_AS(radial::GaussianBoxTree(c, x, o), radial::ParameterError);
-}
 
 TEST_CASE("gmm plugin: pooled and per-class centres", "[gmm][plugin]") {
   radial::Dataset data = radial::read_csv(radial::testing::source_dir() / "docs/examples/data/iris.csv");
@@ -261,50 +113,4 @@ TEST_CASE("gmm plugin: pooled and per-class centres", "[gmm][plugin]") {
     const Centres cb = learner->fit(data, nullptr, b);
     CHECK(ca.means == cb.means);
   }
-}
-
-TEST_CASE("a component that loses all responsibility is reseeded at the worst-explained row",
-          "[gmm][guard]") {
-  const Matrix x = iris_standardised();
-  Centres c = initial(x, {0, 50, 100}, Shape::Diagonal);
-  for (std::size_t k = 0; k < x.shape(1); ++k) c.means(2, k) = 1e3;  // far from every row
-  const Vector w = {0.4, 0.4, 0.2};
-  // The row with the lowest log-likelihood under the initial mixture, from the definitions.
-  std::size_t worst = 0;
-  double worst_ll = std::numeric_limits<double>::infinity();
-  for (std::size_t n = 0; n < x.shape(0); ++n) {
-    double p = 0;
-    for (std::size_t j = 0; j < 3; ++j) {
-      double r2 = 0;
-      for (std::size_t k = 0; k < x.shape(1); ++k) r2 += (x(n, k) - c.means(j, k)) * (x(n, k) - c.means(j, k));
-      p += w(j) * std::exp(-0.5 * r2) / std::pow(2 * M_PI, 2.0);
-    }
-    if (std::log(p) < worst_ll) {
-      worst_ll = std::log(p);
-      worst = n;
-    }
-  }
-  radial::EmOptions options;
-  options.iterations = 1;
-  options.tolerance = 0;
-  const radial::EmResult fit = radial::em_mixture(x, c, w, options);
-  CHECK(fit.empty_repairs == 1);
-  REQUIRE(fit.notes.size() == 1);
-  CHECK_THAT(fit.notes[0], Catch::Matchers::Contains("reseeded at row " + std::to_string(worst)));
-  for (std::size_t k = 0; k < x.shape(1); ++k) CHECK(fit.components.means(2, k) == x(worst, k));
-  CHECK(xt::sum(fit.weights)() == Approx(1.0));
-  CHECK(std::isfinite(fit.final_log_likelihood));
-}
-
-TEST_CASE("a collapsed variance is raised to the floor and counted", "[gmm][guard]") {
-  Matrix x = iris_standardised();
-  for (std::size_t n = 0; n < x.shape(0); ++n) x(n, 3) = 0.5;  // a constant column
-  radial::EmOptions options;
-  options.iterations = 3;
-  options.tolerance = 0;
-  options.covariance_floor = 1e-4;
-  const radial::EmResult fit =
-      radial::em_mixture(x, initial(x, {0, 50, 100}, Shape::Diagonal), Vector{0.3, 0.3, 0.4}, options);
-  CHECK(fit.floored == 9);  // 3 components x 3 M-steps, dimension 3
-  for (std::size_t j = 0; j < 3; ++j) CHECK(fit.components.diagonal(j, 3) == 1e-4);
 }

@@ -8,7 +8,7 @@
 //            (Klautau, paper 002, section III-A and fig. 1; Nabney / Bishop for full covariances)
 //            (mixture_estep.cpp). The weights may be one set for every row or one set per class
 //            (PRBF's pi_jk, Constantinopoulos et al. eq 4); then the counts are also kept per class.
-//   M-step   w_j = C(1)_j / sum C(1), mu_j = C(x)_j / C(1)_j, Sigma_j = the scatter about mu_j
+//   M-step   w_j = C(1)_j / sum C(1), mu_j = m_j + C(x - m)_j / C(1)_j, Sigma_j = the scatter about mu_j
 //            over C(1)_j, from the centred scatter (no E[x^2] - mean^2 cancellation), for
 //            spherical, diagonal and full covariances, with a covariance floor (mixture_mstep.cpp)
 //   driver   em_mixture(): E/M iterations with a monotone log-likelihood trace, convergence on
@@ -63,7 +63,8 @@ constexpr double empty_component_count = 1e-8;
 // C(1) and C(x) of each class's rows (PRBF's sum_{x in X_k} P(j|x,C_k) and its x-weighted sum).
 struct MixtureCounts {
   Vector c1;                 // M
-  Matrix cx;                 // M x d
+  Matrix cx;                 // M x d          sum_n r_nj x_n
+  Matrix cy;                 // M x d          sum_n r_nj (x_n - m_j), the centred first moment
   Matrix scatter_diagonal;   // M x d          (Spherical, Diagonal)
   Tensor3 scatter;           // M x d x d      (Full)
   Matrix reference;          // M x d
@@ -77,9 +78,9 @@ struct MixtureCounts {
 
 // The covariance of component j's weighted rows about any mean mu (d values):
 // sum_n r_nj (x_n - mu)(x_n - mu)^T / C(1)_j = (S + C(1) e e^T - e g^T - g e^T) / C(1)_j with
-// S the scatter about the reference m_j, e = mu - m_j and g = C(x)_j - C(1)_j m_j. For
-// mu = C(x)/C(1) this is the EM update (PRBF eq 7, Klautau fig. 1); for a MAP mean it is
-// PRBF eq 28. `out` gets d variances (Spherical, Diagonal) or the d x d matrix (Full).
+// S the scatter about the reference m_j, e = mu - m_j and g = cy_j = sum_n r_nj (x_n - m_j)
+// (summed centred, so no first-moment cancellation either). For mu = m_j + cy_j / C(1)_j this
+// is the EM update (PRBF eq 7, Klautau fig. 1); for a MAP mean it is PRBF eq 28. `out` gets d variances (Spherical, Diagonal) or the d x d matrix (Full).
 void covariance_about(const MixtureCounts& counts, std::size_t j, const double* mean,
                       double* out);
 

@@ -44,7 +44,7 @@
 #include "radial/parallel.hpp"
 #include "radial/params.hpp"
 #include "radial/registry.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -331,9 +331,9 @@ class Bench {
     radial::Vector y = xt::cast<double>(data.classes);
     radial::bench::write_npy(s_.work / "y.npy", y);
 
-    auto penalty = registry_.make_regularizer(
+    auto penalty = registry_.make_weight_penalty(
         "weight-decay",
-        radial::validate_params(registry_.require(radial::Slot::Regularizer, "weight-decay").params,
+        radial::validate_params(registry_.require(radial::Slot::WeightPenalty, "weight-decay").params,
                                 {{"alpha", alpha}}, "radial-bench"));
     auto irls = registry_.make_output_layer(
         "irls", radial::validate_params(

@@ -53,7 +53,8 @@ std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline&
   if (pipeline.data.test) inputs.push_back({"test data", *pipeline.data.test});
   std::vector<std::pair<Slot, const ComponentSpec*>> specs{
       {Slot::Basis, &pipeline.basis}, {Slot::Centres, &pipeline.centres}, {Slot::Output, &pipeline.output}};
-  if (pipeline.regularizer) specs.push_back({Slot::Regularizer, &*pipeline.regularizer});
+  if (pipeline.weight_penalty) specs.push_back({Slot::WeightPenalty, &*pipeline.weight_penalty});
+  if (pipeline.kernel_prior) specs.push_back({Slot::KernelPrior, &*pipeline.kernel_prior});
   for (const auto& [slot, spec] : specs) {
     const ComponentInfo* info = registry.find(slot, spec->plugin);
     if (!info) continue;
@@ -164,7 +165,8 @@ int validate_command(const Registry& registry, const std::string& file,
   std::ostringstream out;
   out << file << ": ok — basis " << p.basis.plugin << ", centres " << p.centres.plugin
       << ", output " << p.output.plugin
-      << (p.regularizer ? ", regularizer " + p.regularizer->plugin : std::string()) << "\n";
+      << (p.weight_penalty ? ", weight penalty " + p.weight_penalty->plugin : std::string())
+      << (p.kernel_prior ? ", kernel prior " + p.kernel_prior->plugin : std::string()) << "\n";
   write_stdout(out.str());
   return 0;
 }

@@ -82,8 +82,10 @@ int plugins_markdown_command(const Registry& registry) {
   out << "# Plugin reference\n\n"
                "Generated from each plugin's declared parameter table by `radial plugins markdown`;\n"
                "the same tables validate pipeline files. Do not edit by hand.\n";
-  const char* slot_names[] = {"Bases", "Centre learners", "Output layers", "Regularizers"};
-  for (Slot slot : {Slot::Basis, Slot::Centres, Slot::Output, Slot::Regularizer}) {
+  const char* slot_names[] = {"Bases", "Centre learners", "Output layers", "Weight penalties",
+                              "Kernel priors"};
+  for (Slot slot : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty,
+                    Slot::KernelPrior}) {
     out << "\n## " << slot_names[static_cast<int>(slot)] << " (`[" << to_string(slot) << "]`)\n";
     for (const ComponentInfo* c : registry.components()) {
       if (c->slot != slot) continue;

@@ -5,7 +5,6 @@
 #include "radial/errors.hpp"
 #include "radial/fingerprint.hpp"
 #include "radial/output_layer.hpp"
-#include "radial/regularizer.hpp"
 #include "radial/registry.hpp"
 
 namespace radial {
@@ -16,7 +15,8 @@ void Basis::log_map(Matrix&) const {
 }
 CentreLearner::~CentreLearner() = default;
 OutputLayer::~OutputLayer() = default;
-Regularizer::~Regularizer() = default;
+WeightPenalty::~WeightPenalty() = default;
+KernelPrior::~KernelPrior() = default;
 Registrar::~Registrar() = default;
 
 const char* framework_fingerprint() { return RADIAL_BUILD_FINGERPRINT; }

@@ -1,4 +1,4 @@
-// The kernel-prior value types and the flat-prior defaults of Regularizer's kernel side.
+// The kernel-prior value types and the helpers every kernel prior shares.
 #include "radial/kernel_prior.hpp"
 
 #include <cmath>
@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "radial/errors.hpp"
-#include "radial/regularizer.hpp"
 
 namespace radial {
 
@@ -126,18 +125,5 @@ Matrix subkernel_mahalanobis(const KernelPriorInput& input) {
   }
   return delta;
 }
-
-// Flat prior: the defaults of every regularizer that does not place a prior on kernels.
-double Regularizer::kernel_penalty(const KernelPriorInput&) const { return 0.0; }
-
-Matrix Regularizer::kernel_distances(const KernelPriorInput& kernels) const {
-  Matrix zero = Matrix::from_shape({kernels.count(), kernels.classes()});
-  zero.fill(0.0);
-  return zero;
-}
-
-void Regularizer::add_mean_terms(const KernelPriorInput&, KernelMeanTerms&) const {}
-
-void Regularizer::add_mixing_terms(const KernelPriorInput&, Matrix&) const {}
 
 }  // namespace radial

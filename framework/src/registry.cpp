@@ -34,7 +34,8 @@ const char* to_string(Slot slot) {
     case Slot::Basis: return "basis";
     case Slot::Centres: return "centres";
     case Slot::Output: return "output";
-    case Slot::Regularizer: return "regularizer";
+    case Slot::WeightPenalty: return "weight-penalty";
+    case Slot::KernelPrior: return "kernel-prior";
   }
   return "unknown";
 }
@@ -42,7 +43,7 @@ const char* to_string(Slot slot) {
 namespace {
 
 using AnyFactory = std::variant<Factory<Basis>, Factory<CentreLearner>, Factory<OutputLayer>,
-                                Factory<Regularizer>>;
+                                Factory<WeightPenalty>, Factory<KernelPrior>>;
 
 // One registered component. `library` is declared first so it is destroyed last: the factory
 // (a std::function whose manager lives in the plugin) must go before the library is unloaded.
@@ -66,8 +67,11 @@ class StagingRegistrar final : public Registrar {
   void add_output_layer(ComponentInfo info, Factory<OutputLayer> make) override {
     add(Slot::Output, std::move(info), std::move(make));
   }
-  void add_regularizer(ComponentInfo info, Factory<Regularizer> make) override {
-    add(Slot::Regularizer, std::move(info), std::move(make));
+  void add_weight_penalty(ComponentInfo info, Factory<WeightPenalty> make) override {
+    add(Slot::WeightPenalty, std::move(info), std::move(make));
+  }
+  void add_kernel_prior(ComponentInfo info, Factory<KernelPrior> make) override {
+    add(Slot::KernelPrior, std::move(info), std::move(make));
   }
 
  private:
@@ -453,9 +457,14 @@ std::shared_ptr<OutputLayer> Registry::make_output_layer(const std::string& id,
   return impl_->make<OutputLayer>(Slot::Output, id, params, *this);
 }
 
-std::shared_ptr<Regularizer> Registry::make_regularizer(const std::string& id,
-                                                        const Params& params) const {
-  return impl_->make<Regularizer>(Slot::Regularizer, id, params, *this);
+std::shared_ptr<WeightPenalty> Registry::make_weight_penalty(const std::string& id,
+                                                             const Params& params) const {
+  return impl_->make<WeightPenalty>(Slot::WeightPenalty, id, params, *this);
+}
+
+std::shared_ptr<KernelPrior> Registry::make_kernel_prior(const std::string& id,
+                                                         const Params& params) const {
+  return impl_->make<KernelPrior>(Slot::KernelPrior, id, params, *this);
 }
 
 }  // namespace radial

@@ -244,7 +244,7 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
   return best;
 }
 
-Centres DemLearner::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+Centres DemLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   if (train.task != Task::Classification || train.num_classes < 2)
     throw InputError("centres dem: discriminative EM needs a classification target with at "

@@ -53,7 +53,7 @@ struct DemOptions {
 class DemLearner final : public CentreLearner {
  public:
   explicit DemLearner(DemOptions options) : options_(std::move(options)) {}
-  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 
  private:
   DemOptions options_;

@@ -151,7 +151,7 @@ Centres read_centres_csv(const std::filesystem::path& file, std::size_t features
 
 FixedCentres::FixedCentres(std::filesystem::path file) : file_(std::move(file)) {}
 
-Centres FixedCentres::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+Centres FixedCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   if (train.rows() == 0)
     throw InputError("plugin fixed: the training data have no rows; check [data] train");

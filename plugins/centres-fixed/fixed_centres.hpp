@@ -23,7 +23,7 @@ class FixedCentres final : public CentreLearner {
   // Reads the file. InputError naming file:line:column for an unreadable file, a missing
   // header, a ragged row, a cell that is not a finite number, a variance <= 0, no centres, or
   // a feature count different from the data's.
-  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 
  private:
   std::filesystem::path file_;

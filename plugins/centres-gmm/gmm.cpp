@@ -67,7 +67,7 @@ void record(const EmResult& fit, const std::string& label, const EmOptions& em, 
 
 }  // namespace
 
-Centres GmmLearner::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const Matrix& x = train.inputs;
   if (x.shape(0) == 0) throw InputError("centres gmm: the training set has no rows");

@@ -37,7 +37,7 @@ struct GmmOptions {
 class GmmLearner final : public CentreLearner {
  public:
   explicit GmmLearner(GmmOptions options) : options_(std::move(options)) {}
-  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 
  private:
   GmmOptions options_;

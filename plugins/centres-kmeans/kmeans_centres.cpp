@@ -43,7 +43,7 @@ double nearest_other_centre2(const Matrix& means, std::size_t j) {
 
 KMeansCentres::KMeansCentres(KMeansOptions options) : options_(std::move(options)) {}
 
-Centres KMeansCentres::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t rows = train.rows(), d = train.features();
   if (options_.count > rows) {

@@ -26,7 +26,7 @@ class KMeansCentres final : public CentreLearner {
   // Seeded from ctx.rng. Records iterations, convergence, the final error (inertia, the sum of
   // squared distances to the nearest centre) and every guard in ctx.report. Throws InputError
   // when count > rows.
-  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 
  private:
   KMeansOptions options_;

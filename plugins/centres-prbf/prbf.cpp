@@ -179,11 +179,11 @@ void check_inputs(const Matrix& x, const Labels& classes, std::size_t num_classe
 }  // namespace
 
 Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres theta,
-                const PrbfOptions& options, const Regularizer* prior, FitContext& ctx) {
+                const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
   check_inputs(x, classes, num_classes, theta, options);
   const std::size_t n = x.shape(0), d = x.shape(1), m = theta.count(), k = num_classes;
-  const bool map = prior != nullptr && prior->has_kernel_prior();
+  const bool map = prior != nullptr;
   const bool full = options.shape == Shape::Full;
 
   // Eq 20: P(C_k) = |X_k| / |X|.
@@ -467,7 +467,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   return theta;
 }
 
-Centres PrbfLearner::fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) {
+Centres PrbfLearner::fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) {
   if (train.task != Task::Classification || train.num_classes == 0)
     throw InputError(std::string("centres ") + kId +
                      ": PRBF models class-conditional densities and needs classification data (" +

@@ -29,7 +29,7 @@
 #include "radial/centre_learner.hpp"
 #include "radial/centres.hpp"
 #include "radial/fit_context.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/kernel_prior.hpp"
 #include "radial/types.hpp"
 
 namespace radial::plugins {
@@ -58,14 +58,14 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
 // -L(theta), the curve, series "log_posterior" (L(theta), eq 22, at theta_0 .. theta_T),
 // "log_likelihood" and "log_prior" (its two terms), figures for every guard, and warnings.
 Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres initial,
-                const PrbfOptions& options, const Regularizer* prior, FitContext& ctx);
+                const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx);
 
 class PrbfLearner final : public CentreLearner {
  public:
   explicit PrbfLearner(PrbfOptions options) : options_(std::move(options)) {}
 
   // Classification data only (InputError otherwise, or when N < count).
-  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 
  private:
   PrbfOptions options_;

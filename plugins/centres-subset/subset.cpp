@@ -34,7 +34,7 @@ std::size_t count_duplicates(const Matrix& means) {
 
 SubsetCentres::SubsetCentres(std::size_t count, bool all) : count_(count), all_(all) {}
 
-Centres SubsetCentres::fit(const Dataset& train, const Regularizer*, FitContext& ctx) {
+Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t rows = train.rows();
   if (rows == 0) throw InputError("plugin subset: the training data have no rows");

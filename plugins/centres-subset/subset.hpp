@@ -19,7 +19,7 @@ class SubsetCentres final : public CentreLearner {
 
   // Throws InputError when count > rows (and `all` is false). Warns "duplicate-centres" when
   // chosen points coincide (their basis functions are identical, the design matrix singular).
-  Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) override;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 
  private:
   std::size_t count_;

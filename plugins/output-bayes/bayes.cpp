@@ -125,7 +125,7 @@ Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesO
   return out;
 }
 
-OutputWeights BayesOutput::fit(const TrainingProblem& problem, const Regularizer*,
+OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenalty*,
                                FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const Centres& c = problem.centres;

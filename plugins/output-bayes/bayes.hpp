@@ -50,7 +50,7 @@ Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesO
 class BayesOutput final : public OutputLayer {
  public:
   explicit BayesOutput(BayesOptions options) : options_(options) {}
-  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
 
  private:

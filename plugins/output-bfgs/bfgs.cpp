@@ -1,122 +1,23 @@
-// BFGS with a strong Wolfe line search (see bfgs.hpp).
+// BFGS with the framework's strong Wolfe line search (see bfgs.hpp).
 #include "bfgs.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "radial/glm/flops.hpp"
+#include "radial/glm/line_search.hpp"
 #include "radial/glm/training.hpp"
+#include "radial/glm/vectors.hpp"
 
 namespace radial::plugins {
 
 namespace {
 
 constexpr const char* component = "bfgs";
-constexpr double c1 = 1e-4;  // sufficient decrease (Armijo)
-constexpr double c2 = 0.1;   // curvature: a near-exact search, as NETLAB's line minimisation
 
-double dot(const Matrix& a, const Matrix& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a.data()[i] * b.data()[i];
-  return s;
-}
-
-struct Point {
-  double step = 0, value = 0, slope = 0;
-  Matrix weights, gradient;
-};
-
-// phi(a) = E(x + a d) and phi'(a) = grad E . d, one pass over the rows for both.
-class LineFunction {
- public:
-  LineFunction(glm::Objective& objective, const Matrix& x, const Matrix& d, std::size_t budget)
-      : objective_(objective), x_(x), d_(d), budget_(budget) {}
-  Point at(double a) {
-    Point pt;
-    pt.step = a;
-    pt.weights = x_ + a * d_;
-    pt.value = objective_.gradient(pt.weights, pt.gradient);
-    pt.slope = dot(pt.gradient, d_);
-    objective_.add_flops(glm::flops::axpy(x_.size()) + glm::flops::dot(x_.size()));
-    ++used_;
-    return pt;
-  }
-  bool exhausted() const { return used_ >= budget_; }
-
- private:
-  glm::Objective& objective_;
-  const Matrix& x_;
-  const Matrix& d_;
-  std::size_t budget_, used_ = 0;
-};
-
-// Minimiser of the cubic through (a, fa, da) and (b, fb, db), kept inside [lo + 10%, hi - 10%]
-// of the bracket; bisection when the cubic has no real minimiser.
-double cubic_step(const Point& a, const Point& b) {
-  const double lo = std::min(a.step, b.step), hi = std::max(a.step, b.step);
-  const double d1 = a.slope + b.slope - 3 * (a.value - b.value) / (a.step - b.step);
-  const double disc = d1 * d1 - a.slope * b.slope;
-  double t = 0.5 * (lo + hi);
-  if (disc >= 0) {
-    const double d2 = std::copysign(std::sqrt(disc), b.step - a.step);
-    const double denom = b.slope - a.slope + 2 * d2;
-    if (denom != 0) t = b.step - (b.step - a.step) * (b.slope + d2 - d1) / denom;
-  }
-  const double margin = 0.1 * (hi - lo);
-  if (!std::isfinite(t) || t < lo + margin || t > hi - margin) t = 0.5 * (lo + hi);
-  return t;
-}
-
-// Strong Wolfe line search (Nocedal & Wright, algorithms 3.5 and 3.6). Returns false when no
-// point with sufficient decrease was found within the evaluation budget.
-bool line_search(LineFunction& line, const Point& start, double first_step, Point& out) {
-  const double f0 = start.value, g0 = start.slope;
-  Point prev = start;
-  double a = first_step;
-  auto armijo = [&](const Point& p) { return p.value <= f0 + c1 * p.step * g0; };
-  auto zoom = [&](Point lo, Point hi) {
-    Point best = lo;
-    while (!line.exhausted()) {
-      const Point p = line.at(cubic_step(lo, hi));
-      if (!std::isfinite(p.value) || !armijo(p) || p.value >= lo.value) {
-        hi = p;
-      } else {
-        if (std::fabs(p.slope) <= -c2 * g0) {
-          out = p;
-          return true;
-        }
-        if (p.slope * (hi.step - lo.step) >= 0) hi = lo;
-        lo = p;
-        best = p;
-      }
-      if (std::fabs(hi.step - lo.step) < 1e-14 * std::max(1.0, lo.step)) break;
-    }
-    // Out of budget: accept the best point with sufficient decrease, if any.
-    if (best.step > 0) {
-      out = best;
-      return true;
-    }
-    return false;
-  };
-  for (std::size_t i = 0; !line.exhausted(); ++i) {
-    const Point p = line.at(a);
-    if (!std::isfinite(p.value) || !armijo(p) || (i > 0 && p.value >= prev.value))
-      return zoom(prev, p);
-    if (std::fabs(p.slope) <= -c2 * g0) {
-      out = p;
-      return true;
-    }
-    if (p.slope >= 0) return zoom(p, prev);
-    prev = p;
-    a *= 2;
-  }
-  if (prev.step > 0) {
-    out = prev;
-    return true;
-  }
-  return false;
-}
+using glm::dot;
 
 }  // namespace
 
@@ -130,9 +31,8 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
   trace.record(0, f);
   Matrix h = xt::eye<double>(p);  // inverse Hessian approximation
   bool fresh = true;              // h is the (scaled) identity, never updated
-  bool converged = false;
   std::size_t resets = 0;
-  std::string stop;
+  std::optional<Termination> stop;  // empty: the iteration cap
   std::size_t iteration = 0;
   Vector hy = xt::zeros<double>({p});
   while (iteration < rule.iterations) {
@@ -147,8 +47,7 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
     double slope = dot(g, d);
     if (!(slope < 0)) {
       if (glm::max_abs(g) == 0) {
-        converged = true;
-        stop = "zero-gradient";
+        stop = Termination::Converged;  // zero gradient
         break;
       }
       h = xt::eye<double>(p);
@@ -156,14 +55,14 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
       d = -g;
       slope = dot(g, d);
     }
-    Point start;
+    glm::LineSample start;
     start.value = f;
     start.slope = slope;
     // First step of a fresh (identity) metric is scaled so that it moves at most 1 per weight.
     const double first = fresh ? std::min(1.0, 1.0 / glm::max_abs(g)) : 1.0;
-    LineFunction line(objective, x, d, options.line_search_evaluations);
-    Point next;
-    if (!line_search(line, start, first, next)) {
+    glm::LineFunction line(objective, x, d, options.line_search.max_evaluations);
+    glm::LineSample next;
+    if (!glm::wolfe_line_search(line, start, first, options.line_search, next)) {
       if (!fresh) {
         ++resets;
         h = xt::eye<double>(p);
@@ -174,7 +73,7 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
       m << "the line search found no decrease along steepest descent at iteration "
         << iteration << " (error " << f << ")";
       ctx.warn(component, "line-search", m.str(), "output.tolerance");
-      stop = "line-search";
+      stop = Termination::NoProgress;
       break;
     }
     ++iteration;
@@ -186,8 +85,7 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
     g = std::move(next.gradient);
     trace.record(iteration, f);
     if (done) {
-      converged = true;
-      stop = "tolerance";
+      stop = Termination::Converged;
       break;
     }
     // BFGS update of the inverse Hessian (Nocedal & Wright eq. 6.17), skipped when the
@@ -215,16 +113,16 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
       objective.add_flops(glm::flops::bfgs_update(p));
     }
   }
-  if (stop.empty()) glm::warn_iteration_cap(ctx, component, rule.iterations, f);
+  if (!stop) glm::warn_iteration_cap(ctx, component, rule.iterations, f);
   if (glm::looks_separable(objective, f))
     glm::warn_separable(ctx, component, f, glm::max_abs(x), iteration);
   ctx.report.figures["metric_resets"] = double(resets);
   glm::report_final_figures(ctx, objective, x);
-  trace.finish(iteration, converged, f);
+  trace.finish(iteration, stop.value_or(Termination::IterationCap), f);
   return x;
 }
 
-OutputWeights Bfgs::fit(const TrainingProblem& problem, const Regularizer* penalty,
+OutputWeights Bfgs::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                         FitContext& ctx) {
   return glm::fit_output_weights(problem, penalty, options_.link, component,
                                  [&](glm::Objective& objective) {

@@ -1,14 +1,15 @@
 #pragma once
 // Quasi-Newton BFGS for the output weights (NETLAB quasinew.m; Nocedal & Wright, Numerical
 // Optimization, eq. 6.17 for the inverse-Hessian update, algorithms 3.5/3.6 for the strong Wolfe
-// line search), on the same GLM objective as irls: cross-entropy for logistic / softmax outputs,
-// 1/2 sum of squares for identity outputs. Starts from the linear-output pseudo-inverse solution
+// line search of radial/glm/line_search.hpp), on the same GLM objective as irls: cross-entropy
+// for logistic / softmax outputs, 1/2 sum of squares for identity outputs. Starts from the linear-output pseudo-inverse solution
 // (Nabney, papers 000/003, section 4) and stops by the papers' rule.
 
 #include <cstddef>
 #include <string>
 
 #include "radial/fit_context.hpp"
+#include "radial/glm/line_search.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
@@ -20,7 +21,7 @@ struct BfgsOptions {
   std::size_t iterations = 1000;
   double tolerance = 1e-4;
   std::string start = "pseudo-inverse";  // or "zero" (the NETLAB reference runs)
-  std::size_t line_search_evaluations = 25;
+  glm::WolfeOptions line_search;  // c1 = 1e-4, c2 = 0.1, 25 evaluations
 };
 
 // Runs BFGS on `objective` from `start` and fills ctx.report.
@@ -30,7 +31,7 @@ Matrix bfgs(glm::Objective& objective, Matrix start, const BfgsOptions& options,
 class Bfgs : public OutputLayer {
  public:
   explicit Bfgs(BfgsOptions options) : options_(std::move(options)) {}
-  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
 
  private:

@@ -2,25 +2,20 @@
 #include "irls.hpp"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "radial/glm/flops.hpp"
+#include "radial/glm/line_search.hpp"
 #include "radial/glm/newton.hpp"
 #include "radial/glm/training.hpp"
+#include "radial/glm/vectors.hpp"
 
 namespace radial::plugins {
 
 namespace {
 
 constexpr const char* component = "irls";
-
-// Accept W + t d when the error fell by the Armijo fraction of the predicted decrease, or did
-// not change beyond rounding (at the minimum).
-bool acceptable(double error_new, double error, double t, double slope) {
-  if (!std::isfinite(error_new)) return false;
-  const double rounding = 1e-13 * std::max(1.0, std::fabs(error));
-  return error_new <= error + 1e-4 * t * slope || std::fabs(error_new - error) <= rounding;
-}
 
 }  // namespace
 
@@ -54,83 +49,79 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   std::size_t iteration = 1;
   trace.record(iteration, error);
 
-  bool converged = false;
   std::size_t halvings_total = 0, rank_deficient = 0, last_rank = p;
-  std::string stop;
+  std::optional<Termination> stop;  // empty: the iteration cap
   while (iteration < rule.iterations) {
     if (glm::looks_separable(objective, error)) {
       glm::warn_separable(ctx, component, error, glm::max_abs(w), iteration);
-      stop = "separable";
+      stop = Termination::NoProgress;  // the error can only fall with unbounded weights
       break;
     }
     // Newton / Fisher scoring direction (eq. 10): H d = -g.
     Vector minus_g = glm::flatten(g);
     for (double& v : minus_g) v = -v;
-    // Optional eigenvalue floor (IrlsOptions::damping); 0 keeps the paper's pseudo-inverse.
-    const double damping = options.step_control ? options.damping : 0.0;
-    const glm::SymmetricSolve solved =
-        block_diagonal ? glm::solve_block_diagonal(h, minus_g, k, method, -1, damping)
-                       : glm::solve_symmetric(h, minus_g, method, -1, damping);
+    // The paper's pseudo-inverse (no eigenvalue floor).
+    const glm::SymmetricSolve solved = block_diagonal
+                                           ? glm::solve_block_diagonal(h, minus_g, k, method)
+                                           : glm::solve_symmetric(h, minus_g, method);
     objective.add_flops(solved.flops);
     last_rank = solved.rank;
     if (solved.rank < expected_rank) ++rank_deficient;
     const Matrix d = glm::unflatten(solved.x, c, k);
-    double slope = 0;  // g . d (negative for a descent direction)
-    for (std::size_t i = 0; i < p; ++i) slope += g.data()[i] * d.data()[i];
+    const double slope = glm::dot(g, d);  // negative for a descent direction
     objective.add_flops(glm::flops::dot(p));
     if (!glm::all_finite(d) || slope >= 0) {
       if (slope >= 0 && glm::max_abs(g) == 0) {
-        converged = true;
-        stop = "zero-gradient";
+        stop = Termination::Converged;  // zero gradient
       } else {
         std::ostringstream m;
         m << "the Newton direction at iteration " << iteration
           << (glm::all_finite(d) ? " is not a descent direction" : " is not finite")
           << " (rank " << solved.rank << " of " << p << "); keeping the current weights";
         ctx.warn(component, "newton-step", m.str(),
-                 "add [regularizer] plugin = \"weight-decay\" with alpha > 0");
-        stop = "bad-direction";
+                 "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0");
+        stop = Termination::NumericalFailure;
       }
       break;
     }
 
-    double t = 1;
     Matrix w_new = w + d;
     objective.add_flops(glm::flops::axpy(p));
     double error_new = objective.hessian(w_new, kind, g_new, h_new);
     if (options.step_control) {
-      std::size_t halvings = 0;
-      while (!acceptable(error_new, error, t, slope) && halvings < options.max_halvings) {
-        t *= 0.5;
-        ++halvings;
-        w_new = w + t * d;
-        objective.add_flops(glm::flops::axpy(p));
-        error_new = objective.value(w_new);
-      }
-      halvings_total += halvings;
-      if (!acceptable(error_new, error, t, slope)) {
+      const glm::ArmijoResult step = glm::armijo_backtracking(
+          error, slope, error_new,
+          [&](double t) {
+            w_new = glm::axpy(t, d, w);
+            objective.add_flops(glm::flops::axpy(p));
+            return objective.value(w_new);
+          },
+          options.line_search);
+      error_new = step.value;
+      halvings_total += step.halvings;
+      if (!step.accepted) {
         // No decrease along the Newton direction even for tiny steps: the current weights are
         // the minimum to working precision, or the direction is useless.
         const double decrement = -slope;  // g^T H^-1 g, the Newton decrement squared
-        converged = decrement < options.tolerance;
+        const bool converged = decrement < options.tolerance;
         if (!converged) {
           std::ostringstream m;
           m << "no decrease of the error along the Newton direction after "
-            << options.max_halvings << " halvings at iteration " << iteration
+            << options.line_search.max_halvings << " halvings at iteration " << iteration
             << " (Newton decrement " << decrement << "); keeping the current weights";
-          ctx.warn(component, "step-control", m.str(), "output.iterations or regularizer");
+          ctx.warn(component, "step-control", m.str(), "output.iterations or weight-penalty");
         }
-        stop = "no-decrease";
+        stop = converged ? Termination::Converged : Termination::NoProgress;
         break;
       }
-      if (halvings > 0) objective.hessian(w_new, kind, g_new, h_new);
+      if (step.halvings > 0) objective.hessian(w_new, kind, g_new, h_new);
     } else if (!std::isfinite(error_new) || error_new > error) {
       // NETLAB's glmtrain: "Error has increased: terminating", keeping the previous weights.
       std::ostringstream m;
       m << "the full Newton step at iteration " << iteration + 1 << " raised the error from "
         << error << " to " << error_new << "; stopped with the previous weights (NETLAB's rule)";
       ctx.warn(component, "error-increased", m.str(), "output.step_control = true");
-      stop = "error-increased";
+      stop = Termination::NoProgress;
       break;
     }
     ++iteration;
@@ -143,21 +134,20 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     h_new = Matrix();
     trace.record(iteration, error);
     if (done) {
-      converged = true;
-      stop = "tolerance";
+      stop = Termination::Converged;
       break;
     }
   }
-  if (stop.empty()) glm::warn_iteration_cap(ctx, component, rule.iterations, error);
+  if (!stop) glm::warn_iteration_cap(ctx, component, rule.iterations, error);
   ctx.report.figures["step_halvings"] = double(halvings_total);
   ctx.report.figures["rank_deficient_solves"] = double(rank_deficient);
   ctx.report.figures["last_rank"] = double(last_rank);
   glm::report_final_figures(ctx, objective, w);
-  trace.finish(iteration, converged, error);
+  trace.finish(iteration, stop.value_or(Termination::IterationCap), error);
   return w;
 }
 
-OutputWeights Irls::fit(const TrainingProblem& problem, const Regularizer* penalty,
+OutputWeights Irls::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                         FitContext& ctx) {
   return glm::fit_output_weights(
       problem, penalty, options_.link, component,

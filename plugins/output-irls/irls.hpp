@@ -17,6 +17,7 @@
 #include <string>
 
 #include "radial/fit_context.hpp"
+#include "radial/glm/line_search.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
@@ -29,8 +30,7 @@ struct IrlsOptions {
   double tolerance = 1e-4;
   glm::HessianKind hessian = glm::HessianKind::Exact;
   bool step_control = true;
-  std::size_t max_halvings = 30;
-  double damping = 0;  // eigenvalue floor relative to the largest (0: truncate, as pinv)
+  glm::ArmijoOptions line_search;  // the step control: c1 = 1e-4, at most 30 halvings
 };
 
 // Runs IRLS on `objective` and fills ctx.report; returns finite C x K weights.
@@ -39,7 +39,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
 class Irls : public OutputLayer {
  public:
   explicit Irls(IrlsOptions options) : options_(std::move(options)) {}
-  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
 
  private:

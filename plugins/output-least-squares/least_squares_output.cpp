@@ -13,7 +13,7 @@
 #include "radial/errors.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/parallel.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 
 namespace radial::plugins {
 
@@ -29,9 +29,9 @@ struct QuadraticPenalty {
   Matrix gradient;  // P x 1
 };
 
-QuadraticPenalty quadratic_penalty(const Regularizer* penalty, std::size_t p) {
+QuadraticPenalty quadratic_penalty(const WeightPenalty* penalty, std::size_t p) {
   QuadraticPenalty q;
-  if (penalty == nullptr || !penalty->penalises_weights()) return q;
+  if (penalty == nullptr) return q;
   const Matrix zero = xt::zeros<double>({p, std::size_t(1)});
   q.active = true;
   q.hessian = xt::zeros<double>({p, p});
@@ -141,7 +141,7 @@ LeastSquaresOutput::Solver LeastSquaresOutput::solver_from_string(const std::str
                        "'. Violated constraint: one of auto, svd, normal-equations");
 }
 
-OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Regularizer* penalty,
+OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                                       FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const DesignMatrix& design = problem.design;

@@ -37,7 +37,7 @@ class LeastSquaresOutput final : public OutputLayer {
   // Targets from targets_for(Link::Identity, data): values (regression) or 1-of-K (classes,
   // predicted by arg max). Records rank, solver and final_error = 0.5 SSE + penalty(W) in
   // ctx.report; warns "rank-deficient" when rank < M+1.
-  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
 
   static Solver solver_from_string(const std::string& name);

@@ -7,6 +7,7 @@
 
 #include "radial/glm/flops.hpp"
 #include "radial/glm/training.hpp"
+#include "radial/glm/vectors.hpp"
 
 namespace radial::plugins {
 
@@ -14,11 +15,7 @@ namespace {
 
 constexpr const char* component = "scg";
 
-double dot(const Matrix& a, const Matrix& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a.data()[i] * b.data()[i];
-  return s;
-}
+using glm::dot;
 
 }  // namespace
 
@@ -39,8 +36,7 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
   bool success = true;
   std::size_t n_success = 0;
   double beta = 1.0, mu = 0, kappa = 0, theta = 0;
-  bool converged = false;
-  std::string stop;
+  bool converged = false;  // the stopping rule held or the gradient vanished
   std::size_t j = 1;
   for (; j <= rule.iterations; ++j) {
     if (success) {
@@ -53,8 +49,7 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
       kappa = dot(d, d);
       vec_flops(2);
       if (kappa < eps) {
-        converged = true;
-        stop = "zero-gradient";
+        converged = true;  // zero gradient
         break;
       }
       const double sigma = sigma0 / std::sqrt(kappa);
@@ -87,15 +82,13 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
       trace.record(j, f_now);
       if (done) {
         converged = true;
-        stop = "tolerance";
         break;
       }
       f_old = f_new;
       grad_old = grad_new;
       objective.gradient(x, grad_new);
       if (dot(grad_new, grad_new) == 0) {
-        converged = true;
-        stop = "zero-gradient";
+        converged = true;  // zero gradient
         break;
       }
     } else {
@@ -123,11 +116,11 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
   if (glm::looks_separable(objective, f_now))
     glm::warn_separable(ctx, component, f_now, glm::max_abs(x), iterations);
   glm::report_final_figures(ctx, objective, x);
-  trace.finish(iterations, converged, f_now);
+  trace.finish(iterations, converged ? Termination::Converged : Termination::IterationCap, f_now);
   return x;
 }
 
-OutputWeights Scg::fit(const TrainingProblem& problem, const Regularizer* penalty,
+OutputWeights Scg::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                        FitContext& ctx) {
   return glm::fit_output_weights(problem, penalty, options_.link, component,
                                  [&](glm::Objective& objective) {

@@ -27,7 +27,7 @@ Matrix scg(glm::Objective& objective, Matrix start, const ScgOptions& options, F
 class Scg : public OutputLayer {
  public:
   explicit Scg(ScgOptions options) : options_(std::move(options)) {}
-  OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
 
  private:

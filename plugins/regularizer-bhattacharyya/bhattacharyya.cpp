@@ -10,23 +10,6 @@ namespace radial::plugins {
 
 BhattacharyyaPrior::BhattacharyyaPrior(double alpha, Units units) : alpha_(alpha), units_(units) {}
 
-void BhattacharyyaPrior::add_gradient(const Matrix& weights, Matrix& gradient) const {
-  if (gradient.shape(0) != weights.shape(0) || gradient.shape(1) != weights.shape(1))
-    throw ShapeError("regularizer bhattacharyya: add_gradient got a " +
-                     std::to_string(gradient.shape(0)) + " x " + std::to_string(gradient.shape(1)) +
-                     " gradient for " + std::to_string(weights.shape(0)) + " x " +
-                     std::to_string(weights.shape(1)) + " weights");
-}
-
-void BhattacharyyaPrior::add_hessian(const Matrix& weights, Matrix& hessian) const {
-  const std::size_t p = weights.size();
-  if (hessian.shape(0) != p || hessian.shape(1) != p)
-    throw ShapeError("regularizer bhattacharyya: add_hessian got a " +
-                     std::to_string(hessian.shape(0)) + " x " + std::to_string(hessian.shape(1)) +
-                     " Hessian for " + std::to_string(p) + " weights (needs " + std::to_string(p) +
-                     " x " + std::to_string(p) + ")");
-}
-
 double BhattacharyyaPrior::effective_alpha(const KernelPriorInput& kernels) const {
   if (units_ == Units::Absolute) return alpha_;
   return alpha_ * double(kernels.rows) / (double(kernels.classes()) * double(kernels.count()));

@@ -5,16 +5,16 @@
 // the paper's working assumption Sigma_jk = Sigma_j (before eq 26), beta_jk = delta_jk / 8 with
 // delta_jk the squared Mahalanobis distance of eq 30.
 //
-// A pure kernel prior: it does not penalise output weights.
+// A kernel prior only: combine it with a [weight-penalty] to also penalise output weights.
 
 #include <string>
 
-#include "radial/regularizer.hpp"
+#include "radial/kernel_prior.hpp"
 #include "radial/types.hpp"
 
 namespace radial::plugins {
 
-class BhattacharyyaPrior final : public Regularizer {
+class BhattacharyyaPrior final : public KernelPrior {
  public:
   enum class Units {
     Absolute,  // alpha as given
@@ -27,13 +27,6 @@ class BhattacharyyaPrior final : public Regularizer {
   // The alpha of eqs 17-30 for this problem size.
   double effective_alpha(const KernelPriorInput& kernels) const;
 
-  // No penalty on output weights: the weight side adds nothing (and checks shapes).
-  bool penalises_weights() const override { return false; }
-  double penalty(const Matrix&) const override { return 0.0; }
-  void add_gradient(const Matrix& weights, Matrix& gradient) const override;
-  void add_hessian(const Matrix& weights, Matrix& hessian) const override;
-
-  bool has_kernel_prior() const override { return true; }
   double kernel_penalty(const KernelPriorInput& kernels) const override;
   Matrix kernel_distances(const KernelPriorInput& kernels) const override;
   void add_mean_terms(const KernelPriorInput& kernels, KernelMeanTerms& terms) const override;

@@ -1,4 +1,4 @@
-// Registration of the `bhattacharyya` regularizer: its parameter table and factory.
+// Registration of the `bhattacharyya` kernel prior: its parameter table and factory.
 #include <memory>
 
 #include <radial/sdk/plugin.hpp>
@@ -9,7 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Regularizer;
   info.id = "bhattacharyya";
   info.version = "1.0.0";
   info.summary = "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)";
@@ -29,7 +28,7 @@ radial::ComponentInfo info() {
 }
 
 void register_bhattacharyya(radial::Registrar& registrar) {
-  registrar.add_regularizer(info(), [](const radial::Params& params) {
+  registrar.add_kernel_prior(info(), [](const radial::Params& params) {
     using radial::plugins::BhattacharyyaPrior;
     const auto units = params.string("alpha_units") == "absolute"
                            ? BhattacharyyaPrior::Units::Absolute

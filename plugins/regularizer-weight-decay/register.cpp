@@ -1,4 +1,4 @@
-// Registration of the `weight-decay` regularizer: its parameter table and factory.
+// Registration of the `weight-decay` weight penalty: its parameter table and factory.
 #include <memory>
 
 #include <radial/sdk/plugin.hpp>
@@ -9,7 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Regularizer;
   info.id = "weight-decay";
   info.version = "1.0.0";
   info.summary = "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)";
@@ -26,7 +25,7 @@ radial::ComponentInfo info() {
 }
 
 void register_weight_decay(radial::Registrar& registrar) {
-  registrar.add_regularizer(info(), [](const radial::Params& params) {
+  registrar.add_weight_penalty(info(), [](const radial::Params& params) {
     return std::make_unique<radial::plugins::WeightDecay>(params.real("alpha"),
                                                           params.boolean("include_bias"));
   });

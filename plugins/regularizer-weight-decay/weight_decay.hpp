@@ -8,17 +8,15 @@
 
 #include <cstddef>
 
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 #include "radial/types.hpp"
 
 namespace radial::plugins {
 
-class WeightDecay final : public Regularizer {
+class WeightDecay final : public WeightPenalty {
  public:
   // requires alpha >= 0 (the parameter table enforces it).
   WeightDecay(double alpha, bool include_bias);
-
-  bool penalises_weights() const override { return true; }
 
   // alpha/2 sum of W_ik^2 over the penalised rows.
   double penalty(const Matrix& weights) const override;

@@ -9,9 +9,8 @@
 
 namespace {
 
-class IdentityRegularizer final : public radial::Regularizer {
+class IdentityRegularizer final : public radial::WeightPenalty {
  public:
-  bool penalises_weights() const override { return false; }
   double penalty(const radial::Matrix&) const override { return 0; }
   void add_gradient(const radial::Matrix&, radial::Matrix&) const override {}
   void add_hessian(const radial::Matrix&, radial::Matrix&) const override {}
@@ -20,7 +19,7 @@ class IdentityRegularizer final : public radial::Regularizer {
 void register_then_throw(radial::Registrar& registrar) {
   radial::ComponentInfo info;
   info.id = "half-registered";
-  registrar.add_regularizer(std::move(info), [](const radial::Params&) {
+  registrar.add_weight_penalty(std::move(info), [](const radial::Params&) {
     return std::make_unique<IdentityRegularizer>();
   });
 #if defined(RADIAL_ERROR_IN_REGISTRATION)

@@ -102,7 +102,7 @@ TEST_CASE("a registration function throwing std::runtime_error is wrapped; nothi
   CHECK_THAT(message, Contains(BAD_REGISTRATION_THROWS));
   CHECK_THAT(message, Contains("table construction failed"));
   // It registered a component before throwing: staging must have discarded it.
-  CHECK(registry.find(radial::Slot::Regularizer, "half-registered") == nullptr);
+  CHECK(registry.find(radial::Slot::WeightPenalty, "half-registered") == nullptr);
   CHECK(registry.loaded_files().empty());
   require_usable(registry);
 }
@@ -116,7 +116,7 @@ TEST_CASE("a radial::Error from registration keeps its type and gains the file n
     CHECK_THAT(error.what(), Contains(BAD_REGISTRATION_RADIAL_ERROR));
     CHECK_THAT(error.what(), Contains("parameter 'alpha' declared twice"));
   }
-  CHECK(registry.find(radial::Slot::Regularizer, "half-registered") == nullptr);
+  CHECK(registry.find(radial::Slot::WeightPenalty, "half-registered") == nullptr);
   require_usable(registry);
 }
 
@@ -220,9 +220,8 @@ TEST_CASE("an object keeps its library loaded after the registry is gone") {
 
 namespace {
 
-class ZeroRegularizer final : public radial::Regularizer {
+class ZeroRegularizer final : public radial::WeightPenalty {
  public:
-  bool penalises_weights() const override { return false; }
   double penalty(const radial::Matrix&) const override { return 0; }
   void add_gradient(const radial::Matrix&, radial::Matrix&) const override {}
   void add_hessian(const radial::Matrix&, radial::Matrix&) const override {}
@@ -231,13 +230,13 @@ class ZeroRegularizer final : public radial::Regularizer {
 void register_without_factory(radial::Registrar& registrar) {
   radial::ComponentInfo info;
   info.id = "zero";
-  registrar.add_regularizer(std::move(info), nullptr);
+  registrar.add_weight_penalty(std::move(info), nullptr);
 }
 
 void register_zero_as_test_power(radial::Registrar& registrar) {
   radial::ComponentInfo info;
   info.id = "test-power";
-  registrar.add_regularizer(std::move(info), [](const radial::Params&) {
+  registrar.add_weight_penalty(std::move(info), [](const radial::Params&) {
     return std::make_unique<ZeroRegularizer>();
   });
 }
@@ -251,10 +250,10 @@ TEST_CASE("built-in components go through the same checks as libraries") {
   CHECK(registry.components().empty());
 
   registry.add_builtin(register_zero_as_test_power, "builtin-b");
-  const auto* info = registry.find(radial::Slot::Regularizer, "test-power");
+  const auto* info = registry.find(radial::Slot::WeightPenalty, "test-power");
   REQUIRE(info != nullptr);
   CHECK(info->library == "builtin-b");
-  CHECK(registry.make_regularizer("test-power", {})->penalty(radial::Matrix{{1.0}}) == 0.0);
+  CHECK(registry.make_weight_penalty("test-power", {})->penalty(radial::Matrix{{1.0}}) == 0.0);
   // Ids are unique across slots: the basis "test-power" of a library is refused now.
   const std::string message = refusal(registry, GOOD_PLUGIN);
   CHECK_THAT(message, Contains("already registered from builtin-b"));

@@ -49,7 +49,7 @@ class FirstRows final : public radial::CentreLearner {
  public:
   FirstRows(const radial::Params& params, bool seeded_by_device)
       : count_(static_cast<std::size_t>(params.integer("count"))), device_(seeded_by_device) {}
-  radial::Centres fit(const radial::Dataset& train, const radial::Regularizer*,
+  radial::Centres fit(const radial::Dataset& train, const radial::WeightPenalty*,
                       radial::FitContext&) override {
     if (train.rows() < count_) {
       throw radial::InputError("kit centres: " + std::to_string(train.rows()) + " rows for " +
@@ -76,7 +76,7 @@ enum class Flaw { None, NoRowCheck, ForeignException };
 class ZeroOutput final : public radial::OutputLayer {
  public:
   explicit ZeroOutput(Flaw flaw) : flaw_(flaw) {}
-  radial::OutputWeights fit(const radial::TrainingProblem& problem, const radial::Regularizer*,
+  radial::OutputWeights fit(const radial::TrainingProblem& problem, const radial::WeightPenalty*,
                             radial::FitContext&) override {
     if (flaw_ == Flaw::ForeignException) throw std::logic_error("forgot to translate");
     if (flaw_ != Flaw::NoRowCheck && problem.design.rows() != problem.data.rows()) {
@@ -95,10 +95,9 @@ class ZeroOutput final : public radial::OutputLayer {
 enum class DecayFlaw { None, DoubledGradient, Overwrites };
 
 // penalty = alpha/2 ||W||^2, gradient alpha W, Hessian alpha I (the weight-decay prior).
-class Decay final : public radial::Regularizer {
+class Decay final : public radial::WeightPenalty {
  public:
   Decay(const radial::Params& params, DecayFlaw flaw) : alpha_(params.real("alpha")), flaw_(flaw) {}
-  bool penalises_weights() const override { return true; }
   double penalty(const Matrix& w) const override {
     double sum = 0;
     for (double v : w) sum += v * v;
@@ -172,20 +171,74 @@ void register_kit_components(radial::Registrar& r) {
   r.add_output_layer(info("leaky-output", {}), [](const radial::Params&) {
     return std::make_unique<ZeroOutput>(Flaw::ForeignException);
   });
-  r.add_regularizer(info("good-decay", alpha_table()), [](const radial::Params& p) {
+  r.add_weight_penalty(info("good-decay", alpha_table()), [](const radial::Params& p) {
     return std::make_unique<Decay>(p, DecayFlaw::None);
   });
-  r.add_regularizer(info("doubled-decay", alpha_table()), [](const radial::Params& p) {
+  r.add_weight_penalty(info("doubled-decay", alpha_table()), [](const radial::Params& p) {
     return std::make_unique<Decay>(p, DecayFlaw::DoubledGradient);
   });
-  r.add_regularizer(info("overwriting-decay", alpha_table()), [](const radial::Params& p) {
+  r.add_weight_penalty(info("overwriting-decay", alpha_table()), [](const radial::Params& p) {
     return std::make_unique<Decay>(p, DecayFlaw::Overwrites);
+  });
+}
+
+enum class PriorFlaw { None, UnbalancedMixing, OverwritesMeans };
+
+// Pulls each kernel toward its subkernels: log p = -alpha/2 sum_jk P(C_k|j) delta_jk, so the
+// mean terms are weight_j = alpha sum_k P(C_k|j) and target_j = alpha sum_k P(C_k|j) mu_jk; it
+// leaves the mixing weights alone (terms 0, which sum to 0 over k as eq 31 asks).
+class PullToSubkernels final : public radial::KernelPrior {
+ public:
+  explicit PullToSubkernels(PriorFlaw flaw) : flaw_(flaw) {}
+  double kernel_penalty(const radial::KernelPriorInput& in) const override {
+    const Matrix delta = radial::subkernel_mahalanobis(in);
+    double sum = 0;
+    for (std::size_t j = 0; j < in.count(); ++j)
+      for (std::size_t k = 0; k < in.classes(); ++k) sum += in.class_given_kernel(j, k) * delta(j, k);
+    return 0.5 * sum;
+  }
+  Matrix kernel_distances(const radial::KernelPriorInput& in) const override {
+    Matrix delta = radial::subkernel_mahalanobis(in);
+    for (double& v : delta) v *= 0.5;
+    return delta;
+  }
+  void add_mean_terms(const radial::KernelPriorInput& in,
+                      radial::KernelMeanTerms& terms) const override {
+    for (std::size_t j = 0; j < in.count(); ++j) {
+      if (flaw_ == PriorFlaw::OverwritesMeans) terms.weight(j) = 0;
+      for (std::size_t k = 0; k < in.classes(); ++k) {
+        const double w = in.class_given_kernel(j, k);
+        terms.weight(j) += w;
+        for (std::size_t a = 0; a < in.dim(); ++a) terms.target(j, a) += w * in.subkernel_means(j, k, a);
+      }
+    }
+  }
+  void add_mixing_terms(const radial::KernelPriorInput& in, Matrix& terms) const override {
+    if (flaw_ != PriorFlaw::UnbalancedMixing) return;
+    for (std::size_t j = 0; j < in.count(); ++j) terms(j, 0) += 1.0;
+  }
+
+ private:
+  PriorFlaw flaw_;
+};
+
+void register_kit_priors(radial::Registrar& r) {
+  r.add_kernel_prior(info("good-prior", {}), [](const radial::Params&) {
+    return std::make_unique<PullToSubkernels>(PriorFlaw::None);
+  });
+  r.add_kernel_prior(info("unbalanced-prior", {}), [](const radial::Params&) {
+    return std::make_unique<PullToSubkernels>(PriorFlaw::UnbalancedMixing);
+  });
+  r.add_kernel_prior(info("overwriting-prior", {}), [](const radial::Params&) {
+    return std::make_unique<PullToSubkernels>(PriorFlaw::OverwritesMeans);
   });
 }
 
 const radial::Registry& kit_registry() {
   static radial::Registry registry;
-  static const bool added = (registry.add_builtin(register_kit_components, "test_kit.cpp"), true);
+  static const bool added = (registry.add_builtin(register_kit_components, "test_kit.cpp"),
+                             registry.add_builtin(register_kit_priors, "test_kit.cpp priors"),
+                             true);
   (void)added;
   return registry;
 }
@@ -247,16 +300,31 @@ TEST_CASE("the kit catches output layers that skip shape checks or leak exceptio
                               Catch::Matchers::Contains("forgot to translate"));
 }
 
-TEST_CASE("the kit compares regularizer derivatives with finite differences",
+TEST_CASE("the kit compares weight-penalty derivatives with finite differences",
           "[conformance-kit]") {
   const auto doubled = radial::conformance::run_checks(kit_registry(), "doubled-decay");
   INFO(doubled.str());
   // The gradient is twice d penalty/dW; the Hessian (alpha I) no longer matches its FD either.
-  CHECK(failed_checks(doubled) == Checks{"regularizer/gradient", "regularizer/hessian"});
+  CHECK(failed_checks(doubled) == Checks{"weight-penalty/gradient", "weight-penalty/hessian"});
 
   const auto overwriting = radial::conformance::run_checks(kit_registry(), "overwriting-decay");
   INFO(overwriting.str());
-  CHECK(failed_checks(overwriting) == Checks{"regularizer/adds"});
+  CHECK(failed_checks(overwriting) == Checks{"weight-penalty/adds"});
+}
+
+TEST_CASE("the kit checks a kernel prior's M-step terms", "[conformance-kit]") {
+  const auto good = radial::conformance::run_checks(kit_registry(), "good-prior");
+  INFO(good.str());
+  CHECK(good.ok());
+  CHECK(good.slot == radial::Slot::KernelPrior);
+
+  const auto unbalanced = radial::conformance::run_checks(kit_registry(), "unbalanced-prior");
+  INFO(unbalanced.str());
+  CHECK(failed_checks(unbalanced) == Checks{"kernel-prior/mixing-terms"});
+
+  const auto overwriting = radial::conformance::run_checks(kit_registry(), "overwriting-prior");
+  INFO(overwriting.str());
+  CHECK(failed_checks(overwriting) == Checks{"kernel-prior/mean-terms-add"});
 }
 
 TEST_CASE("the kit names an id that is not registered", "[conformance-kit]") {

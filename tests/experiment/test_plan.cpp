@@ -51,7 +51,7 @@ TEST_CASE("runs come in dataset, pipeline, grid point, seed order") {
 
   // The set and the grid point reach the resolved pipeline; folds split => evaluate.folds.
   CHECK(runs[2].resolved.centres.params.integer("count") == 3);
-  CHECK(runs[2].resolved.regularizer->params.real("alpha") == 1.0);
+  CHECK(runs[2].resolved.regularizer()->params.real("alpha") == 1.0);
   CHECK(runs[0].resolved.data.train == folder / "a.csv");
   CHECK(runs[12].resolved.evaluate.folds == 3);
   CHECK(runs[6].resolved.evaluate.folds == 0);

@@ -9,7 +9,7 @@
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
 #include "radial/output_layer.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 
 using radial::Link;
 using radial::Matrix;
@@ -19,10 +19,9 @@ using radial::glm::Objective;
 namespace {
 
 // alpha/2 ||W||^2 over the non-bias rows: an independent test double of the interface.
-class TestDecay : public radial::Regularizer {
+class TestDecay : public radial::WeightPenalty {
  public:
   explicit TestDecay(double alpha) : alpha_(alpha) {}
-  bool penalises_weights() const override { return true; }
   double penalty(const Matrix& w) const override {
     double s = 0;
     for (std::size_t i = 0; i + 1 < w.shape(0); ++i)
@@ -93,7 +92,7 @@ double naive_error(Link link, const Case& cs) {
   return e;
 }
 
-void check_derivatives(Link link, std::size_t k, const radial::Regularizer* penalty) {
+void check_derivatives(Link link, std::size_t k, const radial::WeightPenalty* penalty) {
   const Case cs = make_case(link, 60, 5, k, 7 + k);
   Objective obj(cs.phi, cs.targets, link, penalty);
   Matrix g, h, g2, hs;
@@ -135,8 +134,8 @@ void check_derivatives(Link link, std::size_t k, const radial::Regularizer* pena
 TEST_CASE("objective value, gradient and Hessians match closed forms and finite differences",
           "[glm][objective]") {
   TestDecay decay(0.3);
-  for (const radial::Regularizer* penalty : {static_cast<const radial::Regularizer*>(nullptr),
-                                             static_cast<const radial::Regularizer*>(&decay)}) {
+  for (const radial::WeightPenalty* penalty : {static_cast<const radial::WeightPenalty*>(nullptr),
+                                             static_cast<const radial::WeightPenalty*>(&decay)}) {
     SECTION(std::string("identity ") + (penalty ? "penalised" : "plain")) {
       check_derivatives(Link::Identity, 2, penalty);
     }

@@ -31,9 +31,9 @@ nlohmann::json reference() {
 }
 
 // The weight-decay plugin through the registry, alpha/2 ||w||^2 without the bias.
-std::shared_ptr<radial::Regularizer> weight_decay(radial::Registry& registry, double alpha) {
-  const auto& info = registry.require(radial::Slot::Regularizer, "weight-decay");
-  return registry.make_regularizer(
+std::shared_ptr<radial::WeightPenalty> weight_decay(radial::Registry& registry, double alpha) {
+  const auto& info = registry.require(radial::Slot::WeightPenalty, "weight-decay");
+  return registry.make_weight_penalty(
       "weight-decay", radial::validate_params(info.params, {{"alpha", alpha}}, "test"));
 }
 

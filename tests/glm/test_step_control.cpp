@@ -12,7 +12,7 @@
 #include "glm_test_support.hpp"
 #include "radial/glm/training.hpp"
 #include "radial/numerics/kmeans.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 
 using radial::FitContext;
 using radial::Link;
@@ -22,10 +22,9 @@ namespace rp = radial::plugins;
 
 namespace {
 
-class Decay : public radial::Regularizer {
+class Decay : public radial::WeightPenalty {
  public:
   explicit Decay(double alpha) : alpha_(alpha) {}
-  bool penalises_weights() const override { return true; }
   double penalty(const Matrix& w) const override {
     double s = 0;
     for (std::size_t p = 0; p < (w.shape(0) - 1) * w.shape(1); ++p) s += w.data()[p] * w.data()[p];

@@ -70,10 +70,14 @@ void register_fakes(radial::Registrar& r) {
       info(Slot::Output, "scg",
            {ParamSpec::integer("iterations", 100, "iteration limit").at_least(1)}),
       no_factory<radial::OutputLayer>());
-  r.add_regularizer(
-      info(Slot::Regularizer, "weight-decay",
+  r.add_weight_penalty(
+      info(Slot::WeightPenalty, "weight-decay",
            {ParamSpec::real("alpha", 0.01, "prior precision").at_least(0)}),
-      no_factory<radial::Regularizer>());
+      no_factory<radial::WeightPenalty>());
+  r.add_kernel_prior(
+      info(Slot::KernelPrior, "bhattacharyya",
+           {ParamSpec::real("alpha", 10.0, "prior strength").at_least(0)}),
+      no_factory<radial::KernelPrior>());
 }
 
 const radial::Registry& registry() {
@@ -126,9 +130,10 @@ TEST_CASE("A full pipeline reads every key", "[pipeline]") {
   CHECK(p.centres.where.line == 17);
   CHECK(p.output.plugin == "irls");
   CHECK(p.output.params.string("link") == "softmax");
-  REQUIRE(p.regularizer);
-  CHECK(p.regularizer->plugin == "weight-decay");
-  CHECK(p.regularizer->params.real("alpha") == 0.001);
+  REQUIRE(p.weight_penalty);
+  CHECK(p.weight_penalty->plugin == "weight-decay");
+  CHECK(p.weight_penalty->params.real("alpha") == 0.001);
+  CHECK_FALSE(p.kernel_prior);
   CHECK(p.evaluate.folds == 5);
   CHECK(p.evaluate.committee == 3);
   CHECK_FALSE(p.evaluate.stratified);
@@ -149,7 +154,8 @@ TEST_CASE("A minimal pipeline gets the documented defaults", "[pipeline]") {
   CHECK(p.centres.params.integer("count") == 8);
   CHECK(p.centres.params.string("init") == "kmeans++");
   CHECK(p.basis.params.values().empty());
-  CHECK_FALSE(p.regularizer);
+  CHECK_FALSE(p.weight_penalty);
+  CHECK_FALSE(p.kernel_prior);
   CHECK(p.evaluate.folds == 0);
   CHECK(p.evaluate.committee == 0);
   CHECK(p.evaluate.stratified);
@@ -187,8 +193,8 @@ TEST_CASE("Overrides are applied before validation and noted in the text", "[pip
   CHECK(p.centres.params.string("init") == "random");
   CHECK(p.basis.plugin == "gaussian");
   CHECK(p.basis.params.real("width") == 0.5);
-  REQUIRE(p.regularizer);  // the table was created by the override
-  CHECK(p.regularizer->params.real("alpha") == 0.01);
+  REQUIRE(p.weight_penalty);  // the table was created by the override
+  CHECK(p.weight_penalty->params.real("alpha") == 0.01);
   CHECK(p.evaluate.folds == 4);
   CHECK_THAT(p.text, StartsWith("[data]\ntrain = \"small-classes.csv\"") &&
                          Contains("\n# Overrides applied after the text above (radial --set):\n"
@@ -230,6 +236,46 @@ TEST_CASE("Override errors start with --set <text>", "[pipeline][errors]") {
   // A required table created by an override is positioned at the override.
   CHECK_THAT(pipeline_error(file, {"regularizer.alpha=1"}),
              StartsWith("--set regularizer.alpha=1: [regularizer] needs plugin = \"<id>\""));
+}
+
+TEST_CASE("A pipeline names a weight penalty and a kernel prior, or either in [regularizer]",
+          "[pipeline][priors]") {
+  const std::string head = "[data]\ntrain = \"x.csv\"\n[basis]\nplugin = \"gaussian\"\n"
+                           "[centres]\nplugin = \"kmeans\"\n[output]\nplugin = \"irls\"\n";
+  const auto file = test_data("priors.toml");
+  const radial::Pipeline both = radial::parse_pipeline(
+      head + "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.5\n"
+             "[kernel-prior]\nplugin = \"bhattacharyya\"\nalpha = 5\n",
+      file, registry());
+  REQUIRE(both.weight_penalty);
+  REQUIRE(both.kernel_prior);
+  CHECK(both.weight_penalty->params.real("alpha") == 0.5);
+  CHECK(both.kernel_prior->params.real("alpha") == 5.0);
+  CHECK(both.regularizer() == nullptr);
+
+  // [regularizer] goes where its plugin's slot says, and combines with the other kind.
+  const radial::Pipeline legacy = radial::parse_pipeline(
+      head + "[regularizer]\nplugin = \"bhattacharyya\"\nalpha = 7\n"
+             "[weight-penalty]\nplugin = \"weight-decay\"\n",
+      file, registry(), {"regularizer.alpha=8"});
+  REQUIRE(legacy.kernel_prior);
+  CHECK(legacy.kernel_prior->table == "regularizer");
+  CHECK(legacy.kernel_prior->params.real("alpha") == 8.0);
+  CHECK(legacy.regularizer() == &*legacy.kernel_prior);
+  REQUIRE(legacy.weight_penalty);
+  CHECK(legacy.weight_penalty->params.real("alpha") == 0.01);
+
+  // Two priors of one kind are refused.
+  CHECK_THROWS_WITH(
+      radial::parse_pipeline(head + "[regularizer]\nplugin = \"weight-decay\"\n"
+                                    "[weight-penalty]\nplugin = \"weight-decay\"\n",
+                             file, registry()),
+      Contains("already has [weight-penalty]"));
+  // A kernel prior is not a weight penalty.
+  CHECK_THROWS_WITH(
+      radial::parse_pipeline(head + "[weight-penalty]\nplugin = \"bhattacharyya\"\n", file,
+                             registry()),
+      Contains("'bhattacharyya' is a kernel-prior plugin"));
 }
 
 TEST_CASE("Pipeline errors name file:line:column and what to change", "[pipeline][errors]") {

@@ -9,17 +9,17 @@
 
 namespace radial {
 
-class Regularizer;
+class KernelPrior;
 
 class CentreLearner {
  public:
   virtual ~CentreLearner();
 
   // train.inputs is already standardised when the pipeline asks for it. `prior` is the
-  // pipeline's regularizer, or null; learners that place a prior on kernels (prbf) use its
-  // kernel-prior side, the others ignore it. Records iterations, convergence and guards in
+  // pipeline's kernel prior, or null; learners that place a prior on kernels (prbf) use it,
+  // the others ignore it. Records iterations, convergence and guards in
   // ctx.report. Throws InputError for data it cannot use (e.g. fewer rows than centres).
-  virtual Centres fit(const Dataset& train, const Regularizer* prior, FitContext& ctx) = 0;
+  virtual Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) = 0;
 };
 
 }  // namespace radial

@@ -30,9 +30,31 @@ struct CurvePoint {
   double seconds = 0;  // cumulative
 };
 
+// Why an iterative fit stopped (as Ceres' TerminationType). Reported as "termination".
+enum class Termination {
+  Converged,         // the stopping rule held, or the gradient vanished
+  IterationCap,      // the iteration cap came before the stopping rule
+  NoProgress,        // no step lowered the error (line search or step control gave up)
+  NumericalFailure,  // a non-finite value or a direction that does not descend
+};
+
+// "converged", "iteration-cap", "no-progress", "numerical-failure"
+inline const char* to_string(Termination termination) {
+  switch (termination) {
+    case Termination::Converged: return "converged";
+    case Termination::IterationCap: return "iteration-cap";
+    case Termination::NoProgress: return "no-progress";
+    case Termination::NumericalFailure: return "numerical-failure";
+  }
+  return "unknown";
+}
+
 struct FitReport {
   std::size_t iterations = 0;
   bool converged = true;
+  // Set with `converged` by fits that know why they stopped; a fit that only clears
+  // `converged` is taken to have hit its iteration cap (see stated_termination()).
+  Termination termination = Termination::Converged;
   double final_error = std::numeric_limits<double>::quiet_NaN();
   double seconds = 0;
   double flops = 0;
@@ -42,6 +64,12 @@ struct FitReport {
   std::map<std::string, double> figures;                 // other named results (rank, eta, ...)
   std::map<std::string, std::vector<double>> series;     // per-iteration traces (log R^d, L(theta))
   std::vector<Warning> warnings;
+
+  // `termination`, except IterationCap when `converged` is false and no other reason was given.
+  Termination stated_termination() const {
+    if (!converged && termination == Termination::Converged) return Termination::IterationCap;
+    return termination;
+  }
 };
 
 class FitContext {

@@ -1,6 +1,6 @@
 #pragma once
-// The kernel-prior side of a Regularizer (radial/regularizer.hpp): a prior p(theta) on the
-// shared Gaussian kernels and class mixing weights of a probabilistic RBF network
+// KernelPrior: a prior p(theta) on the shared Gaussian kernels and class mixing weights of a
+// probabilistic RBF network
 // (Constantinopoulos, Titsias & Likas 2001), which a centre learner (prbf) consumes in its
 // MAP M-step.
 //
@@ -12,7 +12,10 @@
 // assumption before eq 26). P(C_k|j) (eq 15) weighs the subkernels. The Bhattacharyya plugin
 // uses D_jk = beta_jk (eq 23); another distance (KL, ...) drops in without touching the learner.
 //
-// The learner hands a KernelPriorInput to three calls (see Regularizer):
+// A pipeline names one in [kernel-prior] (or, as before the split, in [regularizer]); it can
+// be combined with a WeightPenalty (radial/weight_penalty.hpp) on the output weights.
+//
+// The learner hands a KernelPriorInput to three calls (see KernelPrior):
 //   kernel_penalty    -log p(theta), for the posterior log-likelihood L(theta) (eq 22)
 //   add_mean_terms    what the prior adds to the M-step of the means (eq 27)
 //   add_mixing_terms  what the prior adds to the M-step of the mixing weights (eq 29)
@@ -51,6 +54,23 @@ struct KernelMeanTerms {
 
   // M zero weights and an M x d zero target: the terms of a flat prior.
   static KernelMeanTerms zeros(std::size_t count, std::size_t dim);
+};
+
+class KernelPrior {
+ public:
+  virtual ~KernelPrior();
+
+  // -log p(theta) up to its normalising constant: alpha sum_j sum_k P(C_k|j) D_jk (eqs 16-17).
+  virtual double kernel_penalty(const KernelPriorInput& kernels) const = 0;
+  // D_jk (M x K), the distance between kernel j and subkernel jk (eq 23 for Bhattacharyya).
+  virtual Matrix kernel_distances(const KernelPriorInput& kernels) const = 0;
+  // terms += what the prior adds to the M-step of the means (eq 27; see KernelMeanTerms).
+  virtual void add_mean_terms(const KernelPriorInput& kernels, KernelMeanTerms& terms) const = 0;
+  // terms (M x K) += pi_jk * d log p(theta) / d pi_jk, with P(C_k|j) a function of pi (eq 15):
+  // the regularisation term of the mixing-weight M-step (eq 29), which sums to 0 over k for
+  // every kernel (eq 31). The learner then sets pi_jk proportional to
+  // sum_{x in X_k} P(j|x,C_k) + terms_jk within each class.
+  virtual void add_mixing_terms(const KernelPriorInput& kernels, Matrix& terms) const = 0;
 };
 
 // P(C_k|j) = pi_jk P(C_k) / sum_l pi_jl P(C_l) (eq 15) from mixing (M x K) and class priors (K).

@@ -17,7 +17,7 @@
 
 namespace radial {
 
-class Regularizer;
+class WeightPenalty;
 
 struct OutputWeights {
   Matrix weights;  // (M+1) x outputs; empty for Link::Bayes
@@ -41,8 +41,8 @@ class OutputLayer {
  public:
   virtual ~OutputLayer();
 
-  // `penalty` is the pipeline's regularizer or null; its weight-penalty side adds to the error.
-  virtual OutputWeights fit(const TrainingProblem& problem, const Regularizer* penalty,
+  // `penalty` is the pipeline's weight penalty or null; it adds to the error.
+  virtual OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                             FitContext& ctx) = 0;
 };
 

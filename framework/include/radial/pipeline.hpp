@@ -8,7 +8,9 @@
 //   [basis]      plugin = "thin-plate", ...parameters
 //   [centres]    plugin = "kmeans", count = 8, ...
 //   [output]     plugin = "irls", ...
-//   [regularizer] plugin = "weight-decay", alpha = 0.001        (optional)
+//   [weight-penalty] plugin = "weight-decay", alpha = 0.001     (optional)
+//   [kernel-prior]   plugin = "bhattacharyya", alpha = 10        (optional)
+//   [regularizer]    either of the two, by its plugin's slot (the name before the split)
 //   [evaluate]   folds = 10, committee = 10                      (optional)
 //   [search]     folds = 10, metric = "error_rate", "centres.count" = [1, 2, 3]   (optional)
 //
@@ -40,6 +42,7 @@ struct ComponentSpec {
   std::string plugin;
   Params params;              // validated against the plugin's table, defaults filled
   SourcePosition where;       // of the table header, for later messages
+  std::string table;          // the table it was written in ("regularizer" for a prior named there)
 };
 
 struct DataSpec {
@@ -89,7 +92,15 @@ struct Pipeline {
   int threads = 0;            // 0: all cores
   DataSpec data;
   ComponentSpec basis, centres, output;
-  std::optional<ComponentSpec> regularizer;
+  std::optional<ComponentSpec> weight_penalty;  // prior on the output weights
+  std::optional<ComponentSpec> kernel_prior;    // prior on the kernels (class-aware learners)
+
+  // The prior named in a [regularizer] table (weight_penalty or kernel_prior), or null.
+  const ComponentSpec* regularizer() const {
+    if (weight_penalty && weight_penalty->table == "regularizer") return &*weight_penalty;
+    if (kernel_prior && kernel_prior->table == "regularizer") return &*kernel_prior;
+    return nullptr;
+  }
   EvaluateSpec evaluate;
   std::optional<SearchSpec> search;
 };

@@ -14,7 +14,8 @@ namespace radial {
 
 class Registrar;
 
-inline constexpr std::uint32_t plugin_abi_version = 1;
+// 2: Regularizer split into WeightPenalty and KernelPrior (two slots, two Registrar calls).
+inline constexpr std::uint32_t plugin_abi_version = 2;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

@@ -16,15 +16,20 @@
 
 #include "radial/basis.hpp"
 #include "radial/centre_learner.hpp"
+#include "radial/kernel_prior.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 
 namespace radial {
 
-enum class Slot { Basis, Centres, Output, Regularizer };
+// The two priors are two slots, so that a pipeline may name one of each and a plugin implements
+// only its own interface: WeightPenalty (output weights, used by output layers) and KernelPrior
+// (kernels and mixing weights, used by class-aware centre learners).
+enum class Slot { Basis, Centres, Output, WeightPenalty, KernelPrior };
 
-const char* to_string(Slot slot);  // "basis", "centres", "output", "regularizer"
+// "basis", "centres", "output", "weight-penalty", "kernel-prior" (the pipeline's table names)
+const char* to_string(Slot slot);
 
 // What a component says about itself; shown by `radial plugins show ID` and in the docs.
 struct ComponentInfo {
@@ -47,7 +52,8 @@ class Registrar {
   virtual void add_basis(ComponentInfo info, Factory<Basis> make) = 0;
   virtual void add_centre_learner(ComponentInfo info, Factory<CentreLearner> make) = 0;
   virtual void add_output_layer(ComponentInfo info, Factory<OutputLayer> make) = 0;
-  virtual void add_regularizer(ComponentInfo info, Factory<Regularizer> make) = 0;
+  virtual void add_weight_penalty(ComponentInfo info, Factory<WeightPenalty> make) = 0;
+  virtual void add_kernel_prior(ComponentInfo info, Factory<KernelPrior> make) = 0;
 };
 
 class Registry {
@@ -88,8 +94,10 @@ class Registry {
                                                      const Params& params) const;
   std::shared_ptr<OutputLayer> make_output_layer(const std::string& id,
                                                  const Params& params) const;
-  std::shared_ptr<Regularizer> make_regularizer(const std::string& id,
-                                                const Params& params) const;
+  std::shared_ptr<WeightPenalty> make_weight_penalty(const std::string& id,
+                                                     const Params& params) const;
+  std::shared_ptr<KernelPrior> make_kernel_prior(const std::string& id,
+                                                 const Params& params) const;
 
   // find() that throws InputError "unknown <slot> plugin 'x' (did you mean 'y'?)".
   const ComponentInfo& require(Slot slot, const std::string& id) const;

@@ -42,27 +42,32 @@ DataReplacement replacement(const Experiment& experiment, std::size_t index) {
 
 namespace {
 
-// "regularizer.alpha" -> the slot and "alpha"; false when the key is not slot.parameter.
-bool split_key(const std::string& key, Slot& slot, std::string& param) {
+// "centres.count" -> the pipeline table "centres" and "count"; false when the key is not
+// table.parameter. The tables are the slots' and "regularizer" (either prior, as before the
+// priors were split into two slots).
+bool split_key(const std::string& key, std::string& table, std::string& param) {
   const auto dot = key.find('.');
   if (dot == std::string::npos) return false;
-  const std::string name = key.substr(0, dot);
+  table = key.substr(0, dot);
   param = key.substr(dot + 1);
-  for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::Regularizer}) {
-    if (name == to_string(s)) {
-      slot = s;
-      return !param.empty() && param.find('.') == std::string::npos;
-    }
-  }
-  return false;
+  bool known = table == "regularizer";
+  for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty, Slot::KernelPrior})
+    known = known || table == to_string(s);
+  return known && !param.empty() && param.find('.') == std::string::npos;
 }
 
-const ComponentSpec* component_in(const Pipeline& pipeline, Slot slot) {
-  switch (slot) {
-    case Slot::Basis: return &pipeline.basis;
-    case Slot::Centres: return &pipeline.centres;
-    case Slot::Output: return &pipeline.output;
-    case Slot::Regularizer: return pipeline.regularizer ? &*pipeline.regularizer : nullptr;
+// The component written in `table` and its slot, or null when the pipeline has no such table.
+const ComponentSpec* component_in(const Pipeline& pipeline, const std::string& table,
+                                  Slot& slot) {
+  if (table == "basis") return slot = Slot::Basis, &pipeline.basis;
+  if (table == "centres") return slot = Slot::Centres, &pipeline.centres;
+  if (table == "output") return slot = Slot::Output, &pipeline.output;
+  for (const auto& [prior_slot, spec] : {std::pair{Slot::WeightPenalty, &pipeline.weight_penalty},
+                                         std::pair{Slot::KernelPrior, &pipeline.kernel_prior}}) {
+    if (*spec && (*spec)->table == table) {
+      slot = prior_slot;
+      return &**spec;
+    }
   }
   return nullptr;
 }
@@ -74,9 +79,9 @@ std::vector<std::size_t> applicable_axes(const std::vector<GridAxis>& grid, cons
   std::vector<std::size_t> out;
   for (std::size_t a = 0; a < grid.size(); ++a) {
     Slot slot{};
-    std::string param;
-    if (!split_key(grid[a].key, slot, param)) continue;
-    const ComponentSpec* spec = component_in(pipeline, slot);
+    std::string table, param;
+    if (!split_key(grid[a].key, table, param)) continue;
+    const ComponentSpec* spec = component_in(pipeline, table, slot);
     if (spec == nullptr) continue;
     const ComponentInfo* info = registry.find(slot, spec->plugin);
     if (info != nullptr && find_param(info->params, param) != nullptr) out.push_back(a);
@@ -523,12 +528,12 @@ class ExperimentReader {
       GridAxis axis;
       axis.key = leaf.path;
       axis.where = position(*leaf.node);
-      Slot slot{};
-      std::string param;
-      if (!experiment::split_key(leaf.path, slot, param)) {
+      std::string table, param;
+      if (!experiment::split_key(leaf.path, table, param)) {
         fail(at(leaf.key->source()),
              "grid key " + in_quotes(leaf.path) + " is not slot.parameter; the grid sweeps "
-             "plugin parameters of basis, centres, output or regularizer (e.g. "
+             "plugin parameters of basis, centres, output, weight-penalty, kernel-prior or "
+             "regularizer (e.g. "
              "\"regularizer.alpha\" = [0, 5, 10])");
       }
       const toml::array* values = leaf.node->as_array();
@@ -690,14 +695,14 @@ class ExperimentReader {
   [[noreturn]] void no_pipeline(const Experiment& e, std::size_t a) const {
     const GridAxis& axis = e.grid[a];
     Slot slot{};
-    std::string param;
-    experiment::split_key(axis.key, slot, param);
+    std::string table, param;
+    experiment::split_key(axis.key, table, param);
     std::vector<std::string> declared, plugins;
     for (std::size_t p = 0; p < e.pipelines.size(); ++p) {
       const Pipeline base = parse_pipeline(experiment::pipeline_text(e.pipelines[p].file),
                                            e.pipelines[p].file, registry_, e.pipelines[p].set,
                                            experiment::replacement(e, 0));
-      const ComponentSpec* spec = experiment::component_in(base, slot);
+      const ComponentSpec* spec = experiment::component_in(base, table, slot);
       if (spec == nullptr) continue;
       plugins.push_back(spec->plugin);
       if (const ComponentInfo* info = registry_.find(slot, spec->plugin)) {
@@ -708,7 +713,7 @@ class ExperimentReader {
     plugins.erase(std::unique(plugins.begin(), plugins.end()), plugins.end());
     std::sort(declared.begin(), declared.end());
     declared.erase(std::unique(declared.begin(), declared.end()), declared.end());
-    const std::string slot_name = to_string(slot);
+    const std::string slot_name = table;
     std::string message = "grid key " + in_quotes(axis.key) + " applies to no pipeline: ";
     if (plugins.empty()) {
       message += "no pipeline has a [" + slot_name + "] plugin";

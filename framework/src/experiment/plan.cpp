@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include <boost/uuid/detail/sha1.hpp>
 #include <nlohmann/json.hpp>
@@ -149,13 +152,19 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
         common.field(run.resolved.data.target);
         common.field(task_name(run.resolved.data.task));
         common.field(run.resolved.data.standardize ? "standardize" : "raw");
-        const std::pair<Slot, const ComponentSpec*> slots[] = {
-            {Slot::Basis, &run.resolved.basis},
-            {Slot::Centres, &run.resolved.centres},
-            {Slot::Output, &run.resolved.output},
-            {Slot::Regularizer, run.resolved.regularizer ? &*run.resolved.regularizer : nullptr}};
-        for (const auto& [slot, spec] : slots) {
-          common.field(to_string(slot));
+        // The priors hash as the one "regularizer" slot they were before the split (so stored
+        // runs keep their keys); a second prior adds its own fields.
+        const auto& wp = run.resolved.weight_penalty;
+        const auto& kp = run.resolved.kernel_prior;
+        std::vector<std::tuple<std::string, Slot, const ComponentSpec*>> slots = {
+            {"basis", Slot::Basis, &run.resolved.basis},
+            {"centres", Slot::Centres, &run.resolved.centres},
+            {"output", Slot::Output, &run.resolved.output},
+            {"regularizer", wp || !kp ? Slot::WeightPenalty : Slot::KernelPrior,
+             wp ? &*wp : kp ? &*kp : nullptr}};
+        if (wp && kp) slots.emplace_back("kernel-prior", Slot::KernelPrior, &*kp);
+        for (const auto& [name, slot, spec] : slots) {
+          common.field(name);
           if (spec == nullptr) {
             common.field("none");
             continue;

@@ -12,7 +12,7 @@
 #include "radial/parallel.hpp"
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/weight_penalty.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "syrk.hpp"
 #include "targets.hpp"
@@ -53,7 +53,7 @@ double link_flops(Link link, std::size_t rows, std::size_t outputs) {
 }  // namespace
 
 Objective::Objective(const DesignMatrix& design, Matrix targets, Link link,
-                     const Regularizer* penalty)
+                     const WeightPenalty* penalty)
     : design_(&design), cols_(design.cols()), targets_(std::move(targets)), link_(link) {
   if (design.rows() != targets_.shape(0))
     throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
@@ -61,11 +61,11 @@ Objective::Objective(const DesignMatrix& design, Matrix targets, Link link,
   rows_ = targets_.shape(0);
   outputs_ = targets_.shape(1);
   check_link(link_, outputs_);
-  if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+  penalty_ = penalty;
 }
 
 Objective::Objective(const DesignMatrix& design, const Dataset& data, Link link,
-                     const Regularizer* penalty)
+                     const WeightPenalty* penalty)
     : design_(&design), cols_(design.cols()), rows_(data.rows()),
       outputs_(detail::target_columns(link, data)), data_(&data), link_(link) {
   const std::size_t coded =
@@ -74,10 +74,10 @@ Objective::Objective(const DesignMatrix& design, const Dataset& data, Link link,
     throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
                      " rows but the targets have " + std::to_string(coded));
   check_link(link_, outputs_);
-  if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+  penalty_ = penalty;
 }
 
-Objective::Objective(Matrix design, Matrix targets, Link link, const Regularizer* penalty)
+Objective::Objective(Matrix design, Matrix targets, Link link, const WeightPenalty* penalty)
     : phi_(std::move(design)), cols_(phi_.shape(1)), targets_(std::move(targets)), link_(link) {
   if (phi_.shape(0) != targets_.shape(0))
     throw ShapeError("glm objective: the design matrix has " + std::to_string(phi_.shape(0)) +
@@ -85,7 +85,7 @@ Objective::Objective(Matrix design, Matrix targets, Link link, const Regularizer
   rows_ = targets_.shape(0);
   outputs_ = targets_.shape(1);
   check_link(link_, outputs_);
-  if (penalty && penalty->penalises_weights()) penalty_ = penalty;
+  penalty_ = penalty;
 }
 
 const double* Objective::target_rows(std::size_t first, std::size_t count,

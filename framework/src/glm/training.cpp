@@ -50,7 +50,7 @@ Link resolve_link(const std::string& choice, const Dataset& data, const std::str
   return *link;
 }
 
-OutputWeights fit_output_weights(const TrainingProblem& problem, const Regularizer* penalty,
+OutputWeights fit_output_weights(const TrainingProblem& problem, const WeightPenalty* penalty,
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train) {
   const Link link = resolve_link(link_choice, problem.data, component);
@@ -153,10 +153,11 @@ void Trace::record(std::size_t iteration, double error) {
   }
 }
 
-void Trace::finish(std::size_t iterations, bool converged, double final_error) {
+void Trace::finish(std::size_t iterations, Termination termination, double final_error) {
   FitReport& r = ctx_.report;
   r.iterations = iterations;
-  r.converged = converged;
+  r.converged = termination == Termination::Converged;
+  r.termination = termination;
   r.final_error = final_error;
   r.seconds = seconds();
   r.flops = objective_.counters().flops;

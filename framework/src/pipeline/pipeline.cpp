@@ -114,18 +114,27 @@ std::string kind(const toml::node& node) {
   }
 }
 
-const std::vector<std::string> kTopLevel = {"name",     "seed",        "threads",
-                                            "data",     "basis",       "centres",
-                                            "output",   "regularizer", "evaluate",
-                                            "search"};
+const std::vector<std::string> kTopLevel = {
+    "name",   "seed",           "threads",      "data",        "basis",    "centres",
+    "output", "weight-penalty", "kernel-prior", "regularizer", "evaluate", "search"};
 const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
 const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
 const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
-const std::vector<std::string> kSearchSlots = {"basis", "centres", "output", "regularizer"};
+const std::vector<std::string> kSearchSlots = {"basis",        "centres",     "output",
+                                               "weight-penalty", "kernel-prior", "regularizer"};
 // More candidates than this is a mistake (a grid of 10^6 fits), not a search.
 constexpr std::size_t kMaxSearchCandidates = 10000;
+
+// The prior written in the table `table` ("weight-penalty", "kernel-prior" or "regularizer"), or
+// null (also for other tables).
+const ComponentSpec* prior_spec(const Pipeline& p, const std::string& table) {
+  for (const auto* spec : {&p.weight_penalty, &p.kernel_prior}) {
+    if (*spec && (*spec)->table == table) return &**spec;
+  }
+  return nullptr;
+}
 
 class PipelineReader {
  public:
@@ -166,7 +175,8 @@ class PipelineReader {
       fail(key_at(name, key),
            what + guess(name, kTopLevel) +
                "; the top level takes name, seed, threads and the tables [data], [basis], "
-               "[centres], [output], [regularizer], [evaluate] and [search]");
+               "[centres], [output], [weight-penalty], [kernel-prior] (or [regularizer]), [evaluate] "
+               "and [search]");
     }
 
     if (const toml::node* node = root.get("name")) {
@@ -194,7 +204,7 @@ class PipelineReader {
     pipeline.basis = component(root, Slot::Basis, true).value();
     pipeline.centres = component(root, Slot::Centres, true).value();
     pipeline.output = component(root, Slot::Output, true).value();
-    pipeline.regularizer = component(root, Slot::Regularizer, false);
+    priors(root, pipeline);
     pipeline.evaluate = evaluate(root);
     pipeline.settings = settings(root);
     if (root.contains("search")) pipeline.search = search(root, pipeline);
@@ -351,9 +361,36 @@ class PipelineReader {
     return spec;
   }
 
-  std::optional<ComponentSpec> component(const toml::table& root, Slot slot,
-                                         bool required) const {
-    const std::string name = to_string(slot);
+  // The prior tables: [weight-penalty], [kernel-prior], and [regularizer], which holds either
+  // (the one table of both before they were split) and goes where its plugin's slot says.
+  void priors(const toml::table& root, Pipeline& pipeline) const {
+    pipeline.weight_penalty = component(root, Slot::WeightPenalty, false);
+    pipeline.kernel_prior = component(root, Slot::KernelPrior, false);
+    const toml::table* table = nullptr;
+    if (const toml::node* node = root.get("regularizer")) table = node->as_table();
+    if (table == nullptr) {
+      if (root.contains("regularizer")) component(root, Slot::WeightPenalty, false, "regularizer");
+      return;
+    }
+    const toml::node* plugin = table->get("plugin");
+    const Slot slot = plugin != nullptr && plugin->is_string() &&
+                              registry_.find(Slot::KernelPrior, plugin->as_string()->get())
+                          ? Slot::KernelPrior
+                          : Slot::WeightPenalty;
+    std::optional<ComponentSpec>& target =
+        slot == Slot::KernelPrior ? pipeline.kernel_prior : pipeline.weight_penalty;
+    if (target) {
+      fail(position("regularizer", *table).str(),
+           "[regularizer] names a " + std::string(to_string(slot)) + " plugin, but the pipeline "
+           "already has [" + to_string(slot) + "] (" + target->where.str() + "); a pipeline "
+           "takes one of each kind: remove one of the two tables");
+    }
+    target = component(root, slot, false, "regularizer");
+  }
+
+  std::optional<ComponentSpec> component(const toml::table& root, Slot slot, bool required,
+                                         const std::string& table_name = "") const {
+    const std::string name = table_name.empty() ? to_string(slot) : table_name;
     const std::vector<std::string> ids = registry_.ids(slot);
     const std::string available =
         ids.empty() ? "no " + name + " plugins are loaded (check the plugin folder and "
@@ -365,6 +402,7 @@ class PipelineReader {
 
     ComponentSpec spec;
     spec.where = position(name, *table);
+    spec.table = name;
     const toml::node* plugin = table->get("plugin");
     if (plugin == nullptr) {
       fail(spec.where.str(), "[" + name + "] needs plugin = \"<id>\"; " + available);
@@ -492,13 +530,14 @@ class PipelineReader {
     if (std::find(kSearchSlots.begin(), kSearchSlots.end(), slot) == kSearchSlots.end()) {
       fail(key_at(path, key), "[search] key " + quoted + ": " + in_quotes(slot) +
                                   " is not a slot" + guess(slot, kSearchSlots) +
-                                  "; [search] sweeps \"slot.key\" of basis, centres, output or "
-                                  "regularizer, e.g. \"centres.count\" = [2, 4, 8]");
+                                  "; [search] sweeps \"slot.key\" of basis, centres, output, "
+                                  "weight-penalty, kernel-prior or regularizer, e.g. "
+                                  "\"centres.count\" = [2, 4, 8]");
     }
-    if (slot == "regularizer" && !parent.regularizer) {
-      fail(key_at(path, key), "[search] sweeps " + quoted +
-                                  " but the pipeline has no [regularizer]; add [regularizer] "
-                                  "with its plugin, or remove the key");
+    if (prior_spec(parent, slot) == nullptr && slot != "basis" && slot != "centres" &&
+        slot != "output") {
+      fail(key_at(path, key), "[search] sweeps " + quoted + " but the pipeline has no [" + slot +
+                                  "]; add [" + slot + "] with its plugin, or remove the key");
     }
     if (param.empty() || param.find('.') != std::string::npos) {
       fail(key_at(path, key), "[search] key " + quoted +
@@ -607,14 +646,16 @@ class PipelineReader {
         return other.slot == axis.slot && other.param == "plugin";
       });
       if (plugin_swept) continue;
+      const ComponentSpec* prior = prior_spec(parent, axis.slot);
       const Slot slot = axis.slot == "basis"     ? Slot::Basis
                         : axis.slot == "centres" ? Slot::Centres
                         : axis.slot == "output"  ? Slot::Output
-                                                 : Slot::Regularizer;
+                        : parent.kernel_prior && prior == &*parent.kernel_prior ? Slot::KernelPrior
+                                                 : Slot::WeightPenalty;
       const ComponentSpec& component = slot == Slot::Basis     ? parent.basis
                                        : slot == Slot::Centres ? parent.centres
                                        : slot == Slot::Output  ? parent.output
-                                                               : *parent.regularizer;
+                                                               : *prior;
       const ComponentInfo* info = registry_.find(slot, component.plugin);
       if (info == nullptr || find_param(info->params, axis.param) != nullptr) continue;
       std::vector<std::string> declared;
@@ -661,7 +702,9 @@ class PipelineReader {
           if (name == "basis") candidate.basis = component(candidate_root, Slot::Basis, true).value();
           if (name == "centres") candidate.centres = component(candidate_root, Slot::Centres, true).value();
           if (name == "output") candidate.output = component(candidate_root, Slot::Output, true).value();
-          if (name == "regularizer") candidate.regularizer = component(candidate_root, Slot::Regularizer, false);
+          if (name == "weight-penalty" || name == "kernel-prior" || name == "regularizer") {
+            priors(candidate_root, candidate);
+          }
         } catch (const PipelineError& error) {
           // Reported at a swept value already, or elsewhere (a key of the file that the swept
           // plugin does not take): then at the value, naming the candidate.

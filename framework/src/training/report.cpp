@@ -30,6 +30,7 @@ json to_json(const Metrics& m) {
 json to_json(const FitReport& r) {
   json j{{"iterations", r.iterations},
          {"converged", r.converged},
+         {"termination", to_string(r.stated_termination())},
          {"final_error", number(r.final_error)},
          {"seconds", number(r.seconds)},
          {"flops", number(r.flops)},

@@ -34,7 +34,9 @@ enum Stream : std::uint64_t { centres_stream = 1, basis_stream = 2, output_strea
                               folds_stream = 4, member_stream = 100 };
 
 struct Components {
-  std::shared_ptr<Regularizer> regularizer;  // declared first: the others may refer to it
+  // The priors are declared first: the others may refer to them.
+  std::shared_ptr<WeightPenalty> weight_penalty;
+  std::shared_ptr<KernelPrior> kernel_prior;
   std::shared_ptr<CentreLearner> centres;
   std::shared_ptr<Basis> basis;
   std::shared_ptr<OutputLayer> output;
@@ -43,7 +45,12 @@ struct Components {
 // Fresh components for every fit, so that fitting twice equals fitting once.
 Components make_components(const Pipeline& p, const Registry& registry) {
   Components c;
-  if (p.regularizer) c.regularizer = registry.make_regularizer(p.regularizer->plugin, p.regularizer->params);
+  if (p.weight_penalty) {
+    c.weight_penalty =
+        registry.make_weight_penalty(p.weight_penalty->plugin, p.weight_penalty->params);
+  }
+  if (p.kernel_prior)
+    c.kernel_prior = registry.make_kernel_prior(p.kernel_prior->plugin, p.kernel_prior->params);
   c.centres = registry.make_centre_learner(p.centres.plugin, p.centres.params);
   c.basis = registry.make_basis(p.basis.plugin, p.basis.params);
   c.output = registry.make_output_layer(p.output.plugin, p.output.params);
@@ -66,7 +73,7 @@ void check_weights(const OutputWeights& w, std::size_t centres, const std::strin
   for (double v : w.weights) {
     if (!std::isfinite(v)) {
       throw NumericalError("output plugin '" + plugin +
-                           "' produced non-finite weights; add weight decay ([regularizer] "
+                           "' produced non-finite weights; add weight decay ([weight-penalty] "
                            "plugin = \"weight-decay\") or reduce the number of centres");
     }
   }
@@ -131,7 +138,7 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
   FitContext cctx(derive_seed(seed, centres_stream), threads);
   cctx.log = log;
   auto start = Clock::now();
-  Centres centres = c.centres->fit(train, c.regularizer.get(), cctx);
+  Centres centres = c.centres->fit(train, c.kernel_prior.get(), cctx);
   cctx.report.seconds = seconds_since(start);
   centres.check();
   if (centres.dim() != train.features()) {
@@ -159,7 +166,7 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
     DesignMatrix design(train.inputs, centres, *c.basis);
     design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
     TrainingProblem problem{design, train, centres, *c.basis};
-    weights = c.output->fit(problem, c.regularizer.get(), octx);
+    weights = c.output->fit(problem, c.weight_penalty.get(), octx);
   }
   octx.report.seconds = seconds_since(start);
   check_weights(weights, centres.count(), p.output.plugin);
@@ -451,8 +458,10 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
       f.model.plugin_versions[info->id] = info->version;
     }
   }
-  if (fitted.regularizer) {
-    if (const ComponentInfo* info = registry.find(Slot::Regularizer, fitted.regularizer->plugin)) {
+  for (const auto& [slot, spec] : {std::pair{Slot::WeightPenalty, &fitted.weight_penalty},
+                                     std::pair{Slot::KernelPrior, &fitted.kernel_prior}}) {
+    if (!*spec) continue;
+    if (const ComponentInfo* info = registry.find(slot, (*spec)->plugin)) {
       f.model.plugin_versions[info->id] = info->version;
     }
   }

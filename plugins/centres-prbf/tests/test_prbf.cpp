@@ -98,9 +98,9 @@ PrbfOptions options_for(const nlohmann::json& c) {
 }
 
 // The real plugin, loaded as the host loads it.
-std::shared_ptr<radial::Regularizer> bhattacharyya(const radial::Registry& registry, double alpha) {
-  const radial::ComponentInfo& info = registry.require(radial::Slot::Regularizer, "bhattacharyya");
-  return registry.make_regularizer(
+std::shared_ptr<radial::KernelPrior> bhattacharyya(const radial::Registry& registry, double alpha) {
+  const radial::ComponentInfo& info = registry.require(radial::Slot::KernelPrior, "bhattacharyya");
+  return registry.make_kernel_prior(
       "bhattacharyya",
       radial::validate_params(info.params,
                               {{"alpha", alpha}, {"alpha_units", std::string("absolute")}},
@@ -172,7 +172,7 @@ TEST_CASE("plain PRBF EM (eqs 4, 6-8) matches the NumPy reference", "[prbf]") {
 TEST_CASE("with alpha = 0 the MAP updates reduce to plain PRBF EM", "[prbf]") {
   const auto plugins = load_plugins();
   const auto zero = bhattacharyya(*plugins, 0.0);
-  REQUIRE(zero->has_kernel_prior());
+  REQUIRE(zero != nullptr);
   for (const char* name : {"plain-diagonal", "plain-full"}) {
     INFO(name);
     const auto& c = find_case(name);
@@ -269,14 +269,16 @@ namespace {
 
 // A kernel prior written against the interface alone: it pulls every mean toward a fixed
 // point z with `strength` pseudo-observations and leaves the mixing weights alone.
-class PullToPoint final : public radial::Regularizer {
+class PullToPoint final : public radial::KernelPrior {
  public:
   PullToPoint(Vector z, double strength) : z_(std::move(z)), strength_(strength) {}
-  bool penalises_weights() const override { return false; }
-  double penalty(const Matrix&) const override { return 0; }
-  void add_gradient(const Matrix&, Matrix&) const override {}
-  void add_hessian(const Matrix&, Matrix&) const override {}
-  bool has_kernel_prior() const override { return true; }
+  double kernel_penalty(const radial::KernelPriorInput&) const override { return 0; }
+  Matrix kernel_distances(const radial::KernelPriorInput& in) const override {
+    Matrix zero = Matrix::from_shape({in.count(), in.classes()});
+    zero.fill(0.0);
+    return zero;
+  }
+  void add_mixing_terms(const radial::KernelPriorInput&, Matrix&) const override {}
   void add_mean_terms(const radial::KernelPriorInput& in,
                       radial::KernelMeanTerms& terms) const override {
     for (std::size_t j = 0; j < in.count(); ++j) {
@@ -292,7 +294,7 @@ class PullToPoint final : public radial::Regularizer {
 
 }  // namespace
 
-TEST_CASE("prbf consumes any kernel prior through the Regularizer interface", "[prbf]") {
+TEST_CASE("prbf consumes any kernel prior through the KernelPrior interface", "[prbf]") {
   const auto& c = find_case("plain-diagonal");
   PrbfOptions options = options_for(c);
   options.iterations = 1;
@@ -307,17 +309,6 @@ TEST_CASE("prbf consumes any kernel prior through the Regularizer interface", "[
   // data range.
   for (std::size_t j = 0; j < got.count(); ++j)
     for (std::size_t a = 0; a < 4; ++a) CHECK(std::fabs(got.means(j, a) - z(a)) < 0.1);
-  // A flat prior (the interface defaults) changes nothing.
-  FitContext flat_ctx(1), none_ctx(1);
-  struct Flat final : radial::Regularizer {
-    bool penalises_weights() const override { return true; }
-    double penalty(const Matrix&) const override { return 0; }
-    void add_gradient(const Matrix&, Matrix&) const override {}
-    void add_hessian(const Matrix&, Matrix&) const override {}
-  } flat;
-  const Centres a = prbf_em(inputs(), labels(), classes(), theta0, options, &flat, flat_ctx);
-  const Centres b = prbf_em(inputs(), labels(), classes(), theta0, options, nullptr, none_ctx);
-  for (std::size_t i = 0; i < a.means.size(); ++i) CHECK(a.means.data()[i] == b.means.data()[i]);
 }
 
 TEST_CASE("the prbf plugin trains through the CentreLearner interface", "[prbf][plugin]") {

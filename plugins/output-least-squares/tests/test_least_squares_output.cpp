@@ -100,7 +100,7 @@ struct Problem {
                                                     cache_bytes, block_rows);
   }
 
-  radial::OutputWeights fit(radial::OutputLayer& layer, const radial::Regularizer* penalty = nullptr) {
+  radial::OutputWeights fit(radial::OutputLayer& layer, const radial::WeightPenalty* penalty = nullptr) {
     const radial::TrainingProblem problem{*design, data, centres, *basis};
     return layer.fit(problem, penalty, ctx);
   }
@@ -160,8 +160,8 @@ TEST_CASE("least-squares with weight decay is the ridge solution", "[least-squar
   const Matrix expected = read_numbers(here() / "data" / "reference_ridge_weights.csv");
   const Matrix figures = read_numbers(here() / "data" / "reference_ridge.csv", true);
   const double alpha = figures(0, 0);
-  const auto decay = registry().make_regularizer(
-      "weight-decay", params_for(radial::Slot::Regularizer, "weight-decay", {{"alpha", alpha}}));
+  const auto decay = registry().make_weight_penalty(
+      "weight-decay", params_for(radial::Slot::WeightPenalty, "weight-decay", {{"alpha", alpha}}));
   for (const std::string solver : {"svd", "normal-equations"}) {
     INFO(solver);
     Problem problem(synth3(), netlab_centres(true), "gaussian");
@@ -215,8 +215,8 @@ TEST_CASE("least-squares reports a rank-deficient design and still finds the opt
     CHECK_THAT(w->setting, Catch::Contains("regularizer.alpha"));
 
     // Weight decay makes the system full rank: no warning.
-    const auto decay = registry().make_regularizer(
-        "weight-decay", params_for(radial::Slot::Regularizer, "weight-decay", {{"alpha", 0.01}}));
+    const auto decay = registry().make_weight_penalty(
+        "weight-decay", params_for(radial::Slot::WeightPenalty, "weight-decay", {{"alpha", 0.01}}));
     Problem ridge(synth3(), doubled, "gaussian");
     ridge.fit(*layer, decay.get());
     CHECK(ridge.ctx.report.figures.at("rank") == 12.0);

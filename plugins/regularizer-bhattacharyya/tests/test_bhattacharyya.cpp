@@ -287,12 +287,12 @@ TEST_CASE("alpha = 0 adds nothing, and a dead kernel contributes nothing", "[bha
   CHECK(mean_terms.weight(0) == Approx(1.0));
 }
 
-TEST_CASE("the bhattacharyya plugin loads, declares its parameters and is a pure kernel prior",
+TEST_CASE("the bhattacharyya plugin loads, declares its parameters and is a kernel prior only",
           "[bhattacharyya][plugin]") {
   radial::Registry registry;
   registry.load_file(radial::testing::plugin_dir() / "libradial-regularizer-bhattacharyya.so");
   const radial::ComponentInfo& info =
-      registry.require(radial::Slot::Regularizer, "bhattacharyya");
+      registry.require(radial::Slot::KernelPrior, "bhattacharyya");
   REQUIRE(radial::find_param(info.params, "alpha") != nullptr);
   REQUIRE(radial::find_param(info.params, "alpha_units") != nullptr);
   CHECK_THROWS_AS(radial::validate_params(info.params, {{"alpha", -1.0}}, "plugin bhattacharyya"),
@@ -304,24 +304,9 @@ TEST_CASE("the bhattacharyya plugin loads, declares its parameters and is a pure
 
   const radial::Params params = radial::validate_params(
       info.params, {{"alpha", 2.0}, {"alpha_units", std::string("N/KM")}}, "plugin bhattacharyya");
-  auto prior = registry.make_regularizer("bhattacharyya", params);
-  CHECK(prior->has_kernel_prior());
-  CHECK_FALSE(prior->penalises_weights());
-  // The weight side adds nothing and refuses arrays of the wrong shape.
-  const Matrix w{{0.5, -1.0}, {2.0, 0.1}, {0.3, 0.3}};
-  CHECK(prior->penalty(w) == 0.0);
-  Matrix g = Matrix::from_shape({3, 2});
-  g.fill(1.5);
-  prior->add_gradient(w, g);
-  for (double v : g) CHECK(v == 1.5);
-  Matrix bad_g = Matrix::from_shape({2, 2});
-  CHECK_THROWS_AS(prior->add_gradient(w, bad_g), radial::ShapeError);
-  Matrix h = Matrix::from_shape({6, 6});
-  h.fill(0.0);
-  prior->add_hessian(w, h);
-  for (double v : h) CHECK(v == 0.0);
-  Matrix bad_h = Matrix::from_shape({5, 5});
-  CHECK_THROWS_AS(prior->add_hessian(w, bad_h), radial::ShapeError);
+  auto prior = registry.make_kernel_prior("bhattacharyya", params);
+  // Only a kernel prior: the registry has it in that slot and not as a weight penalty.
+  CHECK(registry.find(radial::Slot::WeightPenalty, "bhattacharyya") == nullptr);
   const KernelPriorInput in = random_input(5, 2, 3, true, 71, 300);
   const BhattacharyyaPrior direct(60.0, BhattacharyyaPrior::Units::Absolute);
   CHECK(prior->kernel_penalty(in) == Approx(direct.kernel_penalty(in)).epsilon(1e-14));

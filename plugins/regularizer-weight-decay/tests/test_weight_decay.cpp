@@ -26,7 +26,7 @@ Matrix random_weights(std::size_t rows, std::size_t cols, std::uint64_t seed) {
 }
 
 // Central differences of the penalty (gradient) and of the gradient (Hessian), step h.
-Matrix numeric_gradient(const radial::Regularizer& r, Matrix w, double h) {
+Matrix numeric_gradient(const radial::WeightPenalty& r, Matrix w, double h) {
   Matrix g = xt::zeros<double>(w.shape());
   for (std::size_t p = 0; p < w.size(); ++p) {
     const double saved = w.data()[p];
@@ -40,7 +40,7 @@ Matrix numeric_gradient(const radial::Regularizer& r, Matrix w, double h) {
   return g;
 }
 
-Matrix numeric_hessian(const radial::Regularizer& r, Matrix w, double h) {
+Matrix numeric_hessian(const radial::WeightPenalty& r, Matrix w, double h) {
   const std::size_t n = w.size();
   Matrix hess = xt::zeros<double>({n, n});
   for (std::size_t q = 0; q < n; ++q) {
@@ -77,7 +77,6 @@ TEST_CASE("weight decay penalty in closed form", "[weight-decay]") {
   CHECK(WeightDecay(0.5, false).penalty(w) == Approx(7.5));
   CHECK(WeightDecay(0.5, true).penalty(w) == Approx(0.25 * (30 + 61)));
   CHECK(WeightDecay(0.0, true).penalty(w) == 0.0);
-  CHECK(WeightDecay(0.5, false).penalises_weights());
 
   Matrix g = xt::ones<double>(w.shape());  // add_gradient adds
   WeightDecay(2.0, false).add_gradient(w, g);
@@ -111,7 +110,7 @@ TEST_CASE("weight-decay plugin loads, declares its parameters and builds the pri
           "[weight-decay][plugin]") {
   radial::Registry registry;
   registry.load_file(radial::testing::plugin_dir() / "libradial-regularizer-weight-decay.so");
-  const auto& info = registry.require(radial::Slot::Regularizer, "weight-decay");
+  const auto& info = registry.require(radial::Slot::WeightPenalty, "weight-decay");
   REQUIRE(radial::find_param(info.params, "alpha") != nullptr);
   CHECK(std::get<double>(radial::find_param(info.params, "alpha")->default_value) == 0.01);
   CHECK(std::get<bool>(radial::find_param(info.params, "include_bias")->default_value) == false);
@@ -119,10 +118,10 @@ TEST_CASE("weight-decay plugin loads, declares its parameters and builds the pri
                   radial::ParameterError);
 
   const auto params = radial::validate_params(info.params, {{"alpha", 0.5}}, "plugin weight-decay");
-  const auto decay = registry.make_regularizer("weight-decay", params);
+  const auto decay = registry.make_weight_penalty("weight-decay", params);
   const Matrix w = {{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}};
   CHECK(decay->penalty(w) == Approx(7.5));
-  CHECK(decay->penalises_weights());
+  CHECK(registry.find(radial::Slot::KernelPrior, "weight-decay") == nullptr);
 }
 
 TEST_CASE("weight-decay passes the plugin conformance kit", "[weight-decay][conformance]") {

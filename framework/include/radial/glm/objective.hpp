@@ -7,13 +7,13 @@
 //   identity  Y = A                 E = 1/2 sum_nk (y_nk - t_nk)^2          (paper 003, eq. 7)
 //   logistic  y = 1 / (1 + e^-a)    E = -sum_n [t ln y + (1 - t) ln(1 - y)]  (eq. 4), K = 1
 //   softmax   y_k = e^a_k / sum e^a (eq. 6)   E = -sum_nk t_nk ln y_nk        (eq. 5)
-//   plus penalty(W) from the regularizer, when it penalises weights.
+//   plus penalty(W) from the weight penalty, when there is one.
 //
 // For the canonical links the gradient is Phi^T (Y - T) and the Hessian is (eq. 13)
 //   H[(i,k),(j,l)] = sum_n phi_ni phi_nj c_n,kl,  c_n,kl = y_nk (delta_kl - y_nl)
 // (logistic: y(1 - y); identity: delta_kl). The simplified Hessian keeps only the blocks k = l
 // (each output treated as an independent logistic model, paper section 2.2). Parameters are
-// flattened row-major, p = i*K + k, as the Regularizer interface states, so H is P x P with
+// flattened row-major, p = i*K + k, as the WeightPenalty interface states, so H is P x P with
 // P = C*K.
 //
 // Numerically safe: E is computed as log(1 + e^a) - t a and log-sum-exp(a) - t.a, which never
@@ -31,7 +31,7 @@
 #include "radial/types.hpp"
 
 namespace radial {
-class Regularizer;
+class WeightPenalty;
 }
 
 namespace radial::glm {
@@ -48,18 +48,18 @@ struct Counters {
 class Objective {
  public:
   // Phi streamed from `design` (which must outlive the objective). `targets` is N x K as given
-  // by targets_for(link, data). `penalty` may be null, and is used only when it penalises
-  // weights. Throws ShapeError when the rows differ, InputError for Link::Bayes or a logistic
+  // by targets_for(link, data). `penalty` may be null (no penalty).
+  // Throws ShapeError when the rows differ, InputError for Link::Bayes or a logistic
   // link with more than one target column.
   Objective(const DesignMatrix& design, Matrix targets, Link link,
-            const Regularizer* penalty = nullptr);
+            const WeightPenalty* penalty = nullptr);
   // The targets targets_for(link, data) read block by block from the class indices or values
   // of `data` (which must outlive the objective), never held as N x K: the same objective
   // in O(block) memory for the targets. Throws as targets_for and the constructor above.
   Objective(const DesignMatrix& design, const Dataset& data, Link link,
-            const Regularizer* penalty = nullptr);
+            const WeightPenalty* penalty = nullptr);
   // Phi held in memory (small problems and tests); the same checks.
-  Objective(Matrix design, Matrix targets, Link link, const Regularizer* penalty = nullptr);
+  Objective(Matrix design, Matrix targets, Link link, const WeightPenalty* penalty = nullptr);
 
   std::size_t rows() const { return rows_; }
   std::size_t cols() const { return cols_; }              // C = M + 1
@@ -128,7 +128,7 @@ class Objective {
   Matrix targets_;                        // N x K targets, or
   const Dataset* data_ = nullptr;         // class indices / values coded per block
   Link link_;
-  const Regularizer* penalty_ = nullptr;
+  const WeightPenalty* penalty_ = nullptr;
   Counters counters_;
 };
 

@@ -33,7 +33,7 @@ Link resolve_link(const std::string& choice, const Dataset& data, const std::str
 // OutputLayer::fit of a GLM trainer: resolves the `link` choice for the problem's data, builds
 // the objective on its design and targets (with `penalty`), and returns the weights that
 // `train` finds on that objective, tagged with the link.
-OutputWeights fit_output_weights(const TrainingProblem& problem, const Regularizer* penalty,
+OutputWeights fit_output_weights(const TrainingProblem& problem, const WeightPenalty* penalty,
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train);
 
@@ -69,7 +69,8 @@ class Trace {
  public:
   Trace(FitContext& ctx, const Objective& objective, std::string component);
   void record(std::size_t iteration, double error);
-  void finish(std::size_t iterations, bool converged, double final_error);
+  // converged = (termination == Termination::Converged).
+  void finish(std::size_t iterations, Termination termination, double final_error);
   double seconds() const;
 
  private:

@@ -29,10 +29,14 @@
 //   output       the same determinism on weights and link; weights are (M+1) x outputs and
 //                finite; design rows and target rows that differ are refused with a Radial
 //                error (Link::Bayes, which reads no design matrix, is exempt from both).
-//   regularizer  determinism; penalty, gradient and Hessian agree with central finite
+//   weight-penalty  determinism; penalty, gradient and Hessian agree with central finite
 //                differences; add_gradient / add_hessian add (never overwrite); a gradient or
 //                Hessian of the wrong shape is refused with a Radial error.
 //
+//   kernel-prior determinism; -log p(theta) and the distances D_jk are finite, D_jk >= 0 and
+//                M x K; add_mean_terms / add_mixing_terms add (never overwrite); the mixing
+//                terms of every kernel sum to 0 over the classes (eq 31 of Constantinopoulos et
+//                al. 2001); the mean-term weights are >= 0.
 // run_checks() returns the findings without touching Catch (so the kit can test itself);
 // check_plugin() turns each finding into a failed Catch check.
 
@@ -61,7 +65,8 @@
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
 #include "radial/registry.hpp"
-#include "radial/regularizer.hpp"
+#include "radial/kernel_prior.hpp"
+#include "radial/weight_penalty.hpp"
 
 namespace radial::conformance {
 
@@ -73,7 +78,7 @@ struct Options {
   // The generated classification data: two overlapping Gaussian classes.
   std::size_t rows_per_class = 40;
   std::size_t features = 2;
-  // Regularizers: |analytic - finite difference| <= tolerance * (1 + |finite difference|).
+  // Weight penalties: |analytic - finite difference| <= tolerance * (1 + |finite difference|).
   double derivative_tolerance = 1e-5;
 };
 
@@ -661,8 +666,8 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
   });
 }
 
-inline void check_regularizer(const Registry& registry, const ComponentInfo& info,
-                              const Params& params, const Options& options, Runner& runner) {
+inline void check_weight_penalty(const Registry& registry, const ComponentInfo& info,
+                                 const Params& params, const Options& options, Runner& runner) {
   // W: (M+1) x K = 4 x 2, away from zero so that |w|-like penalties are differentiable there.
   const std::size_t rows = 4, cols = 2, p_count = rows * cols;
   Matrix w = Matrix::from_shape({rows, cols});
@@ -673,13 +678,13 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     for (double& value : w) value = (sign(rng) ? 1.0 : -1.0) * magnitude(rng);
   }
 
-  std::shared_ptr<Regularizer> reg;
+  std::shared_ptr<WeightPenalty> reg;
   bool ready = false;
-  runner.run("regularizer/make", [&] {
-    reg = registry.make_regularizer(info.id, params);
+  runner.run("weight-penalty/make", [&] {
+    reg = registry.make_weight_penalty(info.id, params);
     ready = true;
   });
-  if (!ready || !reg->penalises_weights()) return;
+  if (!ready) return;
 
   const auto gradient_at = [&](const Matrix& at) {
     Matrix g = Matrix::from_shape({rows, cols});
@@ -699,14 +704,14 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     return std::fabs(analytic - numeric) <= options.derivative_tolerance * (1 + std::fabs(numeric));
   };
 
-  runner.run("regularizer/determinism", [&] {
+  runner.run("weight-penalty/determinism", [&] {
     const double a = reg->penalty(w);
-    const double b = registry.make_regularizer(info.id, params)->penalty(w);
-    if (!std::isfinite(a)) runner.fail("regularizer/determinism", "penalty is not finite");
-    if (!(a == b)) runner.fail("regularizer/determinism", "two instances give different penalties");
+    const double b = registry.make_weight_penalty(info.id, params)->penalty(w);
+    if (!std::isfinite(a)) runner.fail("weight-penalty/determinism", "penalty is not finite");
+    if (!(a == b)) runner.fail("weight-penalty/determinism", "two instances give different penalties");
   });
 
-  runner.run("regularizer/gradient", [&] {
+  runner.run("weight-penalty/gradient", [&] {
     const Matrix g = gradient_at(w);
     for (std::size_t p = 0; p < p_count; ++p) {
       const double h = 1e-6 * std::max(1.0, std::fabs(w.data()[p]));
@@ -715,13 +720,13 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
       minus.data()[p] -= h;
       const double numeric = (reg->penalty(plus) - reg->penalty(minus)) / (2 * h);
       if (!close(g.data()[p], numeric)) {
-        report_mismatch("regularizer/gradient", "d penalty / dW", p, g.data()[p], numeric);
+        report_mismatch("weight-penalty/gradient", "d penalty / dW", p, g.data()[p], numeric);
         return;
       }
     }
   });
 
-  runner.run("regularizer/hessian", [&] {
+  runner.run("weight-penalty/hessian", [&] {
     Matrix hessian = Matrix::from_shape({p_count, p_count});
     hessian.fill(0.0);
     reg->add_hessian(w, hessian);
@@ -734,7 +739,7 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
       for (std::size_t p = 0; p < p_count; ++p) {
         const double numeric = (gp.data()[p] - gm.data()[p]) / (2 * h);
         if (!close(hessian(p, q), numeric)) {
-          report_mismatch("regularizer/hessian", "d2 penalty / dW_p dW_q (p*P+q)", p * p_count + q,
+          report_mismatch("weight-penalty/hessian", "d2 penalty / dW_p dW_q (p*P+q)", p * p_count + q,
                           hessian(p, q), numeric);
           return;
         }
@@ -742,7 +747,7 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     }
   });
 
-  runner.run("regularizer/adds", [&] {
+  runner.run("weight-penalty/adds", [&] {
     const Matrix g = gradient_at(w);
     Matrix from_ones = Matrix::from_shape({rows, cols});
     from_ones.fill(1.0);
@@ -755,27 +760,27 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     for (std::size_t p = 0; p < g.size(); ++p) {
       if (!(std::fabs(from_ones.data()[p] - 1.0 - g.data()[p]) <=
             1e-12 * (1 + std::fabs(g.data()[p])))) {
-        runner.fail("regularizer/adds", "add_gradient overwrote the gradient instead of adding");
+        runner.fail("weight-penalty/adds", "add_gradient overwrote the gradient instead of adding");
         return;
       }
     }
     for (std::size_t p = 0; p < h0.size(); ++p) {
       if (!(std::fabs(h1.data()[p] - 1.0 - h0.data()[p]) <=
             1e-12 * (1 + std::fabs(h0.data()[p])))) {
-        runner.fail("regularizer/adds", "add_hessian overwrote the Hessian instead of adding");
+        runner.fail("weight-penalty/adds", "add_hessian overwrote the Hessian instead of adding");
         return;
       }
     }
   });
 
-  runner.run("regularizer/bad-shapes-refused", [&] {
+  runner.run("weight-penalty/bad-shapes-refused", [&] {
     std::string what;
     Matrix small_gradient = Matrix::from_shape({rows - 1, cols});
     small_gradient.fill(0.0);
     Outcome outcome = outcome_of([&] { reg->add_gradient(w, small_gradient); }, &what);
     if (outcome != Outcome::RadialError) {
       runner.fail(
-          "regularizer/bad-shapes-refused",
+          "weight-penalty/bad-shapes-refused",
           "add_gradient with a 3 x 2 gradient for 4 x 2 weights " +
               std::string(outcome == Outcome::Returned ? "was accepted"
                                                        : "threw a non-Radial exception: " + what) +
@@ -786,7 +791,7 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
     outcome = outcome_of([&] { reg->add_hessian(w, small_hessian); }, &what);
     if (outcome != Outcome::RadialError) {
       runner.fail(
-          "regularizer/bad-shapes-refused",
+          "weight-penalty/bad-shapes-refused",
           "add_hessian with a 7 x 7 Hessian for 4 x 2 weights " +
               std::string(outcome == Outcome::Returned ? "was accepted"
                                                        : "threw a non-Radial exception: " + what) +
@@ -801,6 +806,116 @@ inline void check_regularizer(const Registry& registry, const ComponentInfo& inf
 // plugin's failures: they are findings. Throws InputError only when `id` is not registered.
 inline Report run_checks(const Registry& registry, const std::string& id,
                          const Options& options = {}) {
+inline void check_kernel_prior(const Registry& registry, const ComponentInfo& info,
+                               const Params& params, const Options& options, Runner& runner) {
+  // M = 3 diagonal kernels in d = 2, K = 2 classes; kernel 2 has no class-1 part.
+  const std::size_t m = 3, k = 2, d = 2;
+  KernelPriorInput in;
+  in.rows = 60;
+  in.kernels.shape = Shape::Diagonal;
+  in.kernels.means = Matrix::from_shape({m, d});
+  in.kernels.diagonal = Matrix::from_shape({m, d});
+  in.subkernel_means = Tensor3::from_shape({m, k, d});
+  in.class_given_kernel = Matrix{{0.7, 0.3}, {0.4, 0.6}, {1.0, 0.0}};
+  {
+    std::mt19937_64 rng(options.seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0), var(0.5, 2.0);
+    for (double& v : in.kernels.means) v = u(rng);
+    for (double& v : in.kernels.diagonal) v = var(rng);
+    for (double& v : in.subkernel_means) v = u(rng);
+  }
+  const auto finite = [](const auto& array) {
+    for (double v : array)
+      if (!std::isfinite(v)) return false;
+    return true;
+  };
+
+  std::shared_ptr<KernelPrior> prior;
+  bool ready = false;
+  runner.run("kernel-prior/make", [&] {
+    prior = registry.make_kernel_prior(info.id, params);
+    ready = true;
+  });
+  if (!ready) return;
+
+  runner.run("kernel-prior/determinism", [&] {
+    const double a = prior->kernel_penalty(in);
+    const double b = registry.make_kernel_prior(info.id, params)->kernel_penalty(in);
+    if (!std::isfinite(a)) runner.fail("kernel-prior/determinism", "kernel_penalty is not finite");
+    if (!(a == b))
+      runner.fail("kernel-prior/determinism", "two instances give different kernel penalties");
+  });
+
+  runner.run("kernel-prior/distances", [&] {
+    const Matrix distances = prior->kernel_distances(in);
+    if (distances.dimension() != 2 || distances.shape(0) != m || distances.shape(1) != k) {
+      runner.fail("kernel-prior/distances", "kernel_distances is not M x K = 3 x 2");
+      return;
+    }
+    for (double v : distances) {
+      if (!(std::isfinite(v) && v >= 0)) {
+        runner.fail("kernel-prior/distances", "a distance D_jk is negative or not finite");
+        return;
+      }
+    }
+  });
+
+  runner.run("kernel-prior/mean-terms-add", [&] {
+    KernelMeanTerms zero = KernelMeanTerms::zeros(m, d), one = KernelMeanTerms::zeros(m, d);
+    one.weight.fill(1.0);
+    one.target.fill(1.0);
+    prior->add_mean_terms(in, zero);
+    prior->add_mean_terms(in, one);
+    if (!finite(zero.weight) || !finite(zero.target)) {
+      runner.fail("kernel-prior/mean-terms-add", "add_mean_terms gave non-finite terms");
+      return;
+    }
+    for (double v : zero.weight) {
+      if (!(v >= 0)) {
+        runner.fail("kernel-prior/mean-terms-add", "a mean-term weight is negative");
+        return;
+      }
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      if (!(std::fabs(one.weight(j) - 1.0 - zero.weight(j)) <= 1e-12 * (1 + zero.weight(j)))) {
+        runner.fail("kernel-prior/mean-terms-add",
+                    "add_mean_terms overwrote the weights instead of adding");
+        return;
+      }
+    }
+  });
+
+  runner.run("kernel-prior/mixing-terms", [&] {
+    Matrix zero = Matrix::from_shape({m, k}), one = Matrix::from_shape({m, k});
+    zero.fill(0.0);
+    one.fill(1.0);
+    prior->add_mixing_terms(in, zero);
+    prior->add_mixing_terms(in, one);
+    if (!finite(zero)) {
+      runner.fail("kernel-prior/mixing-terms", "add_mixing_terms gave non-finite terms");
+      return;
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      double sum = 0, scale = 0;
+      for (std::size_t c = 0; c < k; ++c) {
+        sum += zero(j, c);
+        scale += std::fabs(zero(j, c));
+        if (!(std::fabs(one(j, c) - 1.0 - zero(j, c)) <= 1e-12 * (1 + std::fabs(zero(j, c))))) {
+          runner.fail("kernel-prior/mixing-terms",
+                      "add_mixing_terms overwrote the terms instead of adding");
+          return;
+        }
+      }
+      if (!(std::fabs(sum) <= 1e-9 * (1 + scale))) {
+        runner.fail("kernel-prior/mixing-terms",
+                    "the mixing terms of kernel " + std::to_string(j) +
+                        " do not sum to 0 over the classes (eq 31)");
+        return;
+      }
+    }
+  });
+}
+
   const ComponentInfo* info = nullptr;
   for (const ComponentInfo* candidate : registry.components()) {
     if (candidate->id == id) info = candidate;
@@ -825,8 +940,11 @@ inline Report run_checks(const Registry& registry, const std::string& id,
       detail::check_centre_learner(registry, *info, params, options, runner);
       break;
     case Slot::Output: detail::check_output_layer(registry, *info, params, options, runner); break;
-    case Slot::Regularizer:
-      detail::check_regularizer(registry, *info, params, options, runner);
+    case Slot::WeightPenalty:
+      detail::check_weight_penalty(registry, *info, params, options, runner);
+      break;
+    case Slot::KernelPrior:
+      detail::check_kernel_prior(registry, *info, params, options, runner);
       break;
   }
   return report;

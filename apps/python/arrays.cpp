@@ -58,7 +58,8 @@ Matrix to_matrix(const py::handle& object, const std::string& name) {
   const auto s0 = array.strides(0), s1 = array.strides(1);
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t j = 0; j < cols; ++j) {
-      const double v = *reinterpret_cast<const double*>(base + s0 * py::ssize_t(i) + s1 * py::ssize_t(j));
+      const double v =
+          *reinterpret_cast<const double*>(base + s0 * py::ssize_t(i) + s1 * py::ssize_t(j));
       finite(v, name, "[" + std::to_string(i) + ", " + std::to_string(j) + "]");
       out(i, j) = v;
     }

@@ -13,8 +13,10 @@ namespace {
 Matrix outputs(const ModelHandle& h, const py::handle& X) {
   Matrix inputs = to_matrix(X, "X");
   if (inputs.shape(1) != h.model->feature_names.size()) {
-    throw ShapeError("X has " + std::to_string(inputs.shape(1)) + " columns but the model was "
-                     "trained on " + std::to_string(h.model->feature_names.size()) +
+    throw ShapeError("X has " + std::to_string(inputs.shape(1)) +
+                     " columns but the model was "
+                     "trained on " +
+                     std::to_string(h.model->feature_names.size()) +
                      " features (same features, same order required)");
   }
   py::gil_scoped_release release;
@@ -39,9 +41,11 @@ py::array_t<double> predict(const ModelHandle& h, const py::handle& X) {
 
 py::array_t<double> predict_proba(const ModelHandle& h, const py::handle& X) {
   if (h.model->link == Link::Identity || h.model->task != Task::Classification) {
-    throw InputError("predict_proba needs a model with probabilistic outputs (link logistic, "
-                     "softmax or bayes); this one has link " + std::string(to_string(h.model->link)) +
-                     " (train it with output plugin irls, scg, bfgs or bayes)");
+    throw InputError(
+        "predict_proba needs a model with probabilistic outputs (link logistic, "
+        "softmax or bayes); this one has link " +
+        std::string(to_string(h.model->link)) +
+        " (train it with output plugin irls, scg, bfgs or bayes)");
   }
   return to_numpy(outputs(h, X));
 }
@@ -58,12 +62,13 @@ ModelHandle make_model_handle(Model model, std::string report_json, const std::s
   // As the CLI restores a model's basis (apps/radial/commands.cpp, restore_basis).
   const ComponentInfo* info = registry().find(Slot::Basis, model.basis_id);
   if (!info) {
-    throw PluginError(where + ": the model needs the basis plugin '" + model.basis_id +
-                      "', which is not installed (searched RADIAL_PLUGIN_PATH and the plugin folders)");
+    throw PluginError(
+        where + ": the model needs the basis plugin '" + model.basis_id +
+        "', which is not installed (searched RADIAL_PLUGIN_PATH and the plugin folders)");
   }
-  auto basis = registry().make_basis(
-      model.basis_id,
-      validate_params(info->params, model.basis_params, "basis " + model.basis_id + " in " + where));
+  auto basis = registry().make_basis(model.basis_id,
+                                     validate_params(info->params, model.basis_params,
+                                                     "basis " + model.basis_id + " in " + where));
   basis->load_state(model.basis_state);
   ModelHandle h;
   h.model = std::make_shared<const Model>(std::move(model));
@@ -76,10 +81,13 @@ void bind_model(py::module_& m) {
   py::class_<ModelHandle>(m, "_Model")
       .def("predict", &predict, py::arg("X"))
       .def("predict_proba", &predict_proba, py::arg("X"))
-      .def("outputs", [](const ModelHandle& h, const py::handle& X) { return to_numpy(outputs(h, X)); },
-           py::arg("X"))
-      .def("save", [](const ModelHandle& h, const std::string& file) { save_model(*h.model, file); },
-           py::arg("file"))
+      .def(
+          "outputs",
+          [](const ModelHandle& h, const py::handle& X) { return to_numpy(outputs(h, X)); },
+          py::arg("X"))
+      .def(
+          "save", [](const ModelHandle& h, const std::string& file) { save_model(*h.model, file); },
+          py::arg("file"))
       .def("to_bytes", [](const ModelHandle& h) { return py::bytes(serialize_model(*h.model)); })
       .def("bytes_without_report",
            [](const ModelHandle& h) { return py::bytes(without_report(*h.model)); })
@@ -87,20 +95,29 @@ void bind_model(py::module_& m) {
       .def_property_readonly("task",
                              [](const ModelHandle& h) {
                                return h.model->task == Task::Classification ? "classification"
-                                                                           : "regression";
+                                                                            : "regression";
                              })
-      .def_property_readonly("class_values", [](const ModelHandle& h) { return h.model->class_values; })
-      .def_property_readonly("feature_names", [](const ModelHandle& h) { return h.model->feature_names; })
-      .def_property_readonly("target_name", [](const ModelHandle& h) { return h.model->target_name; })
-      .def_property_readonly("link", [](const ModelHandle& h) { return std::string(to_string(h.model->link)); })
+      .def_property_readonly("class_values",
+                             [](const ModelHandle& h) { return h.model->class_values; })
+      .def_property_readonly("feature_names",
+                             [](const ModelHandle& h) { return h.model->feature_names; })
+      .def_property_readonly("target_name",
+                             [](const ModelHandle& h) { return h.model->target_name; })
+      .def_property_readonly(
+          "link", [](const ModelHandle& h) { return std::string(to_string(h.model->link)); })
       .def_property_readonly("basis_id", [](const ModelHandle& h) { return h.model->basis_id; })
       .def_property_readonly("output_id", [](const ModelHandle& h) { return h.model->output_id; })
-      .def_property_readonly("pipeline_text", [](const ModelHandle& h) { return h.model->pipeline_text; })
+      .def_property_readonly("pipeline_text",
+                             [](const ModelHandle& h) { return h.model->pipeline_text; })
       .def_property_readonly("seed", [](const ModelHandle& h) { return h.model->seed; })
-      .def_property_readonly("radial_version", [](const ModelHandle& h) { return h.model->radial_version; })
-      .def_property_readonly("plugin_versions", [](const ModelHandle& h) { return h.model->plugin_versions; })
-      .def_property_readonly("centres", [](const ModelHandle& h) { return to_numpy(h.model->centres.means); })
-      .def_property_readonly("weights", [](const ModelHandle& h) { return to_numpy(h.model->weights); });
+      .def_property_readonly("radial_version",
+                             [](const ModelHandle& h) { return h.model->radial_version; })
+      .def_property_readonly("plugin_versions",
+                             [](const ModelHandle& h) { return h.model->plugin_versions; })
+      .def_property_readonly("centres",
+                             [](const ModelHandle& h) { return to_numpy(h.model->centres.means); })
+      .def_property_readonly("weights",
+                             [](const ModelHandle& h) { return to_numpy(h.model->weights); });
   m.def(
       "load",
       [](const std::string& file) {

@@ -1,10 +1,10 @@
 // radial._Pipeline: a pipeline file, TOML text or (via radial._toml) dict, parsed and validated
 // by the framework's reader; fit() runs the framework's trainer on NumPy arrays or on [data].
 #include <pybind11/stl.h>
+#include <toml++/toml.h>
 
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "bindings.hpp"
 #include "interrupt.hpp"
@@ -36,9 +36,9 @@ PipelineHandle parse(const std::string& text, const std::string& label,
   PipelineHandle h;
   const auto r = replacement_for(text);
   h.in_memory = r.has_value();
-  h.pipeline = std::make_shared<const Pipeline>(
-      r ? parse_pipeline(text, label, registry(), overrides, *r)
-        : parse_pipeline(text, label, registry(), overrides));
+  h.pipeline =
+      std::make_shared<const Pipeline>(r ? parse_pipeline(text, label, registry(), overrides, *r)
+                                         : parse_pipeline(text, label, registry(), overrides));
   return h;
 }
 
@@ -53,7 +53,8 @@ PipelineHandle read(const std::string& file, const std::vector<std::string>& ove
     }
   }
   PipelineHandle h;
-  const auto r = text.empty() || text.size() > max_pipeline_bytes ? std::nullopt : replacement_for(text);
+  const auto r =
+      text.empty() || text.size() > max_pipeline_bytes ? std::nullopt : replacement_for(text);
   h.in_memory = r.has_value();
   h.pipeline = std::make_shared<const Pipeline>(r ? read_pipeline(file, registry(), overrides, *r)
                                                   : read_pipeline(file, registry(), overrides));
@@ -85,7 +86,8 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
 
   std::optional<Dataset> train_data, test_data;
   if (X.is_none()) {
-    if (!y.is_none() || !X_test.is_none()) throw InputError("fit() got y or X_test without X; pass X too");
+    if (!y.is_none() || !X_test.is_none())
+      throw InputError("fit() got y or X_test without X; pass X too");
     if (h.in_memory) {
       throw InputError("this pipeline has no [data] train file: pass the data, fit(X, y)");
     }
@@ -109,8 +111,8 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
       std::optional<std::vector<double>> classes;
       if (train_data->task == Task::Classification) classes = train_data->class_values;
       test_data = make_dataset(std::move(test_inputs), to_vector(y_test, "y_test", test_rows),
-                               train_data->task, train_data->feature_names,
-                               train_data->target_name, classes);
+                               train_data->task, train_data->feature_names, train_data->target_name,
+                               classes);
     }
   }
 
@@ -144,16 +146,17 @@ void bind_pipeline(py::module_& m) {
       .def_property_readonly("seed", [](const PipelineHandle& h) { return h.pipeline->seed; })
       .def_property_readonly("threads", [](const PipelineHandle& h) { return h.pipeline->threads; })
       .def_property_readonly("text", [](const PipelineHandle& h) { return h.pipeline->text; })
-      .def_property_readonly("settings", [](const PipelineHandle& h) { return h.pipeline->settings; })
+      .def_property_readonly("settings",
+                             [](const PipelineHandle& h) { return h.pipeline->settings; })
       .def_property_readonly("standardize",
                              [](const PipelineHandle& h) { return h.pipeline->data.standardize; })
-      .def_property_readonly("task",
-                             [](const PipelineHandle& h) -> py::object {
-                               const auto& task = h.pipeline->data.task;
-                               if (!task) return py::none();
-                               return py::str(*task == Task::Classification ? "classification"
-                                                                            : "regression");
-                             })
+      .def_property_readonly(
+          "task",
+          [](const PipelineHandle& h) -> py::object {
+            const auto& task = h.pipeline->data.task;
+            if (!task) return py::none();
+            return py::str(*task == Task::Classification ? "classification" : "regression");
+          })
       .def_property_readonly("components",
                              [](const PipelineHandle& h) {
                                const Pipeline& p = *h.pipeline;

@@ -14,9 +14,9 @@ CHILD = textwrap.dedent("""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20000, 5))
     y = (X[:, 0] > 0).astype(np.float64)
-    # PRBF's EM with tolerance 0 runs to its iteration cap: minutes.
+    # PRBF's EM with tolerance 0 runs to its iteration cap: about 20 s here.
     long = radial.Pipeline({"basis": {"plugin": "gaussian", "density": True},
-                            "centres": {"plugin": "prbf", "count": 20, "iterations": 1000000,
+                            "centres": {"plugin": "prbf", "count": 20, "iterations": 2000,
                                         "tolerance": 0.0},
                             "output": {"plugin": "bayes"}})
     sent = {}
@@ -46,5 +46,6 @@ def test_ctrl_c_interrupts_a_long_fit():
     assert lines[0].startswith("interrupted after"), done.stdout
     assert float(lines[0].split()[-1]) < 1.0
     assert lines[1] == "usable (3,)"
-    # The interrupted EM stops at its next iteration (it logs each one), so exit is prompt.
-    assert total < 30
+    # The interrupted EM stops at its next iteration (it reports each one), so exit is prompt
+    # instead of waiting for the 2000 iterations.
+    assert total < 10

@@ -59,8 +59,12 @@ class _RBFBase(BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples = {X.shape[0]}: an RBF network needs at least 2 rows")
         self.pipeline_ = self._pipeline(self._seed())
-        self.model_ = self.pipeline_.fit(X, y, feature_names=[f"x{j}" for j in range(X.shape[1])],
-                                         target_name="y")
+        # Column names from a DataFrame (feature_names_in_) go into the model file, as a CSV
+        # header's would.
+        names = getattr(self, "feature_names_in_", None)
+        names = [str(n) for n in names] if names is not None else [f"x{j}" for j in
+                                                                    range(X.shape[1])]
+        self.model_ = self.pipeline_.fit(X, y, feature_names=names, target_name="y")
         return self
 
     @property

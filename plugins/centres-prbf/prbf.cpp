@@ -371,7 +371,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
 
 Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_classes,
                      const PrbfOptions& options, FitContext& ctx) {
-  const std::size_t n = x.shape(0), d = x.shape(1), m = options.count;
+  const std::size_t n = x.shape(0), m = options.count;
   if (n < m)
     throw InputError(std::string("centres ") + kId + ": count = " + std::to_string(m) +
                      " kernels but only " + std::to_string(n) +
@@ -386,42 +386,12 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
                  " empty clusters (farthest-point policy)",
              "lower centres.count");
 
-  // Covariance of each cluster about its centre; a cluster of fewer than 2 rows takes the
-  // covariance of all rows (the variance floor in prbf_em handles the rest).
+  // Covariance of each cluster (the framework's M-step of 0/1 responsibilities); a cluster of
+  // fewer than 2 rows takes the variance of all rows (the variance floor below handles the rest).
   Centres theta;
-  theta.means = clusters.centres;
-  theta.shape = options.shape;
-  const bool full = options.shape == Shape::Full;
-  Matrix global = Matrix::from_shape({d, d});
-  global.fill(0.0);
-  {
-    std::vector<double> mean(d, 0.0);
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t a = 0; a < d; ++a) mean[a] += x(r, a) / double(n);
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t a = 0; a < d; ++a)
-        for (std::size_t b = 0; b < d; ++b)
-          global(a, b) += (x(r, a) - mean[a]) * (x(r, b) - mean[b]) / double(n);
-  }
-  Tensor3 scatter = Tensor3::from_shape({m, d, d});
-  scatter.fill(0.0);
-  std::vector<double> size(m, 0.0);
-  for (std::size_t r = 0; r < n; ++r) {
-    const std::size_t j = std::size_t(clusters.assignment(r));
-    size[j] += 1;
-    for (std::size_t a = 0; a < d; ++a)
-      for (std::size_t b = 0; b < d; ++b)
-        scatter(j, a, b) += (x(r, a) - theta.means(j, a)) * (x(r, b) - theta.means(j, b));
-  }
-  if (full) theta.covariances = Tensor3::from_shape({m, d, d});
-  else theta.diagonal = Matrix::from_shape({m, d});
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t a = 0; a < d; ++a)
-      for (std::size_t b = 0; b < d; ++b) {
-        const double v = size[j] >= 2 ? scatter(j, a, b) / size[j] : global(a, b);
-        if (full) theta.covariances(j, a, b) = v;
-        else if (a == b) theta.diagonal(j, a) = v;
-      }
+  Vector cluster_fractions;
+  mixture_from_assignment(x, clusters.assignment, clusters.centres, options.shape, 0.0, theta,
+                          cluster_fractions);
   const Floors floor = variance_floors(x, options.variance_floor);
   for (std::size_t j = 0; j < m; ++j) apply_floor(theta, j, floor);
 

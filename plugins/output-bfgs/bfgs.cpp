@@ -8,6 +8,7 @@
 
 #include "radial/glm/flops.hpp"
 #include "radial/glm/line_search.hpp"
+#include "radial/glm/quasi_newton.hpp"
 #include "radial/glm/training.hpp"
 #include "radial/glm/vectors.hpp"
 
@@ -98,18 +99,7 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
         h *= sy / yy;  // eq. 6.20: scale the identity before the first update
         fresh = false;
       }
-      for (std::size_t i = 0; i < p; ++i) {
-        double v = 0;
-        for (std::size_t j = 0; j < p; ++j) v += h(i, j) * y.data()[j];
-        hy(i) = v;
-      }
-      double yhy = 0;
-      for (std::size_t i = 0; i < p; ++i) yhy += y.data()[i] * hy(i);
-      const double a = (sy + yhy) / (sy * sy);
-      for (std::size_t i = 0; i < p; ++i)
-        for (std::size_t j = 0; j < p; ++j)
-          h(i, j) += a * s.data()[i] * s.data()[j] -
-                     (hy(i) * s.data()[j] + s.data()[i] * hy(j)) / sy;
+      glm::bfgs_inverse_update(h, s, y, sy, hy);
       objective.add_flops(glm::flops::bfgs_update(p));
     }
   }

@@ -2,8 +2,9 @@
 // Quasi-Newton BFGS for the output weights (NETLAB quasinew.m; Nocedal & Wright, Numerical
 // Optimization, eq. 6.17 for the inverse-Hessian update, algorithms 3.5/3.6 for the strong Wolfe
 // line search of radial/glm/line_search.hpp), on the same GLM objective as irls: cross-entropy
-// for logistic / softmax outputs, 1/2 sum of squares for identity outputs. Starts from the linear-output pseudo-inverse solution
-// (Nabney, papers 000/003, section 4) and stops by the papers' rule.
+// for logistic / softmax outputs, 1/2 sum of squares for identity outputs. Starts from the
+// linear-output pseudo-inverse solution (Nabney, papers 000/003, section 4) and stops by the
+// papers' rule.
 
 #include <cstddef>
 #include <string>

@@ -49,7 +49,7 @@ class FirstRows final : public radial::CentreLearner {
  public:
   FirstRows(const radial::Params& params, bool seeded_by_device)
       : count_(static_cast<std::size_t>(params.integer("count"))), device_(seeded_by_device) {}
-  radial::Centres fit(const radial::Dataset& train, const radial::WeightPenalty*,
+  radial::Centres fit(const radial::Dataset& train, const radial::KernelPrior*,
                       radial::FitContext&) override {
     if (train.rows() < count_) {
       throw radial::InputError("kit centres: " + std::to_string(train.rows()) + " rows for " +
@@ -194,7 +194,8 @@ class PullToSubkernels final : public radial::KernelPrior {
     const Matrix delta = radial::subkernel_mahalanobis(in);
     double sum = 0;
     for (std::size_t j = 0; j < in.count(); ++j)
-      for (std::size_t k = 0; k < in.classes(); ++k) sum += in.class_given_kernel(j, k) * delta(j, k);
+      for (std::size_t k = 0; k < in.classes(); ++k)
+        sum += in.class_given_kernel(j, k) * delta(j, k);
     return 0.5 * sum;
   }
   Matrix kernel_distances(const radial::KernelPriorInput& in) const override {
@@ -209,7 +210,8 @@ class PullToSubkernels final : public radial::KernelPrior {
       for (std::size_t k = 0; k < in.classes(); ++k) {
         const double w = in.class_given_kernel(j, k);
         terms.weight(j) += w;
-        for (std::size_t a = 0; a < in.dim(); ++a) terms.target(j, a) += w * in.subkernel_means(j, k, a);
+        for (std::size_t a = 0; a < in.dim(); ++a)
+          terms.target(j, a) += w * in.subkernel_means(j, k, a);
       }
     }
   }

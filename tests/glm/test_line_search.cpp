@@ -129,22 +129,23 @@ TEST_CASE("the Wolfe line search meets the strong Wolfe conditions on a cross-en
 
 TEST_CASE("Armijo backtracking halves to the first step with sufficient decrease",
           "[glm][line-search]") {
-  // phi(a) = 4 a^2 - a: phi(0) = 0, phi'(0) = -1. Sufficient decrease 4a^2 - a <= -1e-4 a holds
-  // for a <= (1 - 1e-4) / 4 = 0.249975, so 1, 0.5 and 0.25 are refused and 0.125 accepted.
-  const auto phi = [](double a) { return 4 * a * a - a; };
+  // phi(a) = 5 a^2 - a: phi(0) = 0, phi'(0) = -1. Sufficient decrease 5a^2 - a <= -1e-4 a holds
+  // for a <= (1 - 1e-4) / 5 = 0.19998, so 1, 0.5 and 0.25 are refused and 0.125 accepted.
+  const auto phi = [](double a) { return 5 * a * a - a; };
   std::vector<double> asked;
   const auto value_at = [&](double a) {
     asked.push_back(a);
     return phi(a);
   };
-  const radial::glm::ArmijoResult r = radial::glm::armijo_backtracking(0.0, -1.0, phi(1.0), value_at);
+  const radial::glm::ArmijoResult r =
+      radial::glm::armijo_backtracking(0.0, -1.0, phi(1.0), value_at);
   CHECK(r.accepted);
   CHECK(r.halvings == 3);
   CHECK(r.step == 0.125);
-  CHECK(r.value == -0.0625);
+  CHECK(r.value == -0.046875);  // 5/64 - 1/8
   CHECK(asked == std::vector<double>{0.5, 0.25, 0.125});
 
-  // A cap of two halvings stops at a = 0.25, not acceptable.
+  // A cap of two halvings stops at a = 0.25 (phi = 1/16 > 0), not acceptable.
   radial::glm::ArmijoOptions capped;
   capped.max_halvings = 2;
   const auto stopped = radial::glm::armijo_backtracking(0.0, -1.0, phi(1.0), phi, capped);

@@ -240,7 +240,7 @@ TEST_CASE("Override errors start with --set <text>", "[pipeline][errors]") {
 
 TEST_CASE("A pipeline names a weight penalty and a kernel prior, or either in [regularizer]",
           "[pipeline][priors]") {
-  const std::string head = "[data]\ntrain = \"x.csv\"\n[basis]\nplugin = \"gaussian\"\n"
+  const std::string head = "[data]\ntrain = \"small-classes.csv\"\n[basis]\nplugin = \"gaussian\"\n"
                            "[centres]\nplugin = \"kmeans\"\n[output]\nplugin = \"irls\"\n";
   const auto file = test_data("priors.toml");
   const radial::Pipeline both = radial::parse_pipeline(

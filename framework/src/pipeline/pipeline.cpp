@@ -175,8 +175,8 @@ class PipelineReader {
       fail(key_at(name, key),
            what + guess(name, kTopLevel) +
                "; the top level takes name, seed, threads and the tables [data], [basis], "
-               "[centres], [output], [weight-penalty], [kernel-prior] (or [regularizer]), [evaluate] "
-               "and [search]");
+               "[centres], [output], [weight-penalty], [kernel-prior] (or [regularizer]), "
+               "[evaluate] and [search]");
     }
 
     if (const toml::node* node = root.get("name")) {

@@ -708,7 +708,8 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
     const double a = reg->penalty(w);
     const double b = registry.make_weight_penalty(info.id, params)->penalty(w);
     if (!std::isfinite(a)) runner.fail("weight-penalty/determinism", "penalty is not finite");
-    if (!(a == b)) runner.fail("weight-penalty/determinism", "two instances give different penalties");
+    if (!(a == b))
+      runner.fail("weight-penalty/determinism", "two instances give different penalties");
   });
 
   runner.run("weight-penalty/gradient", [&] {
@@ -739,8 +740,8 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
       for (std::size_t p = 0; p < p_count; ++p) {
         const double numeric = (gp.data()[p] - gm.data()[p]) / (2 * h);
         if (!close(hessian(p, q), numeric)) {
-          report_mismatch("weight-penalty/hessian", "d2 penalty / dW_p dW_q (p*P+q)", p * p_count + q,
-                          hessian(p, q), numeric);
+          report_mismatch("weight-penalty/hessian", "d2 penalty / dW_p dW_q (p*P+q)",
+                          p * p_count + q, hessian(p, q), numeric);
           return;
         }
       }

@@ -20,7 +20,8 @@ const radial::Registry& registry() {
 }  // namespace
 
 TEST_CASE("kullback-leibler is a kernel prior and its distance is delta / 2 by hand") {
-  const radial::ComponentInfo* info = registry().find(radial::Slot::KernelPrior, "kullback-leibler");
+  const radial::ComponentInfo* info =
+      registry().find(radial::Slot::KernelPrior, "kullback-leibler");
   REQUIRE(info != nullptr);
   CHECK(registry().find(radial::Slot::WeightPenalty, "kullback-leibler") == nullptr);
 

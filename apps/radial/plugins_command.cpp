@@ -19,10 +19,10 @@ int plugins_list_command(const Registry& registry) {
     std::cerr << "\n";
     return 0;
   }
-  out << std::left << std::setw(13) << "SLOT" << std::setw(24) << "ID" << std::setw(9)
+  out << std::left << std::setw(16) << "SLOT" << std::setw(24) << "ID" << std::setw(9)
       << "VERSION" << "SUMMARY\n";
   for (const ComponentInfo* c : components) {
-    out << std::left << std::setw(13) << to_string(c->slot) << std::setw(24) << c->id
+    out << std::left << std::setw(16) << to_string(c->slot) << std::setw(24) << c->id
         << std::setw(9) << c->version << c->summary << "\n";
   }
   write_stdout(out.str());

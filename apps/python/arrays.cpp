@@ -1,7 +1,6 @@
 // NumPy arrays in and out. The framework's Matrix owns row-major storage, so X is copied once
 // (any strides: C- or F-ordered or sliced); the trainer standardises that copy in place.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include "bindings.hpp"
@@ -10,12 +9,6 @@
 
 namespace radial::python {
 namespace {
-
-std::string number(double value) {
-  char text[32];
-  const auto result = std::to_chars(text, text + sizeof text, value);
-  return std::string(text, result.ptr);
-}
 
 py::array checked(const py::handle& object, const std::string& name, int ndim) {
   if (!py::isinstance<py::array>(object)) {
@@ -92,74 +85,21 @@ py::array_t<double> to_numpy(const Matrix& matrix) {
 
 Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
                      std::vector<std::string> feature_names, std::string target_name,
-                     const std::optional<std::vector<double>>& class_values) {
-  Dataset data;
-  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+                     const std::optional<std::vector<double>>& class_values,
+                     const std::string& target_label) {
+  const std::size_t d = inputs.shape(1);
   if (feature_names.empty()) {
     for (std::size_t j = 0; j < d; ++j) feature_names.push_back("x" + std::to_string(j));
   }
-  if (feature_names.size() != d) {
-    throw ShapeError("feature_names has " + std::to_string(feature_names.size()) +
-                     " names but X has " + std::to_string(d) + " columns");
-  }
-  data.inputs = std::move(inputs);
-  data.feature_names = std::move(feature_names);
-  data.target_name = target_name.empty() ? "y" : std::move(target_name);
-  data.source = "y";
-  const auto is_integer = [](double v) { return std::trunc(v) == v; };
-  if (!task) {
-    task = class_values || std::all_of(target.begin(), target.end(), is_integer)
-               ? Task::Classification
-               : Task::Regression;
-  }
-  data.task = *task;
-  if (data.task == Task::Regression) {
-    data.values = std::move(target);
-    data.classes = Labels::from_shape({0});
-    return data;
-  }
-  // As the CSV reader codes a target column (framework/src/data/target_coding.cpp).
-  std::vector<double> labels;
-  if (class_values) {
-    labels = *class_values;
-    std::sort(labels.begin(), labels.end());
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!is_integer(target(i))) {
-        throw DataError("y[" + std::to_string(i) + "] = " + number(target(i)) +
-                        " is not an integer class label, but the task is classification; "
-                        "set data.task = \"regression\" or make the labels integers");
-      }
-      if (std::fabs(target(i)) >= 9007199254740992.0) {
-        throw DataError("y[" + std::to_string(i) + "] = " + number(target(i)) +
-                        " is a class label of magnitude 2^53 or more, where doubles cannot tell "
-                        "neighbouring integers apart; renumber the classes with smaller integers");
-      }
-    }
-    labels.assign(target.begin(), target.end());
-    std::sort(labels.begin(), labels.end());
-    labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
-    if (labels.size() > max_classes) {
-      throw DataError("y has " + std::to_string(labels.size()) +
-                      " distinct integer values, more than the " + std::to_string(max_classes) +
-                      " classes Radial trains a classifier for; if the target is a quantity, set "
-                      "task = \"regression\" in [data]; otherwise merge classes");
-    }
-  }
-  data.classes = Labels::from_shape({n});
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto it = std::lower_bound(labels.begin(), labels.end(), target(i));
-    if (it == labels.end() || *it != target(i)) {
-      throw DataError("y_test[" + std::to_string(i) + "]: class label " + number(target(i)) +
-                      " does not occur in the training data; remove these rows or train on data "
-                      "that contains this class");
-    }
-    data.classes(i) = static_cast<std::int64_t>(it - labels.begin());
-  }
-  data.values = Vector::from_shape({0});
-  data.num_classes = labels.size();
-  data.class_values = std::move(labels);
-  return data;
+  DataOptions options;
+  options.task = task;
+  options.class_values = class_values;
+  // The readers' own coding of a target column, with "y[i]" in place of "file:line:column".
+  return dataset_from_arrays(std::move(inputs), std::move(target), std::move(feature_names),
+                             target_name.empty() ? "y" : std::move(target_name), options,
+                             target_label, [&](std::size_t i) {
+                               return target_label + "[" + std::to_string(i) + "]";
+                             });
 }
 
 }  // namespace radial::python

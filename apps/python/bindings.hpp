@@ -52,7 +52,8 @@ py::array_t<double> to_numpy(const Matrix& matrix);
 // target's values (integers: classification), classes coded in increasing label order.
 Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
                      std::vector<std::string> feature_names, std::string target_name,
-                     const std::optional<std::vector<double>>& class_values);
+                     const std::optional<std::vector<double>>& class_values,
+                     const std::string& target_label);
 
 void bind_errors(py::module_& m);
 void bind_plugins(py::module_& m);

@@ -96,7 +96,7 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
     Matrix inputs = to_matrix(X, "X");
     const std::size_t rows = inputs.shape(0);
     train_data = make_dataset(std::move(inputs), to_vector(y, "y", rows), pipeline->data.task,
-                              feature_names, target_name, std::nullopt);
+                              feature_names, target_name, std::nullopt, "y");
     if (X_test.is_none() != y_test.is_none()) {
       throw InputError("pass X_test and y_test together, or neither");
     }
@@ -112,7 +112,7 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
       if (train_data->task == Task::Classification) classes = train_data->class_values;
       test_data = make_dataset(std::move(test_inputs), to_vector(y_test, "y_test", test_rows),
                                train_data->task, train_data->feature_names, train_data->target_name,
-                               classes);
+                               classes, "y_test");
     }
   }
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,14 @@ struct DataOptions {
 };
 
 Dataset read_csv(const std::filesystem::path& file, const DataOptions& options = {});
+
+// A dataset from values already in memory (the Python module's arrays): `inputs` N x d (finite),
+// `target` N, coded exactly as the readers code a target column (task, class indices, the
+// limits above); `where(i)` names target value i in messages ("y[3]"). `source` names the data.
+Dataset dataset_from_arrays(Matrix inputs, Vector target, std::vector<std::string> feature_names,
+                            std::string target_name, const DataOptions& options,
+                            const std::string& source,
+                            const std::function<std::string(std::size_t)>& where);
 
 // Reads by extension: .csv (and anything else) as CSV, .npy as a NumPy float64 array whose
 // target is the last column or the 1-based column number given as DataOptions::target.

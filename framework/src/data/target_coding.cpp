@@ -123,3 +123,29 @@ void code_target(Dataset& data, Vector target, const DataOptions& options,
 }
 
 }  // namespace radial::data
+
+namespace radial {
+
+Dataset dataset_from_arrays(Matrix inputs, Vector target, std::vector<std::string> feature_names,
+                            std::string target_name, const DataOptions& options,
+                            const std::string& source,
+                            const std::function<std::string(std::size_t)>& where) {
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  if (target.size() != n) {
+    throw ShapeError(source + ": " + std::to_string(target.size()) + " target values for " +
+                     std::to_string(n) + " rows; give one target value per row");
+  }
+  if (feature_names.size() != d) {
+    throw ShapeError(source + ": " + std::to_string(feature_names.size()) + " feature names for " +
+                     std::to_string(d) + " columns");
+  }
+  Dataset data;
+  data.inputs = std::move(inputs);
+  data.feature_names = std::move(feature_names);
+  data.target_name = std::move(target_name);
+  data.source = source;
+  data::code_target(data, std::move(target), options, where);
+  return data;
+}
+
+}  // namespace radial

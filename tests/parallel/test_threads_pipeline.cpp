@@ -75,6 +75,8 @@ TEST_CASE("pipelines train to bit-identical models with 1 and 2 threads", "[para
       "mode = \"per-class\"\ncount = 2\ncovariance = \"diagonal\"\n[output]\nplugin = \"bayes\"\n",
       "[basis]\nplugin = \"gaussian\"\ndensity = true\n[centres]\nplugin = \"dem\"\ncount = 2\n"
       "iterations = 5\n[output]\nplugin = \"bayes\"\n",
+      "[basis]\nplugin = \"gaussian\"\ndensity = true\n[centres]\nplugin = \"dem\"\ncount = 2\n"
+      "iterations = 5\nkdtree = true\nthreshold = 4.0\n[output]\nplugin = \"bayes\"\n",
   };
   for (const char* stage : stages) {
     const std::string text = head + stage;

@@ -109,3 +109,25 @@ TEST_CASE("a value set by the experiment changes the keys like one in the file")
     CHECK((before[i].key != after[i].key) == (before[i].pipeline_name == "wd"));
   }
 }
+
+TEST_CASE("grid keys name the prior tables: weight-penalty, kernel-prior or regularizer") {
+  Folder folder;
+  std::string penalty = experiment_test::kWeightDecay;
+  penalty.replace(penalty.find("[regularizer]"), 13, "[weight-penalty]");
+  folder.write("wp.toml", penalty);
+  folder.write("grid.toml", "name = \"priors\"\nseeds = [1]\n[[datasets]]\ntrain = \"a.csv\"\n"
+                            "[[pipelines]]\nfile = \"wd.toml\"\n[[pipelines]]\nfile = \"wp.toml\"\n"
+                            "[grid]\n\"weight-penalty.alpha\" = [0.5, 2]\n"
+                            "\"regularizer.alpha\" = [3]\n");
+  const auto runs = radial::plan_runs(folder.read("grid.toml"), plugins());
+  // wd.toml names weight-decay in [regularizer]: only regularizer.alpha applies; wp.toml names
+  // it in [weight-penalty]: only weight-penalty.alpha applies.
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].pipeline_name == "wd");
+  CHECK(runs[0].resolved.weight_penalty->params.real("alpha") == 3.0);
+  CHECK(runs[0].resolved.regularizer() == &*runs[0].resolved.weight_penalty);
+  CHECK(runs[1].resolved.weight_penalty->params.real("alpha") == 0.5);
+  CHECK(runs[2].resolved.weight_penalty->params.real("alpha") == 2.0);
+  CHECK(runs[2].resolved.regularizer() == nullptr);
+  CHECK(runs[1].key != runs[2].key);
+}

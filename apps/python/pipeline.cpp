@@ -14,9 +14,8 @@
 namespace radial::python {
 namespace {
 
-// Text without [data] train is parsed as an experiment's pipeline is: with its data replaced
-// (by the arrays fit() will get). /dev/null only satisfies the reader's "file exists" check; it
-// is never read. A text that does not parse goes to the reader, which reports it.
+// Text without [data] train is parsed with its data replaced by the arrays fit() will get (an
+// empty DataReplacement::train). A text that does not parse goes to the reader, which reports it.
 std::optional<DataReplacement> replacement_for(const std::string& text) {
   try {
     const toml::table root = toml::parse(text);
@@ -26,7 +25,6 @@ std::optional<DataReplacement> replacement_for(const std::string& text) {
     return std::nullopt;
   }
   DataReplacement r;
-  r.train = "/dev/null";
   r.label = "<arrays given to fit()>";
   return r;
 }

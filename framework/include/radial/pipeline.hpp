@@ -109,7 +109,8 @@ struct Pipeline {
 // [data] train and test; target and task replace the file's when given; the file's other
 // [data] keys (standardize) stay. The file then need not have a [data] table.
 struct DataReplacement {
-  std::filesystem::path train;                 // absolute
+  std::filesystem::path train;                 // absolute; empty: the data come in memory
+                                               // (Pipeline::data.train stays empty)
   std::optional<std::filesystem::path> test;   // absolute
   std::optional<std::string> target;
   std::optional<Task> task;

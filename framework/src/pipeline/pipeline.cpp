@@ -332,12 +332,12 @@ class PipelineReader {
     unknown_keys(table, "data", kDataKeys);
     DataSpec spec;
     const toml::node* train = table.get("train");
-    if (train == nullptr) {
+    if (train == nullptr && !data_in_memory_) {
       fail(position("data", table).str(),
            "[data] needs train = \"<file>\" (a CSV or .npy file, relative to the pipeline "
            "file); add it");
     }
-    spec.train = data_file(table, "train");
+    if (train != nullptr) spec.train = data_file(table, "train");
     if (table.contains("test")) spec.test = data_file(table, "test");
     if (const toml::node* node = table.get("target")) {
       spec.target = string(*node, "data.target", "target");
@@ -747,7 +747,13 @@ class PipelineReader {
     if (existing != nullptr && !existing->is_table()) root.erase("data"), existing = nullptr;
     if (existing == nullptr) root.insert("data", toml::table{});
     toml::table& data = *root.get("data")->as_table();
-    data.insert_or_assign("train", r.train.string());
+    if (r.train.empty()) {
+      // The data come in memory (the Python module): no file is named or checked.
+      data_in_memory_ = true;
+      data.erase("train");
+    } else {
+      data.insert_or_assign("train", r.train.string());
+    }
     labels_["data.train"] = r.label;
     if (r.test) {
       data.insert_or_assign("test", r.test->string());
@@ -766,6 +772,7 @@ class PipelineReader {
     if (labels_.count("data") == 0) labels_["data"] = r.label;
   }
 
+  bool data_in_memory_ = false;  // DataReplacement with an empty train
   std::string display_;
   fs::path absolute_, folder_;
   const Registry& registry_;

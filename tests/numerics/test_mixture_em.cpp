@@ -20,9 +20,16 @@
 #include <radial/errors.hpp>
 #include <radial/numerics/kdtree.hpp>
 #include <radial/numerics/mixture_em.hpp>
+#include <radial/testing/class_mixtures.hpp>
 #include <radial/testing/paths.hpp>
 
 namespace {
+
+using radial::testing::Data;
+using radial::testing::direct_log_rd;
+using radial::testing::em_start;
+using radial::testing::load_standardised;
+using radial::testing::log_weights;
 
 using radial::Centres;
 using radial::Labels;
@@ -70,72 +77,6 @@ nlohmann::json reference() {
   return nlohmann::json::parse(in);
 }
 
-struct Data {
-  Matrix x;
-  Labels y;
-  std::size_t k = 0;
-};
-
-// The first `rows` rows of a shipped data set, standardised (population standard deviation).
-Data load(const std::string& file, std::size_t rows) {
-  const radial::Dataset d = radial::read_csv(radial::testing::source_dir() / "docs/examples/data" / file);
-  Data out;
-  const std::size_t n = std::min(rows, d.rows()), p = d.features();
-  out.x = Matrix::from_shape({n, p});
-  out.y = Labels::from_shape({n});
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t c = 0; c < p; ++c) out.x(i, c) = d.inputs(i, c);
-    out.y(i) = d.classes(i);
-  }
-  for (std::size_t c = 0; c < p; ++c) {
-    double mean = 0, var = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += out.x(i, c) / double(n);
-    for (std::size_t i = 0; i < n; ++i) var += (out.x(i, c) - mean) * (out.x(i, c) - mean) / double(n);
-    for (std::size_t i = 0; i < n; ++i) out.x(i, c) = (out.x(i, c) - mean) / std::sqrt(var);
-  }
-  out.k = d.num_classes;
-  return out;
-}
-
-// log R^d = sum_n log P(y_n|x_n), straight from the definitions (long double, no framework code).
-long double direct_log_rd(const Centres& c, const Data& data) {
-  const std::size_t m = c.count(), p = c.dim();
-  long double total = 0;
-  for (std::size_t n = 0; n < data.x.shape(0); ++n) {
-    long double own = 0, all = 0;
-    for (std::size_t j = 0; j < m; ++j) {
-      long double log_n = -0.5L * (long double)p * std::log(2.0L * M_PI);
-      for (std::size_t l = 0; l < p; ++l) {
-        const long double diff = data.x(n, l) - c.means(j, l), v = c.diagonal(j, l);
-        log_n -= 0.5L * (diff * diff / v + std::log(v));
-      }
-      const auto k = std::size_t(c.owner(j));
-      const long double term = c.class_priors(k) * c.mixing(j, k) * std::exp(log_n);
-      all += term;
-      if (c.owner(j) == data.y(n)) own += term;
-    }
-    total += std::log(own) - std::log(all);
-  }
-  return total;
-}
-
-Centres em_start(const Data& data, std::size_t g, std::uint64_t seed) {
-  radial::EmOptions em;
-  em.shape = radial::Shape::Diagonal;
-  em.iterations = 30;
-  std::mt19937_64 rng(seed);
-  return radial::fit_class_mixtures(data.x, data.y, data.k, g, em, rng, "test").centres;
-}
-
-void log_weights(const Centres& c, radial::Vector& num, radial::Vector& den) {
-  num = radial::Vector::from_shape({c.count()});
-  den = radial::Vector::from_shape({c.count()});
-  for (std::size_t j = 0; j < c.count(); ++j) {
-    const auto k = std::size_t(c.owner(j));
-    num(j) = std::log(c.mixing(j, k));
-    den(j) = num(j) + std::log(c.class_priors(k));
-  }
-}
 
 double log_prior_sum(const Centres& c, const Data& data) {
   double p = 0;
@@ -267,7 +208,7 @@ TEST_CASE("K-d tree with infinite threshold is a single exact leaf", "[mixture-e
 }
 
 TEST_CASE("discriminative E-step: numerator counts are EM's, log R^d is sum log P(y|x)", "[mixture-em]") {
-  const Data data = load("waveform.csv", 400);
+  const Data data = load_standardised("waveform.csv", 400);
   const Centres c = em_start(data, 3, 1);
   radial::Vector lnum, lden;
   log_weights(c, lnum, lden);
@@ -290,7 +231,7 @@ TEST_CASE("discriminative E-step: numerator counts are EM's, log R^d is sum log 
 
 TEST_CASE("discriminative E-step with the K-d tree at the exact threshold equals brute force",
           "[mixture-em][kdtree]") {
-  const Data data = load("waveform.csv", 400);
+  const Data data = load_standardised("waveform.csv", 400);
   const Centres c = em_start(data, 4, 2);
   radial::Vector lnum, lden;
   log_weights(c, lnum, lden);

@@ -13,89 +13,30 @@
 #include <radial/numerics/kdtree.hpp>
 #include <radial/numerics/mixture_em.hpp>
 #include <radial/registry.hpp>
+#include <radial/testing/class_mixtures.hpp>
 #include <radial/testing/paths.hpp>
 
 #include "dem.hpp"
 
 namespace {
 
+using radial::testing::Data;
+using radial::testing::direct_log_rd;
+using radial::testing::em_start;
+using radial::testing::load_standardised;
+using radial::testing::log_weights;
+
 using radial::Centres;
 using radial::Labels;
 using radial::Matrix;
 
-struct Data {
-  Matrix x;
-  Labels y;
-  std::size_t k = 0;
-};
-
-// The first `rows` rows of a shipped data set, standardised (population standard deviation).
-Data load(const std::string& file, std::size_t rows) {
-  const radial::Dataset d = radial::read_csv(radial::testing::source_dir() / "docs/examples/data" / file);
-  Data out;
-  const std::size_t n = std::min(rows, d.rows()), p = d.features();
-  out.x = Matrix::from_shape({n, p});
-  out.y = Labels::from_shape({n});
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t c = 0; c < p; ++c) out.x(i, c) = d.inputs(i, c);
-    out.y(i) = d.classes(i);
-  }
-  for (std::size_t c = 0; c < p; ++c) {
-    double mean = 0, var = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += out.x(i, c) / double(n);
-    for (std::size_t i = 0; i < n; ++i) var += (out.x(i, c) - mean) * (out.x(i, c) - mean) / double(n);
-    for (std::size_t i = 0; i < n; ++i) out.x(i, c) = (out.x(i, c) - mean) / std::sqrt(var);
-  }
-  out.k = d.num_classes;
-  return out;
-}
-
-// log R^d = sum_n log P(y_n|x_n), straight from the definitions (long double, no framework code).
-long double direct_log_rd(const Centres& c, const Data& data) {
-  const std::size_t m = c.count(), p = c.dim();
-  long double total = 0;
-  for (std::size_t n = 0; n < data.x.shape(0); ++n) {
-    long double own = 0, all = 0;
-    for (std::size_t j = 0; j < m; ++j) {
-      long double log_n = -0.5L * (long double)p * std::log(2.0L * M_PI);
-      for (std::size_t l = 0; l < p; ++l) {
-        const long double diff = data.x(n, l) - c.means(j, l), v = c.diagonal(j, l);
-        log_n -= 0.5L * (diff * diff / v + std::log(v));
-      }
-      const auto k = std::size_t(c.owner(j));
-      const long double term = c.class_priors(k) * c.mixing(j, k) * std::exp(log_n);
-      all += term;
-      if (c.owner(j) == data.y(n)) own += term;
-    }
-    total += std::log(own) - std::log(all);
-  }
-  return total;
-}
-
-Centres em_start(const Data& data, std::size_t g, std::uint64_t seed) {
-  radial::EmOptions em;
-  em.shape = radial::Shape::Diagonal;
-  em.iterations = 30;
-  std::mt19937_64 rng(seed);
-  return radial::fit_class_mixtures(data.x, data.y, data.k, g, em, rng, "test").centres;
-}
-
-void log_weights(const Centres& c, radial::Vector& num, radial::Vector& den) {
-  num = radial::Vector::from_shape({c.count()});
-  den = radial::Vector::from_shape({c.count()});
-  for (std::size_t j = 0; j < c.count(); ++j) {
-    const auto k = std::size_t(c.owner(j));
-    num(j) = std::log(c.mixing(j, k));
-    den(j) = num(j) + std::log(c.class_priors(k));
-  }
-}
 
 }  // namespace
 
 TEST_CASE("the extended Baum-Welch mean step follows the gradient of log R^d", "[dem]") {
   // For large D, mu~ - mu = sum_n (r^num - r^den)(x_n - mu) / (C1num - C1den + D)
   //                       = sigma^2 d log R^d / d mu / (C1num - C1den + D).
-  const Data data = load("iris.csv", 150);
+  const Data data = load_standardised("iris.csv", 150);
   Centres c = em_start(data, 2, 3);
   radial::Vector lnum, lden;
   log_weights(c, lnum, lden);
@@ -127,7 +68,7 @@ TEST_CASE("the extended Baum-Welch mean step follows the gradient of log R^d", "
 }
 
 TEST_CASE("DEM increases log R^d over the EM solution on training data", "[dem]") {
-  const Data data = load("waveform.csv", 400);
+  const Data data = load_standardised("waveform.csv", 400);
   const Centres start = em_start(data, 4, 4);
   const double rd_em = double(direct_log_rd(start, data));
   radial::plugins::DemOptions options;
@@ -155,7 +96,7 @@ TEST_CASE("DEM increases log R^d over the EM solution on training data", "[dem]"
 }
 
 TEST_CASE("a large learning rate keeps every variance positive", "[dem]") {
-  const Data data = load("iris.csv", 150);
+  const Data data = load_standardised("iris.csv", 150);
   const Centres start = em_start(data, 3, 5);
   radial::plugins::DemOptions options;
   options.learning_rate = 1e3;
@@ -173,7 +114,7 @@ TEST_CASE("dem plugin as the host loads it", "[dem][plugin]") {
   registry.load_file(radial::testing::plugin_dir() / "libradial-centres-dem.so");
   const auto& info = registry.require(radial::Slot::Centres, "dem");
   radial::Dataset train = radial::read_csv(radial::testing::source_dir() / "docs/examples/data/iris.csv");
-  train.inputs = load("iris.csv", 150).x;
+  train.inputs = load_standardised("iris.csv", 150).x;
   auto learner = registry.make_centre_learner(
       "dem", radial::validate_params(info.params,
                                      {{"count", std::int64_t(2)}, {"kdtree", true}, {"iterations", std::int64_t(10)}},

@@ -80,7 +80,8 @@ DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const B
                      " features but the centres have " + std::to_string(centres.dim()) +
                      " dimensions; give inputs with the features the centres were trained on");
   if (log_domain && !basis.has_log_map())
-    throw InputError("DesignMatrix: the log-domain design matrix (Bayes outputs) needs a basis "
+    throw InputError("DesignMatrix: the log-domain design matrix (log phi, read by rules such as "
+                     "bayes) needs a basis "
                      "that is positive everywhere and provides log_map(); use basis 'gaussian'");
   impl_ = std::make_unique<Impl>(inputs, centres, basis, log_domain, cache_bytes, block_rows);
 }

@@ -1,29 +1,30 @@
-// Output links applied by the framework at prediction time.
+// Link names and the canonical GLM links (radial/link.hpp).
 #include "radial/link.hpp"
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "radial/errors.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/vector_math.hpp"
+#include "radial/prediction_rule.hpp"
 
 namespace radial {
 
-const char* to_string(Link link) {
-  switch (link) {
-    case Link::Identity: return "identity";
-    case Link::Logistic: return "logistic";
-    case Link::Softmax: return "softmax";
-    case Link::Bayes: return "bayes";
-  }
-  return "unknown";
-}
+const Link Link::Identity{"identity"};
+const Link Link::Logistic{"logistic"};
+const Link Link::Softmax{"softmax"};
+const Link Link::Bayes{"bayes"};
+
+Link::Link() : name_("identity") {}
+Link::Link(std::string name) : name_(std::move(name)) {}
+
+const std::string& to_string(const Link& link) { return link.name(); }
 
 std::optional<Link> link_from_string(const std::string& name) {
-  for (Link link : {Link::Identity, Link::Logistic, Link::Softmax, Link::Bayes})
-    if (name == to_string(link)) return link;
-  return std::nullopt;
+  if (!find_prediction_rule(name)) return std::nullopt;
+  return Link(name);
 }
 
 namespace {
@@ -44,15 +45,12 @@ void logistic_in_place(Matrix& a) {
 
 }  // namespace
 
-void apply_link(Link link, Matrix& activations) {
-  switch (link) {
-    case Link::Identity: return;
-    case Link::Logistic: logistic_in_place(activations); return;
-    case Link::Softmax: softmax_rows(activations); return;
-    // The network hands log P(C_k) + log sum_j pi_jk p(x|j); normalising over k is a softmax.
-    case Link::Bayes: softmax_rows(activations); return;
-  }
-  throw Error("apply_link: unknown link value " + std::to_string(int(link)));
+void apply_link(const Link& link, Matrix& activations) {
+  if (link == Link::Identity) return;
+  if (link == Link::Logistic) return logistic_in_place(activations);
+  if (link == Link::Softmax) return softmax_rows(activations);
+  throw Error("apply_link: link '" + link.name() + "' is not one of identity, logistic, "
+              "softmax; its prediction rule (radial/prediction_rule.hpp) computes its outputs");
 }
 
 }  // namespace radial

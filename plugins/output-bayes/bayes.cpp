@@ -10,11 +10,14 @@
 #include <memory>
 #include <string>
 
+#include <xtensor/xview.hpp>
+
 #include "radial/basis.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
+#include "radial/prediction_rule.hpp"
 
 namespace radial::plugins {
 
@@ -29,8 +32,6 @@ std::string number(double v) {
   std::snprintf(buffer, sizeof buffer, "%.6g", v);
   return buffer;
 }
-
-double safe_log(double v) { return v > 0 ? std::log(v) : minus_inf; }
 
 // a(n, k) = log P(C_k) + log sum_j pi_jk exp(logn(n, j)), for one block.
 void class_scores(const Matrix& logn, const Matrix& log_pi, const Vector& log_prior,
@@ -52,11 +53,10 @@ Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesO
                            const Labels* classes, BayesFigures* figures) {
   const std::size_t n = x.shape(0), m = centres.count(), k = centres.mixing.shape(1),
                     d = centres.dim();
-  Matrix log_pi = Matrix::from_shape({m, k});
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t c = 0; c < k; ++c) log_pi(j, c) = safe_log(centres.mixing(j, c));
-  Vector log_prior = Vector::from_shape({k});
-  for (std::size_t c = 0; c < k; ++c) log_prior(c) = safe_log(centres.class_priors(c));
+  // The weights the bayes prediction rule reads: log pi_jk, then log P(C_k) in the last row.
+  const Matrix w = mixture_posterior_weights(centres);
+  Matrix log_pi = xt::view(w, xt::range(std::size_t(0), m), xt::all());
+  Vector log_prior = xt::row(w, m);
 
   std::unique_ptr<GaussianBoxTree> tree;
   std::unique_ptr<TreeLogDensity> sparse;
@@ -130,6 +130,11 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
   const auto start = std::chrono::steady_clock::now();
   const Centres& c = problem.centres;
   const Dataset& data = problem.data;
+  // The posterior is read on the inputs, but a design matrix of other rows is a caller's error.
+  if (problem.design.rows() != data.rows())
+    throw ShapeError("output bayes: the design matrix has " +
+                     std::to_string(problem.design.rows()) + " rows but the data have " +
+                     std::to_string(data.rows()));
   if (data.task != Task::Classification || data.num_classes == 0)
     throw InputError("output bayes: the Bayes posterior needs a classification target; use "
                      "output.plugin = \"least-squares\" for regression");
@@ -184,7 +189,7 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
              "output.threshold (raise it)");
   ctx.report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return OutputWeights{Matrix(), Link::Bayes};
+  return OutputWeights{mixture_posterior_weights(c), Link::Bayes};
 }
 
 }  // namespace radial::plugins

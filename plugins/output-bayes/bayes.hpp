@@ -4,15 +4,15 @@
 //
 //   p(C_k | x) = P(C_k) sum_j pi_jk p(x|j) / sum_k' P(C_k') sum_j pi_jk' p(x|j)
 //
-// There are no output weights to train: fit() checks that the centres carry mixing weights
-// pi_jk (M x K, columns summing to 1) and class priors P(C_k) (K) and returns the Bayes link,
-// and the framework's Network computes the posterior at prediction time from the basis' log map
-// (the `gaussian` basis with density = true gives log p(x|j) = log N(x | c_j, S_j)).
+// There is nothing to optimise: fit() checks that the centres carry mixing weights pi_jk
+// (M x K, columns summing to 1) and class priors P(C_k) (K) and returns them as the weights of
+// the framework's `bayes` prediction rule, W_jk = log pi_jk and W_Mk = log P(C_k)
+// (radial/prediction_rule.hpp), which the Network applies to the basis' log map at prediction
+// time (the `gaussian` basis with density = true gives log p(x|j) = log N(x | c_j, S_j)).
 //
 // Centres without mixing weights or priors (pooled gmm, kmeans, subset) are refused with an
-// InputError: an output layer receives the centres read-only, so weights it estimated could
-// not reach the model; use a class-aware centre learner (gmm with mode = "per-class", dem,
-// prbf).
+// InputError: the layer reads the class-conditional mixtures, it does not estimate them; use
+// a class-aware centre learner (gmm with mode = "per-class", dem, prbf).
 //
 // fit() records the training-set figures with the framework's GaussianLogDensity and
 // log-sum-exp: figures log_posterior = sum_n log p(C_{y_n} | x_n), train_error (fraction

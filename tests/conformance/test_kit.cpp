@@ -72,7 +72,8 @@ class FirstRows final : public radial::CentreLearner {
 
 enum class Flaw { None, NoRowCheck, ForeignException };
 
-// Zero weights, identity link: enough to exercise the kit's output checks.
+// Zero weights, identity link on one-of-K targets (one column per class, as the identity
+// rule asks): enough to exercise the kit's output checks.
 class ZeroOutput final : public radial::OutputLayer {
  public:
   explicit ZeroOutput(Flaw flaw) : flaw_(flaw) {}
@@ -83,7 +84,7 @@ class ZeroOutput final : public radial::OutputLayer {
       throw radial::ShapeError("kit output: design and targets differ in rows");
     }
     radial::OutputWeights out;
-    out.weights = Matrix::from_shape({problem.design.cols(), 1});
+    out.weights = Matrix::from_shape({problem.design.cols(), problem.data.num_classes});
     out.weights.fill(0.0);
     return out;
   }

@@ -164,6 +164,7 @@ Model make_model(Shape shape, bool bayes) {
     c.owner = Labels{0, 1, -1};
     c.class_priors = Vector{0.375, 0.625};
     m.link = Link::Bayes;
+    m.weights = mixture_posterior_weights(c);
     m.output_id = "bayes";
   } else {
     m.link = Link::Softmax;

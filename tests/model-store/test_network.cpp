@@ -43,6 +43,7 @@ Model tiny_model(Link link, std::size_t outputs) {
   if (link == Link::Bayes) {
     m.centres.mixing = Matrix{{0.5, 0.0}, {0.5, 0.25}, {0.0, 0.75}};
     m.centres.class_priors = Vector{0.3, 0.7};
+    m.weights = mixture_posterior_weights(m.centres);  // log pi_jk, then log P(C_k)
     m.class_values = {0, 1};
     return m;
   }

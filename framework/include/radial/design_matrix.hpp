@@ -16,7 +16,8 @@ namespace radial {
 class DesignMatrix {
  public:
   // `inputs`, `centres` and `basis` must outlive the DesignMatrix. With log_domain the blocks
-  // hold log phi (basis.has_log_map() must be true) and no bias column.
+  // hold log phi (basis.has_log_map() must be true) and no bias column: the design of a
+  // prediction rule whose log_domain() is true (radial/prediction_rule.hpp).
   // Phi is kept in memory after the first pass when it needs at most `cache_bytes`.
   DesignMatrix(const Matrix& inputs, const Centres& centres, const Basis& basis,
                bool log_domain = false, std::size_t cache_bytes = std::size_t(256) << 20,

@@ -1,6 +1,9 @@
 #pragma once
-// Output links. The framework, not a plugin, applies the link at prediction time, so predicting
-// with a saved model needs only the basis plugin.
+// Output links: the name of the prediction rule (radial/prediction_rule.hpp) that turns a
+// model's stored weights into its outputs. Links are open: the framework registers identity,
+// logistic, softmax and bayes, and a plugin may register a rule under a new name; a Link is
+// only that name. The framework, not a plugin, applies the built-in rules at prediction time,
+// so predicting with a saved model that uses one needs only the basis plugin.
 
 #include <optional>
 #include <string>
@@ -9,18 +12,32 @@
 
 namespace radial {
 
-enum class Link {
-  Identity,  // linear outputs: regression, or least-squares classification (arg max)
-  Logistic,  // 2 classes, one output y = P(C_1|x)
-  Softmax,   // K classes, y_k = P(C_k|x), via log-sum-exp
-  Bayes,     // PRBF / class-conditional mixtures: p(C_k|x) ∝ P(C_k) sum_j pi_jk p(x|j)
+class Link {
+ public:
+  static const Link Identity;  // linear outputs: regression, or least-squares classification
+  static const Link Logistic;  // 2 classes, one weight column, y = P(C_1|x)
+  static const Link Softmax;   // K classes, y_k = P(C_k|x), via log-sum-exp
+  static const Link Bayes;     // class-conditional mixtures on log phi (prediction_rule.hpp)
+
+  Link();  // identity
+  explicit Link(std::string name);
+
+  const std::string& name() const { return name_; }
+
+  friend bool operator==(const Link& a, const Link& b) { return a.name_ == b.name_; }
+  friend bool operator!=(const Link& a, const Link& b) { return a.name_ != b.name_; }
+
+ private:
+  std::string name_;
 };
 
-const char* to_string(Link link);
+const std::string& to_string(const Link& link);
+// The link of that name when a prediction rule of that name is registered.
 std::optional<Link> link_from_string(const std::string& name);
 
-// activations (rows x outputs) -> outputs, in place. Identity: unchanged; Logistic: sigmoid;
-// Softmax: normalised exponentials computed stably. (Bayes is applied by the network.)
-void apply_link(Link link, Matrix& activations);
+// The canonical GLM links on activations (rows x outputs), in place: Identity unchanged,
+// Logistic sigmoid, Softmax normalised exponentials computed stably. Throws Error for any other
+// link (a rule that is not a function of W^T [phi, 1] alone, such as bayes).
+void apply_link(const Link& link, Matrix& activations);
 
 }  // namespace radial

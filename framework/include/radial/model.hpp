@@ -34,8 +34,8 @@ struct Model {
   State basis_state;
 
   std::string output_id;
-  Link link = Link::Identity;
-  Matrix weights;                         // (M+1) x outputs, bias last; empty for Bayes
+  Link link = Link::Identity;             // names the prediction rule (prediction_rule.hpp)
+  Matrix weights;                         // (M+1) x columns, bias last, read by the rule
 
   // Provenance.
   std::string pipeline_text;

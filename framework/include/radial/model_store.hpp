@@ -11,8 +11,9 @@
 //
 // Model files may come from untrusted sources (docs/model-files.md): every length, count and
 // shape in the archive is bounded by the bytes that remain before anything is allocated, the
-// loaded model is checked for consistency (classes, weights, link, Bayes parts) before it is
-// returned, and the basis is named by a registry id, never by a path. The checksum detects
+// loaded model is checked for consistency (classes, weights, and the weights by the model's
+// prediction rule, which must be registered) before it is returned, and the basis is named by
+// a registry id, never by a path. The checksum detects
 // damage, not intent: anyone can recompute it.
 
 #include <cstdint>

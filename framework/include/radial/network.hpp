@@ -1,22 +1,28 @@
 #pragma once
-// The forward pass y(x) = link(W^T [phi(x), 1]) of a trained model, in row blocks.
+// The forward pass of a trained model, in row blocks: its prediction rule
+// (radial/prediction_rule.hpp) applied to the stored weights and the design matrix, e.g.
+// y(x) = link(W^T [phi(x), 1]).
 
 #include <memory>
 
 #include "radial/basis.hpp"
 #include "radial/model.hpp"
+#include "radial/prediction_rule.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
 
 class Network {
  public:
-  // `basis` must be the model's basis, prepared or restored from model.basis_state.
+  // `basis` must be the model's basis, prepared or restored from model.basis_state. Throws
+  // ModelFileError when no rule is registered under the model's link (a plugin's rule whose
+  // plugin is not loaded) or the weights do not suit the rule.
   Network(const Model& model, std::shared_ptr<const Basis> basis);
 
-  // Raw inputs (as in the data file; the model's standardiser is applied here) -> outputs:
-  // class probabilities N x K for Logistic / Softmax / Bayes (Logistic gives [1-y, y]),
-  // linear outputs N x outputs for Identity. ShapeError when the feature count differs.
+  // Raw inputs (as in the data file; the model's standardiser is applied here) -> outputs of
+  // the model's rule: class probabilities N x K for logistic / softmax / bayes (logistic gives
+  // [1-y, y]), linear outputs N x outputs for identity. ShapeError when the feature count
+  // differs.
   Matrix predict(const Matrix& raw_inputs) const;
 
   // Arg max class index per row (classification models).
@@ -27,6 +33,7 @@ class Network {
  private:
   const Model& model_;
   std::shared_ptr<const Basis> basis_;
+  const PredictionRule* rule_ = nullptr;
 };
 
 }  // namespace radial

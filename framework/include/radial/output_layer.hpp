@@ -20,8 +20,8 @@ namespace radial {
 class WeightPenalty;
 
 struct OutputWeights {
-  Matrix weights;  // (M+1) x outputs; empty for Link::Bayes
-  Link link = Link::Identity;
+  Matrix weights;  // (M+1) x columns, bias last, read by the link's rule
+  Link link = Link::Identity;  // a registered prediction rule (radial/prediction_rule.hpp)
 };
 
 // What an output layer trains on.

@@ -26,9 +26,9 @@ std::string shape_text(const Matrix& m) {
 }
 
 void check_link(Link link, std::size_t outputs) {
-  if (link == Link::Bayes)
-    throw InputError("glm objective: the bayes link has no output weights to train; use "
-                     "output plugin 'bayes' for it, or link identity, logistic or softmax");
+  if (link != Link::Identity && link != Link::Logistic && link != Link::Softmax)
+    throw InputError("glm objective: link '" + to_string(link) + "' is not a canonical GLM "
+                     "link; the objective trains link identity, logistic or softmax");
   if (link == Link::Logistic && outputs != 1)
     throw InputError("glm objective: the logistic link takes one target column (2 classes), "
                      "found " + std::to_string(outputs) +
@@ -43,11 +43,9 @@ void check_link(Link link, std::size_t outputs) {
 // 8 arithmetic operations; softmax = 7 per entry plus one log per row; identity = 3.
 double link_flops(Link link, std::size_t rows, std::size_t outputs) {
   const double n = double(rows), k = double(outputs);
-  switch (link) {
-    case Link::Logistic: return 10.0 * n * k;
-    case Link::Softmax: return n * (7.0 * k + 1.0);
-    default: return 3.0 * n * k;
-  }
+  if (link == Link::Logistic) return 10.0 * n * k;
+  if (link == Link::Softmax) return n * (7.0 * k + 1.0);
+  return 3.0 * n * k;
 }
 
 }  // namespace
@@ -221,52 +219,45 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
     double* a = act.data();
     double* y = resid.data();  // outputs first, residuals after
     const std::size_t bk = b * k_out;
-    switch (link_) {
-      case Link::Identity:
-        for (std::size_t i = 0; i < bk; ++i) {
-          const double r = a[i] - t[i];
-          y[i] = a[i];
-          error += 0.5 * r * r;
-        }
-        break;
-      case Link::Logistic: {
-        // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
-        aux.resize(bk);
-        for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
-        exp_in_place(aux.data(), bk);
-        for (std::size_t i = 0; i < bk; ++i) {
-          const double u = aux[i];
-          error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
-          y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
-        }
-        break;
+    if (link_ == Link::Identity) {
+      for (std::size_t i = 0; i < bk; ++i) {
+        const double r = a[i] - t[i];
+        y[i] = a[i];
+        error += 0.5 * r * r;
       }
-      case Link::Softmax: {
-        // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
-        for (std::size_t n = 0; n < b; ++n) {
-          const double* an = a + n * k_out;
-          double m = an[0];
-          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
-          for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
-        }
-        exp_in_place(y, bk);
-        for (std::size_t n = 0; n < b; ++n) {
-          double s = 0;
-          double* yn = y + n * k_out;
-          for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
-          const double* an = a + n * k_out;
-          double m = an[0];
-          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
-          const double lse = m + std::log(s);
-          const double* tn = t + n * k_out;
-          for (std::size_t k = 0; k < k_out; ++k) {
-            yn[k] /= s;
-            if (tn[k] != 0) error += tn[k] * (lse - an[k]);
-          }
-        }
-        break;
+    } else if (link_ == Link::Logistic) {
+      // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
+      aux.resize(bk);
+      for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
+      exp_in_place(aux.data(), bk);
+      for (std::size_t i = 0; i < bk; ++i) {
+        const double u = aux[i];
+        error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
+        y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
       }
-      case Link::Bayes: break;  // refused in the constructor
+    } else {  // softmax; other links are refused in the constructor
+      // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
+      for (std::size_t n = 0; n < b; ++n) {
+        const double* an = a + n * k_out;
+        double m = an[0];
+        for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+        for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
+      }
+      exp_in_place(y, bk);
+      for (std::size_t n = 0; n < b; ++n) {
+        double s = 0;
+        double* yn = y + n * k_out;
+        for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
+        const double* an = a + n * k_out;
+        double m = an[0];
+        for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+        const double lse = m + std::log(s);
+        const double* tn = t + n * k_out;
+        for (std::size_t k = 0; k < k_out; ++k) {
+          yn[k] /= s;
+          if (tn[k] != 0) error += tn[k] * (lse - an[k]);
+        }
+      }
     }
     flops += link_flops(link_, b, k_out);
 

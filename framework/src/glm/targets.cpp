@@ -25,24 +25,21 @@ std::size_t target_columns(Link link, const Dataset& data) {
     return 1;
   }
   const std::size_t k = data.num_classes;
-  switch (link) {
-    case Link::Identity:
-    case Link::Softmax:
-      if (link == Link::Softmax && k < 2)
-        throw InputError(where + ": softmax outputs need at least 2 classes, found " +
-                         std::to_string(k));
-      return k;
-    case Link::Logistic:
-      if (k != 2)
-        throw InputError(where + ": the logistic link models 2 classes, found " +
-                         std::to_string(k) + "; use link = \"softmax\" for " +
-                         std::to_string(k) + " classes");
-      return 1;
-    case Link::Bayes:
-      throw InputError(where + ": the bayes link has no regression targets; it is trained by "
-                       "the output plugin 'bayes'");
+  if (link == Link::Identity || link == Link::Softmax) {
+    if (link == Link::Softmax && k < 2)
+      throw InputError(where + ": softmax outputs need at least 2 classes, found " +
+                       std::to_string(k));
+    return k;
   }
-  throw Error("targets_for: unknown link value " + std::to_string(int(link)));
+  if (link == Link::Logistic) {
+    if (k != 2)
+      throw InputError(where + ": the logistic link models 2 classes, found " +
+                       std::to_string(k) + "; use link = \"softmax\" for " +
+                       std::to_string(k) + " classes");
+    return 1;
+  }
+  throw InputError(where + ": link '" + to_string(link) + "' has no regression targets; "
+                   "targets are made for the links identity, logistic and softmax");
 }
 
 void fill_targets(Link link, const Dataset& data, std::size_t first, std::size_t count,

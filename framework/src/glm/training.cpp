@@ -37,7 +37,7 @@ Link resolve_link(const std::string& choice, const Dataset& data, const std::str
     return k == 2 ? Link::Logistic : Link::Softmax;
   }
   const auto link = link_from_string(choice);
-  if (!link || *link == Link::Bayes)
+  if (!link || (*link != Link::Identity && *link != Link::Logistic && *link != Link::Softmax))
     throw ParameterError("plugin " + component + ", parameter link: '" + choice +
                          "' is not one of auto, logistic, softmax, identity");
   if (regression && *link != Link::Identity)

@@ -37,6 +37,7 @@
 #include <boost/serialization/version.hpp>
 
 #include "radial/model.hpp"
+#include "radial/prediction_rule.hpp"
 
 namespace radial::model_archive {
 
@@ -45,7 +46,9 @@ inline constexpr unsigned array_version = 1;
 inline constexpr unsigned variant_version = 1;
 inline constexpr unsigned standardiser_version = 1;
 inline constexpr unsigned centres_version = 1;
-inline constexpr unsigned model_version = 1;
+// model 2: the link is stored by name (links are open); model 1 stored the closed enum's number
+// and no weights for bayes, which are made from the centres on load (legacy_link below).
+inline constexpr unsigned model_version = 2;
 
 // Largest extent accepted for an empty array beyond what the remaining bytes could hold.
 inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
@@ -202,6 +205,27 @@ E enum_from_int(int value, int last, const char* what) {
     throw ArchiveInconsistency(std::string(what) + " has the unknown value " +
                                std::to_string(value));
   return E(value);
+}
+
+// The link of a version-1 model: the number of the enum it was written with (identity,
+// logistic, softmax, bayes).
+inline radial::Link legacy_link(int value) {
+  static const char* const names[] = {"identity", "logistic", "softmax", "bayes"};
+  if (value < 0 || value > 3)
+    throw ArchiveInconsistency("output link has the unknown value " + std::to_string(value));
+  return radial::Link(names[value]);
+}
+
+// A version-1 bayes model kept no weights: its posterior was computed from the centres' mixing
+// weights and class priors, which give the same weights the bayes rule reads now. Centres
+// without them are left for the consistency check to refuse.
+inline void complete_legacy_bayes(radial::Model& m) {
+  if (m.link != radial::Link::Bayes || m.weights.size() != 0) return;
+  const radial::Centres& c = m.centres;
+  if (!c.has_mixing() || c.mixing.shape(0) != c.count() ||
+      c.class_priors.size() != c.mixing.shape(1))
+    return;
+  m.weights = radial::mixture_posterior_weights(c);
 }
 
 }  // namespace radial::model_archive
@@ -391,13 +415,12 @@ template <class Ar>
 void save(Ar& ar, const radial::Model& m, const unsigned int /*version*/) {
   using namespace radial::model_archive;
   const int task = int(m.task);
-  const int link = int(m.link);
   ar << task;
   save_strings(ar, m.feature_names);
   ar << m.target_name;
   save_reals(ar, m.class_values);
   ar << m.standardize << m.standardiser << m.centres << m.basis_id << m.basis_params
-     << m.basis_state << m.output_id << link << m.weights << m.pipeline_text
+     << m.basis_state << m.output_id << m.link.name() << m.weights << m.pipeline_text
      << m.radial_version << m.plugin_versions << m.seed << m.training_summary;
 }
 
@@ -411,12 +434,21 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   load_strings(ar, m.feature_names, "feature names", max_feature_names);
   ar >> m.target_name;
   load_reals(ar, m.class_values, "class values");
-  int link = 0;
   ar >> m.standardize >> m.standardiser >> m.centres >> m.basis_id >> m.basis_params >>
-      m.basis_state >> m.output_id >> link;
-  m.link = enum_from_int<radial::Link>(link, int(radial::Link::Bayes), "output link");
+      m.basis_state >> m.output_id;
+  if (version < 2) {
+    int link = 0;
+    ar >> link;
+    m.link = legacy_link(link);
+  } else {
+    std::string link;
+    ar >> link;
+    if (link.empty()) throw ArchiveInconsistency("the output link has no name");
+    m.link = radial::Link(std::move(link));
+  }
   ar >> m.weights >> m.pipeline_text >> m.radial_version >> m.plugin_versions >> m.seed >>
       m.training_summary;
+  if (version < 2) complete_legacy_bayes(m);
 }
 
 }  // namespace boost::serialization

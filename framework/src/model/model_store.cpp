@@ -19,6 +19,7 @@
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
 #include "radial/output_file.hpp"
+#include "radial/prediction_rule.hpp"
 
 namespace radial {
 
@@ -94,10 +95,10 @@ std::string class_values_problem(const std::vector<double>& values) {
 
 // Empty when the parts of `model` agree with each other as the trainer writes them; otherwise
 // what disagrees. Every model that passes can be turned into a Network whose outputs index
-// class_values in range: regression has link identity, 1 weight column and no classes;
-// classification lists K >= 1 classes and has logistic (K = 2, 1 column), softmax (K >= 2
-// columns), identity (K columns, one-of-K least squares) or Bayes (K mixing columns, K
-// priors, owners below K) outputs.
+// class_values in range: regression has no classes; classification lists K >= 1 classes with
+// owners below K; the weights have M+1 rows and the model's prediction rule accepts them for K
+// classes (0 for regression). A model whose rule is not registered (a plugin's rule, and that
+// plugin is not loaded) is refused: nothing could check or use its weights.
 std::string model_inconsistency(const Model& model) {
   try {
     model.centres.check();
@@ -140,24 +141,6 @@ std::string model_inconsistency(const Model& model) {
     if (classes != 0)
       return "a regression model lists " + std::to_string(classes) +
              " class values; only classification models have classes";
-    if (model.link != Link::Identity)
-      return "a regression model has link " + std::string(to_string(model.link)) +
-             "; regression outputs have link identity";
-  }
-
-  if (model.link == Link::Bayes) {
-    if (model.weights.size() != 0)
-      return "the Bayes output has no weights, but the model holds a " +
-             shape_text(model.weights.shape(0), model.weights.shape(1)) + " weight matrix";
-    if (!c.has_mixing()) return "the Bayes output needs mixing weights pi_jk";
-    const std::size_t k = c.mixing.shape(1);
-    if (c.class_priors.size() != k)
-      return std::to_string(c.class_priors.size()) + " class priors for " + std::to_string(k) +
-             " mixing columns";
-    if (classes != k)
-      return std::to_string(classes) + " class values for " + std::to_string(k) +
-             " mixing columns (one per class)";
-    return {};
   }
 
   const std::size_t rows = model.weights.shape(0), columns = model.weights.shape(1);
@@ -165,37 +148,12 @@ std::string model_inconsistency(const Model& model) {
     return "weights are " + shape_text(rows, columns) + " for " + std::to_string(m) +
            " centres (expected " + std::to_string(m + 1) + " rows, bias last, and at least one "
            "column)";
-  for (std::size_t i = 0; i < model.weights.size(); ++i)
-    if (!std::isfinite(model.weights.data()[i]))
-      return "weight (" + std::to_string(i / columns) + ", " + std::to_string(i % columns) +
-             ") is " + number_text(model.weights.data()[i]) + "; weights must be finite";
-  switch (model.link) {
-    case Link::Logistic:
-      if (columns != 1)
-        return "the logistic output has one column of weights, the model has " +
-               std::to_string(columns);
-      if (classes != 2)
-        return "the logistic output is for 2 classes, the model lists " + std::to_string(classes);
-      break;
-    case Link::Softmax:
-      if (classes < 2)
-        return "the softmax output needs at least 2 classes, the model lists " +
-               std::to_string(classes);
-      if (columns != classes)
-        return "softmax weights have " + std::to_string(columns) + " columns for " +
-               std::to_string(classes) + " classes";
-      break;
-    case Link::Identity:
-      if (!classification && columns != 1)
-        return "a regression model has " + std::to_string(columns) +
-               " weight columns; it predicts one target";
-      if (classification && columns != classes)
-        return "identity (least-squares) weights have " + std::to_string(columns) +
-               " columns for " + std::to_string(classes) + " classes (one-of-K coding)";
-      break;
-    case Link::Bayes: break;
-  }
-  return {};
+  const PredictionRule* rule = find_prediction_rule(model.link.name());
+  if (!rule)
+    return "link '" + model.link.name() + "' is a prediction rule that no loaded plugin "
+           "registers (the model was trained by output plugin '" + model.output_id +
+           "'; install it)";
+  return rule->check(model.weights, classification ? classes : 0);
 }
 
 template <class T>
@@ -346,6 +304,12 @@ void verify_checksum(const Header& header, const char* payload, const std::strin
 
 Model model_from_payload(const char* payload, std::size_t size, const std::string& where) {
   Model model = archive_from_string<Model>(payload, size, where, "model");
+  // A rule from a plugin is not known until that plugin is loaded.
+  if (!find_prediction_rule(model.link.name()))
+    throw ModelFileError(where + ": the model's link '" + printable(model.link.name()) +
+                         "' is a prediction rule that no loaded plugin registers; install the "
+                         "output plugin that trained the model ('" + printable(model.output_id) +
+                         "') in RADIAL_PLUGIN_PATH");
   const std::string problem = model_inconsistency(model);
   if (!problem.empty())
     throw ModelFileError(where + ": inconsistent model: " + problem +

@@ -16,6 +16,7 @@
 #include "radial/errors.hpp"
 #include "radial/network.hpp"
 #include "radial/parallel.hpp"
+#include "radial/prediction_rule.hpp"
 #include "radial/standardiser.hpp"
 #include "radial/version.hpp"
 #include "search.hpp"
@@ -63,13 +64,22 @@ struct Fitted {
   StageReport centres, basis_stage, output;
 };
 
-void check_weights(const OutputWeights& w, std::size_t centres, const std::string& plugin) {
-  if (w.link == Link::Bayes) return;
+// The weights must suit the prediction rule the layer names: the model store checks the same
+// when the model is read back.
+void check_weights(const OutputWeights& w, std::size_t centres, std::size_t classes,
+                   const std::string& plugin) {
+  const PredictionRule* rule = find_prediction_rule(w.link.name());
+  if (!rule)
+    throw Error("output plugin '" + plugin + "' returned link '" + w.link.name() +
+                "', but no prediction rule of that name is registered; the plugin must "
+                "register it (radial/prediction_rule.hpp)");
   if (w.weights.dimension() != 2 || w.weights.shape(0) != centres + 1) {
     throw Error("output plugin '" + plugin + "' returned weights of " +
                 std::to_string(w.weights.shape(0)) + " rows for " + std::to_string(centres) +
                 " centres (expected M + 1 = " + std::to_string(centres + 1) + ")");
   }
+  const std::string problem = rule->check(w.weights, classes);
+  if (problem.empty()) return;
   for (double v : w.weights) {
     if (!std::isfinite(v)) {
       throw NumericalError("output plugin '" + plugin +
@@ -77,6 +87,8 @@ void check_weights(const OutputWeights& w, std::size_t centres, const std::strin
                            "plugin = \"weight-decay\") or reduce the number of centres");
     }
   }
+  throw Error("output plugin '" + plugin + "' returned weights that its link '" +
+              w.link.name() + "' does not accept: " + problem);
 }
 
 // Bytes of memory the system can still give (MemAvailable of /proc/meminfo); 0 if unknown.
@@ -169,8 +181,9 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
     weights = c.output->fit(problem, c.weight_penalty.get(), octx);
   }
   octx.report.seconds = seconds_since(start);
-  check_weights(weights, centres.count(), p.output.plugin);
-  const std::size_t outputs = weights.link == Link::Bayes ? train.num_classes : weights.weights.shape(1);
+  check_weights(weights, centres.count(),
+                train.task == Task::Classification ? train.num_classes : 0, p.output.plugin);
+  const std::size_t outputs = weights.weights.shape(1);
   f.output = {p.output.plugin, outputs, std::move(octx.report)};
   if (log) log("output: " + p.output.plugin + ", link " + to_string(weights.link));
 

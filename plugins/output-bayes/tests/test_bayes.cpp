@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -85,7 +86,16 @@ TEST_CASE("bayes: training figures and predictions equal the closed-form posteri
   const radial::TrainingProblem problem{design, train, centres, *basis};
   const radial::OutputWeights w = output->fit(problem, nullptr, ctx);
   CHECK(w.link == radial::Link::Bayes);
-  CHECK(w.weights.size() == 0);
+  // The stored weights of the bayes rule, by hand: log pi_jk, then log P(C_k) in the last row.
+  const double minus_inf = -std::numeric_limits<double>::infinity();
+  const Matrix expected = {{std::log(0.3), minus_inf},
+                           {std::log(0.7), minus_inf},
+                           {minus_inf, 0.0},
+                           {std::log(0.4), std::log(0.6)}};
+  REQUIRE(w.weights.shape(0) == 4);
+  REQUIRE(w.weights.shape(1) == 2);
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    CHECK(w.weights.data()[i] == expected.data()[i]);
   CHECK(ctx.report.warnings.empty());
 
   double log_posterior = 0;
@@ -104,6 +114,7 @@ TEST_CASE("bayes: training figures and predictions equal the closed-form posteri
   model.centres = centres;
   model.basis_id = "gaussian";
   model.link = w.link;
+  model.weights = w.weights;
   model.class_values = train.class_values;
   model.feature_names = {"x"};
   const radial::Network network(model, basis);

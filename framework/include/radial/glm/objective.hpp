@@ -49,8 +49,8 @@ class Objective {
  public:
   // Phi streamed from `design` (which must outlive the objective). `targets` is N x K as given
   // by targets_for(link, data). `penalty` may be null (no penalty).
-  // Throws ShapeError when the rows differ, InputError for Link::Bayes or a logistic
-  // link with more than one target column.
+  // Throws ShapeError when the rows differ, InputError for a link other than identity,
+  // logistic and softmax, or a logistic link with more than one target column.
   Objective(const DesignMatrix& design, Matrix targets, Link link,
             const WeightPenalty* penalty = nullptr);
   // The targets targets_for(link, data) read block by block from the class indices or values

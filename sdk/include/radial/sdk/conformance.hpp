@@ -26,9 +26,10 @@
 //                (every array of Centres, bit for bit); the result passes Centres::check() and
 //                has the data's dimension; an empty data set is refused with a Radial error
 //                (unless the learner ignores the data and returns the same centres).
-//   output       the same determinism on weights and link; weights are (M+1) x outputs and
-//                finite; design rows and target rows that differ are refused with a Radial
-//                error (Link::Bayes, which reads no design matrix, is exempt from both).
+//   output       the same determinism on weights and link; the link names a registered
+//                prediction rule, weights are (M+1) x outputs and the rule accepts them for the
+//                data's classes; design rows and target rows that differ are refused with a
+//                Radial error.
 //   weight-penalty  determinism; penalty, gradient and Hessian agree with central finite
 //                differences; add_gradient / add_hessian add (never overwrite); a gradient or
 //                Hessian of the wrong shape is refused with a Radial error.
@@ -63,6 +64,7 @@
 #include "radial/model_store.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/output_layer.hpp"
+#include "radial/prediction_rule.hpp"
 #include "radial/params.hpp"
 #include "radial/registry.hpp"
 #include "radial/kernel_prior.hpp"
@@ -607,13 +609,19 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
     layer = registry.make_output_layer(info.id, params);
     FitContext ctx(options.seed);
     once = layer->fit(problem, nullptr, ctx);
-    if (once.link != Link::Bayes) {
-      if (once.weights.shape(0) != centres.count() + 1 || once.weights.shape(1) == 0) {
-        runner.fail("output/fit", "weights are " + std::to_string(once.weights.shape(0)) + " x " +
-                                      std::to_string(once.weights.shape(1)) + ", expected " +
-                                      std::to_string(centres.count() + 1) + " x outputs");
-      }
-      if (!all_finite(once.weights)) runner.fail("output/fit", "non-finite weights");
+    const PredictionRule* rule = find_prediction_rule(once.link.name());
+    if (!rule) {
+      runner.fail("output/fit", "link '" + once.link.name() + "' names no registered prediction "
+                                "rule; register the plugin's rule (radial/sdk/prediction_rule.hpp)");
+    } else if (once.weights.shape(0) != centres.count() + 1 || once.weights.shape(1) == 0) {
+      runner.fail("output/fit", "weights are " + std::to_string(once.weights.shape(0)) + " x " +
+                                    std::to_string(once.weights.shape(1)) + ", expected " +
+                                    std::to_string(centres.count() + 1) + " x outputs");
+    } else {
+      const std::string problem = rule->check(once.weights, data.num_classes);
+      if (!problem.empty())
+        runner.fail("output/fit", "the " + once.link.name() + " rule refuses the weights: " +
+                                      problem);
     }
     ready = true;
   });
@@ -653,9 +661,7 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
           fresh->fit(mismatched, nullptr, ctx);
         },
         &what);
-    // The Bayes posterior reads no design matrix (its weights are empty), so it has nothing
-    // to compare; every other layer pairs design rows with targets.
-    if (outcome == Outcome::Returned && once.link != Link::Bayes) {
+    if (outcome == Outcome::Returned) {
       runner.fail("output/row-mismatch-refused",
                   "fit() accepted a design matrix of " + std::to_string(design.rows()) +
                       " rows with targets for " + std::to_string(shorter.rows()) +

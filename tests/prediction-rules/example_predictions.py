@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Predictions of every example pipeline (docs/examples/*.toml), recorded or compared.
+
+  example_predictions.py record RADIAL OUT         trains each example, saves its model and the
+                                                   predictions (--probabilities when the link has
+                                                   them) on the pipeline's train and test files
+  example_predictions.py compare RADIAL OUT REF    the same with this RADIAL, then checks that the
+                                                   predictions and the reports' train/test/cv
+                                                   metrics equal REF's to 1e-12 (absolute), and
+                                                   that REF's models, read by this RADIAL, predict
+                                                   the same (model files written before a change)
+
+Run `record` with the binary before a change and `compare` with the one after. Training runs the
+pipeline's cross-validation too; the whole set takes a few minutes on one core."""
+import csv
+import json
+import pathlib
+import subprocess
+import sys
+import tomllib
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
+TOLERANCE = 1e-12
+
+
+def run(cmd):
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(map(str, cmd))}\n{done.stderr}")
+    return done
+
+
+def data_files(pipeline):
+    spec = tomllib.loads(pipeline.read_text())
+    data = spec.get("data", {})
+    return [pipeline.parent / data[key] for key in ("train", "test") if key in data]
+
+
+def predict(radial, model, data, out):
+    """--probabilities when the model has them, else the plain prediction."""
+    done = subprocess.run([radial, "predict", model, data, "--probabilities", "--output", out],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        run([radial, "predict", model, data, "--output", out])
+
+
+def predictions(radial, folder, pipeline, model):
+    files = []
+    for data in data_files(pipeline):
+        out = folder / f"{pipeline.stem}.{data.stem}.pred.csv"
+        predict(radial, model, data, out)
+        files.append(out)
+    return files
+
+
+def train_all(radial, folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    for pipeline in sorted(EXAMPLES.glob("*.toml")):
+        model = folder / f"{pipeline.stem}.model"
+        run([radial, "train", pipeline, "--quiet", "--model", model,
+             "--report", folder / f"{pipeline.stem}.json"])
+        predictions(radial, folder, pipeline, model)
+        print(f"{pipeline.stem}: trained", flush=True)
+
+
+def largest_difference(a, b):
+    rows_a = list(csv.reader(open(a)))
+    rows_b = list(csv.reader(open(b)))
+    if rows_a[0] != rows_b[0] or len(rows_a) != len(rows_b):
+        return float("inf")
+    worst = 0.0
+    for ra, rb in zip(rows_a[1:], rows_b[1:]):
+        for x, y in zip(ra, rb):
+            worst = max(worst, abs(float(x) - float(y)))
+    return worst
+
+
+def numbers(value, path=""):
+    """Numeric leaves of a report section, by path; timings left out."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "seconds" not in key:
+                yield from numbers(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from numbers(item, f"{path}[{i}]")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield path, float(value)
+
+
+def report_difference(new, old):
+    """Largest difference of the metrics (train, test, cross-validation) of two reports: they
+    cover the outputs of identity-link models too, whose predict gives labels only."""
+    a, b = json.load(open(new)), json.load(open(old))
+    worst = 0.0
+    for section in ("train", "test", "cv"):
+        na, nb = dict(numbers(a.get(section))), dict(numbers(b.get(section)))
+        if na.keys() != nb.keys():
+            return float("inf")
+        for key in na:
+            worst = max(worst, abs(na[key] - nb[key]))
+    return worst
+
+
+def compare(radial, folder, reference):
+    failures = 0
+    for pipeline in sorted(EXAMPLES.glob("*.toml")):
+        old_model = reference / f"{pipeline.stem}.model"
+        old_dir = folder / "old-models"
+        old_dir.mkdir(exist_ok=True)
+        for label, files in (("retrained", predictions(radial, folder, pipeline,
+                                                        folder / f"{pipeline.stem}.model")),
+                             ("old model", predictions(radial, old_dir, pipeline, old_model))):
+            for new in files:
+                worst = largest_difference(new, reference / new.name)
+                ok = worst <= TOLERANCE
+                failures += not ok
+                print(f"{'ok  ' if ok else 'FAIL'} {new.name:60s} {label:10s} max |diff| = {worst:.3g}")
+        worst = report_difference(folder / f"{pipeline.stem}.json", reference / f"{pipeline.stem}.json")
+        ok = worst <= TOLERANCE
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {pipeline.stem + '.json':60s} {'metrics':10s} max |diff| = {worst:.3g}")
+    return failures
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[1] not in ("record", "compare"):
+        raise SystemExit(__doc__)
+    radial, folder = sys.argv[2], pathlib.Path(sys.argv[3]).resolve()
+    train_all(radial, folder)
+    if sys.argv[1] == "compare":
+        failures = compare(radial, folder, pathlib.Path(sys.argv[4]).resolve())
+        print(f"{failures} comparison(s) above {TOLERANCE}")
+        sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -33,11 +33,11 @@
 //   weight-penalty  determinism; penalty, gradient and Hessian agree with central finite
 //                differences; add_gradient / add_hessian add (never overwrite); a gradient or
 //                Hessian of the wrong shape is refused with a Radial error.
-//
 //   kernel-prior determinism; -log p(theta) and the distances D_jk are finite, D_jk >= 0 and
 //                M x K; add_mean_terms / add_mixing_terms add (never overwrite); the mixing
 //                terms of every kernel sum to 0 over the classes (eq 31 of Constantinopoulos et
 //                al. 2001); the mean-term weights are >= 0.
+//
 // run_checks() returns the findings without touching Catch (so the kit can test itself);
 // check_plugin() turns each finding into a failed Catch check.
 
@@ -807,12 +807,6 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
   });
 }
 
-}  // namespace detail
-
-// Every check for the component `id`, in whichever slot it is registered. Never throws for a
-// plugin's failures: they are findings. Throws InputError only when `id` is not registered.
-inline Report run_checks(const Registry& registry, const std::string& id,
-                         const Options& options = {}) {
 inline void check_kernel_prior(const Registry& registry, const ComponentInfo& info,
                                const Params& params, const Options& options, Runner& runner) {
   // M = 3 diagonal kernels in d = 2, K = 2 classes; kernel 2 has no class-1 part.
@@ -923,6 +917,12 @@ inline void check_kernel_prior(const Registry& registry, const ComponentInfo& in
   });
 }
 
+}  // namespace detail
+
+// Every check for the component `id`, in whichever slot it is registered. Never throws for a
+// plugin's failures: they are findings. Throws InputError only when `id` is not registered.
+inline Report run_checks(const Registry& registry, const std::string& id,
+                         const Options& options = {}) {
   const ComponentInfo* info = nullptr;
   for (const ComponentInfo* candidate : registry.components()) {
     if (candidate->id == id) info = candidate;

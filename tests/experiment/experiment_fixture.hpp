@@ -14,17 +14,11 @@
 
 #include "radial/experiment.hpp"
 #include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
 
 namespace experiment_test {
 
-inline const radial::Registry& plugins() {
-  static const std::unique_ptr<radial::Registry> registry = [] {
-    auto r = std::make_unique<radial::Registry>();
-    r->load_folder(radial::testing::plugin_dir());
-    return r;
-  }();
-  return *registry;
-}
+inline const radial::Registry& plugins() { return radial::testing::shipped_registry(); }
 
 // Two Gaussian-ish classes in 2-D from a fixed LCG: `rows` rows, label last.
 inline std::string two_class_csv(std::size_t rows, std::uint64_t seed) {

@@ -13,6 +13,7 @@
 #include "radial/glm/training.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
 
 using radial::Matrix;
 
@@ -32,8 +33,7 @@ bool identical(const Matrix& a, const Matrix& b) {
 }  // namespace
 
 TEST_CASE("output plugins through the registry reach NETLAB's optima", "[glm][registry]") {
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  const radial::Registry& registry = radial::testing::shipped_registry();
   const radial::Dataset data =
       glm_test::read_classes(glm_test::example_data("synth3_train.csv"), false);
   for (const bool gaussian : {true, false}) {
@@ -91,8 +91,7 @@ TEST_CASE("output plugins through the registry reach NETLAB's optima", "[glm][re
 
 TEST_CASE("targets read per block from the class indices give the objective of the N x K "
           "targets, bit for bit", "[glm][streaming]") {
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  const radial::Registry& registry = radial::testing::shipped_registry();
   radial::Dataset data =
       glm_test::read_classes(glm_test::example_data("synth3_train.csv"), false);
   const auto dir = radial::testing::test_data("netlab") / "gauss_s1_nh10_seed1";

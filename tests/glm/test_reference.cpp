@@ -15,6 +15,7 @@
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
 #include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
 
 using radial::FitContext;
 using radial::Link;
@@ -31,7 +32,8 @@ nlohmann::json reference() {
 }
 
 // The weight-decay plugin through the registry, alpha/2 ||w||^2 without the bias.
-std::shared_ptr<radial::WeightPenalty> weight_decay(radial::Registry& registry, double alpha) {
+std::shared_ptr<radial::WeightPenalty> weight_decay(const radial::Registry& registry,
+                                                    double alpha) {
   const auto& info = registry.require(radial::Slot::WeightPenalty, "weight-decay");
   return registry.make_weight_penalty(
       "weight-decay", radial::validate_params(info.params, {{"alpha", alpha}}, "test"));
@@ -47,8 +49,7 @@ bool has_warning(const FitContext& ctx, const std::string& guard) {
 
 TEST_CASE("irls matches scikit-learn LogisticRegression with matched L2", "[glm][sklearn]") {
   const auto ref = reference();
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  const radial::Registry& registry = radial::testing::shipped_registry();
   const double alpha = ref.at("alpha").get<double>();
   const auto decay = weight_decay(registry, alpha);
   for (const std::string name : {"breast_cancer.csv", "wine.csv"}) {
@@ -130,8 +131,7 @@ radial::Dataset separable(std::size_t classes) {
 }  // namespace
 
 TEST_CASE("separable data: warning, finite weights, no crash", "[glm][separable]") {
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  const radial::Registry& registry = radial::testing::shipped_registry();
   const auto decay = weight_decay(registry, 0.1);
   for (const std::size_t classes : {std::size_t(2), std::size_t(3)}) {
     INFO(classes << " classes");

@@ -18,6 +18,7 @@
 #include "radial/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
+#include "radial/testing/registry.hpp"
 #include "radial/trainer.hpp"
 
 namespace fs = std::filesystem;
@@ -58,8 +59,7 @@ radial::TrainingResult train_with(const std::string& text, const radial::Registr
 }  // namespace
 
 TEST_CASE("pipelines train to bit-identical models with 1 and 2 threads", "[parallel]") {
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  const radial::Registry& registry = radial::testing::shipped_registry();
   const fs::path data = training_csv();
   const std::string head = "name = \"threads\"\nseed = 3\n[data]\ntrain = \"" + data.string() +
                            "\"\nstandardize = true\n";
@@ -99,8 +99,7 @@ TEST_CASE("pipelines train to bit-identical models with 1 and 2 threads", "[para
 
 TEST_CASE("design matrix passes visit the same blocks in order for any thread count",
           "[parallel]") {
-  radial::Registry registry;
-  registry.load_folder(radial::testing::plugin_dir());
+  const radial::Registry& registry = radial::testing::shipped_registry();
   std::mt19937_64 rng(9);
   std::normal_distribution<double> g;
   radial::Matrix x = xt::empty<double>({5000, 3});

@@ -13,20 +13,14 @@
 #include "radial/errors.hpp"
 #include "radial/pipeline.hpp"
 #include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
 #include "radial/trainer.hpp"
 
 namespace {
 
 using radial::Pipeline;
 
-const radial::Registry& plugins() {
-  static const std::unique_ptr<radial::Registry> registry = [] {
-    auto r = std::make_unique<radial::Registry>();
-    r->load_folder(radial::testing::plugin_dir());
-    return r;
-  }();
-  return *registry;
-}
+const radial::Registry& plugins() { return radial::testing::shipped_registry(); }
 
 // Relative data paths resolve against docs/examples.
 std::filesystem::path file() { return radial::testing::source_dir() / "docs/examples/search-test.toml"; }

@@ -10,18 +10,12 @@
 #include "radial/params.hpp"
 #include "radial/pipeline.hpp"
 #include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
 #include "radial/trainer.hpp"
 
 namespace {
 
-const radial::Registry& plugins() {
-  static const std::unique_ptr<radial::Registry> registry = [] {
-    auto r = std::make_unique<radial::Registry>();
-    r->load_folder(radial::testing::plugin_dir());
-    return r;
-  }();
-  return *registry;
-}
+const radial::Registry& plugins() { return radial::testing::shipped_registry(); }
 
 radial::Pipeline two_class(const std::vector<std::string>& overrides = {}) {
   const auto file = radial::testing::source_dir() / "docs/examples/two-class-kmeans-thin-plate.toml";

@@ -12,20 +12,13 @@
 #include <radial/sdk/conformance.hpp>
 #include <radial/data_reader.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/registry.hpp>
 
 namespace {
 
-radial::Registry& registry() {
-  static radial::Registry r;
-  static bool loaded = false;
-  if (!loaded) {
-    const auto dir = radial::testing::plugin_dir();
-    for (const char* name : {"libradial-centres-fixed.so", "libradial-basis-gaussian.so",
-                             "libradial-output-least-squares.so"})
-      r.load_file(dir / name);
-    loaded = true;
-  }
-  return r;
+const radial::Registry& registry() {
+  return radial::testing::plugin_registry(
+      {"centres-fixed", "basis-gaussian", "output-least-squares"});
 }
 
 radial::Params params_for(radial::Slot slot, const std::string& id,

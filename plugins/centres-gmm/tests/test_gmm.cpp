@@ -14,6 +14,7 @@
 #include <radial/numerics/mixture_em.hpp>
 #include <radial/registry.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/registry.hpp>
 
 namespace {
 
@@ -38,14 +39,8 @@ Matrix iris_standardised(radial::Labels* classes = nullptr) {
   return x;
 }
 
-radial::Registry& registry() {
-  static radial::Registry r;
-  static bool loaded = false;
-  if (!loaded) {
-    r.load_file(radial::testing::plugin_dir() / "libradial-centres-gmm.so");
-    loaded = true;
-  }
-  return r;
+const radial::Registry& registry() {
+  return radial::testing::plugin_registry({"centres-gmm"});
 }
 
 std::shared_ptr<radial::CentreLearner> make_gmm(std::map<std::string, radial::ParamValue> given) {

@@ -10,17 +10,12 @@
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/registry.hpp>
 
 namespace {
 
-radial::Registry& registry() {
-  static radial::Registry r;
-  static bool loaded = false;
-  if (!loaded) {
-    r.load_file(radial::testing::plugin_dir() / "libradial-centres-kmeans.so");
-    loaded = true;
-  }
-  return r;
+const radial::Registry& registry() {
+  return radial::testing::plugin_registry({"centres-kmeans"});
 }
 
 std::shared_ptr<radial::CentreLearner> make_kmeans(std::map<std::string, radial::ParamValue> given) {

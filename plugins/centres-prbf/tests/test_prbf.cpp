@@ -17,6 +17,7 @@
 #include "radial/registry.hpp"
 #include "radial/trainer.hpp"
 #include "radial/testing/paths.hpp"
+#include "radial/testing/registry.hpp"
 
 using radial::Centres;
 using radial::FitContext;
@@ -107,11 +108,8 @@ std::shared_ptr<radial::KernelPrior> bhattacharyya(const radial::Registry& regis
                               "test"));
 }
 
-std::unique_ptr<radial::Registry> load_plugins() {
-  auto reg = std::make_unique<radial::Registry>();
-  reg->load_file(radial::testing::plugin_dir() / "libradial-regularizer-bhattacharyya.so");
-  reg->load_file(radial::testing::plugin_dir() / "libradial-centres-prbf.so");
-  return reg;
+const radial::Registry& load_plugins() {
+  return radial::testing::plugin_registry({"regularizer-bhattacharyya", "centres-prbf"});
 }
 
 void check_close(const Matrix& got, const Matrix& want, double tolerance, const char* what) {
@@ -170,8 +168,8 @@ TEST_CASE("plain PRBF EM (eqs 4, 6-8) matches the NumPy reference", "[prbf]") {
 }
 
 TEST_CASE("with alpha = 0 the MAP updates reduce to plain PRBF EM", "[prbf]") {
-  const auto plugins = load_plugins();
-  const auto zero = bhattacharyya(*plugins, 0.0);
+  const auto& plugins = load_plugins();
+  const auto zero = bhattacharyya(plugins, 0.0);
   REQUIRE(zero != nullptr);
   for (const char* name : {"plain-diagonal", "plain-full"}) {
     INFO(name);
@@ -191,11 +189,11 @@ TEST_CASE("with alpha = 0 the MAP updates reduce to plain PRBF EM", "[prbf]") {
 
 TEST_CASE("MAP EM with the Bhattacharyya prior (eqs 27-30) matches the NumPy reference",
           "[prbf]") {
-  const auto plugins = load_plugins();
+  const auto& plugins = load_plugins();
   for (const char* name : {"map-diagonal", "map-full", "map-diagonal-strong"}) {
     INFO(name);
     const auto& c = find_case(name);
-    const auto prior = bhattacharyya(*plugins, c["alpha"].get<double>());
+    const auto prior = bhattacharyya(plugins, c["alpha"].get<double>());
     FitContext ctx(1);
     const Centres got =
         prbf_em(inputs(), labels(), classes(), initial(c), options_for(c), prior.get(), ctx);
@@ -228,8 +226,8 @@ TEST_CASE("separate mixtures are the special case of kernels owned by one class"
 
 TEST_CASE("the fit does not depend on the thread count", "[prbf]") {
   // Fixed row blocks and an ordered reduction (radial/parallel.hpp): bit-identical results.
-  const auto plugins = load_plugins();
-  const auto prior = bhattacharyya(*plugins, 30.0);
+  const auto& plugins = load_plugins();
+  const auto prior = bhattacharyya(plugins, 30.0);
   for (const char* name : {"map-diagonal", "map-full"}) {
     INFO(name);
     const auto& c = find_case(name);
@@ -312,8 +310,8 @@ TEST_CASE("prbf consumes any kernel prior through the KernelPrior interface", "[
 }
 
 TEST_CASE("the prbf plugin trains through the CentreLearner interface", "[prbf][plugin]") {
-  const auto plugins = load_plugins();
-  const radial::ComponentInfo& info = plugins->require(radial::Slot::Centres, "prbf");
+  const auto& plugins = load_plugins();
+  const radial::ComponentInfo& info = plugins.require(radial::Slot::Centres, "prbf");
   for (const char* name : {"count", "covariance", "iterations", "tolerance", "init"})
     CHECK(radial::find_param(info.params, name) != nullptr);
   CHECK_THROWS_AS(radial::validate_params(info.params, {{"covariance", std::string("spherical")}},
@@ -325,7 +323,7 @@ TEST_CASE("the prbf plugin trains through the CentreLearner interface", "[prbf][
   data.classes = labels();
   data.num_classes = classes();
   data.task = radial::Task::Classification;
-  const auto prior = bhattacharyya(*plugins, 20.0);
+  const auto prior = bhattacharyya(plugins, 20.0);
 
   for (const char* init : {"kmeans", "gmm"})
     for (const char* covariance : {"diagonal", "full"}) {
@@ -335,7 +333,7 @@ TEST_CASE("the prbf plugin trains through the CentreLearner interface", "[prbf][
           {{"count", std::int64_t(6)}, {"covariance", std::string(covariance)},
            {"init", std::string(init)}, {"iterations", std::int64_t(15)}},
           "centres prbf");
-      const auto learner = plugins->make_centre_learner("prbf", params);
+      const auto learner = plugins.make_centre_learner("prbf", params);
       FitContext ctx(3);
       const Centres centres = learner->fit(data, prior.get(), ctx);
       CHECK_NOTHROW(centres.check());
@@ -348,7 +346,7 @@ TEST_CASE("the prbf plugin trains through the CentreLearner interface", "[prbf][
     }
 
   // Inputs it cannot use.
-  const auto learner = plugins->make_centre_learner(
+  const auto learner = plugins.make_centre_learner(
       "prbf", radial::validate_params(info.params, {{"count", std::int64_t(151)}}, "centres prbf"));
   FitContext ctx(1);
   CHECK_THROWS_AS(learner->fit(data, nullptr, ctx), radial::InputError);

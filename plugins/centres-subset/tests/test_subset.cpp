@@ -12,26 +12,15 @@
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/registry.hpp>
 
 namespace {
 
-radial::Registry& registry() {
-  static radial::Registry r;
-  return r;
-}
-
-void load_once() {
-  static bool loaded = false;
-  if (loaded) return;
-  const auto dir = radial::testing::plugin_dir();
-  registry().load_file(dir / "libradial-centres-subset.so");
-  registry().load_file(dir / "libradial-basis-gaussian.so");
-  registry().load_file(dir / "libradial-basis-thin-plate.so");
-  loaded = true;
+const radial::Registry& registry() {
+  return radial::testing::plugin_registry({"centres-subset", "basis-gaussian", "basis-thin-plate"});
 }
 
 std::shared_ptr<radial::CentreLearner> make_subset(std::map<std::string, radial::ParamValue> given) {
-  load_once();
   const auto& info = registry().require(radial::Slot::Centres, "subset");
   return registry().make_centre_learner("subset",
                                         radial::validate_params(info.params, given, "plugin subset"));

@@ -12,6 +12,7 @@
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/registry.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
@@ -42,18 +43,9 @@ Matrix read_numbers(const std::filesystem::path& file, bool header = false) {
   return out;
 }
 
-radial::Registry& registry() {
-  static radial::Registry r;
-  static bool loaded = false;
-  if (!loaded) {
-    const auto dir = radial::testing::plugin_dir();
-    for (const char* name : {"libradial-output-least-squares.so", "libradial-basis-gaussian.so",
-                             "libradial-basis-thin-plate.so",
-                             "libradial-regularizer-weight-decay.so"})
-      r.load_file(dir / name);
-    loaded = true;
-  }
-  return r;
+const radial::Registry& registry() {
+  return radial::testing::plugin_registry(
+      {"output-least-squares", "basis-gaussian", "basis-thin-plate", "regularizer-weight-decay"});
 }
 
 radial::Params params_for(radial::Slot slot, const std::string& id,

@@ -15,6 +15,7 @@
 #include "radial/glm/objective.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
+#include "radial/testing/registry.hpp"
 
 namespace radial::testing {
 
@@ -101,8 +102,7 @@ inline void check_linear_group_means(const OutputFit& fit) {
 
 // The GLM trainers' common parameter table, read through the registry from the build's plugins.
 inline void check_glm_output_registration(const std::string& id) {
-  Registry registry;
-  registry.load_folder(plugin_dir());
+  const Registry& registry = shipped_registry();
   const auto& info = registry.require(Slot::Output, id);
   for (const char* name : {"link", "iterations", "tolerance"}) CHECK(find_param(info.params, name));
   const Params p = validate_params(info.params, {}, "test");

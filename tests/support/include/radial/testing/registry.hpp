@@ -1,0 +1,38 @@
+#pragma once
+// Registries of the build's plugins, loaded once per test executable: loading a plugin library
+// costs a dlopen and its registration, so tests share one registry instead of each making its own.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "radial/registry.hpp"
+#include "radial/testing/paths.hpp"
+
+namespace radial::testing {
+
+// Every plugin the build made.
+inline const Registry& shipped_registry() {
+  static const std::unique_ptr<Registry> registry = [] {
+    auto r = std::make_unique<Registry>();
+    r->load_folder(plugin_dir());
+    return r;
+  }();
+  return *registry;
+}
+
+// Only the named plugin libraries ("centres-gmm" for libradial-centres-gmm.so), for a plugin's
+// tests that should not depend on the others.
+inline const Registry& plugin_registry(const std::vector<std::string>& plugins) {
+  static std::map<std::vector<std::string>, std::unique_ptr<Registry>> loaded;
+  auto& registry = loaded[plugins];
+  if (!registry) {
+    auto r = std::make_unique<Registry>();
+    for (const auto& name : plugins) r->load_file(plugin_dir() / ("libradial-" + name + ".so"));
+    registry = std::move(r);
+  }
+  return *registry;
+}
+
+}  // namespace radial::testing

@@ -2,10 +2,10 @@
 #include "radial/centres.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "radial/errors.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -20,12 +20,6 @@ const char* to_string(Shape shape) {
 }
 
 namespace {
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
-}
 
 [[noreturn]] void fail(const std::string& what) { throw ShapeError("centres: " + what); }
 
@@ -45,7 +39,7 @@ void Centres::check() const {
     for (std::size_t k = 0; k < d; ++k)
       if (!std::isfinite(means(j, k)))
         fail("centre " + std::to_string(j) + " has a non-finite mean in dimension " +
-             std::to_string(k) + " (" + number(means(j, k)) + ")");
+             std::to_string(k) + " (" + text::number(means(j, k), 9) + ")");
 
   switch (shape) {
     case Shape::None: break;
@@ -55,8 +49,8 @@ void Centres::check() const {
              std::to_string(variances.size()));
       for (std::size_t j = 0; j < m; ++j)
         if (!positive(variances(j)))
-          fail("centre " + std::to_string(j) + " has spherical variance " + number(variances(j)) +
-               "; variances must be finite and > 0");
+          fail("centre " + std::to_string(j) + " has spherical variance " +
+               text::number(variances(j), 9) + "; variances must be finite and > 0");
       break;
     case Shape::Diagonal:
       if (diagonal.dimension() != 2 || diagonal.shape(0) != m || diagonal.shape(1) != d)
@@ -64,8 +58,9 @@ void Centres::check() const {
       for (std::size_t j = 0; j < m; ++j)
         for (std::size_t k = 0; k < d; ++k)
           if (!positive(diagonal(j, k)))
-            fail("centre " + std::to_string(j) + " has variance " + number(diagonal(j, k)) +
-                 " in dimension " + std::to_string(k) + "; variances must be finite and > 0");
+            fail("centre " + std::to_string(j) + " has variance " +
+                 text::number(diagonal(j, k), 9) + " in dimension " + std::to_string(k) +
+                 "; variances must be finite and > 0");
       break;
     case Shape::Full:
       if (covariances.dimension() != 3 || covariances.shape(0) != m ||
@@ -75,15 +70,16 @@ void Centres::check() const {
         for (std::size_t a = 0; a < d; ++a) {
           if (!positive(covariances(j, a, a)))
             fail("centre " + std::to_string(j) + " has covariance diagonal entry " +
-                 number(covariances(j, a, a)) + " at (" + std::to_string(a) + ", " +
+                 text::number(covariances(j, a, a), 9) + " at (" + std::to_string(a) + ", " +
                  std::to_string(a) + "); it must be finite and > 0");
           for (std::size_t b = 0; b < a; ++b) {
             const double x = covariances(j, a, b), y = covariances(j, b, a);
             const double scale = std::sqrt(covariances(j, a, a) * covariances(j, b, b));
             if (!(std::fabs(x - y) <= 1e-10 * scale))
               fail("the covariance of centre " + std::to_string(j) + " is not symmetric: (" +
-                   std::to_string(a) + ", " + std::to_string(b) + ") = " + number(x) + " but (" +
-                   std::to_string(b) + ", " + std::to_string(a) + ") = " + number(y));
+                   std::to_string(a) + ", " + std::to_string(b) + ") = " + text::number(x, 9) +
+                   " but (" + std::to_string(b) + ", " + std::to_string(a) +
+                   ") = " + text::number(y, 9));
           }
         }
       break;
@@ -104,24 +100,24 @@ void Centres::check() const {
         const double w = mixing(j, c);
         if (!(w >= 0) || !std::isfinite(w))
           fail("mixing weight pi(" + std::to_string(j) + ", " + std::to_string(c) + ") = " +
-               number(w) + "; weights must be finite and >= 0");
+               text::number(w, 9) + "; weights must be finite and >= 0");
         sum += w;
       }
       if (!(std::fabs(sum - 1.0) <= 1e-6))
-        fail("the mixing weights of class " + std::to_string(c) + " sum to " + number(sum) +
-             ", not 1 (tolerance 1e-6)");
+        fail("the mixing weights of class " + std::to_string(c) + " sum to " +
+             text::number(sum, 9) + ", not 1 (tolerance 1e-6)");
     }
   }
   if (class_priors.size() != 0) {
     double sum = 0;
     for (std::size_t c = 0; c < class_priors.size(); ++c) {
       if (!(class_priors(c) >= 0) || !std::isfinite(class_priors(c)))
-        fail("class prior " + std::to_string(c) + " is " + number(class_priors(c)) +
+        fail("class prior " + std::to_string(c) + " is " + text::number(class_priors(c), 9) +
              "; priors must be finite and >= 0");
       sum += class_priors(c);
     }
     if (!(std::fabs(sum - 1.0) <= 1e-6))
-      fail("the class priors sum to " + number(sum) + ", not 1 (tolerance 1e-6)");
+      fail("the class priors sum to " + text::number(sum, 9) + ", not 1 (tolerance 1e-6)");
   }
   if (owner.size() != 0) {
     if (owner.size() != m)

@@ -2,11 +2,11 @@
 #include "radial/kernel_prior.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "radial/errors.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -14,12 +14,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& what) {
   throw ShapeError("kernel prior input: " + what);
-}
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
 }
 
 }  // namespace
@@ -43,7 +37,7 @@ void KernelPriorInput::check() const {
     for (std::size_t c = 0; c < k; ++c) {
       const double p = class_given_kernel(j, c);
       if (!(p >= 0 && p <= 1 + 1e-12))
-        fail("P(C_" + std::to_string(c) + "|" + std::to_string(j) + ") = " + number(p) +
+        fail("P(C_" + std::to_string(c) + "|" + std::to_string(j) + ") = " + text::number(p, 9) +
              " is not a probability");
       sum += p;
       if (p > 0)
@@ -53,7 +47,8 @@ void KernelPriorInput::check() const {
                  ") is not finite in dimension " + std::to_string(a));
     }
     if (std::fabs(sum - 1) > 1e-6 && sum != 0)
-      fail("P(C_k|" + std::to_string(j) + ") sums to " + number(sum) + " over k, not 1 (or 0)");
+      fail("P(C_k|" + std::to_string(j) + ") sums to " + text::number(sum, 9) +
+           " over k, not 1 (or 0)");
   }
 }
 
@@ -97,8 +92,8 @@ Matrix subkernel_mahalanobis(const KernelPriorInput& input) {
           if (a == b) {
             if (!(s > 0))
               throw NumericalError("kernel prior: the covariance of kernel " + std::to_string(j) +
-                                   " is not positive definite (pivot " + std::to_string(a) +
-                                   " = " + number(s) + "); raise the learner's variance floor");
+                                   " is not positive definite (pivot " + std::to_string(a) + " = " +
+                                   text::number(s, 9) + "); raise the learner's variance floor");
             chol[a * d + a] = std::sqrt(s);
           } else {
             chol[a * d + b] = s / chol[b * d + b];

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "radial/errors.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -55,14 +56,7 @@ const char* kind_of(const ParamValue& value) {
   }
 }
 
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i) out += separator;
-    out += items[i];
-  }
-  return out;
-}
+using text::join;
 
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
 #include <radial/errors.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/vector_math.hpp>
+#include <radial/text.hpp>
 
 namespace radial::plugins {
 
@@ -16,11 +16,7 @@ namespace {
 
 const char* const where = "basis gaussian";
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+using text::number;
 
 void set_spherical(Centres& centres, double variance) {
   centres.shape = Shape::Spherical;

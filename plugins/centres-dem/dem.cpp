@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -12,6 +11,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
+#include "radial/text.hpp"
 
 namespace radial::plugins {
 
@@ -20,11 +20,7 @@ namespace {
 constexpr const char* kId = "dem";
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+using text::number;
 
 // The counts in coordinates y = x - mu_j centred on the old mean (the E-step's reference):
 // b = C1_num - C1_den, g = C(y)_num - C(y)_den, a = S_num - S_den with S the centred scatter

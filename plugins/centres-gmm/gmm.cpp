@@ -3,10 +3,10 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 #include "radial/errors.hpp"
+#include "radial/text.hpp"
 
 namespace radial::plugins {
 
@@ -14,11 +14,7 @@ namespace {
 
 constexpr const char* kId = "gmm";
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+using text::number;
 
 // Records one mixture's EM run in the report; `label` names the mixture ("" or "class k").
 void record(const EmResult& fit, const std::string& label, const EmOptions& em, FitContext& ctx) {

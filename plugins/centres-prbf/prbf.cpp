@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <set>
 #include <string>
@@ -15,6 +14,7 @@
 #include "radial/kernel_prior.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/mixture_em.hpp"
+#include "radial/text.hpp"
 
 namespace radial::plugins {
 
@@ -22,11 +22,7 @@ namespace {
 
 constexpr const char* kId = "prbf";
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+using text::number;
 
 // Per-feature variance floors: floor_d = relative * var(x_d), or `relative` for a constant
 // column. A constant column carries no information about the kernels: every kernel's variance

@@ -16,6 +16,7 @@
 #include "experiment_internal.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -118,21 +119,9 @@ namespace {
 namespace fs = std::filesystem;
 using experiment::GridPoint;
 
-std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i != 0) out += separator;
-    out += items[i];
-  }
-  return out;
-}
-
-std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
-
-std::string guess(const std::string& word, const std::vector<std::string>& candidates) {
-  const std::string close = did_you_mean(word, candidates);
-  return close.empty() ? std::string() : " (did you mean " + in_quotes(close) + "?)";
-}
+using text::guess;
+using text::in_quotes;
+using text::join;
 
 std::string kind(const toml::node& node) {
   switch (node.type()) {

@@ -13,6 +13,7 @@
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
 #include "radial/results_table.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 namespace {
@@ -129,11 +130,7 @@ Axis make_axis(const std::vector<std::optional<DimValue>>& values) {
   return axis;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
-  return out;
-}
+using text::join;
 
 // One label part: names of datasets and pipelines as they are; seeds and grid values as
 // "key=value", unless the dimension is alone in the rows (the row header names it).

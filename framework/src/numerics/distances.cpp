@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include "radial/errors.hpp"
 #include "radial/numerics/cpu.hpp"
 #include "radial/numerics/small_gemm.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -31,11 +31,7 @@ std::string centre_name(std::size_t j, std::size_t m) {
   return "centre " + std::to_string(j) + " (0-based, of " + std::to_string(m) + ")";
 }
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+using text::number;
 
 // Row-major scratch reused across calls on the same thread, so compute() stays const and
 // thread-safe without allocating on every block.

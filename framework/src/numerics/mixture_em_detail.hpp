@@ -1,6 +1,5 @@
 #pragma once
 // Helpers shared by the E-step, M-step and driver files of the mixture EM (mixture_em.hpp).
-#include <cstdio>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,17 +10,14 @@
 #include "radial/centres.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/mixture_em.hpp"
+#include "radial/text.hpp"
 #include "radial/types.hpp"
 
 namespace radial::mixture_detail {
 
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 
-inline std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+using text::number;
 
 inline void copy_rows(const Matrix& x, std::size_t first, std::size_t rows, Matrix& block) {
   const std::size_t d = x.shape(1);

@@ -14,6 +14,7 @@
 #include "overrides.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -26,16 +27,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i != 0) out += separator;
-    out += items[i];
-  }
-  return out;
-}
-
-std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
+using text::guess;
+using text::in_quotes;
+using text::join;
 
 // Length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8 (overlong
 // forms, surrogates and code points above U+10FFFF included).
@@ -91,11 +85,6 @@ std::string escape_invalid_utf8(const std::string& text) {
     }
   }
   return out;
-}
-
-std::string guess(const std::string& word, const std::vector<std::string>& candidates) {
-  const std::string close = did_you_mean(word, candidates);
-  return close.empty() ? std::string() : " (did you mean " + in_quotes(close) + "?)";
 }
 
 // "an integer", "a string", ...: for "found ..." in messages.

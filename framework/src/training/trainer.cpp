@@ -409,7 +409,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   const auto start = Clock::now();
   const std::uint64_t seed = options.seed.value_or(p.seed);
   int threads = options.threads.value_or(p.threads);
-  if (threads <= 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = resolve_threads(threads);
   const auto& log = options.log;
   if (log) {
     log("data: " + std::to_string(train_data.rows()) + " training rows, " +

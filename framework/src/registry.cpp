@@ -1,4 +1,4 @@
-// The plugin registry and loader (radial/registry.hpp, DESIGN.md "Plugin mechanics").
+// The plugin registry and loader (radial/registry.hpp).
 //
 // Lifetime rule (Boost.DLL missuses / tutorial 8): every object whose destruction or call runs
 // plugin code -- a factory std::function, an object a factory made -- is owned together with a
@@ -22,6 +22,7 @@
 #include "radial/errors.hpp"
 #include "radial/fingerprint.hpp"
 #include "radial/plugin_abi.hpp"
+#include "radial/text.hpp"
 #include "radial/version.hpp"
 
 namespace radial {
@@ -101,13 +102,8 @@ class StagingRegistrar final : public Registrar {
   throw Error(message);
 }
 
-std::string in_quotes(const std::string& text) { return "'" + text + "'"; }
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
+using text::in_quotes;
+using text::join;
 
 // Boost.DLL reports a failed dlopen as a bare errno; the dynamic loader's own text (an
 // undefined symbol, an invalid ELF header) is what the user needs, so ask for it again.
@@ -180,6 +176,7 @@ struct Registry::Impl {
     std::set<std::string> seen;
     for (auto& entry : staging.staged) {
       ComponentInfo& info = entry.info;
+      if (info.id.empty() && expected_id) info.id = expected_id;
       if (info.id.empty()) {
         throw PluginError(prefix + "a " + to_string(info.slot) +
                           " component was registered with an empty id; set ComponentInfo::id.");
@@ -187,8 +184,8 @@ struct Registry::Impl {
       if (expected_id && info.id != expected_id) {
         throw PluginError(prefix + "the descriptor names plugin " + in_quotes(expected_id) +
                           " but the registered " + to_string(info.slot) + " component is " +
-                          in_quotes(info.id) + "; make RADIAL_PLUGIN's id and ComponentInfo::id "
-                          "agree.");
+                          in_quotes(info.id) + "; leave ComponentInfo::id empty (it is "
+                          "RADIAL_PLUGIN's id) or make the two agree.");
       }
       if (!seen.insert(info.id).second) {
         throw PluginError(prefix + "component " + in_quotes(info.id) + " is registered twice.");

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Basis;
-  info.id = "cubic";
-  info.version = "1.0.0";
   info.summary = "cubic phi(r) = r^3";
   info.paper =
       "Polyharmonic spline of order 3; Powell, 'The theory of radial basis function "

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Basis;
-  info.id = "gaussian";
-  info.version = "1.0.0";
   info.summary =
       "Gaussian exp(-r^2/2) on Mahalanobis distances (spherical, diagonal or full shapes), or "
       "the normalised density N(x|c_j,S_j)";

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Basis;
-  info.id = "inverse-multiquadric";
-  info.version = "1.0.0";
   info.summary = "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c >= 1e-100";
   info.paper =
       "Micchelli (1986) inverse multiquadric; Powell, 'The theory of radial basis function "

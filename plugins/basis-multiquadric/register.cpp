@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Basis;
-  info.id = "multiquadric";
-  info.version = "1.0.0";
   info.summary = "multiquadric phi(r) = sqrt(r^2 + c^2), 0 < c <= 1e100";
   info.paper =
       "Hardy (1971) multiquadric; Powell, 'The theory of radial basis function "

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Basis;
-  info.id = "r4logr";
-  info.version = "1.0.0";
   info.summary = "phi(r) = r^4 log r (0 at r = 0), NETLAB's r4logr";
   info.paper =
       "NETLAB rbf/rbffwd activation 'r4logr' (Nabney, Netlab: algorithms for pattern "

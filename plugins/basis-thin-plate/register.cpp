@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Basis;
-  info.id = "thin-plate";
-  info.version = "1.0.0";
   info.summary = "thin-plate spline phi(r) = r^2 log r (0 at r = 0)";
   info.paper =
       "Nabney (papers 000/003), section 4: the RBF networks of every experiment use thin "

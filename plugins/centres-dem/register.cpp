@@ -11,9 +11,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Centres;
-  info.id = "dem";
-  info.version = "1.0.0";
   info.summary =
       "discriminative EM: per-class diagonal Gaussian mixtures refined to maximise log R^d = "
       "sum log P(y|x) by extended Baum-Welch updates, optionally with the K-d tree of Gaussian "
@@ -61,12 +58,7 @@ void register_dem(radial::Registrar& registrar) {
     options.eta_shrink = params.real("eta_shrink");
     options.iterations = std::size_t(params.integer("iterations"));
     options.tolerance = params.real("tolerance");
-    options.em.shape = radial::Shape::Diagonal;
-    options.em.iterations = std::size_t(params.integer("em_iterations"));
-    options.em.tolerance = params.real("em_tolerance");
-    options.em.covariance_floor = params.real("covariance_floor");
-    options.em.use_tree = radial::kdtree_enabled(params);
-    options.em.tree = radial::kdtree_options(params);
+    options.em = radial::em_options(params, radial::Shape::Diagonal, "em_");
     return std::make_unique<radial::plugins::DemLearner>(options);
   });
 }

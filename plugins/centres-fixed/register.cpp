@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Centres;
-  info.id = "fixed";
-  info.version = "1.0.0";
   info.summary = "centres (and optional spherical variances) read from a CSV file";
   info.paper =
       "for bases shared with another tool, e.g. NETLAB's rbfsetbf centres and widths "

@@ -13,9 +13,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Centres;
-  info.id = "gmm";
-  info.version = "1.0.0";
   info.summary =
       "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
       "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes";
@@ -58,12 +55,7 @@ void register_gmm(radial::Registrar& registrar) {
     radial::plugins::GmmOptions options;
     options.count = std::size_t(params.integer("count"));
     options.mode = params.string("mode");
-    options.em.shape = shape_of(params.string("covariance"));
-    options.em.iterations = std::size_t(params.integer("iterations"));
-    options.em.tolerance = params.real("tolerance");
-    options.em.covariance_floor = params.real("covariance_floor");
-    options.em.use_tree = radial::kdtree_enabled(params);
-    options.em.tree = radial::kdtree_options(params);
+    options.em = radial::em_options(params, shape_of(params.string("covariance")));
     return std::make_unique<radial::plugins::GmmLearner>(options);
   });
 }

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Centres;
-  info.id = "kmeans";
-  info.version = "1.0.0";
   info.summary = "k-means centres (Lloyd) with spherical widths from the cluster spread";
   info.paper =
       "Lecture notes on RBF networks (paper 001): 'k-Means Algorithm' and 'RBF Network Using "

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Centres;
-  info.id = "prbf";
-  info.version = "1.0.0";
   info.summary =
       "probabilistic RBF: Gaussian kernels shared by all classes with class mixing weights, "
       "trained by EM (MAP EM with a kernel-prior regularizer such as bhattacharyya)";

@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Centres;
-  info.id = "subset";
-  info.version = "1.0.0";
   info.summary = "random training points as centres; all = the full RBF network";
   info.paper =
       "Lecture notes on RBF networks (paper 001): 'Full RBF Network' (M = N, mu_m = x_m) and "

@@ -10,9 +10,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Output;
-  info.id = "bfgs";
-  info.version = "1.0.0";
   info.summary = "Output weights by quasi-Newton BFGS with a strong Wolfe line search";
   info.paper =
       "NETLAB quasinew.m; Nocedal & Wright eq. 6.17, algorithms 3.5-3.6; compared with IRLS in "

@@ -10,9 +10,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Output;
-  info.id = "irls";
-  info.version = "1.0.0";
   info.summary = "Logistic / softmax output weights by IRLS (Fisher scoring) with step control";
   info.paper =
       "Nabney, Efficient training of RBF networks for classification (papers 000/003), "

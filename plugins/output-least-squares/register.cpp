@@ -9,9 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Output;
-  info.id = "least-squares";
-  info.version = "1.0.0";
   info.summary =
       "linear outputs by the pseudo-inverse of the design matrix (SVD), ridge with a "
       "weight-penalty regularizer";

@@ -10,9 +10,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Output;
-  info.id = "scg";
-  info.version = "1.0.0";
   info.summary = "Output weights by Moller's scaled conjugate gradient (NETLAB scg)";
   info.paper =
       "Moller 1993 / Bishop 1995 section 7.9 (NETLAB scg.m); compared with IRLS in Nabney, "

@@ -9,8 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.id = "bhattacharyya";
-  info.version = "1.0.0";
   info.summary = "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)";
   info.paper =
       "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "

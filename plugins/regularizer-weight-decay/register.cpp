@@ -9,8 +9,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.id = "weight-decay";
-  info.version = "1.0.0";
   info.summary = "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)";
   info.paper =
       "Lecture notes on RBF networks (paper 001), 'Regularization': "

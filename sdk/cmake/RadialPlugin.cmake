@@ -1,18 +1,26 @@
-# radial_add_plugin(<target> SOURCES <files...>)
+# radial_add_plugin(<target> SOURCES <files...>
+#                   [TEST_SOURCES <files...>] [TEST_LIBRARIES <libs...>] [TEST_LABELS <labels...>])
 #
 # Builds a Radial plugin: a MODULE library linked to the framework, with the symbols it does not
-# export hidden. In Radial's own tree it lands in the build's plugin folder; out of tree it is
-# built in the project's binary folder (point RADIAL_PLUGIN_PATH there). Either way `install`
-# puts it in <prefix>/lib/radial/plugins, the folder an installed `radial` host searches.
+# export hidden and the compiler's common warnings on. In Radial's own tree it lands in the
+# build's plugin folder; out of tree it is built in the project's binary folder (point
+# RADIAL_PLUGIN_PATH there). Either way `install` puts it in <prefix>/lib/radial/plugins, the
+# folder an installed `radial` host searches.
+#
+# In Radial's own tree (where radial_add_test exists) TEST_SOURCES also make the plugin's Catch2
+# test: target test-<name> for target radial-<name>, labelled `plugin` and TEST_LABELS, with the
+# plugin's folder on its include path. Out of tree the plugin adds its test itself.
 include(GNUInstallDirs)
 
 function(radial_add_plugin target)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;TEST_SOURCES;TEST_LIBRARIES;TEST_LABELS" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "radial_add_plugin(${target}): SOURCES is required")
   endif()
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE Radial::framework Radial::sdk)
+  target_compile_options(${target} PRIVATE
+    "$<$<CXX_COMPILER_ID:GNU,Clang,AppleClang>:-Wall;-Wextra>")
   set_target_properties(${target} PROPERTIES
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON
@@ -33,4 +41,12 @@ function(radial_add_plugin target)
     set(destination "${CMAKE_INSTALL_LIBDIR}/radial/plugins")
   endif()
   install(TARGETS ${target} LIBRARY DESTINATION "${destination}")
+  if(ARG_TEST_SOURCES AND BUILD_TESTING AND COMMAND radial_add_test)
+    string(REGEX REPLACE "^radial-" "" name "${target}")
+    radial_add_test(test-${name}
+      SOURCES ${ARG_TEST_SOURCES}
+      LIBRARIES ${ARG_TEST_LIBRARIES}
+      LABELS plugin ${ARG_TEST_LABELS})
+    target_include_directories(test-${name} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  endif()
 endfunction()

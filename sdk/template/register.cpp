@@ -9,8 +9,6 @@ namespace {
 
 void register_exponential(radial::Registrar& registrar) {
   radial::ComponentInfo info;
-  info.id = "exponential";
-  info.version = "1.0.0";
   info.summary = "exponential (Laplacian) basis phi(r) = exp(-r / width)";
   info.paper = "template plugin of the Radial SDK";
   info.params = {

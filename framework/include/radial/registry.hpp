@@ -32,10 +32,12 @@ enum class Slot { Basis, Centres, Output, WeightPenalty, KernelPrior };
 const char* to_string(Slot slot);
 
 // What a component says about itself; shown by `radial plugins show ID` and in the docs.
+// A plugin library leaves slot, id and version empty: the Registrar call sets the slot, and the
+// id and version come from RADIAL_PLUGIN, so each is written once.
 struct ComponentInfo {
-  Slot slot = Slot::Basis;
-  std::string id;       // e.g. "kmeans"
-  std::string version;  // e.g. "1.0.0"
+  Slot slot = Slot::Basis;  // set by the Registrar::add_* call
+  std::string id;           // e.g. "kmeans"; empty in a library = RADIAL_PLUGIN's id
+  std::string version;      // e.g. "1.0.0"; empty in a library = RADIAL_PLUGIN's version
   std::string summary;  // one line
   std::string paper;    // where the algorithm comes from, with equation numbers
   ParamTable params;

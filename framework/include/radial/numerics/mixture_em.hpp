@@ -171,6 +171,11 @@ struct EmOptions {
   int threads = 1;                 // E-step and k-means initialisation threads (0: all cores)
 };
 
+// EmOptions from a mixture learner's parameters: `<prefix>iterations`, `<prefix>tolerance`,
+// `covariance_floor` and the K-d tree's (kdtree_params). One reading for every learner that runs
+// EM (gmm with prefix "", dem's EM start with "em_"), so the same name means the same option.
+EmOptions em_options(const Params& params, Shape shape, const std::string& prefix = "");
+
 struct EmResult {
   Centres components;                   // means and shape arrays
   Vector weights;                       // M, sum 1

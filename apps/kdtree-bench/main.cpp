@@ -8,7 +8,7 @@
 // For each (G, d): per-class EM mixtures (G/4 Gaussians per class) fitted by brute force give
 // the Gaussians timed; E-step time is the median of --repeats runs, the tree's time including
 // its construction. --check also verifies that the tree at the exact threshold reproduces the
-// brute-force counts and log R^d (exit status 1 if not). Target of issue 4: >= 5x faster at
+// brute-force counts and log R^d (exit status 1 if not). Target: >= 5x faster at
 // G = 256, d <= 8 with the error within 0.2 points.
 #include <algorithm>
 #include <ctime>

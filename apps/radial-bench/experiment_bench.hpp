@@ -1,5 +1,5 @@
 #pragma once
-// The experiment part of radial-bench (issue 11): what `radial experiment` costs beyond the
+// The experiment part of radial-bench: what `radial experiment` costs beyond the
 // training itself, and how much running two runs at once gains.
 
 #include <cstddef>

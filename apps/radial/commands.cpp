@@ -249,7 +249,7 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
     data.inputs = std::move(inputs);
     data.feature_names = model.feature_names;
   }
-  // Predicted in row chunks: no standardised copy, no N x K outputs (issue 6).
+  // Predicted in row chunks: no standardised copy, no N x K outputs, so memory stays O(chunk).
   const Metrics metrics = evaluate_metrics(model, basis, data);
   const std::string json = metrics_json(metrics);
   // As in train: the file is prepared, stdout written, the file committed last, so a run that

@@ -5,7 +5,7 @@
 // An input starting with "RADIAL-MODEL" is read as a whole file (the header is fuzzed). Any
 // other input is taken as the payload and given a correct header, so mutations reach the
 // archive reader instead of stopping at the checksum: the checksum guards against damage, not
-// intent (issue 10), so the archive must hold on its own.
+// intent, so the archive must hold on its own.
 #include <cstddef>
 #include <cstdint>
 #include <cmath>

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every fuzz target of the `fuzz` build for a bounded time (CI: 60 s each), on a copy of its
 # seed and regression corpora in a temporary folder (the repository is never written), with the
-# limits of issue 10: an input slower than 2 s, an RSS above 512 MB or one allocation above
-# 512 MB is a failure, as is a crash, a leak or a sanitizer report. Exits 1 if any target
-# failed, after printing each failing input's path; add it to regression/<target>/ once fixed.
+# limits a model reader must meet: an input slower than 2 s, an RSS above 512 MB or one
+# allocation above 512 MB is a failure, as is a crash, a leak or a sanitizer report. Exits 1 if
+# any target failed, after printing each failing input's path; add it to regression/<target>/
+# once fixed.
 #
 #   tests/fuzz/run-fuzzers.sh [seconds per target] [build folder]   (defaults: 60, build-fuzz)
 set -euo pipefail

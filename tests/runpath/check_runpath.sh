@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every ELF file under the given folders names only $ORIGIN-relative library folders in its
 # RUNPATH/RPATH: an empty entry (as in "lib:" or "::::") means "the current folder", and an
-# absolute one ties a build to where it was built (issue 10, item 1).
+# absolute one ties a build to where it was built.
 # Usage: check_runpath.sh FOLDER...
 set -uo pipefail
 checked=0

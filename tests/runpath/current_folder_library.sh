@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PROMISE: running the host from a folder that holds a library named like one of its
-# dependencies never loads that library (issue 10, item 1: RUNPATH "lib:" searched the current
-# folder). Usage: current_folder_library.sh RADIAL_HOST COMPILER
+# dependencies never loads that library (a RUNPATH "lib:" has an empty entry, which searches
+# the current folder). Usage: current_folder_library.sh RADIAL_HOST COMPILER
 set -euo pipefail
 host=$(realpath "$1")
 cc=$2

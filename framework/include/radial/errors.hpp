@@ -1,5 +1,5 @@
 #pragma once
-// The only exception types that may cross a library boundary (DESIGN.md, plugin mechanics).
+// The only exception types that may cross a library boundary (host, framework and plugins).
 // They are defined out of line in the framework library so that their type information lives
 // there, not in a plugin that could be unloaded while an exception is in flight.
 //

@@ -1,6 +1,6 @@
 #pragma once
-// Row-block parallelism with results that do not depend on the number of threads (DESIGN.md,
-// "Performance rules").
+// Row-block parallelism with results that do not depend on the number of threads, so a model
+// trained on one machine is bit-identical to one trained on another with more cores.
 //
 // The rows [0, N) are cut into blocks of `block_rows` rows. The block size is chosen by the
 // caller and never by the thread count, so every block is computed from the same rows in the

@@ -3,8 +3,8 @@
 // cross-validation with committees (on the raw rows), standardises the training rows in place,
 // fits the centres, prepares the basis, fits the output layer with the centres fixed (the two
 // stages of every paper here), and evaluates on the training and test sets in row chunks.
-// Memory: the data plus O(chunk) buffers besides what the plugins keep (issue 6). Returns the
-// model and a report.
+// Memory: the data plus O(chunk) buffers besides what the plugins keep, so the largest data set
+// that trains is about the size of memory, not a fraction of it. Returns the model and a report.
 
 #include <cstdint>
 #include <functional>

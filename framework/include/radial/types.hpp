@@ -1,6 +1,7 @@
 #pragma once
 // The container types that cross every Radial interface: row-major xtensor, fixed rank.
-// No xarray and no lazy expressions in interfaces (DESIGN.md, performance rules).
+// No xarray and no lazy expressions in interfaces: a fixed rank and an evaluated, contiguous
+// buffer are what BLAS and the vectorised loops need, and what crosses a plugin boundary safely.
 
 #include <cstdint>
 

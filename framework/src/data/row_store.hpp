@@ -2,7 +2,7 @@
 // Values parsed row by row, kept in chunks of anonymous memory until the row count is known,
 // then moved into one Matrix chunk by chunk. Each chunk is unmapped as soon as it is copied, and
 // the Matrix's pages are only touched as they are written, so the peak is the data plus one
-// chunk, not two copies (issue 10: a CSV reads in its parsed size + 64 MB). Chunks grow from
+// chunk, not two copies (a CSV reads in its parsed size + 64 MB). Chunks grow from
 // 64 KB to 32 MB, so a small file costs little.
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // OpenBLAS's thread control, declared here rather than through <cblas.h>, whose declarations
-// clash with the ones xtensor-blas bundles (DESIGN.md, performance rules).
+// clash with the ones xtensor-blas bundles (both declare the CBLAS functions).
 #include "radial/numerics/blas_threads.hpp"
 
 #include <algorithm>

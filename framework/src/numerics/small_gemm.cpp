@@ -1,6 +1,6 @@
 // Skinny GEMM for the mixture E-step: an AVX-512 register-blocked kernel chosen at run time,
 // cblas_dgemm otherwise (see small_gemm.hpp for why). No xtensor-blas here: its bundled
-// declarations clash with <cblas.h> (DESIGN.md, performance rules).
+// declarations clash with <cblas.h> (both declare the CBLAS functions).
 #include "radial/numerics/small_gemm.hpp"
 
 #include "radial/numerics/cpu.hpp"

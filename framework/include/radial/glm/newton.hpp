@@ -1,5 +1,5 @@
 #pragma once
-// Newton systems H d = -g of the output trainers, solved stably (DESIGN.md, numerical safety):
+// Newton systems H d = -g of the output trainers, solved stably, never by an explicit inverse:
 // Cholesky first, falling back to a rank-aware pseudo-inverse by symmetric eigendecomposition
 // when H is not numerically positive definite (the softmax Hessian is always singular: adding
 // the same vector to every output's weights leaves the outputs unchanged, paper 003 section 2.2,

@@ -1,7 +1,8 @@
 #pragma once
 // The BLAS thread count. Radial parallelises over row blocks itself and keeps BLAS
-// single-threaded inside parallel regions (DESIGN.md), so results never depend on the number of
-// threads; callers set BLAS threads around the regions that call BLAS on whole problems.
+// single-threaded inside parallel regions (T workers must not each start a BLAS thread per
+// core), so results never depend on the number of threads; callers set BLAS threads around the
+// regions that call BLAS on whole problems.
 
 namespace radial {
 

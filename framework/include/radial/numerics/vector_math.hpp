@@ -1,7 +1,7 @@
 #pragma once
 // Vectorised elementwise exp and log over contiguous doubles. exp and log dominate the
 // elementwise work of Gaussian bases, log-sum-exp and responsibilities, and a scalar std::exp
-// loop is the bottleneck there (DESIGN.md, performance rules).
+// loop is the bottleneck there.
 //
 // The kernel is chosen once, at first use: on x86-64 with glibc, glibc's vector math library
 // (libmvec, AVX-512 or AVX2) when the CPU has it; otherwise xsimd batches of the widest

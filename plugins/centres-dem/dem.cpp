@@ -11,6 +11,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
+#include "radial/numerics/log_sum_exp.hpp"
 #include "radial/text.hpp"
 
 namespace radial::plugins {
@@ -129,7 +130,7 @@ void weights_of(const Centres& c, Vector& log_num, Vector& log_den) {
   for (std::size_t j = 0; j < m; ++j) {
     const auto k = std::size_t(c.owner(j));
     const double w = c.mixing(j, k);
-    log_num(j) = w > 0 ? std::log(w) : minus_inf;
+    log_num(j) = log_or_minus_inf(w);
     log_den(j) = w > 0 && c.class_priors(k) > 0 ? std::log(w) + std::log(c.class_priors(k))
                                                 : minus_inf;
   }

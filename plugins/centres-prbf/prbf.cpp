@@ -13,6 +13,7 @@
 #include "radial/errors.hpp"
 #include "radial/kernel_prior.hpp"
 #include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"
 #include "radial/text.hpp"
 
@@ -134,7 +135,7 @@ double responsibilities(const Matrix& x, const Labels& classes, const Centres& t
 
 Matrix log_of(const Matrix& pi) {
   Matrix out = pi;
-  for (double& v : out) v = v > 0 ? std::log(v) : -std::numeric_limits<double>::infinity();
+  for (double& v : out) v = log_or_minus_inf(v);
   return out;
 }
 
@@ -419,8 +420,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   Matrix log_w = Matrix::from_shape({m, num_classes});
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t c = 0; c < num_classes; ++c)
-      log_w(j, c) = mixture.mixing(j, 0) > 0 ? std::log(mixture.mixing(j, 0))
-                                             : -std::numeric_limits<double>::infinity();
+      log_w(j, c) = log_or_minus_inf(mixture.mixing(j, 0));
   MixtureCounts stats;
   responsibilities(x, classes, theta, log_w, options.block_rows, ctx.threads, stats);
   theta.mixing = Matrix::from_shape({m, num_classes});

@@ -9,6 +9,7 @@
 
 #include "radial/centres.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"
 #include "radial/text.hpp"
 #include "radial/types.hpp"
@@ -27,7 +28,7 @@ inline void copy_rows(const Matrix& x, std::size_t first, std::size_t rows, Matr
 
 inline Vector log_of(const Vector& w) {
   Vector l = w;
-  for (std::size_t j = 0; j < l.size(); ++j) l(j) = w(j) > 0 ? std::log(w(j)) : minus_inf;
+  for (std::size_t j = 0; j < l.size(); ++j) l(j) = log_or_minus_inf(w(j));
   return l;
 }
 

@@ -1,0 +1,157 @@
+#pragma once
+// The conformance checks of a Basis plugin (radial/sdk/conformance.hpp).
+
+#include "radial/sdk/conformance/fixtures.hpp"
+
+namespace radial::conformance {
+namespace detail {
+
+inline void check_basis(const Registry& registry, const ComponentInfo& info, const Params& params,
+                        const Options& options, Runner& runner) {
+  const Dataset data = two_classes(options.rows_per_class, options.features, options.seed);
+  const Centres given = class_centres(data);
+
+  std::shared_ptr<Basis> first;
+  Centres prepared;
+  Matrix r2, phi;
+  bool ready = false;
+  runner.run("basis/make-and-map", [&] {
+    first = registry.make_basis(info.id, params);
+    prepared = given;
+    FitContext ctx(options.seed);
+    first->prepare(prepared, ctx);
+    prepared.check();
+    SquaredDistances(prepared, first->metric()).compute(data.inputs, r2);
+    phi = r2;
+    first->map(phi);
+    if (phi.shape() != r2.shape()) {
+      runner.fail("basis/make-and-map", "map() changed the shape of the block");
+      return;
+    }
+    if (!all_finite(phi)) {
+      runner.fail("basis/make-and-map", "map() produced non-finite values for finite distances");
+    }
+    ready = true;
+  });
+  if (!ready) return;
+
+  runner.run("basis/prepare-twice", [&] {
+    auto again = registry.make_basis(info.id, params);
+    Centres once = given, twice = given;
+    FitContext ctx1(options.seed), ctx2(options.seed);
+    again->prepare(once, ctx1);
+    again->prepare(twice, ctx2);
+    const std::string centres_differ = difference(twice, prepared);
+    if (!centres_differ.empty()) {
+      runner.fail("basis/prepare-twice",
+                  "preparing twice changed the centres from preparing once: " + centres_differ);
+    }
+    Matrix out = r2;
+    again->map(out);
+    const std::string d = difference(out, phi, "phi");
+    if (!d.empty()) {
+      runner.fail("basis/prepare-twice",
+                  "a second instance prepared twice maps differently from the first: " + d);
+    }
+  });
+
+  runner.run("basis/blocks", [&] {
+    Matrix by_rows = r2;
+    for (std::size_t i = 0; i < r2.shape(0); ++i) {
+      Matrix row = Matrix::from_shape({1, r2.shape(1)});
+      for (std::size_t j = 0; j < r2.shape(1); ++j) row(0, j) = r2(i, j);
+      first->map(row);
+      for (std::size_t j = 0; j < r2.shape(1); ++j) by_rows(i, j) = row(0, j);
+    }
+    // Vectorised kernels may round a block's tail differently by an ulp or two; anything more
+    // means phi depends on the other rows of the block.
+    for (std::size_t i = 0; i < phi.size(); ++i) {
+      const double a = by_rows.data()[i], b = phi.data()[i];
+      if (!(std::fabs(a - b) <= 1e-13 * std::max(1.0, std::fabs(b)))) {
+        std::ostringstream out;
+        out.precision(17);
+        out << "mapping row by row differs from mapping the block at flat index " << i << ": " << a
+            << " vs " << b;
+        runner.fail("basis/blocks", out.str());
+        return;
+      }
+    }
+  });
+
+  if (first->has_log_map()) {
+    runner.run("basis/log-map", [&] {
+      Matrix logs = r2;
+      first->log_map(logs);
+      for (std::size_t i = 0; i < phi.size(); ++i) {
+        const double expected = std::log(phi.data()[i]);
+        const double got = logs.data()[i];
+        if (phi.data()[i] > 0 &&
+            !(std::fabs(got - expected) <= 1e-10 * (1 + std::fabs(expected)))) {
+          std::ostringstream out;
+          out.precision(17);
+          out << "log_map differs from log(map) at flat index " << i << ": " << got << " vs "
+              << expected;
+          runner.fail("basis/log-map", out.str());
+          return;
+        }
+      }
+    });
+  }
+
+  runner.run("basis/state-round-trip", [&] {
+    const State state = first->state();
+    const State restored =
+        deserialize_state(serialize_state(state), "conformance state of " + info.id);
+    auto loaded = registry.make_basis(info.id, params);
+    loaded->load_state(restored);
+    Matrix out = r2;
+    loaded->map(out);
+    const std::string d = difference(out, phi, "phi");
+    if (!d.empty()) {
+      runner.fail("basis/state-round-trip",
+                  "a basis restored by load_state(deserialize_state(serialize_state(state()))) "
+                  "maps differently: " +
+                      d);
+    }
+  });
+
+  runner.run("basis/empty-state-refused", [&] {
+    if (first->state().empty()) return;  // nothing to restore, nothing to miss
+    auto loaded = registry.make_basis(info.id, params);
+    std::string what;
+    const Outcome outcome = outcome_of([&] { loaded->load_state(State{}); }, &what);
+    if (outcome == Outcome::Returned) {
+      runner.fail("basis/empty-state-refused",
+                  "load_state({}) was accepted although state() has entries; use state_get()");
+    } else if (outcome == Outcome::OtherException) {
+      runner.fail("basis/empty-state-refused",
+                  "load_state({}) threw a non-Radial exception: " + what);
+    }
+  });
+
+  runner.run("basis/bad-centres", [&] {
+    auto basis = registry.make_basis(info.id, params);
+    Centres bad = given;
+    bad.variances = Vector::from_shape({given.count() - 1});  // one variance short
+    bad.variances.fill(1.0);
+    std::string what;
+    const Outcome outcome = outcome_of(
+        [&] {
+          FitContext ctx(options.seed);
+          basis->prepare(bad, ctx);
+          bad.check();  // a basis may rebuild the shapes; then they must be consistent
+          Matrix out;
+          SquaredDistances(bad, basis->metric()).compute(data.inputs, out);
+          basis->map(out);
+        },
+        &what);
+    if (outcome == Outcome::OtherException) {
+      runner.fail("basis/bad-centres", "centres with " + std::to_string(given.count() - 1) +
+                                           " variances for " + std::to_string(given.count()) +
+                                           " centres gave a non-Radial exception: " + what);
+    }
+  });
+}
+
+}  // namespace detail
+}  // namespace radial::conformance

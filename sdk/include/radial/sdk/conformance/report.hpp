@@ -1,0 +1,73 @@
+#pragma once
+// The conformance kit's options and findings (radial/sdk/conformance.hpp).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "radial/basis.hpp"
+#include "radial/centre_learner.hpp"
+#include "radial/dataset.hpp"
+#include "radial/design_matrix.hpp"
+#include "radial/errors.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/model_store.hpp"
+#include "radial/numerics/distances.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/prediction_rule.hpp"
+#include "radial/params.hpp"
+#include "radial/registry.hpp"
+#include "radial/kernel_prior.hpp"
+#include "radial/weight_penalty.hpp"
+
+namespace radial::conformance {
+
+struct Options {
+  std::uint64_t seed = 20240917;
+  // Given to validate_params before the defaults: values for required parameters, or a
+  // configuration other than the defaults to put through the same checks.
+  std::map<std::string, ParamValue> params;
+  // The generated classification data: two overlapping Gaussian classes.
+  std::size_t rows_per_class = 40;
+  std::size_t features = 2;
+  // Weight penalties: |analytic - finite difference| <= tolerance * (1 + |finite difference|).
+  double derivative_tolerance = 1e-5;
+};
+
+struct Finding {
+  std::string check;    // e.g. "basis/state-round-trip"
+  std::string message;  // what was wrong, with numbers
+};
+
+struct Report {
+  std::string id;
+  Slot slot = Slot::Basis;
+  std::vector<std::string> checks;  // every check that ran
+  std::vector<Finding> findings;    // the ones that failed
+
+  bool ok() const { return findings.empty() && !checks.empty(); }
+  bool failed(const std::string& check) const {
+    for (const auto& finding : findings) {
+      if (finding.check == check) return true;
+    }
+    return false;
+  }
+  std::string str() const {
+    std::ostringstream out;
+    out << to_string(slot) << " plugin '" << id << "': " << checks.size() << " checks, "
+        << findings.size() << " failed";
+    for (const auto& finding : findings) out << "\n  " << finding.check << ": " << finding.message;
+    return out.str();
+  }
+};
+
+}  // namespace radial::conformance

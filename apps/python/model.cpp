@@ -40,7 +40,7 @@ py::array_t<double> predict(const ModelHandle& h, const py::handle& X) {
 }
 
 py::array_t<double> predict_proba(const ModelHandle& h, const py::handle& X) {
-  if (h.model->link == Link::Identity || h.model->task != Task::Classification) {
+  if (!gives_probabilities(h.model->link) || h.model->task != Task::Classification) {
     throw InputError(
         "predict_proba needs a model with probabilistic outputs (link logistic, "
         "softmax or bayes); this one has link " +

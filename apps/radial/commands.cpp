@@ -177,7 +177,7 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
                           : checked_output("--output", args.output, "output file",
                                            {{"model being read", args.model}, {"data file", args.data}});
   const Model model = load_model(args.model);
-  const bool probabilistic = model.link != Link::Identity;
+  const bool probabilistic = gives_probabilities(model.link);
   if (args.probabilities && (!probabilistic || model.task != Task::Classification)) {
     throw InputError(args.model + ": --probabilities needs a model with probabilistic outputs "
                      "(link logistic, softmax or bayes); this one has link " + to_string(model.link) +

@@ -22,6 +22,11 @@ Link::Link(std::string name) : name_(std::move(name)) {}
 
 const std::string& to_string(const Link& link) { return link.name(); }
 
+bool gives_probabilities(const Link& link) {
+  const PredictionRule* rule = find_prediction_rule(link.name());
+  return rule != nullptr && rule->probabilities();
+}
+
 std::optional<Link> link_from_string(const std::string& name) {
   if (!find_prediction_rule(name)) return std::nullopt;
   return Link(name);

@@ -56,6 +56,7 @@ class LinearRule : public PredictionRule {
 
 class IdentityRule final : public LinearRule {
  public:
+  bool probabilities() const override { return false; }
   std::string check(const Matrix& w, std::size_t classes) const override {
     const std::size_t columns = w.shape(1);
     if (classes == 0 && columns != 1)
@@ -73,6 +74,7 @@ class IdentityRule final : public LinearRule {
 
 class LogisticRule final : public LinearRule {
  public:
+  bool probabilities() const override { return true; }
   std::size_t outputs(std::size_t) const override { return 2; }
   std::string check(const Matrix& w, std::size_t classes) const override {
     if (classes == 0) return regression_refused("logistic");
@@ -99,6 +101,7 @@ class LogisticRule final : public LinearRule {
 
 class SoftmaxRule final : public LinearRule {
  public:
+  bool probabilities() const override { return true; }
   std::string check(const Matrix& w, std::size_t classes) const override {
     if (classes == 0) return regression_refused("softmax");
     const std::string bad = finite_weights(w);
@@ -120,6 +123,7 @@ class SoftmaxRule final : public LinearRule {
 // a_k = W_Mk + lse_j(log phi_j + W_jk), then normalised over k (a softmax of a).
 class MixturePosteriorRule final : public PredictionRule {
  public:
+  bool probabilities() const override { return true; }
   bool log_domain() const override { return true; }
   std::string check(const Matrix& w, std::size_t classes) const override {
     if (classes == 0) return regression_refused("bayes");

@@ -22,6 +22,7 @@ constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 // y = 2 Phi W: a rule the framework does not know.
 class DoubledRule final : public PredictionRule {
  public:
+  bool probabilities() const override { return false; }
   std::string check(const Matrix& w, std::size_t) const override {
     return w.shape(1) == 1 ? "" : "one column";
   }
@@ -71,6 +72,10 @@ TEST_CASE("the framework registers identity, logistic, softmax and bayes", "[pre
   CHECK_FALSE(rule("softmax").log_domain());
   CHECK(rule("logistic").outputs(1) == 2);
   CHECK(Link() == Link::Identity);
+  // Which outputs are class probabilities (cross-entropy, --probabilities, predict_proba).
+  CHECK_FALSE(gives_probabilities(Link::Identity));
+  for (const Link& link : {Link::Logistic, Link::Softmax, Link::Bayes}) CHECK(gives_probabilities(link));
+  CHECK_FALSE(gives_probabilities(Link("probit")));  // not registered
 }
 
 TEST_CASE("a name belongs to one rule until its owner removes it", "[prediction-rule]") {
@@ -78,6 +83,7 @@ TEST_CASE("a name belongs to one rule until its owner removes it", "[prediction-
   register_prediction_rule("doubled", doubled);
   register_prediction_rule("doubled", doubled);  // the same object again: nothing changes
   CHECK(find_prediction_rule("doubled") == &doubled);
+  CHECK_FALSE(gives_probabilities(Link("doubled")));  // a plugin's rule of values
   CHECK_THROWS_WITH(register_prediction_rule("doubled", other),
                     Catch::Contains("'doubled' is already registered"));
   CHECK_THROWS_AS(register_prediction_rule("softmax", other), Error);

@@ -140,7 +140,7 @@ PlotBody decision_regions_plot(const Model& model, std::shared_ptr<const Basis> 
                      " inputs; decision-regions draws classification models with exactly two inputs "
                      "(train one on two features to see its regions)");
   }
-  if (probabilities && model.link == Link::Identity) {
+  if (probabilities && !gives_probabilities(model.link)) {
     throw InputError(model_file + ": --probabilities needs a model with probabilistic outputs (link "
                      "logistic, softmax or bayes); this one has linear outputs (train it with output "
                      "plugin irls, scg, bfgs or bayes)");

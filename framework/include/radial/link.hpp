@@ -32,6 +32,10 @@ class Link {
 };
 
 const std::string& to_string(const Link& link);
+// Whether the link's prediction rule gives class probabilities (PredictionRule::probabilities);
+// false when no rule of that name is registered.
+bool gives_probabilities(const Link& link);
+
 // The link of that name when a prediction rule of that name is registered.
 std::optional<Link> link_from_string(const std::string& name);
 

@@ -32,6 +32,11 @@ class PredictionRule {
   // true: the rule reads log phi (M columns) instead of [phi, 1].
   virtual bool log_domain() const { return false; }
 
+  // true: the outputs are class probabilities (rows sum to 1), so metrics report a
+  // cross-entropy and `predict --probabilities` / predict_proba give them; false: values
+  // (regression, or least-squares scores). Every rule says which.
+  virtual bool probabilities() const = 0;
+
   // Outputs per row for weights of `columns` columns.
   virtual std::size_t outputs(std::size_t columns) const { return columns; }
 

@@ -41,7 +41,7 @@ void MetricsAccumulator::add(std::size_t first, const Matrix& outputs) {
     throw ShapeError("metrics: the network has " + std::to_string(k) + " outputs but the data has " +
                      std::to_string(data_.num_classes) + " classes");
   }
-  const bool probabilities = link_ != Link::Identity;
+  const bool probabilities = gives_probabilities(link_);
   for (std::size_t i = 0; i < rows; ++i) {
     const auto t = static_cast<std::size_t>(data_.classes(first + i));
     std::size_t best = 0;
@@ -68,7 +68,7 @@ Metrics MetricsAccumulator::result() const {
   if (data_.task == Task::Regression) return m;
   m.misclassified = wrong_;
   m.error_rate = n ? double(wrong_) / double(n) : 0.0;
-  if (link_ != Link::Identity) m.cross_entropy = n ? ce_ / double(n) : 0.0;
+  if (gives_probabilities(link_)) m.cross_entropy = n ? ce_ / double(n) : 0.0;
   return m;
 }
 

@@ -15,6 +15,7 @@ namespace class_means_plugin {
 
 class ProbitRule final : public radial::PredictionRule {
  public:
+  bool probabilities() const override { return true; }
   std::size_t outputs(std::size_t) const override { return 2; }
   std::string check(const radial::Matrix& weights, std::size_t classes) const override;
   void predict(const radial::Matrix& design, const radial::Matrix& weights,

@@ -1,5 +1,5 @@
 #pragma once
-// `bayes`: the class-conditional mixture output (DESIGN.md; Klautau, paper 002, eq. 1 and
+// `bayes`: the class-conditional mixture output (Klautau, paper 002, eq. 1 and
 // section II; Constantinopoulos et al., paper 004, the PRBF posterior):
 //
 //   p(C_k | x) = P(C_k) sum_j pi_jk p(x|j) / sum_k' P(C_k') sum_j pi_jk' p(x|j)

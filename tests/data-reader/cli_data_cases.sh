@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_data_cases.sh CASE RADIAL_BINARY SOURCE_DIR WORK_DIR — issue 10's data-file cases through
+# cli_data_cases.sh CASE RADIAL_BINARY SOURCE_DIR WORK_DIR — hostile and unusual data files through
 # the real host: pipes, .npy for predict, binary files, directories, too many classes, the
 # output stage's memory, and huge values.
 set -u

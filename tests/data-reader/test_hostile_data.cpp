@@ -70,7 +70,7 @@ TEST_CASE("CSV: binary bytes are refused at their line and column, escaped", "[d
              StartsWith(nul_cell.string() + ":3:4: control byte \\x00 in \"3,4\\x00\\x01,5\"") &&
                  Contains("binary file, not CSV"));
 
-  // 3 MB of NUL (issue 10: 1 GB of them peaked at 4.1 GB and the message was cut at the NUL):
+  // 3 MB of NUL (1 GB of them once peaked at 4.1 GB and the message was cut at the NUL):
   // refused in the first block, the message whole.
   const fs::path zeros = dir.write("zeros.csv", std::string(std::size_t(3) << 20, '\0'));
   const std::string message = data_error([&] { radial::read_csv(zeros); });
@@ -152,7 +152,7 @@ TEST_CASE("CSV: rows across block boundaries, CRLF split between blocks, long li
              StartsWith(endless.string() + ":2:1: the line is longer than 32.0 MB"));
 }
 
-TEST_CASE("CSV and .npy from a FIFO read as streams (issue 10: tellg() = -1)", "[data][hostile]") {
+TEST_CASE("CSV and .npy from a FIFO read as streams (where tellg() is -1)", "[data][hostile]") {
   TempDir dir;
   const fs::path fifo = dir.path / "pipe.csv";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # cli_model_files.sh CASE RADIAL_BINARY SOURCE_DIR WORK_DIR — model files from an untrusted or
-# unusual source through the real CLI (issue 10, items 3, 4, 5, 9, 12, 14). Each case states the
-# promise it checks.
+# unusual source through the real CLI. Each case states the promise it checks.
 set -u
 case_name=$1 radial=$2 src=$3 work=$4
 examples="$src/docs/examples"

@@ -1,4 +1,4 @@
-// Model files from an untrusted source (issue 10, items 3 and 4; docs/model-files.md): every
+// Model files from an untrusted source (docs/model-files.md): every
 // length in the archive is bounded by the bytes left before anything is allocated, every model
 // kind's class count is tied to its weights, link and Bayes parts, and any byte string gives a
 // Model (that a Network can use) or a ModelFileError. Payloads are rewritten and framed again

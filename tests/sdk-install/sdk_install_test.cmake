@@ -66,7 +66,7 @@ if(targets_text MATCHES "${work}")
   fail("RadialTargets.cmake names the install folder: the package is not relocatable")
 endif()
 
-# No installed ELF file searches the current folder or an absolute build path (issue 10, item 1).
+# No installed ELF file searches the current folder or an absolute build path: a library planted there must never be loaded.
 if(RADIAL_RUNPATH_CHECK)
   run("RUNPATH of every installed ELF file" "${RADIAL_RUNPATH_CHECK}" "${prefix}/${RADIAL_BINDIR}"
       "${prefix}/${RADIAL_LIBDIR}")

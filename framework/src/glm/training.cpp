@@ -54,7 +54,7 @@ OutputWeights fit_output_weights(const TrainingProblem& problem, const WeightPen
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train) {
   const Link link = resolve_link(link_choice, problem.data, component);
-  // Targets coded per block from the class indices: no N x K matrix (issue 6).
+  // Targets coded per block from the class indices: no N x K matrix, which for many classes would outgrow the data.
   Objective objective(problem.design, problem.data, link, penalty);
   OutputWeights out;
   out.weights = train(objective);

@@ -1,6 +1,6 @@
 #pragma once
 // Boost.Serialization of the model's value types, for the model store only (model_store.cpp is
-// the one translation unit that includes this). Plugins never see it (DESIGN.md, models).
+// the one translation unit that includes this). Plugins never see it: the model format is the framework's, so a plugin cannot break it.
 //
 // Every saved type carries a version: BOOST_CLASS_VERSION below, written by Boost with the first
 // object of each type and checked on load (a record newer than this build is refused). Arrays

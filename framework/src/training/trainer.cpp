@@ -388,7 +388,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   train_opts.target = p.data.target;
   train_opts.target_from_pipeline = true;
   train_opts.task = p.data.task;
-  // The training rows are read once and standardised in place (no second copy, issue 6).
+  // The training rows are read once and standardised in place (no second copy: memory stays about the size of the data).
   Dataset train_data = read_dataset(p.data.train, train_opts);
   std::optional<Dataset> raw_test;
   if (p.data.test) {

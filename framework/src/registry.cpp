@@ -421,23 +421,22 @@ std::vector<fs::path> Registry::loaded_files() const {
 
 const ComponentInfo& Registry::require(Slot slot, const std::string& id) const {
   if (const Entry* entry = impl_->find(slot, id)) return entry->info;
-  std::string message = "unknown " + std::string(to_string(slot)) + " plugin " + in_quotes(id);
+  throw InputError(unknown_plugin_message(slot, id));
+}
+
+std::string Registry::unknown_plugin_message(Slot slot, const std::string& id,
+                                             const std::string& name_given) const {
+  const std::string name = name_given.empty() ? std::string(to_string(slot)) : name_given;
+  const std::string message = "unknown " + name + " plugin " + in_quotes(id);
   if (const Entry* other = impl_->find_any(id)) {
-    message += ": " + in_quotes(id) + " is a " + to_string(other->info.slot) + " plugin, not a " +
-               to_string(slot) + " plugin";
-    throw InputError(message);
+    return message + " (" + in_quotes(id) + " is a " + to_string(other->info.slot) +
+           " plugin, not a " + name + " plugin)";
   }
   const std::vector<std::string> known = ids(slot);
-  const std::string guess = did_you_mean(id, known);
-  if (!guess.empty()) {
-    message += " (did you mean " + in_quotes(guess) + "?)";
-  } else if (known.empty()) {
-    message += "; no " + std::string(to_string(slot)) +
-               " plugins are loaded (check the plugin folder or set RADIAL_PLUGIN_PATH)";
-  } else {
-    message += "; available: " + join(known);
-  }
-  throw InputError(message);
+  return message + text::guess(id, known) + "; " +
+         (known.empty() ? "no " + name + " plugins are loaded (check the plugin folder and "
+                                         "RADIAL_PLUGIN_PATH)"
+                        : "the " + name + " plugins are " + join(known));
 }
 
 std::shared_ptr<Basis> Registry::make_basis(const std::string& id, const Params& params) const {

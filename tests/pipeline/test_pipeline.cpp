@@ -290,7 +290,7 @@ TEST_CASE("Pipeline errors name file:line:column and what to change", "[pipeline
        "unknown centres plugin 'kmean' (did you mean 'kmeans'?); the centres plugins are "
        "from-file, kmeans, subset"},
       {"pipeline-wrong-slot.toml", ":8:10: ",
-       "unknown centres plugin 'gaussian' ('gaussian' is a basis plugin)"},
+       "unknown centres plugin 'gaussian' ('gaussian' is a basis plugin, not a centres plugin)"},
       {"pipeline-unknown-parameter.toml", ":9:1: ",
        "unknown parameter 'cont' for centres plugin 'kmeans' (did you mean 'count'?); its "
        "parameters are count, init, max_iterations"},

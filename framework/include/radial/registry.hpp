@@ -101,8 +101,15 @@ class Registry {
   std::shared_ptr<KernelPrior> make_kernel_prior(const std::string& id,
                                                  const Params& params) const;
 
-  // find() that throws InputError "unknown <slot> plugin 'x' (did you mean 'y'?)".
+  // find() that throws InputError with unknown_plugin_message(slot, id).
   const ComponentInfo& require(Slot slot, const std::string& id) const;
+
+  // The one message for an id that is no `slot` plugin: "unknown <name> plugin 'x'", then
+  // "('x' is a basis plugin, not a <name> plugin)" or "(did you mean 'y'?)", then the plugins
+  // of the slot (or that none is loaded). `name`: how the user wrote the slot (a pipeline's
+  // table), default the slot's own name.
+  std::string unknown_plugin_message(Slot slot, const std::string& id,
+                                     const std::string& name = {}) const;
 
   struct Impl;
 

@@ -400,15 +400,7 @@ class PipelineReader {
     spec.plugin = string(*plugin, plugin_path, "plugin");
     const ComponentInfo* info = registry_.find(slot, spec.plugin);
     if (info == nullptr) {
-      std::string message = "unknown " + name + " plugin " + in_quotes(spec.plugin);
-      for (const ComponentInfo* other : registry_.components()) {
-        if (other->id == spec.plugin) {
-          message += " (" + in_quotes(spec.plugin) + " is a " + to_string(other->slot) +
-                     " plugin)";
-          break;
-        }
-      }
-      fail(node_at(plugin_path, *plugin), message + guess(spec.plugin, ids) + "; " + available);
+      fail(node_at(plugin_path, *plugin), registry_.unknown_plugin_message(slot, spec.plugin, name));
     }
 
     const std::string who = name + " plugin " + in_quotes(spec.plugin);

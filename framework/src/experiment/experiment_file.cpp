@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "experiment_internal.hpp"
+#include "../pipeline/toml_kind.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
 #include "radial/text.hpp"
@@ -123,20 +124,7 @@ using text::guess;
 using text::in_quotes;
 using text::join;
 
-std::string kind(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a real number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
-  }
-}
+using pipeline::kind;
 
 bool scalar(const toml::node& node) {
   return node.is_integer() || node.is_floating_point() || node.is_boolean() || node.is_string();

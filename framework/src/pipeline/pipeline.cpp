@@ -12,6 +12,7 @@
 #include <toml++/toml.h>
 
 #include "overrides.hpp"
+#include "toml_kind.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
 #include "radial/text.hpp"
@@ -87,21 +88,7 @@ std::string escape_invalid_utf8(const std::string& text) {
   return out;
 }
 
-// "an integer", "a string", ...: for "found ..." in messages.
-std::string kind(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a real number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    default: return "nothing";
-  }
-}
+using pipeline::kind;
 
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",

@@ -38,20 +38,7 @@ using radial::Shape;
 using radial::Vector;
 
 // Standardised iris features (population standard deviation, as reference_gmm.py).
-Matrix iris_standardised(radial::Labels* classes = nullptr) {
-  const radial::Dataset data =
-      radial::read_csv(radial::testing::source_dir() / "docs/examples/data/iris.csv");
-  Matrix x = data.inputs;
-  const std::size_t n = x.shape(0), d = x.shape(1);
-  for (std::size_t k = 0; k < d; ++k) {
-    double mean = 0, var = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += x(i, k) / double(n);
-    for (std::size_t i = 0; i < n; ++i) var += (x(i, k) - mean) * (x(i, k) - mean) / double(n);
-    for (std::size_t i = 0; i < n; ++i) x(i, k) = (x(i, k) - mean) / std::sqrt(var);
-  }
-  if (classes) *classes = data.classes;
-  return x;
-}
+Matrix iris_standardised() { return radial::testing::load_standardised("iris.csv", 150).x; }
 
 // Initial parameters of reference_gmm.py: means at the listed rows, weights 1/m, unit shapes.
 Centres initial(const Matrix& x, const std::vector<std::size_t>& rows, Shape shape) {

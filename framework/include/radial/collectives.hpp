@@ -55,6 +55,18 @@ class Collectives {
   // Ends every rank of the job now with `exit_code` (a failure that some ranks cannot know of;
   // the alternative is a hang). The single-process implementation calls std::exit.
   [[noreturn]] virtual void abort(int exit_code) = 0;
+
+  // What sum() has carried so far on this rank (for the communication model in
+  // docs/distributed.md): calls and values summed. With RADIAL_COLLECTIVES_STATS=1 in the
+  // environment, rank 0 of the MPI world prints its figures to stderr at exit.
+  struct Traffic {
+    std::uint64_t sums = 0;    // calls of sum()
+    std::uint64_t values = 0;  // values summed, over all calls (8 bytes each)
+  };
+  Traffic traffic() const { return traffic_; }
+
+ protected:
+  Traffic traffic_;
 };
 
 // The single-process communicator (rank 0 of 1).

@@ -7,7 +7,9 @@
 // copies in rank order, and MPI_Allgather returns every summed segment to every rank. That is
 // the bandwidth of a ring all-reduce, 2 (P - 1) / P of the values per rank, with a fixed order.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <memory>
 
 #include <boost/mpi/collectives.hpp>
@@ -40,8 +42,16 @@ class MpiWorld final : public Collectives {
   int rank() const override { return world_.rank(); }
   int size() const override { return world_.size(); }
 
-  void sum(double* values, std::size_t n) override { ordered_sum(values, n); }
-  void sum(std::uint64_t* values, std::size_t n) override { ordered_sum(values, n); }
+  ~MpiWorld() override {
+    const char* stats = std::getenv("RADIAL_COLLECTIVES_STATS");
+    if (stats && std::string(stats) == "1" && rank() == 0)
+      std::fprintf(stderr, "radial: collectives on rank 0 of %d: %llu sums, %llu values (%llu bytes)\n",
+                   size(), (unsigned long long)traffic_.sums, (unsigned long long)traffic_.values,
+                   (unsigned long long)(8 * traffic_.values));
+  }
+
+  void sum(double* values, std::size_t n) override { count(n); ordered_sum(values, n); }
+  void sum(std::uint64_t* values, std::size_t n) override { count(n); ordered_sum(values, n); }
   void max(double* values, std::size_t n) override {
     if (size() > 1 && n > 0)
       check(MPI_Allreduce(MPI_IN_PLACE, values, int(n), MPI_DOUBLE, MPI_MAX, world_), "max");
@@ -77,6 +87,11 @@ class MpiWorld final : public Collectives {
   }
 
  private:
+  void count(std::size_t n) {
+    ++traffic_.sums;
+    traffic_.values += n;
+  }
+
   template <class T>
   void ordered_sum(T* values, std::size_t n) {
     const std::size_t p = std::size_t(size());

@@ -56,4 +56,29 @@ Dataset read_dataset(const std::filesystem::path& file, const DataOptions& optio
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);
 
+// ---- Shards (data-parallel runs, radial/collectives.hpp) ----------------------------------------
+// Under `mpirun -np P` each rank reads only its contiguous shard of the rows; the shards of ranks
+// 0..P-1 in order are the rows read_dataset reads. Every rank makes the same call (collective).
+//  - .npy: rows even_shard(N, rank, P), read from their offset in the file (the other rows'
+//    bytes are never read).
+//  - CSV: every rank reads the header; the S bytes after it are cut at S*r/P and rank r owns the
+//    lines that start in [S*r/P, S*(r+1)/P) (so a rank may hold no rows). Messages name the line
+//    numbers of the whole file (each rank counts the line ends of its range, prefix-summed).
+//  - A pipe, FIFO or stdin cannot be split: with P > 1 it is a DataError.
+//  - The task, the class values (the union of every rank's labels, sorted, max_classes checked
+//    on the union) and the feature names are those of the whole file, so class indices are
+//    coded as read_dataset codes them; DataOptions::task and class_values apply as there.
+//  - "No data rows" is judged on the rows of all ranks.
+//  - Errors are agreed (radial::agreed): when one rank's range is bad (a ragged line), every rank
+//    throws that rank's DataError, prefixed "rank R: ", and none waits for the others.
+
+// This rank's shard of the rows of `file`, over the ranks of collectives(). With one rank it is
+// read_dataset(file, options).
+Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions& options = {});
+
+// This rank's shard of the inputs for prediction (as read_inputs_csv / the .npy inputs reader);
+// with one rank exactly what the CLI reads today.
+Matrix read_inputs_shard(const std::filesystem::path& file,
+                         const std::vector<std::string>& feature_names);
+
 }  // namespace radial

@@ -1,13 +1,18 @@
-// read_csv, read_inputs_csv and read_dataset of radial/data_reader.hpp.
+// read_csv, read_inputs_csv, read_dataset and their shards (read_dataset_shard,
+// read_inputs_shard) of radial/data_reader.hpp.
 
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <utility>
 
 #include "csv_scanner.hpp"
+#include "csv_shard.hpp"
 #include "npy_reader.hpp"
 #include "row_store.hpp"
+#include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
@@ -46,11 +51,9 @@ void require_rows(const data::CsvScanner& scanner, std::size_t rows) {
   }
 }
 
-}  // namespace
-
-Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) {
-  data::CsvScanner scanner(file);
-  const std::vector<std::string> names = scanner.header();
+// The target column's index among the header's `names` (DataOptions::target, else the last).
+std::size_t target_index(const data::CsvScanner& scanner, const std::vector<std::string>& names,
+                         const DataOptions& options) {
   const std::string header_at = scanner.name() + ":1:1";
   if (names.size() < 2) {
     throw DataError(header_at + ": only one column ('" + data::escaped(names.front()) +
@@ -66,49 +69,13 @@ Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) 
     }
     target = static_cast<std::size_t>(it - names.begin());
   }
-
-  Dataset data;
-  data.source = file.string();
-  data.target_name = names[target];
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    if (c != target) data.feature_names.push_back(names[c]);
-  }
-  const std::size_t d = data.feature_names.size();
-
-  data::RowStore inputs, targets;
-  // Row i is on line i + 2 (blank lines end the data); its target cell's column is kept for
-  // messages about labels.
-  std::vector<std::uint32_t> target_column;
-  std::vector<data::CsvCell> cells;
-  std::size_t rows = 0;
-  while (scanner.next_row(cells)) {
-    if (rows == 0) target_column.reserve(scanner.estimated_rows_left() + 1);
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const double value = data::parse_number(scanner, cells[c], names[c]);
-      if (c == target) {
-        targets.push(value);
-        target_column.push_back(std::uint32_t(std::min<std::size_t>(cells[c].column, UINT32_MAX)));
-      } else {
-        inputs.push(value);
-      }
-    }
-    ++rows;
-  }
-  require_rows(scanner, rows);
-
-  data.inputs = inputs.into_matrix(rows, d);
-  data::code_target(data, targets.into_vector(), options, [&](std::size_t i) {
-    return scanner.name() + ":" + std::to_string(i + 2) + ":" + std::to_string(target_column[i]);
-  });
-  return data;
+  return target;
 }
 
-Matrix read_inputs_csv(const std::filesystem::path& file,
-                       const std::vector<std::string>& feature_names) {
-  if (is_npy(file)) return data::read_npy_inputs(file, feature_names);
-  data::CsvScanner scanner(file);
-  const std::vector<std::string> names = scanner.header();
-  // source[j]: the file column holding feature j.
+// The file columns holding `feature_names`, in their order (extra columns ignored).
+std::vector<std::size_t> input_columns(const data::CsvScanner& scanner,
+                                       const std::vector<std::string>& names,
+                                       const std::vector<std::string>& feature_names) {
   std::vector<std::size_t> source(feature_names.size());
   for (std::size_t j = 0; j < feature_names.size(); ++j) {
     const auto it = std::find(names.begin(), names.end(), feature_names[j]);
@@ -120,8 +87,40 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
     }
     source[j] = static_cast<std::size_t>(it - names.begin());
   }
+  return source;
+}
 
-  data::RowStore inputs;
+// The rows of a CSV data set being read: inputs, target values, and each target cell's column
+// (kept for messages about labels).
+struct CsvRows {
+  data::RowStore inputs, targets;
+  std::vector<std::uint32_t> target_column;
+  std::size_t rows = 0;
+};
+
+// Parses every row the scanner returns (the file, or a shard's range) into `out`.
+void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
+               std::size_t target, CsvRows& out) {
+  std::vector<data::CsvCell> cells;
+  while (scanner.next_row(cells)) {
+    if (out.rows == 0) out.target_column.reserve(scanner.estimated_rows_left() + 1);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const double value = data::parse_number(scanner, cells[c], names[c]);
+      if (c == target) {
+        out.targets.push(value);
+        out.target_column.push_back(
+            std::uint32_t(std::min<std::size_t>(cells[c].column, UINT32_MAX)));
+      } else {
+        out.inputs.push(value);
+      }
+    }
+    ++out.rows;
+  }
+}
+
+// Parses the columns `source` of every row the scanner returns into `inputs`; the row count.
+std::size_t read_input_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
+                            const std::vector<std::size_t>& source, data::RowStore& inputs) {
   std::vector<data::CsvCell> cells;
   std::size_t rows = 0;
   while (scanner.next_row(cells)) {
@@ -130,6 +129,118 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
     }
     ++rows;
   }
+  return rows;
+}
+
+// A data set named after the header, without rows yet.
+Dataset named_dataset(const std::filesystem::path& file, const std::vector<std::string>& names,
+                      std::size_t target) {
+  Dataset data;
+  data.source = file.string();
+  data.target_name = names[target];
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    if (c != target) data.feature_names.push_back(names[c]);
+  }
+  return data;
+}
+
+// Where target value i of `rows` is, row i being on line first_line + i.
+std::function<std::string(std::size_t)> target_where(const data::CsvScanner& scanner,
+                                                     const CsvRows& rows, std::size_t first_line) {
+  return [&scanner, &rows, first_line](std::size_t i) {
+    return scanner.name() + ":" + std::to_string(first_line + i) + ":" +
+           std::to_string(rows.target_column[i]);
+  };
+}
+
+// The scanner of a shard of `file`: opened and its header read by every rank (a stream refused),
+// and restricted to this rank's range. Collective.
+struct ShardScanner {
+  std::optional<data::CsvScanner> scanner;
+  std::vector<std::string> names;
+  data::CsvShard shard;
+};
+
+void open_shard(ShardScanner& s, const std::filesystem::path& file,
+                const std::function<void(const data::CsvScanner&)>& check_header) {
+  agreed([&] {
+    s.scanner.emplace(file);
+    data::require_shardable(s.scanner->regular(), s.scanner->name(), collectives().size());
+    s.names = s.scanner->header();
+    check_header(*s.scanner);
+  });
+  s.shard = data::plan_csv_shard(*s.scanner);
+}
+
+// "No data rows" judged on the rows of every rank (a rank may hold none).
+void require_rows_over_ranks(const data::CsvScanner& scanner, std::size_t rows) {
+  require_rows(scanner, std::size_t(count_over_ranks(rows)));
+}
+
+Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& options) {
+  ShardScanner s;
+  std::size_t target = 0;
+  open_shard(s, file, [&](const data::CsvScanner& scanner) {
+    target = target_index(scanner, s.names, options);
+  });
+  Dataset data = named_dataset(file, s.names, target);
+  CsvRows rows;
+  Vector targets;
+  agreed([&] {
+    s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
+    read_rows(*s.scanner, s.names, target, rows);
+    data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+    targets = rows.targets.into_vector();
+  });
+  require_rows_over_ranks(*s.scanner, rows.rows);
+  data::code_target_shard(data, std::move(targets), options,
+                          target_where(*s.scanner, rows, s.shard.first_line));
+  return data;
+}
+
+Matrix read_inputs_csv_shard(const std::filesystem::path& file,
+                             const std::vector<std::string>& feature_names) {
+  ShardScanner s;
+  std::vector<std::size_t> source;
+  open_shard(s, file, [&](const data::CsvScanner& scanner) {
+    source = input_columns(scanner, s.names, feature_names);
+  });
+  std::size_t rows = 0;
+  Matrix inputs;
+  agreed([&] {
+    s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
+    data::RowStore store;
+    rows = read_input_rows(*s.scanner, s.names, source, store);
+    inputs = store.into_matrix(rows, feature_names.size());
+  });
+  require_rows_over_ranks(*s.scanner, rows);
+  return inputs;
+}
+
+}  // namespace
+
+Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) {
+  data::CsvScanner scanner(file);
+  const std::vector<std::string> names = scanner.header();
+  const std::size_t target = target_index(scanner, names, options);
+  Dataset data = named_dataset(file, names, target);
+  // Row i is on line i + 2 (blank lines end the data).
+  CsvRows rows;
+  read_rows(scanner, names, target, rows);
+  require_rows(scanner, rows.rows);
+  data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+  data::code_target(data, rows.targets.into_vector(), options, target_where(scanner, rows, 2));
+  return data;
+}
+
+Matrix read_inputs_csv(const std::filesystem::path& file,
+                       const std::vector<std::string>& feature_names) {
+  if (is_npy(file)) return data::read_npy_inputs(file, feature_names);
+  data::CsvScanner scanner(file);
+  const std::vector<std::string> names = scanner.header();
+  const std::vector<std::size_t> source = input_columns(scanner, names, feature_names);
+  data::RowStore inputs;
+  const std::size_t rows = read_input_rows(scanner, names, source, inputs);
   require_rows(scanner, rows);
   return inputs.into_matrix(rows, feature_names.size());
 }
@@ -137,6 +248,19 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options) {
   if (is_npy(file)) return data::read_npy(file, options);
   return read_csv(file, options);
+}
+
+Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions& options) {
+  if (collectives().size() == 1) return read_dataset(file, options);
+  if (is_npy(file)) return data::read_npy_shard(file, options);
+  return read_csv_shard(file, options);
+}
+
+Matrix read_inputs_shard(const std::filesystem::path& file,
+                         const std::vector<std::string>& feature_names) {
+  if (collectives().size() == 1) return read_inputs_csv(file, feature_names);
+  if (is_npy(file)) return data::read_npy_inputs_shard(file, feature_names);
+  return read_inputs_csv_shard(file, feature_names);
 }
 
 }  // namespace radial

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <map>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include "radial/errors.hpp"
 #include "text_escape.hpp"
 
@@ -47,6 +50,7 @@ CsvScanner::CsvScanner(const std::filesystem::path& file)
   // A small regular file gets a buffer of its size (the buffer grows if it has to).
   const std::uint64_t size = input_.regular() ? input_.size() + 1 : block_bytes;
   buffer_.resize(std::size_t(std::clamp<std::uint64_t>(size, 4096, block_bytes)));
+  end_offset_ = input_.size();
 }
 
 std::string CsvScanner::where(std::size_t column) const {
@@ -54,9 +58,43 @@ std::string CsvScanner::where(std::size_t column) const {
 }
 
 std::size_t CsvScanner::estimated_rows_left() const {
-  if (!input_.regular() || line_ < 2 || consumed_ >= input_.size()) return 0;
-  const double per_line = double(consumed_) / double(line_);
-  return std::size_t(double(input_.size() - consumed_) / per_line) + 1;
+  // Bytes per line of the lines read since the range's start (from the file's start: with
+  // the header, as before ranges existed).
+  const std::size_t lines = line_ - origin_line_;
+  if (!input_.regular() || lines == 0 || line_ < 2 || consumed_ >= end_offset_) return 0;
+  const double per_line = double(consumed_ - origin_) / double(lines);
+  return std::size_t(double(end_offset_ - consumed_) / per_line) + 1;
+}
+
+std::size_t CsvScanner::read_at(std::uint64_t offset, char* out, std::size_t count) const {
+  std::size_t got = 0;
+  while (got < count) {
+    const ssize_t n = ::pread(input_.fd(), out + got, count - got, off_t(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      throw DataError(name_ + ": cannot read at byte " + std::to_string(offset + got) + ": " +
+                      std::strerror(errno) + "; check the file and the disk");
+    }
+    if (n == 0) break;
+    got += std::size_t(n);
+  }
+  return got;
+}
+
+void CsvScanner::restrict_to(std::uint64_t begin, std::uint64_t end, std::size_t first_line,
+                             std::size_t blank_line) {
+  if (::lseek(input_.fd(), off_t(begin), SEEK_SET) < 0) {
+    throw DataError(name_ + ": cannot seek to byte " + std::to_string(begin) + ": " +
+                    std::strerror(errno) + "; give a regular file");
+  }
+  begin_ = end_ = 0;
+  next_lf_ = unknown;
+  at_end_ = false;
+  consumed_ = origin_ = begin;
+  end_offset_ = std::max(begin, end);
+  unread_ = end_offset_ - begin;
+  line_ = origin_line_ = first_line - 1;
+  blank_line_ = blank_line;
 }
 
 void CsvScanner::refuse_binary(std::size_t from) const {
@@ -108,7 +146,9 @@ bool CsvScanner::fill() {
     buffer_.resize(std::min(buffer_.size() * 2, max_line_bytes + 2));
   }
   const std::size_t from = end_;
-  const std::size_t got = input_.read_some<DataError>(buffer_.data() + end_, buffer_.size() - end_);
+  const std::size_t room = std::size_t(std::min<std::uint64_t>(buffer_.size() - end_, unread_));
+  const std::size_t got = room == 0 ? 0 : input_.read_some<DataError>(buffer_.data() + end_, room);
+  unread_ -= std::min<std::uint64_t>(unread_, got);
   if (got == 0) {
     at_end_ = true;
     return false;

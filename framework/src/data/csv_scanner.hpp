@@ -9,6 +9,9 @@
 // (it is usually a concatenation mistake). Control bytes other than tab (NUL, ...) are refused
 // with their line and column: the file is binary, not CSV. Cells are views into the current
 // line: valid until the next call to next_row.
+//
+// For a shard (radial/collectives.hpp), a regular file can be restricted to the lines that
+// start in a byte range: each rank reads the header, then only its range (csv_shard.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -51,9 +54,24 @@ class CsvScanner {
   // "file:line:column" of a cell in the current row.
   std::string where(std::size_t column) const;
 
-  // Data rows still to come, estimated from the file size and the bytes per line so far; 0
-  // when unknown (a stream).
+  // Data rows still to come, estimated from the file size (the range's end) and the bytes per
+  // line so far; 0 when unknown (a stream).
   std::size_t estimated_rows_left() const;
+
+  // A regular file (its size known, readable at any offset), and its size.
+  bool regular() const { return input_.regular(); }
+  std::uint64_t size() const { return input_.size(); }
+  // File offset after the lines returned so far (after header(): where the data begin).
+  std::uint64_t offset() const { return consumed_; }
+  // Up to `count` bytes at file `offset` (fewer only at the end of the file), without moving
+  // the scanner. Regular files only.
+  std::size_t read_at(std::uint64_t offset, char* out, std::size_t count) const;
+  // Restricts the scanner to the file bytes [begin, end) (begin a line start after the header):
+  // the next row is the line starting at `begin`, numbered `first_line`, and the data end at
+  // `end`. `blank_line` is the first line of a run of blank lines just before `begin` (0: none),
+  // so that a row after it is refused as on the whole file. Regular files only.
+  void restrict_to(std::uint64_t begin, std::uint64_t end, std::size_t first_line,
+                   std::size_t blank_line);
 
  private:
   // Splits `text` (one line, no line end) into cells.
@@ -73,6 +91,10 @@ class CsvScanner {
   std::size_t next_lf_ = unknown;    // the first LF at or after begin_, end_ if none read yet
   bool at_end_ = false, started_ = false;
   std::uint64_t consumed_ = 0;       // bytes of the lines returned so far
+  std::uint64_t unread_ = std::uint64_t(-1);  // bytes fill() may still read (restrict_to)
+  std::uint64_t end_offset_ = 0;     // where the data end: the file size or the range's end
+  std::uint64_t origin_ = 0;         // offset where line counting for estimates starts
+  std::size_t origin_line_ = 0;      // line_ at origin_
   std::size_t line_ = 0;
   std::size_t blank_line_ = 0;       // the first of a run of blank lines, 0 if none
   std::size_t columns_ = 0;

@@ -8,10 +8,17 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include <errno.h>
+#include <unistd.h>
+
+#include "csv_shard.hpp"
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
 #include "row_store.hpp"
@@ -142,8 +149,10 @@ constexpr std::size_t max_header_bytes = std::size_t(1) << 20;
 // shape claims, so nothing is allocated for values the file does not hold.
 class NpyInput {
  public:
-  NpyInput(const std::filesystem::path& file, std::size_t min_columns)
+  // `ranks` > 1: the file is to be sharded, so a stream is refused before anything is read.
+  NpyInput(const std::filesystem::path& file, std::size_t min_columns, int ranks = 1)
       : in_(InputFile::open<DataError>(file, "data file")), name_(file.string()) {
+    if (ranks > 1) require_shardable(in_.regular(), name_, ranks);
     constexpr std::string_view magic("\x93NUMPY", 6);
     std::string prefix = read_up_to(8);
     if (prefix.size() >= 7 && prefix.compare(0, 6, magic) == 0) {
@@ -194,6 +203,8 @@ class NpyInput {
     }
     rows_ = header.shape[0];
     columns_ = header.shape[1];
+    data_offset_ = prefix.size() + header_length;
+    count_ = rows_;
     if (columns_ < min_columns) {
       throw DataError(name_ + ": the array has " + std::to_string(columns_) +
                       " column(s); it needs at least one input column and the target as its "
@@ -217,25 +228,41 @@ class NpyInput {
   }
 
   std::size_t rows() const { return rows_; }
+  // Rows for_each_row visits: all, or those selected.
+  std::size_t selected_rows() const { return count_; }
+  std::size_t first_row() const { return first_; }
+
+  // Visits only the rows `range` (of a regular file): the reads start at its first row, so the
+  // other rows' bytes are never read.
+  void select(RowRange range) {
+    if (::lseek(in_.fd(), off_t(data_offset_ + range.first * columns_ * sizeof(double)),
+                SEEK_SET) < 0) {
+      throw DataError(name_ + ": cannot seek to row " + std::to_string(range.first + 1) + ": " +
+                      std::strerror(errno) + "; give a regular file");
+    }
+    first_ = range.first;
+    count_ = range.count;
+  }
   std::size_t columns() const { return columns_; }
   const std::string& name() const { return name_; }
 
-  // Calls row(i, values) for every row, values being `columns()` finite doubles.
+  // Calls row(i, values) for every (selected) row, i counted from the first selected row,
+  // values being `columns()` finite doubles.
   template <class F>
   void for_each_row(F&& row) {
     const std::size_t row_bytes = columns_ * sizeof(double);
     const std::size_t block_rows = std::max<std::size_t>(1, (std::size_t(1) << 20) / row_bytes);
     std::vector<double> block(block_rows * columns_);
     std::size_t done = 0;
-    while (done < rows_) {
-      const std::size_t want = std::min(block_rows, rows_ - done);
+    while (done < count_) {
+      const std::size_t want = std::min(block_rows, count_ - done);
       const std::size_t got = read_into(reinterpret_cast<char*>(block.data()), want * row_bytes);
-      if (got < want * row_bytes) truncated((done * row_bytes + got) / sizeof(double));
+      if (got < want * row_bytes) truncated(((first_ + done) * row_bytes + got) / sizeof(double));
       for (std::size_t r = 0; r < want; ++r) {
         const double* values = block.data() + r * columns_;
         for (std::size_t j = 0; j < columns_; ++j) {
           if (!std::isfinite(values[j])) {
-            throw DataError(name_ + ": row " + std::to_string(done + r + 1) + ", column " +
+            throw DataError(name_ + ": row " + std::to_string(first_ + done + r + 1) + ", column " +
                             std::to_string(j + 1) + " is " +
                             (std::isnan(values[j]) ? "NaN" : "infinite") +
                             "; NaN and Inf are not allowed: impute the value or remove the row");
@@ -273,6 +300,8 @@ class NpyInput {
   InputFile in_;
   std::string name_;
   std::size_t rows_ = 0, columns_ = 0;
+  std::uint64_t data_offset_ = 0;           // where the values begin
+  std::size_t first_ = 0, count_ = 0;       // the rows for_each_row visits
 };
 
 // The target column (0-based) chosen by DataOptions::target: empty or "y" for the last column,
@@ -303,37 +332,29 @@ std::size_t positional_name(const std::string& feature) {
   return error == std::errc() && end == feature.data() + feature.size() ? j : 0;
 }
 
-}  // namespace
-
-Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) {
-  NpyInput in(file, 2);
-  const std::string& name = in.name();
-  const std::size_t rows = in.rows(), columns = in.columns();
-  const std::size_t target = target_column(options, columns, name);
-
+// Reads the selected rows of `in` into a data set named as read_npy names it.
+Dataset npy_dataset(NpyInput& in, const DataOptions& options, std::size_t target,
+                    RowStore& targets) {
+  const std::size_t columns = in.columns();
   Dataset data;
-  data.source = name;
+  data.source = in.name();
   // A numbered target keeps its number as its name, so that `evaluate` finds it again.
   data.target_name = options.target.empty() ? "y" : options.target;
   // Inputs are named by their column in the file: x1..xd when the target is last.
   for (std::size_t j = 0; j < columns; ++j) {
     if (j != target) data.feature_names.push_back("x" + std::to_string(j + 1));
   }
-
-  RowStore inputs, targets;
+  RowStore inputs;
   in.for_each_row([&](std::size_t, const double* values) {
     for (std::size_t j = 0; j < columns; ++j) (j == target ? targets : inputs).push(values[j]);
   });
-  data.inputs = inputs.into_matrix(rows, columns - 1);
-  code_target(data, targets.into_vector(), options, [&](std::size_t i) {
-    return name + ": row " + std::to_string(i + 1) + ", column " + std::to_string(target + 1);
-  });
+  data.inputs = inputs.into_matrix(in.selected_rows(), columns - 1);
   return data;
 }
 
-Matrix read_npy_inputs(const std::filesystem::path& file,
-                       const std::vector<std::string>& feature_names) {
-  NpyInput in(file, 1);
+// The file columns holding a model's `feature_names` (see read_npy_inputs).
+std::vector<std::size_t> npy_input_columns(const NpyInput& in,
+                                           const std::vector<std::string>& feature_names) {
   const std::size_t d = feature_names.size(), columns = in.columns();
   // Features named x<j> (a model trained on a .npy file) take column j; other names (a model
   // trained on CSV) take the columns in order, the target, if present, being the last.
@@ -353,11 +374,73 @@ Matrix read_npy_inputs(const std::filesystem::path& file,
     }
     for (std::size_t j = 0; j < d; ++j) source[j] = j;
   }
+  return source;
+}
+
+Matrix npy_inputs(NpyInput& in, const std::vector<std::size_t>& source) {
   RowStore inputs;
   in.for_each_row([&](std::size_t, const double* values) {
     for (const std::size_t column : source) inputs.push(values[column]);
   });
-  return inputs.into_matrix(in.rows(), d);
+  return inputs.into_matrix(in.selected_rows(), source.size());
+}
+
+// Where target value i of the selected rows is, for messages.
+std::function<std::string(std::size_t)> npy_where(const NpyInput& in, std::size_t target) {
+  return [name = in.name(), first = in.first_row(), target](std::size_t i) {
+    return name + ": row " + std::to_string(first + i + 1) + ", column " +
+           std::to_string(target + 1);
+  };
+}
+
+}  // namespace
+
+Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) {
+  NpyInput in(file, 2);
+  const std::size_t target = target_column(options, in.columns(), in.name());
+  RowStore targets;
+  Dataset data = npy_dataset(in, options, target, targets);
+  code_target(data, targets.into_vector(), options, npy_where(in, target));
+  return data;
+}
+
+Matrix read_npy_inputs(const std::filesystem::path& file,
+                       const std::vector<std::string>& feature_names) {
+  NpyInput in(file, 1);
+  return npy_inputs(in, npy_input_columns(in, feature_names));
+}
+
+Dataset read_npy_shard(const std::filesystem::path& file, const DataOptions& options) {
+  Collectives& comm = collectives();
+  if (comm.size() == 1) return read_npy(file, options);
+  std::optional<NpyInput> in;
+  std::size_t target = 0;
+  Dataset data;
+  Vector targets;
+  agreed([&] {
+    in.emplace(file, 2, comm.size());
+    target = target_column(options, in->columns(), in->name());
+    in->select(even_shard(in->rows(), comm.rank(), comm.size()));
+    RowStore store;
+    data = npy_dataset(*in, options, target, store);
+    targets = store.into_vector();
+  });
+  code_target_shard(data, std::move(targets), options, npy_where(*in, target));
+  return data;
+}
+
+Matrix read_npy_inputs_shard(const std::filesystem::path& file,
+                             const std::vector<std::string>& feature_names) {
+  Collectives& comm = collectives();
+  if (comm.size() == 1) return read_npy_inputs(file, feature_names);
+  Matrix inputs;
+  agreed([&] {
+    NpyInput in(file, 1, comm.size());
+    const std::vector<std::size_t> source = npy_input_columns(in, feature_names);
+    in.select(even_shard(in.rows(), comm.rank(), comm.size()));
+    inputs = npy_inputs(in, source);
+  });
+  return inputs;
 }
 
 }  // namespace radial::data

@@ -20,4 +20,12 @@ Dataset read_npy(const std::filesystem::path& file, const DataOptions& options);
 Matrix read_npy_inputs(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);
 
+// This rank's shard of the rows (read_dataset_shard, read_inputs_shard): rows
+// even_shard(N, rank, P) of a regular file, read from their offset (the other rows' bytes are
+// never read); the task and classes agreed over ranks; errors agreed. Collective; with one rank
+// the functions above.
+Dataset read_npy_shard(const std::filesystem::path& file, const DataOptions& options);
+Matrix read_npy_inputs_shard(const std::filesystem::path& file,
+                             const std::vector<std::string>& feature_names);
+
 }  // namespace radial::data

@@ -21,6 +21,13 @@ namespace radial::data {
 void code_target(Dataset& data, Vector target, const DataOptions& options,
                  const std::function<std::string(std::size_t)>& where);
 
+// code_target for this rank's shard of the target column, over the ranks of collectives(): the
+// task, the class values (the union of every rank's labels, max_classes checked on the union)
+// and so the class indices are those code_target gives the whole column. Errors are agreed
+// (radial::agreed). With one rank it is code_target. Collective.
+void code_target_shard(Dataset& data, Vector target, const DataOptions& options,
+                       const std::function<std::string(std::size_t)>& where);
+
 // The shortest text that reads back as `value` ("3", "0.1", "-2e-05").
 std::string format_value(double value);
 

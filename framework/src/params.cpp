@@ -159,6 +159,13 @@ ParamSpec& ParamSpec::above(double bound) {
 
 ParamSpec& ParamSpec::at_most(double bound) {
   max = bound;
+  max_exclusive = false;
+  return *this;
+}
+
+ParamSpec& ParamSpec::below(double bound) {
+  max = bound;
+  max_exclusive = true;
   return *this;
 }
 
@@ -216,7 +223,10 @@ std::string ParamSpec::check(const ParamValue& value) const {
     const bool ok = min_exclusive ? x > *min : x >= *min;
     if (!ok) return given + name + (min_exclusive ? " > " : " >= ") + format_bound(*min);
   }
-  if (max && !(x <= *max)) return given + name + " <= " + format_bound(*max);
+  if (max) {
+    const bool ok = max_exclusive ? x < *max : x <= *max;
+    if (!ok) return given + name + (max_exclusive ? " < " : " <= ") + format_bound(*max);
+  }
   return {};
 }
 
@@ -239,7 +249,7 @@ std::string ParamSpec::describe_constraint() const {
   std::string text = to_string(type);
   std::vector<std::string> bounds;
   if (min) bounds.push_back((min_exclusive ? "> " : ">= ") + format_bound(*min));
-  if (max) bounds.push_back("<= " + format_bound(*max));
+  if (max) bounds.push_back((max_exclusive ? "< " : "<= ") + format_bound(*max));
   if (!bounds.empty()) text += " " + join(bounds, " and ");
   return text;
 }
@@ -307,55 +317,93 @@ const std::string& Params::string(const std::string& name) const {
 
 // ---- validation -------------------------------------------------------------------------------
 
-Params validate_params(const ParamTable& table, const std::map<std::string, ParamValue>& given,
-                       const std::string& where) {
-  std::vector<std::string> problems;
+std::vector<ParamProblem> check_params(const ParamTable& table,
+                                       const std::map<std::string, ParamValue>& given) {
+  std::vector<ParamProblem> problems;
   std::vector<std::string> declared;
   for (const auto& spec : table) declared.push_back(spec.name);
 
   for (const auto& entry : given) {
     if (find_param(table, entry.first)) continue;
-    std::string message = "unknown parameter '" + entry.first + "'";
-    const std::string guess = did_you_mean(entry.first, declared);
-    if (!guess.empty()) {
-      message += " (did you mean '" + guess + "'?)";
+    ParamProblem problem;
+    problem.kind = ParamProblem::Kind::Unknown;
+    problem.name = entry.first;
+    problem.guess = did_you_mean(entry.first, declared);
+    problem.message = "unknown parameter '" + entry.first + "'";
+    if (!problem.guess.empty()) {
+      problem.message += " (did you mean '" + problem.guess + "'?)";
     } else if (declared.empty()) {
-      message += "; this component takes no parameters";
+      problem.message += "; this component takes no parameters";
     } else {
-      message += "; its parameters are " + join(declared, ", ");
+      problem.message += "; its parameters are " + join(declared, ", ");
     }
-    problems.push_back(message);
+    problems.push_back(std::move(problem));
+  }
+
+  for (const auto& spec : table) {
+    const auto found = given.find(spec.name);
+    if (found == given.end()) {
+      if (spec.required) {
+        problems.push_back({ParamProblem::Kind::Missing, spec.name,
+                            "missing required parameter '" + spec.name + "' (" +
+                                spec.describe_constraint() + ": " + spec.doc + ")",
+                            {}});
+      }
+      continue;
+    }
+    std::string message = spec.check(found->second);
+    if (!message.empty()) {
+      problems.push_back({ParamProblem::Kind::Invalid, spec.name, std::move(message), {}});
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> check_param_table(const ParamTable& table) {
+  std::vector<std::string> problems;
+  std::vector<std::string> names;
+  for (const auto& spec : table) {
+    const std::string label = "parameter '" + spec.name + "'";
+    if (spec.name.empty()) problems.push_back("a parameter has an empty name");
+    if (std::find(names.begin(), names.end(), spec.name) != names.end()) {
+      problems.push_back(label + " is declared twice");
+    }
+    names.push_back(spec.name);
+    if (spec.doc.empty()) problems.push_back(label + " has an empty doc");
+    if (spec.min && spec.max && *spec.min > *spec.max) {
+      problems.push_back(label + " has min > max");
+    }
+    if (spec.type == ParamType::Choice && spec.choices.empty()) {
+      problems.push_back(label + " is a choice with no choices");
+    }
+    if (!spec.required) {
+      const std::string problem = spec.check(spec.default_value);
+      if (!problem.empty()) {
+        problems.push_back(label + ": its default fails its own check: " + problem);
+      }
+    }
+  }
+  return problems;
+}
+
+Params validate_params(const ParamTable& table, const std::map<std::string, ParamValue>& given,
+                       const std::string& where) {
+  const std::vector<ParamProblem> problems = check_params(table, given);
+  if (!problems.empty()) {
+    std::string message = where + ": ";
+    if (problems.size() == 1) {
+      message += problems.front().message;
+    } else {
+      message += std::to_string(problems.size()) + " parameter problems:";
+      for (const auto& problem : problems) message += "\n  " + problem.message;
+    }
+    throw ParameterError(message);
   }
 
   std::map<std::string, ParamValue> values;
   for (const auto& spec : table) {
     const auto found = given.find(spec.name);
-    if (found == given.end()) {
-      if (spec.required) {
-        problems.push_back("missing required parameter '" + spec.name + "' (" +
-                           spec.describe_constraint() + ": " + spec.doc + ")");
-      } else {
-        values[spec.name] = spec.coerce(spec.default_value);
-      }
-      continue;
-    }
-    const std::string problem = spec.check(found->second);
-    if (!problem.empty()) {
-      problems.push_back(problem);
-    } else {
-      values[spec.name] = spec.coerce(found->second);
-    }
-  }
-
-  if (!problems.empty()) {
-    std::string message = where + ": ";
-    if (problems.size() == 1) {
-      message += problems.front();
-    } else {
-      message += std::to_string(problems.size()) + " parameter problems:";
-      for (const auto& problem : problems) message += "\n  " + problem;
-    }
-    throw ParameterError(message);
+    values[spec.name] = spec.coerce(found != given.end() ? found->second : spec.default_value);
   }
   return Params(std::move(values));
 }

@@ -119,28 +119,6 @@ LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
 
 }  // namespace
 
-LeastSquaresOutput::LeastSquaresOutput(Solver solver, double rcond)
-    : solver_(solver), rcond_(rcond) {
-  // Values at or below rcond x the largest count as 0: rcond >= 1 would drop them all and
-  // return zero weights without a word.
-  if (!(rcond < 1.0)) {
-    std::ostringstream msg;
-    msg << "plugin least-squares, parameter rcond = " << rcond
-        << ". Violated constraint: rcond < 1 (singular values or eigenvalues at or below rcond "
-           "times the largest count as 0, so rcond >= 1 discards all of them); use e.g. 1e-10, "
-           "or a negative value for the default cut-off";
-    throw ParameterError(msg.str());
-  }
-}
-
-LeastSquaresOutput::Solver LeastSquaresOutput::solver_from_string(const std::string& name) {
-  if (name == "auto") return Solver::Auto;
-  if (name == "svd") return Solver::Svd;
-  if (name == "normal-equations") return Solver::NormalEquations;
-  throw ParameterError("plugin least-squares: solver = '" + name +
-                       "'. Violated constraint: one of auto, svd, normal-equations");
-}
-
 OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                                       FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();

@@ -20,27 +20,36 @@
 #include <string>
 
 #include "radial/output_layer.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
+enum class LeastSquaresSolver { Auto, Svd, NormalEquations };
+
+struct LeastSquaresOptions {
+  LeastSquaresSolver solver = LeastSquaresSolver::Auto;
+  double rcond = -1.0;  // < 0: LAPACK's default cut-offs (radial/numerics/least_squares.hpp)
+};
+
+// The validated parameters (solver, rcond < 1 by the table) as options.
+LeastSquaresOptions least_squares_options(const Params& params);
+
 class LeastSquaresOutput final : public OutputLayer {
  public:
-  enum class Solver { Auto, Svd, NormalEquations };
+  using Solver = LeastSquaresSolver;
 
   // Design matrices of at most this many entries (32 MiB of doubles) are solved by SVD under
   // Solver::Auto.
   static constexpr std::size_t svd_limit = std::size_t(1) << 22;
 
-  // rcond < 0: LAPACK's default cut-offs (see radial/numerics/least_squares.hpp).
-  LeastSquaresOutput(Solver solver, double rcond);
+  explicit LeastSquaresOutput(LeastSquaresOptions options)
+      : solver_(options.solver), rcond_(options.rcond) {}
 
   // Targets from targets_for(Link::Identity, data): values (regression) or 1-of-K (classes,
   // predicted by arg max). Records rank, solver and final_error = 0.5 SSE + penalty(W) in
   // ctx.report; warns "rank-deficient" when rank < M+1.
   OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
-
-  static Solver solver_from_string(const std::string& name);
 
  private:
   Solver solver_;

@@ -25,20 +25,33 @@ radial::ComponentInfo info() {
                               "relative cut-off below which singular values (svd) or "
                               "eigenvalues (normal-equations) count as 0; < 0: machine "
                               "epsilon x max(N, M+1), or epsilon x (M+1) for eigenvalues; "
-                              "must be < 1 (checked when the plugin is made: >= 1 would count "
-                              "every value as 0)"),
+                              "below 1, since rcond >= 1 would count every value as 0")
+          .below(1.0),
   };
   return info;
 }
 
 void register_least_squares(radial::Registrar& registrar) {
   registrar.add_output_layer(info(), [](const radial::Params& params) {
-    using radial::plugins::LeastSquaresOutput;
-    return std::make_unique<LeastSquaresOutput>(
-        LeastSquaresOutput::solver_from_string(params.string("solver")), params.real("rcond"));
+    using namespace radial::plugins;
+    return std::make_unique<LeastSquaresOutput>(least_squares_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+LeastSquaresOptions least_squares_options(const Params& params) {
+  LeastSquaresOptions options;
+  const std::string& solver = params.string("solver");  // one of the table's choices
+  options.solver = solver == "svd"                ? LeastSquaresSolver::Svd
+                   : solver == "normal-equations" ? LeastSquaresSolver::NormalEquations
+                                                  : LeastSquaresSolver::Auto;
+  options.rcond = params.real("rcond");
+  return options;
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("least-squares", "1.0.0", register_least_squares)

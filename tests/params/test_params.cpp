@@ -48,6 +48,61 @@ TEST_CASE("range checks name the parameter, the value and the violated constrain
   CHECK(fraction.check(ParamValue{0.25}).empty());
 }
 
+TEST_CASE("an exclusive upper bound: below()") {
+  const auto rcond = ParamSpec::real("rcond", -1.0, "cut-off").below(1);
+  CHECK(rcond.check(ParamValue{1.0}) == "rcond = 1.0. Violated constraint: rcond < 1");
+  CHECK(rcond.check(ParamValue{2.5}) == "rcond = 2.5. Violated constraint: rcond < 1");
+  CHECK(rcond.check(ParamValue{std::nextafter(1.0, 0.0)}).empty());
+  CHECK(rcond.describe_constraint() == "real < 1");
+  // at_most after below() makes the bound inclusive again.
+  auto again = rcond;
+  again.at_most(1);
+  CHECK(again.check(ParamValue{1.0}).empty());
+}
+
+TEST_CASE("check_params: every problem with its kind, name and the message validate_params uses") {
+  using Kind = radial::ParamProblem::Kind;
+  radial::ParamTable table = kmeans_like();
+  table.push_back(ParamSpec::path("file", "", "centres file").make_required());
+  const auto problems = radial::check_params(
+      table, {{"cuont", std::int64_t{3}}, {"count", std::int64_t{0}}, {"xyzzy", true}});
+  REQUIRE(problems.size() == 4);
+  CHECK(problems[0].kind == Kind::Unknown);
+  CHECK(problems[0].name == "cuont");
+  CHECK(problems[0].guess == "count");
+  CHECK(problems[0].message == "unknown parameter 'cuont' (did you mean 'count'?)");
+  CHECK(problems[1].kind == Kind::Unknown);
+  CHECK(problems[1].guess.empty());
+  CHECK_THAT(problems[1].message, Contains("its parameters are count, tolerance"));
+  CHECK(problems[2].kind == Kind::Invalid);
+  CHECK(problems[2].name == "count");
+  CHECK(problems[2].message == "count = 0. Violated constraint: count >= 1");
+  CHECK(problems[3].kind == Kind::Missing);
+  CHECK(problems[3].name == "file");
+  CHECK(radial::check_params(table, {{"file", std::string("c.csv")}}).empty());
+}
+
+TEST_CASE("check_param_table: what is wrong with a table itself") {
+  CHECK(radial::check_param_table(kmeans_like()).empty());
+  const radial::ParamTable bad = {
+      ParamSpec::integer("count", 0, "centres").at_least(1),     // default fails its check
+      ParamSpec::integer("count", 8, "again"),                   // declared twice
+      ParamSpec::real("x", 0.5, "").at_least(2).at_most(1),      // no doc, min > max
+      ParamSpec::choice("init", "a", {}, "no choices"),
+  };
+  const auto problems = radial::check_param_table(bad);
+  const auto has = [&](const std::string& text) {
+    for (const auto& p : problems)
+      if (p.find(text) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(has("parameter 'count': its default fails its own check: count = 0"));
+  CHECK(has("parameter 'count' is declared twice"));
+  CHECK(has("parameter 'x' has an empty doc"));
+  CHECK(has("parameter 'x' has min > max"));
+  CHECK(has("parameter 'init' is a choice with no choices"));
+}
+
 TEST_CASE("types: integers widen to reals, nothing else converts") {
   const auto width = ParamSpec::real("width", 1.0, "basis width").above(0);
   CHECK(width.check(ParamValue{std::int64_t{2}}).empty());

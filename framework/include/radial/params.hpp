@@ -31,6 +31,7 @@ struct ParamSpec {
   bool required = false;                 // no default: the pipeline must give it
   std::optional<double> min, max;        // inclusive bounds (Integer, Real)
   bool min_exclusive = false;            // (min, ...) instead of [min, ...)
+  bool max_exclusive = false;            // (..., max) instead of (..., max]
   std::vector<std::string> choices;      // Choice only
   std::string doc;
 
@@ -46,6 +47,7 @@ struct ParamSpec {
   ParamSpec& at_least(double bound);
   ParamSpec& above(double bound);  // exclusive lower bound
   ParamSpec& at_most(double bound);
+  ParamSpec& below(double bound);  // exclusive upper bound
   ParamSpec& make_required();
 
   // Empty when `value` is acceptable; otherwise a sentence naming the violated constraint, in
@@ -80,9 +82,30 @@ class Params {
   std::map<std::string, ParamValue> values_;
 };
 
-// Checks `given` against `table`, fills defaults, and throws ParameterError naming `where`
-// (e.g. "plugin kmeans") for an unknown name (with "did you mean"), a missing required
-// parameter, or a value outside its type, range or choices.
+// One thing wrong with a set of given parameters.
+struct ParamProblem {
+  enum class Kind { Unknown, Missing, Invalid };
+  Kind kind = Kind::Invalid;
+  std::string name;
+  // The sentence validate_params reports (after its `where: `), e.g. "unknown parameter 'cuont'
+  // (did you mean 'count'?)" or "count = 0. Violated constraint: count >= 1".
+  std::string message;
+  std::string guess;  // Unknown: the declared name it is probably a typo of, or empty
+};
+
+// The parameter check, made here only: every unknown name (in name order, with its guess),
+// then in table order every missing required parameter and every value outside its type, range
+// or choices. Empty when `given` is acceptable. validate_params, the pipeline reader and the
+// conformance kit all call it.
+std::vector<ParamProblem> check_params(const ParamTable& table,
+                                       const std::map<std::string, ParamValue>& given);
+
+// What is wrong with a table itself: an empty or repeated name, an empty doc, min > max, a
+// choice without choices, a default that fails its own check. Empty for a sound table.
+std::vector<std::string> check_param_table(const ParamTable& table);
+
+// Checks `given` against `table` (check_params), fills defaults, and throws ParameterError
+// naming `where` (e.g. "plugin kmeans") with every problem found.
 Params validate_params(const ParamTable& table, const std::map<std::string, ParamValue>& given,
                        const std::string& where);
 

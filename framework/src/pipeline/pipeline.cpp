@@ -391,20 +391,14 @@ class PipelineReader {
     }
 
     const std::string who = name + " plugin " + in_quotes(spec.plugin);
-    std::vector<std::string> declared;
-    for (const auto& param : info->params) declared.push_back(param.name);
+    // TOML values to parameter values; the check itself is radial::check_params, as for every
+    // other way parameters arrive, and this reader only adds where each problem is.
     std::map<std::string, ParamValue> given;
+    std::map<std::string, std::pair<const toml::key*, const toml::node*>> source;
     for (auto&& [key, node] : *table) {
       const std::string word(key.str());
       if (word == "plugin") continue;
-      const std::string path = name + "." + word;
-      const ParamSpec* param = find_param(info->params, word);
-      if (param == nullptr) {
-        fail(key_at(path, key),
-             "unknown parameter " + in_quotes(word) + " for " + who + guess(word, declared) +
-                 (declared.empty() ? "; it takes no parameters"
-                                   : "; its parameters are " + join(declared)));
-      }
+      source[word] = {&key, &node};
       ParamValue value;
       if (const auto* v = node.as_integer()) {
         value = v->get();
@@ -414,37 +408,45 @@ class PipelineReader {
         value = v->get();
       } else if (const auto* v = node.as_string()) {
         value = v->get();
-      } else {
-        fail(node_at(path, node), who + ": " + word + " must be " + param->describe_constraint() +
-                                      ", found " + kind(node) + "; change the value");
-      }
-      const std::string problem = param->check(value);
-      if (!problem.empty()) {
-        fail(node_at(path, node), who + ": " + problem + ". Change the value (" + word + ": " +
-                                      param->describe_constraint() + "; " + param->doc + ")");
-      }
-      value = param->coerce(value);
-      if (param->type == ParamType::Path) {
-        const std::string& text = std::get<std::string>(value);
-        if (!text.empty()) value = resolve(text).string();
-      }
+      } else if (const ParamSpec* param = find_param(info->params, word)) {
+        fail(node_at(name + "." + word, node),
+             who + ": " + word + " must be " + param->describe_constraint() + ", found " +
+                 kind(node) + "; change the value");
+      }  // else an unknown name holding a table or array: check_params reports the name
       given[word] = std::move(value);
     }
-    for (const auto& param : info->params) {
-      if (param.required && given.count(param.name) == 0) {
-        fail(spec.where.str(), who + " needs parameter " + in_quotes(param.name) + " (" +
-                                   param.describe_constraint() + ": " + param.doc +
-                                   "); add " + param.name + " = ... to [" + name + "]");
+    const std::vector<ParamProblem> problems = check_params(info->params, given);
+    if (!problems.empty()) {
+      const ParamProblem& problem = problems.front();
+      const std::string path = name + "." + problem.name;
+      std::vector<std::string> declared;
+      for (const auto& param : info->params) declared.push_back(param.name);
+      switch (problem.kind) {
+        case ParamProblem::Kind::Unknown:
+          fail(key_at(path, *source.at(problem.name).first),
+               "unknown parameter " + in_quotes(problem.name) + " for " + who +
+                   (problem.guess.empty() ? "" : " (did you mean " + in_quotes(problem.guess) +
+                                                     "?)") +
+                   (declared.empty() ? "; it takes no parameters"
+                                     : "; its parameters are " + join(declared)));
+        case ParamProblem::Kind::Missing: {
+          const ParamSpec& param = *find_param(info->params, problem.name);
+          fail(spec.where.str(), who + " needs parameter " + in_quotes(param.name) + " (" +
+                                     param.describe_constraint() + ": " + param.doc +
+                                     "); add " + param.name + " = ... to [" + name + "]");
+        }
+        case ParamProblem::Kind::Invalid: {
+          const ParamSpec& param = *find_param(info->params, problem.name);
+          fail(node_at(path, *source.at(problem.name).second),
+               who + ": " + problem.message + ". Change the value (" + param.name + ": " +
+                   param.describe_constraint() + "; " + param.doc + ")");
+        }
       }
     }
-    try {
-      spec.params = validate_params(info->params, given, who);
-    } catch (const ParameterError& error) {
-      fail(spec.where.str(), error.what());
-    }
-    // Defaults that name files are relative to the pipeline file as well.
+    spec.params = validate_params(info->params, given, who);
+    // Files are named relative to the pipeline file, given or default.
     for (const auto& param : info->params) {
-      if (param.type != ParamType::Path || given.count(param.name) != 0) continue;
+      if (param.type != ParamType::Path) continue;
       const std::string& text = spec.params.string(param.name);
       if (!text.empty()) spec.params.set(param.name, resolve(text).string());
     }

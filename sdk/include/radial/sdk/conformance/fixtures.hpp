@@ -174,14 +174,19 @@ inline std::vector<ParamValue> violations(const ParamSpec& spec) {
         const double below = spec.min_exclusive ? std::floor(m) : std::ceil(m) - 1;
         out.emplace_back(static_cast<std::int64_t>(below));
       }
-      if (spec.max) out.emplace_back(static_cast<std::int64_t>(std::floor(*spec.max) + 1));
+      if (spec.max) {
+        const double m = *spec.max;
+        const double above = spec.max_exclusive ? std::ceil(m) : std::floor(m) + 1;
+        out.emplace_back(static_cast<std::int64_t>(above));
+      }
       out.emplace_back(std::string("not a number"));
       out.emplace_back(0.5);
       break;
     case ParamType::Real:
       if (spec.min)
         out.emplace_back(spec.min_exclusive ? *spec.min : std::nextafter(*spec.min, -inf));
-      if (spec.max) out.emplace_back(std::nextafter(*spec.max, inf));
+      if (spec.max)
+        out.emplace_back(spec.max_exclusive ? *spec.max : std::nextafter(*spec.max, inf));
       out.emplace_back(std::string("not a number"));
       out.emplace_back(std::numeric_limits<double>::quiet_NaN());
       break;
@@ -203,28 +208,8 @@ inline void check_parameters(const ComponentInfo& info, const Options& options, 
   runner.run("parameters/declared", [&] {
     if (info.summary.empty()) runner.fail("parameters/declared", "ComponentInfo::summary is empty");
     if (info.version.empty()) runner.fail("parameters/declared", "ComponentInfo::version is empty");
-    std::vector<std::string> names;
-    for (const auto& spec : info.params) {
-      const std::string label = "parameter '" + spec.name + "'";
-      if (spec.name.empty()) runner.fail("parameters/declared", "a parameter has an empty name");
-      if (std::find(names.begin(), names.end(), spec.name) != names.end()) {
-        runner.fail("parameters/declared", label + " is declared twice");
-      }
-      names.push_back(spec.name);
-      if (spec.doc.empty()) runner.fail("parameters/declared", label + " has an empty doc");
-      if (spec.min && spec.max && *spec.min > *spec.max) {
-        runner.fail("parameters/declared", label + " has min > max");
-      }
-      if (spec.type == ParamType::Choice && spec.choices.empty()) {
-        runner.fail("parameters/declared", label + " is a choice with no choices");
-      }
-      if (!spec.required) {
-        const std::string problem = spec.check(spec.default_value);
-        if (!problem.empty()) {
-          runner.fail("parameters/declared",
-                      label + ": its default fails its own check: " + problem);
-        }
-      }
+    for (const auto& problem : check_param_table(info.params)) {
+      runner.fail("parameters/declared", problem);
     }
   });
 

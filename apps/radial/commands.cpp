@@ -10,10 +10,12 @@
 
 #include <unistd.h>
 
+#include "distributed.hpp"
 #include "outputs.hpp"
 #include "plot/train_plots.hpp"
 #include "summary.hpp"
 
+#include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/model_store.hpp"
@@ -83,38 +85,57 @@ std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& mode
 }
 
 int train_command(const Registry& registry, const TrainArgs& args) {
-  const Pipeline pipeline = read_pipeline(args.pipeline, registry, args.overrides);
+  // Distributed: every rank reads the pipeline and its shard of the data and trains; rank 0
+  // alone checks and writes the outputs and prints progress (distributed.hpp).
+  CommandScope scope;
+  const bool writer = writes_results();
+  std::optional<Pipeline> read;
+  agreed([&] { read = read_pipeline(args.pipeline, registry, args.overrides); });
+  const Pipeline& pipeline = *read;
   // Outputs are checked before training, so a refused one costs nothing.
-  const std::vector<NamedFile> inputs = training_inputs(registry, pipeline);
   std::optional<OutputTarget> model_target;
-  std::vector<NamedOutput> outputs;
-  if (!args.model.empty()) {
-    model_target = checked_output("--model", args.model, "model file", inputs);
-    outputs.push_back({"--model", *model_target});
-  }
-  const OutputTarget report_target =
-      args.report.empty() ? OutputTarget{} : checked_output("--report", args.report, "report file", inputs, outputs);
-  if (model_target && model_target->kind == OutputTarget::Kind::Stdout &&
-      report_target.kind == OutputTarget::Kind::Stdout) {
-    throw InputError("--model - and the report would both go to stdout; give --report FILE");
-  }
-  // At a terminal a person reads a summary instead of the JSON; scripts (stdout not a
-  // terminal), --json and --report FILE get the JSON as before.
-  const bool to_stdout_anyway = args.report == "-" ||
-                                (model_target && model_target->kind == OutputTarget::Kind::Stdout);
-  const bool summary = ::isatty(1) == 1 && !args.json && !to_stdout_anyway;
+  OutputTarget report_target;
+  bool summary = false;
   std::optional<TrainPlots> plots;
-  if (!args.plots.empty()) {
-    std::vector<NamedOutput> earlier = outputs;
-    if (!args.report.empty()) earlier.push_back({"--report", report_target});
-    plots.emplace(args.plots, pipeline, inputs, earlier);
-  }
+  on_writer_agreed([&] {
+    const std::vector<NamedFile> inputs = training_inputs(registry, pipeline);
+    std::vector<NamedOutput> outputs;
+    if (!args.model.empty()) {
+      model_target = checked_output("--model", args.model, "model file", inputs);
+      outputs.push_back({"--model", *model_target});
+    }
+    if (!args.report.empty()) report_target = checked_output("--report", args.report, "report file", inputs, outputs);
+    if (model_target && model_target->kind == OutputTarget::Kind::Stdout &&
+        report_target.kind == OutputTarget::Kind::Stdout) {
+      throw InputError("--model - and the report would both go to stdout; give --report FILE");
+    }
+    // At a terminal a person reads a summary instead of the JSON; scripts (stdout not a
+    // terminal), --json and --report FILE get the JSON as before.
+    const bool to_stdout_anyway = args.report == "-" ||
+                                  (model_target && model_target->kind == OutputTarget::Kind::Stdout);
+    // Under mpirun a rank's stdout is whatever the launcher made it (Open MPI gives ranks a
+    // terminal even when mpirun's own output goes to a file): JSON, as for scripts.
+    summary = ::isatty(1) == 1 && !args.json && !to_stdout_anyway && !distributed();
+    if (!args.plots.empty()) {
+      std::vector<NamedOutput> earlier = outputs;
+      if (!args.report.empty()) earlier.push_back({"--report", report_target});
+      plots.emplace(args.plots, pipeline, inputs, earlier);
+    }
+  });
 
   TrainOptions options;
   options.seed = args.seed;
   options.threads = args.threads;
-  if (!args.quiet) options.log = [](const std::string& line) { std::cerr << "radial: " << line << "\n"; };
-  const TrainingResult result = train(pipeline, registry, options);
+  if (!args.quiet && writer) options.log = [](const std::string& line) { std::cerr << "radial: " << line << "\n"; };
+  // Reading errors are agreed among the ranks; a failure in training may be one rank's alone.
+  TrainingData data = read_training_data(pipeline);
+  std::optional<TrainingResult> trained;
+  or_end_job([&] {
+    trained = train(pipeline, registry, std::move(data.train), std::move(data.test), options);
+  });
+  scope.close();
+  if (!writer) return 0;  // the other ranks computed the same model; rank 0 writes it
+  const TrainingResult& result = *trained;
   for (const Warning& w : result.report.warnings) {
     if (!args.quiet) {
       std::cerr << "radial: warning: " << w.component << ": " << w.message
@@ -171,60 +192,112 @@ int validate_command(const Registry& registry, const std::string& file,
   return 0;
 }
 
-int predict_command(const Registry& registry, const PredictArgs& args) {
-  const OutputTarget output_target =
-      args.output.empty() ? OutputTarget{}
-                          : checked_output("--output", args.output, "output file",
-                                           {{"model being read", args.model}, {"data file", args.data}});
-  const Model model = load_model(args.model);
-  const bool probabilistic = gives_probabilities(model.link);
-  if (args.probabilities && (!probabilistic || model.task != Task::Classification)) {
-    throw InputError(args.model + ": --probabilities needs a model with probabilistic outputs "
-                     "(link logistic, softmax or bayes); this one has link " + to_string(model.link) +
-                     " (train it with output plugin irls, scg, bfgs or bayes)");
-  }
-  auto basis = restore_basis(registry, model, args.model);
-  const Matrix inputs = read_inputs_csv(args.data, model.feature_names);
-  Network network(model, basis);
-  const Matrix outputs = network.predict(inputs);
+namespace {
 
+// Rows [first, end) of the predictions as CSV lines (predict's format).
+std::string prediction_rows(const Model& model, const Matrix& outputs, const Labels& predicted,
+                            bool probabilities, std::size_t first, std::size_t end) {
   std::ostringstream out;
-  const std::string target = csv_cell(model.target_name.empty() ? "prediction" : model.target_name);
-  if (model.task == Task::Classification) {
-    const Labels predicted = Network::classify(outputs);
-    out << target;
-    if (args.probabilities) {
-      for (double v : model.class_values) out << ",p_" << format_number(v);
-    }
-    out << "\n";
-    for (std::size_t i = 0; i < outputs.shape(0); ++i) {
+  for (std::size_t i = first; i < end; ++i) {
+    if (model.task == Task::Classification) {
       out << format_number(model.class_values[static_cast<std::size_t>(predicted(i))]);
-      if (args.probabilities) {
+      if (probabilities) {
         for (std::size_t k = 0; k < outputs.shape(1); ++k) out << "," << format_number(outputs(i, k));
       }
-      out << "\n";
+    } else {
+      out << format_number(outputs(i, 0));
     }
-  } else {
-    out << target << "\n";
-    for (std::size_t i = 0; i < outputs.shape(0); ++i) out << format_number(outputs(i, 0)) << "\n";
+    out << "\n";
   }
-  PendingOutput(output_target, out.str()).commit();
+  return out.str();
+}
+
+// Rows per message from a rank to rank 0: a bounded buffer (about 2 MB of text for a few
+// columns) however many rows the rank holds.
+constexpr std::size_t rows_per_message = 65536;
+
+}  // namespace
+
+int predict_command(const Registry& registry, const PredictArgs& args) {
+  // Distributed: every rank predicts its shard of the rows; rank 0 writes its own rows, then
+  // every other rank's in rank order (input order), and commits the file only once all are in.
+  CommandScope scope;
+  OutputTarget output_target;
+  on_writer_agreed([&] {
+    if (!args.output.empty())
+      output_target = checked_output("--output", args.output, "output file",
+                                     {{"model being read", args.model}, {"data file", args.data}});
+  });
+  Model model;
+  std::shared_ptr<Basis> basis;
+  agreed([&] {
+    model = load_model(args.model);
+    const bool probabilistic = gives_probabilities(model.link);
+    if (args.probabilities && (!probabilistic || model.task != Task::Classification)) {
+      throw InputError(args.model + ": --probabilities needs a model with probabilistic outputs "
+                       "(link logistic, softmax or bayes); this one has link " + to_string(model.link) +
+                       " (train it with output plugin irls, scg, bfgs or bayes)");
+    }
+    basis = restore_basis(registry, model, args.model);
+  });
+  const Matrix inputs = distributed() ? read_inputs_shard(args.data, model.feature_names)
+                                      : read_inputs_csv(args.data, model.feature_names);
+  Network network(model, basis);
+  Matrix outputs;
+  agreed([&] { outputs = network.predict(inputs); });  // a bad row on one rank stops every rank
+  const Labels predicted =
+      model.task == Task::Classification ? Network::classify(outputs) : Labels();
+  const std::size_t rows = outputs.shape(0);
+
+  std::string text;
+  or_end_job([&] {
+    Collectives& comm = collectives();
+    if (comm.rank() != 0) {
+      // Non-empty messages of rows, then an empty one: the end of this rank's rows.
+      for (std::size_t first = 0; first < rows; first += rows_per_message) {
+        comm.send(0, prediction_rows(model, outputs, predicted, args.probabilities, first,
+                                     std::min(rows, first + rows_per_message)));
+      }
+      comm.send(0, std::string());
+      return;
+    }
+    const std::string target = csv_cell(model.target_name.empty() ? "prediction" : model.target_name);
+    text = target;
+    if (model.task == Task::Classification && args.probabilities) {
+      for (double v : model.class_values) text += ",p_" + format_number(v);
+    }
+    text += "\n";
+    text += prediction_rows(model, outputs, predicted, args.probabilities, 0, rows);
+    for (int r = 1; r < comm.size(); ++r) {
+      for (std::string part = comm.receive(r); !part.empty(); part = comm.receive(r)) text += part;
+    }
+  });
+  if (!writes_results()) return 0;
+  PendingOutput(output_target, text).commit();
   return 0;
 }
 
 int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
-  const std::optional<OutputTarget> report_target =
-      args.report.empty() ? std::nullopt
-                          : std::optional<OutputTarget>(checked_output(
-                                "--report", args.report, "report file",
-                                {{"model being read", args.model}, {"data file", args.data}}));
-  const Model model = load_model(args.model);
-  auto basis = restore_basis(registry, model, args.model);
+  // Distributed: every rank evaluates its shard of the rows, the metrics are summed over the
+  // ranks, rank 0 writes them.
+  CommandScope scope;
+  std::optional<OutputTarget> report_target;
+  on_writer_agreed([&] {
+    if (!args.report.empty())
+      report_target = checked_output("--report", args.report, "report file",
+                                     {{"model being read", args.model}, {"data file", args.data}});
+  });
+  Model model;
+  std::shared_ptr<Basis> basis;
+  agreed([&] {
+    model = load_model(args.model);
+    basis = restore_basis(registry, model, args.model);
+  });
   DataOptions options;
   options.target = model.target_name;
   options.task = model.task;
   if (model.task == Task::Classification) options.class_values = model.class_values;
-  Dataset data = read_dataset(args.data, options);
+  Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
     // Reorder by name so a file with the same columns in another order still evaluates: in
     // memory when every feature is there (a pipe cannot be read twice), else by the inputs
@@ -243,14 +316,24 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
       inputs = Matrix::from_shape({rows, d});
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < d; ++j) inputs(i, j) = data.inputs(i, from[j]);
-    } else {
+    } else if (!distributed()) {
       inputs = read_inputs_csv(args.data, model.feature_names);
+    } else {
+      // The header is every rank's: all ranks come here, and read the same rows as above.
+      inputs = read_inputs_shard(args.data, model.feature_names);
+      agreed([&] {
+        if (inputs.shape(0) != rows)
+          throw Error(args.data + ": the inputs reader gave " + std::to_string(inputs.shape(0)) +
+                      " rows of this rank's shard, the data reader " + std::to_string(rows));
+      });
     }
     data.inputs = std::move(inputs);
     data.feature_names = model.feature_names;
   }
   // Predicted in row chunks: no standardised copy, no N x K outputs, so memory stays O(chunk).
-  const Metrics metrics = evaluate_metrics(model, basis, data);
+  Metrics metrics;
+  or_end_job([&] { metrics = evaluate_metrics(model, basis, data); });
+  if (!writes_results()) return 0;
   const std::string json = metrics_json(metrics);
   // As in train: the file is prepared, stdout written, the file committed last, so a run that
   // fails leaves no new report behind. Printed as well, unless the report file is stdout itself.

@@ -11,7 +11,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "distributed.hpp"
 #include "plot/plot_command.hpp"
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/output_file.hpp"
 #include "radial/version.hpp"
@@ -163,7 +165,21 @@ int main(int argc, char** argv) {
   }
 
   radial::remove_temporaries_on_signals();
+  // Under mpirun with P > 1 ranks, a failure every rank meets is printed once, by rank 0
+  // (distributed.hpp); the exit code is every rank's.
+  bool print_errors = true;
   try {
+    if (radial::cli::distributed()) {
+      print_errors = radial::cli::writes_results();
+      if (!*train_cmd && !*predict_cmd && !*evaluate_cmd) {
+        if (print_errors) {
+          std::cerr << "radial: error: radial " << app.get_subcommands().front()->get_name()
+                    << " does not run under mpirun (train, predict and evaluate do); run it "
+                       "without mpirun\n";
+        }
+        return exit_bad_input;
+      }
+    }
     if (*inspect_cmd) return radial::cli::inspect_command(inspect_file);
     if (*results_cmd) return radial::cli::results_command(results);
 
@@ -189,13 +205,13 @@ int main(int argc, char** argv) {
     }
   } catch (const radial::OutputError& e) {
     if (e.error_number() == EPIPE) return exit_broken_pipe;  // SIGPIPE was ignored: end as quietly
-    std::cerr << "radial: error: " << e.what() << "\n";
+    if (print_errors) std::cerr << "radial: error: " << e.what() << "\n";
     return exit_not_written;
   } catch (const radial::InputError& e) {
-    std::cerr << "radial: error: " << e.what() << "\n";
+    if (print_errors) std::cerr << "radial: error: " << e.what() << "\n";
     return exit_bad_input;
   } catch (const std::exception& e) {
-    std::cerr << "radial: internal error: " << e.what() << "\n";
+    if (print_errors) std::cerr << "radial: internal error: " << e.what() << "\n";
     return exit_internal;
   }
   return exit_internal;

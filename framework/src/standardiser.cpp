@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {
@@ -21,7 +22,13 @@ std::string short_text(double value) {
 }  // namespace
 
 std::size_t Standardiser::fit(const Matrix& inputs) {
-  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  // Under a ShardedScope `inputs` are this rank's rows: every sum below is this rank's partial,
+  // summed over ranks in rank order (radial/collectives.hpp); with one rank those are no-ops and
+  // the statistics are the single-process ones to the last bit.
+  Collectives& comm = collectives();
+  const bool sharded = comm.size() > 1;
+  const std::size_t local = inputs.shape(0), d = inputs.shape(1);
+  const std::size_t n = sharded ? std::size_t(count_over_ranks(local)) : local;
   if (n == 0 || d == 0) {
     throw ShapeError("standardiser: cannot fit on " + std::to_string(n) + " rows x " +
                      std::to_string(d) + " columns; give it the training inputs");
@@ -32,15 +39,35 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   // exact, so ordinary data get the same bits as unscaled sums.
   std::vector<int> shift(d, 0);
   std::vector<bool> constant(d, true);
+  // Sharded: a column is constant when its smallest and largest value over all ranks agree
+  // (the same test as "every value equals the first" for finite data); `value` is that value.
+  std::vector<double> value(d, 0.0);
   {
     std::vector<double> largest(d, 0.0);
-    const double* first = &inputs(0, 0);
-    for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> low(d, std::numeric_limits<double>::infinity());
+    std::vector<double> high(d, -std::numeric_limits<double>::infinity());
+    for (std::size_t i = 0; i < local; ++i) {
       const double* row = &inputs(i, 0);
       for (std::size_t j = 0; j < d; ++j) {
         largest[j] = std::max(largest[j], std::fabs(row[j]));
-        if (row[j] != first[j]) constant[j] = false;
+        if (sharded) {
+          low[j] = std::min(low[j], row[j]);
+          high[j] = std::max(high[j], row[j]);
+        } else if (row[j] != inputs(0, j)) {
+          constant[j] = false;
+        }
       }
+    }
+    if (sharded) {
+      comm.max(largest.data(), d);
+      comm.min(low.data(), d);
+      comm.max(high.data(), d);
+      for (std::size_t j = 0; j < d; ++j) {
+        constant[j] = low[j] == high[j];
+        value[j] = low[j];
+      }
+    } else {
+      for (std::size_t j = 0; j < d; ++j) value[j] = inputs(0, j);
     }
     for (std::size_t j = 0; j < d; ++j) {
       if (largest[j] > 0.0) shift[j] = -(std::ilogb(largest[j]) + 1);
@@ -50,20 +77,22 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   // Two passes over rows (row-major order): the mean, then the squared deviations, which is
   // stabler than accumulating sums of squares.
   std::vector<double> scaled_mean(d, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < local; ++i) {
     const double* row = &inputs(i, 0);
     for (std::size_t j = 0; j < d; ++j) scaled_mean[j] += std::ldexp(row[j], shift[j]);
   }
+  sum_over_ranks(scaled_mean);
   for (std::size_t j = 0; j < d; ++j) scaled_mean[j] /= static_cast<double>(n);
 
   std::vector<double> squares(d, 0.0);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < local; ++i) {
     const double* row = &inputs(i, 0);
     for (std::size_t j = 0; j < d; ++j) {
       const double deviation = std::ldexp(row[j], shift[j]) - scaled_mean[j];
       squares[j] += deviation * deviation;
     }
   }
+  sum_over_ranks(squares);
 
   // Population standard deviation (divide by N), as scikit-learn's StandardScaler. A column
   // whose values are all equal has deviations of rounding size only: it gets scale 1.
@@ -76,7 +105,7 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
     if (constant[j] || !(sd > 0.0)) {
       // The value itself as the mean, so the column maps to exactly 0 (sum / N need not
       // reproduce it: three 0.1s average to 0.10000000000000002).
-      if (constant[j]) mean(j) = inputs(0, j);
+      if (constant[j]) mean(j) = value[j];
       scale(j) = 1.0;
       ++constants;
     } else {

@@ -23,6 +23,10 @@ struct Metrics {
   double mse = 0;
 };
 
+// Under a ShardedScope (radial/collectives.hpp) `data` and the outputs are this rank's rows and
+// the metrics are those of all ranks' rows: the error count, squared errors and cross-entropy
+// are summed over ranks in rank order. Every rank must then call compute_metrics / result().
+
 // outputs: as Network::predict returns them (N x K probabilities or N x outputs linear values).
 Metrics compute_metrics(const Matrix& outputs, Link link, const Dataset& data);
 
@@ -36,7 +40,7 @@ class MetricsAccumulator {
   // Outputs of rows [first, first + outputs.shape(0)); `first` must be where the previous
   // block ended (ShapeError otherwise, or when the column count does not fit the data).
   void add(std::size_t first, const Matrix& outputs);
-  // ShapeError unless the blocks covered every row of the data.
+  // ShapeError unless the blocks covered every row of the data. Collective when sharded.
   Metrics result() const;
 
  private:

@@ -14,7 +14,9 @@ struct Standardiser {
   Vector scale;  // d, > 0
 
   bool fitted() const { return mean.size() != 0; }
-  // Returns the number of constant columns (scale set to 1).
+  // Returns the number of constant columns (scale set to 1). Under a ShardedScope `inputs` are
+  // this rank's rows (possibly none) and the statistics are those of all ranks' rows; every rank
+  // must call it (collectives).
   std::size_t fit(const Matrix& inputs);
   void apply(Matrix& inputs) const;  // in place; ShapeError if the column count differs
 };

@@ -5,6 +5,13 @@
 // stages of every paper here), and evaluates on the training and test sets in row chunks.
 // Memory: the data plus O(chunk) buffers besides what the plugins keep, so the largest data set
 // that trains is about the size of memory, not a fraction of it. Returns the model and a report.
+//
+// Data-parallel (under a ShardedScope of P > 1 ranks, radial/collectives.hpp): every rank calls
+// train() with the same pipeline and options and holds only its shard of the rows; every data
+// pass, the standardiser, the folds and the metrics combine the ranks' partial results, so every
+// rank returns the same model and report (rows counted over all ranks). [search] and
+// cross-validation fits then run one at a time (collectives come from one thread), each still
+// using the thread budget for its row blocks.
 
 #include <cstdint>
 #include <functional>
@@ -91,6 +98,15 @@ struct TrainOptions {
 TrainingResult train(const Pipeline& pipeline, const Registry& registry,
                      const TrainOptions& options = {});
 
+// The pipeline's training and test data as train() reads them: read_dataset, or under a
+// ShardedScope of P > 1 ranks this rank's shard of each file (read_dataset_shard; its errors are
+// thrown on every rank alike). The test set is coded with the training set's classes.
+struct TrainingData {
+  Dataset train;
+  std::optional<Dataset> test;
+};
+TrainingData read_training_data(const Pipeline& pipeline);
+
 // The same on data already read (raw, not standardised): pipeline.data's files are not read,
 // its standardize setting is used. `test` must have the training data's columns and classes.
 // The experiment runner trains from data it read once and split.
@@ -105,7 +121,8 @@ std::string metrics_json(const Metrics& metrics);
 // Metrics of a trained model on `data` (as compute_metrics(Network(model, basis).predict(
 // data.inputs), ...), to the last bit), predicted in row chunks on `threads` workers and summed
 // in row order, so that neither a standardised copy of the inputs nor the N x K outputs are
-// held. `standardised`: data.inputs are already standardised by the model's standardiser (it
+// held. Sharded: `data` is this rank's rows, the metrics those of all ranks (a row that fails on
+// one rank throws on every rank, radial::agreed). `standardised`: data.inputs are already standardised by the model's standardiser (it
 // is not applied again). ShapeError when the outputs do not fit the data's classes.
 Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
                          const Dataset& data, int threads = 1, bool standardised = false);
@@ -115,7 +132,8 @@ Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
 
 // Stratified (by class, classification) or plain k-fold assignment of rows to folds, shuffled
-// with `seed`: result[n] = fold of row n.
+// with `seed`: result[n] = fold of row n. Sharded: result[n] = fold of this rank's row n, the
+// fold that row has in the single-process assignment of all ranks' rows (collective).
 std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bool stratified,
                                       std::uint64_t seed);
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {
@@ -57,18 +59,26 @@ void MetricsAccumulator::add(std::size_t first, const Matrix& outputs) {
 }
 
 Metrics MetricsAccumulator::result() const {
-  const std::size_t n = data_.rows();
-  if (next_ != n) {
+  const std::size_t local = data_.rows();
+  if (next_ != local) {
     throw ShapeError("metrics: outputs for " + std::to_string(next_) + " of " +
-                     std::to_string(n) + " data rows");
+                     std::to_string(local) + " data rows");
   }
+  // This rank's sums, then all ranks' (no-ops with one rank: the sums are used as they are).
+  std::uint64_t counts[2] = {local, wrong_};
+  double sums[2] = {sse_, ce_};
+  if (collectives().size() > 1) {
+    collectives().sum(counts, 2);
+    collectives().sum(sums, 2);
+  }
+  const std::size_t n = std::size_t(counts[0]), wrong = std::size_t(counts[1]);
   Metrics m;
   m.rows = n;
-  m.mse = n ? sse_ / double(n) : 0.0;
+  m.mse = n ? sums[0] / double(n) : 0.0;
   if (data_.task == Task::Regression) return m;
-  m.misclassified = wrong_;
-  m.error_rate = n ? double(wrong_) / double(n) : 0.0;
-  if (gives_probabilities(link_)) m.cross_entropy = n ? ce_ / double(n) : 0.0;
+  m.misclassified = wrong;
+  m.error_rate = n ? double(wrong) / double(n) : 0.0;
+  if (gives_probabilities(link_)) m.cross_entropy = n ? sums[1] / double(n) : 0.0;
   return m;
 }
 

@@ -8,6 +8,7 @@
 #include <exception>
 #include <thread>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/parallel.hpp"
 
@@ -71,9 +72,10 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
     throw InputError(where + "metric = \"" + report.metric +
                      "\" needs classes, but the training data is regression; use metric = \"mse\"");
   }
-  if (spec.folds > raw.rows()) {
+  const std::size_t rows = count_over_ranks(raw.rows());  // sharded: all ranks' rows
+  if (spec.folds > rows) {
     throw InputError(where + "folds = " + std::to_string(spec.folds) + " exceeds the " +
-                     std::to_string(raw.rows()) + " training rows; use fewer folds");
+                     std::to_string(rows) + " training rows; use fewer folds");
   }
 
   const std::size_t folds = spec.folds, candidates = spec.candidates.size();
@@ -96,7 +98,11 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
   for (auto& f : failed_fold) f.store(folds);
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
-  const std::size_t workers = std::min<std::size_t>(std::size_t(std::max(threads, 1)), tasks);
+  // Sharded: one task at a time, since every fit calls collectives, which come from one thread
+  // in the same order on every rank; the fit gets the whole thread budget for its row blocks.
+  const std::size_t workers = collectives().size() > 1
+                                  ? 1
+                                  : std::min<std::size_t>(std::size_t(std::max(threads, 1)), tasks);
   const int fit_threads = std::max(1, threads / int(workers));
   const auto work = [&] {
     while (!stop.load()) {

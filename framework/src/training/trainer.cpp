@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <numeric>
 #include <random>
 #include <thread>
 
+#include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
@@ -169,7 +171,8 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
   centres.check();
   f.basis_stage = {p.basis.plugin, centres.count(), std::move(bctx.report)};
 
-  check_output_memory(p, train, centres.count());
+  // The memory a rank has is its own: one rank short of it stops every rank.
+  agreed([&] { check_output_memory(p, train, centres.count()); });
   FitContext octx(derive_seed(seed, output_stream), threads);
   octx.log = log;
   start = Clock::now();
@@ -252,9 +255,10 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
   CrossValidationReport cv;
   cv.folds = spec.folds;
   cv.committee = std::max<std::size_t>(spec.committee, 1);
-  if (spec.folds > raw.rows()) {
+  const std::size_t rows = count_over_ranks(raw.rows());  // all ranks' rows
+  if (spec.folds > rows) {
     throw InputError(p.file.string() + ": [evaluate] folds = " + std::to_string(spec.folds) +
-                     " exceeds the " + std::to_string(raw.rows()) + " training rows");
+                     " exceeds the " + std::to_string(rows) + " training rows");
   }
   const auto fold_of = assign_folds(raw, spec.folds, spec.stratified && raw.task == Task::Classification,
                                     derive_seed(seed, folds_stream));
@@ -297,8 +301,8 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     if (cv.committee > 1) averaged /= double(cv.committee);
     FoldReport fr;
     fr.fold = k;
-    fr.train_rows = in.size();
-    fr.test_rows = out.size();
+    fr.train_rows = count_over_ranks(in.size());
+    fr.test_rows = count_over_ranks(out.size());
     fr.test = compute_metrics(averaged, link, fold_test);
     fr.chosen = std::move(chosen);
     if (fr.test.error_rate) errors.push_back(*fr.test.error_rate);
@@ -327,9 +331,12 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
   return z ^ (z >> 31);
 }
 
-std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bool stratified,
-                                      std::uint64_t seed) {
-  const std::size_t n = data.rows();
+namespace {
+
+// The fold of each of `n` rows (class_of(row) when stratified), as assign_folds describes.
+template <class ClassOf>
+std::vector<std::size_t> fold_assignment(std::size_t n, std::size_t folds, bool stratified,
+                                         std::uint64_t seed, ClassOf class_of) {
   std::vector<std::size_t> fold(n, 0);
   if (folds < 2) return fold;
   std::mt19937_64 rng(seed);
@@ -340,11 +347,43 @@ std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bo
     // Deal each class's rows round-robin over the folds, continuing where the previous class
     // stopped, so every fold gets its share of every class and fold sizes differ by at most 1.
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return data.classes(a) < data.classes(b);
+      return class_of(a) < class_of(b);
     });
   }
   for (std::size_t i = 0; i < n; ++i) fold[order[i]] = i % folds;
   return fold;
+}
+
+}  // namespace
+
+std::vector<std::size_t> assign_folds(const Dataset& data, std::size_t folds, bool stratified,
+                                      std::uint64_t seed) {
+  if (collectives().size() == 1) {
+    return fold_assignment(data.rows(), folds, stratified, seed,
+                           [&](std::size_t row) { return data.classes(row); });
+  }
+  // Sharded: every rank draws the single-process assignment of all rows (the shuffle needs only
+  // the row count; stratification the class of every row, gathered as 16-bit indices since
+  // there are at most max_classes) and keeps the folds of its own rows.
+  const ShardLayout layout = shard_layout(data.rows());
+  std::vector<std::uint16_t> classes;
+  if (stratified && folds >= 2) {
+    std::string mine(data.rows() * sizeof(std::uint16_t), '\0');
+    for (std::size_t i = 0; i < data.rows(); ++i) {
+      const std::uint16_t c = std::uint16_t(data.classes(i));
+      std::memcpy(&mine[i * sizeof c], &c, sizeof c);
+    }
+    classes.resize(layout.total);
+    std::size_t at = 0;
+    for (const std::string& part : collectives().all_gather(mine)) {
+      std::memcpy(classes.data() + at, part.data(), part.size());
+      at += part.size() / sizeof(std::uint16_t);
+    }
+  }
+  const std::vector<std::size_t> all = fold_assignment(
+      layout.total, folds, stratified, seed, [&](std::size_t row) { return classes[row]; });
+  return std::vector<std::size_t>(all.begin() + std::ptrdiff_t(layout.first),
+                                  all.begin() + std::ptrdiff_t(layout.first + data.rows()));
 }
 
 Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
@@ -362,46 +401,62 @@ Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
   const Network net(*used, std::move(basis));
   MetricsAccumulator sums(used->link, data);
   const std::size_t d = data.features();
+  // Sharded: rows are numbered in messages as in the whole file.
+  const std::size_t first_row = collectives().size() > 1 ? shard_layout(data.rows()).first : 0;
   struct Chunk {
     Matrix inputs, outputs;
   };
-  ordered_reduce<Chunk>(
-      data.rows(), chunk_rows, threads, [] { return Chunk(); },
-      [&](const RowBlock& b, Chunk& c) {
-        if (c.inputs.shape(0) != b.count || c.inputs.shape(1) != d) c.inputs.resize({b.count, d});
-        std::copy_n(data.inputs.data() + b.first * d, b.count * d, c.inputs.data());
-        try {
-          c.outputs = net.predict(c.inputs);
-        } catch (const InputError& e) {
-          // Network counts rows within this chunk; say where the chunk starts in the data.
-          if (b.first == 0) throw;
-          throw InputError(std::string(e.what()) + " (row 1 of this chunk is data row " +
-                           std::to_string(b.first + 1) + ")");
-        }
-      },
-      [&](const RowBlock& b, Chunk& c) { sums.add(b.first, c.outputs); });
+  const auto pass = [&] {
+    ordered_reduce<Chunk>(
+        data.rows(), chunk_rows, threads, [] { return Chunk(); },
+        [&](const RowBlock& b, Chunk& c) {
+          if (c.inputs.shape(0) != b.count || c.inputs.shape(1) != d) c.inputs.resize({b.count, d});
+          std::copy_n(data.inputs.data() + b.first * d, b.count * d, c.inputs.data());
+          try {
+            c.outputs = net.predict(c.inputs);
+          } catch (const InputError& e) {
+            // Network counts rows within this chunk; say where the chunk starts in the data.
+            if (first_row + b.first == 0) throw;
+            throw InputError(std::string(e.what()) + " (row 1 of this chunk is data row " +
+                             std::to_string(first_row + b.first + 1) + ")");
+          }
+        },
+        [&](const RowBlock& b, Chunk& c) { sums.add(b.first, c.outputs); });
+  };
+  // A row that fails on one rank stops every rank before the metrics are summed.
+  agreed(pass);
   return sums.result();
 }
 
-TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOptions& options) {
+TrainingData read_training_data(const Pipeline& p) {
+  // Sharded: each rank reads its own rows of each file (the header and the class labels are
+  // read by and agreed among all ranks, and so are errors).
+  const bool sharded = collectives().size() > 1;
+  const auto read = [sharded](const std::filesystem::path& file, const DataOptions& options) {
+    return sharded ? read_dataset_shard(file, options) : read_dataset(file, options);
+  };
   DataOptions train_opts;
   train_opts.target = p.data.target;
   train_opts.target_from_pipeline = true;
   train_opts.task = p.data.task;
-  // The training rows are read once and standardised in place (no second copy: memory stays about the size of the data).
-  Dataset train_data = read_dataset(p.data.train, train_opts);
-  std::optional<Dataset> raw_test;
+  TrainingData data{read(p.data.train, train_opts), std::nullopt};
   if (p.data.test) {
     DataOptions test_opts = train_opts;
-    test_opts.task = train_data.task;
-    if (train_data.task == Task::Classification) test_opts.class_values = train_data.class_values;
-    raw_test = read_dataset(*p.data.test, test_opts);
-    if (raw_test->feature_names != train_data.feature_names) {
+    test_opts.task = data.train.task;
+    if (data.train.task == Task::Classification) test_opts.class_values = data.train.class_values;
+    data.test = read(*p.data.test, test_opts);
+    if (data.test->feature_names != data.train.feature_names) {
       throw DataError(p.data.test->string() + ": its columns differ from the training file's " +
                       p.data.train.string() + " (same features, same order required)");
     }
   }
-  return train(p, registry, std::move(train_data), std::move(raw_test), options);
+  return data;
+}
+
+TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOptions& options) {
+  // The training rows are read once and standardised in place (no second copy: memory stays about the size of the data).
+  TrainingData data = read_training_data(p);
+  return train(p, registry, std::move(data.train), std::move(data.test), options);
 }
 
 TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
@@ -411,8 +466,11 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   int threads = options.threads.value_or(p.threads);
   threads = resolve_threads(threads);
   const auto& log = options.log;
+  // Sharded: the rows of all ranks.
+  const std::size_t train_rows = count_over_ranks(train_data.rows());
+  const std::size_t test_rows = raw_test ? count_over_ranks(raw_test->rows()) : 0;
   if (log) {
-    log("data: " + std::to_string(train_data.rows()) + " training rows, " +
+    log("data: " + std::to_string(train_rows) + " training rows, " +
         std::to_string(train_data.features()) + " features" +
         (train_data.task == Task::Classification ? ", " + std::to_string(train_data.num_classes) + " classes"
                                                 : ", regression"));
@@ -422,12 +480,12 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.pipeline_name = p.name;
   report.seed = seed;
   report.threads = threads;
-  report.train_rows = train_data.rows();
-  report.test_rows = raw_test ? raw_test->rows() : 0;
+  report.train_rows = train_rows;
+  report.test_rows = test_rows;
   report.features = train_data.features();
   report.classes = train_data.num_classes;
 
-  if (!p.data.standardize) check_unstandardised_range(train_data);
+  if (!p.data.standardize) agreed([&] { check_unstandardised_range(train_data); });
 
   // Cross-validation first, on the raw rows (it refits the standardiser on every fold), so the
   // training rows can then be standardised in place. Its warnings follow the main fit's.

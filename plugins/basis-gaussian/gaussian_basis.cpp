@@ -28,10 +28,12 @@ void set_spherical(Centres& centres, double variance) {
 
 }  // namespace
 
-void GaussianBasis::check_width(double width) {
-  if (!(width > 0)) return;  // 0: the centres' shapes or NETLAB's rule
+GaussianOptions gaussian_options(const Params& params) {
+  const GaussianOptions options{params.real("width"), params.boolean("density")};
+  const double width = options.width;
+  if (!(width > 0)) return options;  // 0: the centres' shapes or NETLAB's rule
   const double variance = width * width;
-  if (std::isnormal(variance)) return;
+  if (std::isnormal(variance)) return options;
   // sqrt of the smallest normal and of the largest double: the widths whose square is usable.
   const double smallest = std::sqrt(std::numeric_limits<double>::min());
   const double largest = std::sqrt(std::numeric_limits<double>::max());

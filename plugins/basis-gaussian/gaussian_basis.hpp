@@ -10,18 +10,24 @@
 #include <string>
 
 #include <radial/basis.hpp>
+#include <radial/params.hpp>
 
 namespace radial::plugins {
 
+struct GaussianOptions {
+  double width = 0;      // sigma for every centre; 0: the centres' shapes or NETLAB's rule
+  bool density = false;  // N(x|c_j,S_j) instead of exp(-r^2/2)
+};
+
+// The validated parameters as options, with the one check the table cannot state:
+// ParameterError when width > 0 but width^2, the variance every distance is divided by, is not
+// a normal double (it underflows to 0 or overflows).
+GaussianOptions gaussian_options(const Params& params);
+
 class GaussianBasis final : public Basis {
  public:
-  GaussianBasis(double width, bool density) : width_(width), density_(density) {
-    check_width(width);
-  }
-
-  // ParameterError when width > 0 but width^2, the variance every distance is divided by, is
-  // not a normal double (it underflows to 0 or overflows).
-  static void check_width(double width);
+  explicit GaussianBasis(GaussianOptions options)
+      : width_(options.width), density_(options.density) {}
 
   Metric metric() const override { return Metric::Shape; }
   void prepare(Centres& centres, FitContext& ctx) override;

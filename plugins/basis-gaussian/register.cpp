@@ -33,8 +33,8 @@ radial::ComponentInfo info() {
 
 void register_gaussian(radial::Registrar& registrar) {
   registrar.add_basis(info(), [](const radial::Params& params) {
-    return std::make_unique<radial::plugins::GaussianBasis>(params.real("width"),
-                                                            params.boolean("density"));
+    using namespace radial::plugins;
+    return std::make_unique<GaussianBasis>(gaussian_options(params));
   });
 }
 

@@ -10,6 +10,8 @@
 
 namespace radial::plugins {
 
+InverseMultiquadricOptions inverse_multiquadric_options(const Params& params) { return {params.real("c")}; }
+
 void InverseMultiquadricBasis::set_c(double c) {
   c_ = c;
   c2_ = c * c;

@@ -3,13 +3,20 @@
 // Nothing depends on the centres, so prepare() leaves them as they are.
 
 #include <radial/basis.hpp>
+#include <radial/params.hpp>
 
 namespace radial::plugins {
 
+struct InverseMultiquadricOptions {
+  double c = 1.0;  // c >= 1e-100: the parameter table
+};
+
+InverseMultiquadricOptions inverse_multiquadric_options(const Params& params);
+
 class InverseMultiquadricBasis final : public Basis {
  public:
-  // c > 0, checked by the parameter table.
-  explicit InverseMultiquadricBasis(double c) { set_c(c); }
+  // Stores c and c^2 (or that c^2 is out of range): the form map() reads.
+  explicit InverseMultiquadricBasis(InverseMultiquadricOptions options) { set_c(options.c); }
 
   Metric metric() const override { return Metric::Euclidean; }
   void prepare(Centres& centres, FitContext& ctx) override;

@@ -3,12 +3,20 @@
 // Nothing depends on the centres, so prepare() leaves them as they are.
 
 #include <radial/basis.hpp>
+#include <radial/params.hpp>
 
 namespace radial::plugins {
 
+struct MultiquadricOptions {
+  double c = 1.0;  // 0 < c <= 1e100: the parameter table
+};
+
+MultiquadricOptions multiquadric_options(const Params& params);
+
 class MultiquadricBasis final : public Basis {
  public:
-  explicit MultiquadricBasis(double c) { set_c(c); }  // c in range: the parameter table
+  // Stores c and c^2 (or that c^2 is out of range): the form map() reads.
+  explicit MultiquadricBasis(MultiquadricOptions options) { set_c(options.c); }
 
   Metric metric() const override { return Metric::Euclidean; }
   void prepare(Centres& centres, FitContext& ctx) override;

@@ -25,7 +25,8 @@ radial::ComponentInfo info() {
 
 void register_basis(radial::Registrar& registrar) {
   registrar.add_basis(info(), [](const radial::Params& params) {
-    return std::make_unique<radial::plugins::MultiquadricBasis>(params.real("c"));
+    using namespace radial::plugins;
+    return std::make_unique<MultiquadricBasis>(multiquadric_options(params));
   });
 }
 

@@ -37,6 +37,7 @@
 #include "radial/centre_learner.hpp"
 #include "radial/centres.hpp"
 #include "radial/numerics/mixture_em.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
@@ -49,6 +50,8 @@ struct DemOptions {
   double tolerance = 1e-6;         // relative change of log R^d
   EmOptions em;                    // the per-class EM start (shape Diagonal), floor, tree
 };
+
+DemOptions dem_options(const Params& params);
 
 class DemLearner final : public CentreLearner {
  public:

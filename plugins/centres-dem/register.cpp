@@ -51,18 +51,27 @@ radial::ComponentInfo info() {
 
 void register_dem(radial::Registrar& registrar) {
   registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    radial::plugins::DemOptions options;
-    options.count = std::size_t(params.integer("count"));
-    options.learning_rate = params.real("learning_rate");
-    options.eta_grow = params.real("eta_grow");
-    options.eta_shrink = params.real("eta_shrink");
-    options.iterations = std::size_t(params.integer("iterations"));
-    options.tolerance = params.real("tolerance");
-    options.em = radial::em_options(params, radial::Shape::Diagonal, "em_");
-    return std::make_unique<radial::plugins::DemLearner>(options);
+    using namespace radial::plugins;
+    return std::make_unique<DemLearner>(dem_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+DemOptions dem_options(const Params& params) {
+  DemOptions options;
+  options.count = std::size_t(params.integer("count"));
+  options.learning_rate = params.real("learning_rate");
+  options.eta_grow = params.real("eta_grow");
+  options.eta_shrink = params.real("eta_shrink");
+  options.iterations = std::size_t(params.integer("iterations"));
+  options.tolerance = params.real("tolerance");
+  options.em = em_options(params, Shape::Diagonal, "em_");
+  return options;
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("dem", "1.0.0", register_dem)

@@ -149,8 +149,6 @@ Centres read_centres_csv(const std::filesystem::path& file, std::size_t features
   return centres;
 }
 
-FixedCentres::FixedCentres(std::filesystem::path file) : file_(std::move(file)) {}
-
 Centres FixedCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   if (train.rows() == 0)

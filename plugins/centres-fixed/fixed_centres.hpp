@@ -12,13 +12,20 @@
 #include <filesystem>
 
 #include "radial/centre_learner.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
+struct FixedCentresOptions {
+  // Absolute (the pipeline reader resolves it relative to the pipeline file).
+  std::filesystem::path file;
+};
+
+FixedCentresOptions fixed_centres_options(const Params& params);
+
 class FixedCentres final : public CentreLearner {
  public:
-  // `file` is absolute (the pipeline reader resolves it relative to the pipeline file).
-  explicit FixedCentres(std::filesystem::path file);
+  explicit FixedCentres(FixedCentresOptions options) : file_(std::move(options.file)) {}
 
   // Reads the file. InputError naming file:line:column for an unreadable file, a missing
   // header, a ragged row, a cell that is not a finite number, a variance <= 0, no centres, or

@@ -24,10 +24,19 @@ radial::ComponentInfo info() {
 
 void register_fixed(radial::Registrar& registrar) {
   registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    return std::make_unique<radial::plugins::FixedCentres>(params.string("file"));
+    using namespace radial::plugins;
+    return std::make_unique<FixedCentres>(fixed_centres_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+FixedCentresOptions fixed_centres_options(const Params& params) {
+  return {params.string("file")};
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("fixed", "1.0.0", register_fixed)

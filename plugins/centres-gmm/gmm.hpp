@@ -25,6 +25,7 @@
 #include "radial/centre_learner.hpp"
 #include "radial/centres.hpp"
 #include "radial/numerics/mixture_em.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
@@ -33,6 +34,8 @@ struct GmmOptions {
   std::string mode = "pooled";    // "pooled" | "per-class"
   EmOptions em;                   // shape, iterations, tolerance, floor, tree
 };
+
+GmmOptions gmm_options(const Params& params);
 
 class GmmLearner final : public CentreLearner {
  public:

@@ -44,22 +44,29 @@ radial::ComponentInfo info() {
   return info;
 }
 
-radial::Shape shape_of(const std::string& name) {
-  if (name == "spherical") return radial::Shape::Spherical;
-  if (name == "full") return radial::Shape::Full;
-  return radial::Shape::Diagonal;
-}
-
 void register_gmm(radial::Registrar& registrar) {
   registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    radial::plugins::GmmOptions options;
-    options.count = std::size_t(params.integer("count"));
-    options.mode = params.string("mode");
-    options.em = radial::em_options(params, shape_of(params.string("covariance")));
-    return std::make_unique<radial::plugins::GmmLearner>(options);
+    using namespace radial::plugins;
+    return std::make_unique<GmmLearner>(gmm_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+GmmOptions gmm_options(const Params& params) {
+  GmmOptions options;
+  options.count = std::size_t(params.integer("count"));
+  options.mode = params.string("mode");
+  const std::string& covariance = params.string("covariance");  // one of the table's choices
+  const Shape shape = covariance == "spherical" ? Shape::Spherical
+                      : covariance == "full"    ? Shape::Full
+                                                : Shape::Diagonal;
+  options.em = em_options(params, shape);
+  return options;
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("gmm", "1.0.0", register_gmm)

@@ -14,14 +14,17 @@
 
 #include "radial/centre_learner.hpp"
 #include "radial/numerics/kmeans.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
+// The validated parameters (count >= 1, iterations >= 1, tolerance >= 0, init one of
+// kmeans++ | random) as the framework's k-means options; threads come from the fit context.
+KMeansOptions kmeans_centres_options(const Params& params);
+
 class KMeansCentres final : public CentreLearner {
  public:
-  // `options` already validated by the parameter table (count >= 1, iterations >= 1,
-  // tolerance >= 0, init one of kmeans++ | random). options.threads is taken from the context.
-  explicit KMeansCentres(KMeansOptions options);
+  explicit KMeansCentres(KMeansOptions options);  // stores them
 
   // Seeded from ctx.rng. Records iterations, convergence, the final error (inertia, the sum of
   // squared distances to the nearest centre) and every guard in ctx.report. Throws InputError

@@ -31,15 +31,24 @@ radial::ComponentInfo info() {
 
 void register_kmeans(radial::Registrar& registrar) {
   registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    radial::KMeansOptions options;
-    options.count = static_cast<std::size_t>(params.integer("count"));
-    options.init = params.string("init");
-    options.iterations = static_cast<std::size_t>(params.integer("iterations"));
-    options.tolerance = params.real("tolerance");
-    return std::make_unique<radial::plugins::KMeansCentres>(options);
+    using namespace radial::plugins;
+    return std::make_unique<KMeansCentres>(kmeans_centres_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+KMeansOptions kmeans_centres_options(const Params& params) {
+  KMeansOptions options;
+  options.count = static_cast<std::size_t>(params.integer("count"));
+  options.init = params.string("init");
+  options.iterations = static_cast<std::size_t>(params.integer("iterations"));
+  options.tolerance = params.real("tolerance");
+  return options;
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("kmeans", "1.0.0", register_kmeans)

@@ -30,6 +30,7 @@
 #include "radial/centres.hpp"
 #include "radial/fit_context.hpp"
 #include "radial/kernel_prior.hpp"
+#include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial::plugins {
@@ -59,6 +60,8 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
 // "log_likelihood" and "log_prior" (its two terms), figures for every guard, and warnings.
 Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres initial,
                 const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx);
+
+PrbfOptions prbf_options(const Params& params);
 
 class PrbfLearner final : public CentreLearner {
  public:

@@ -42,19 +42,27 @@ radial::ComponentInfo info() {
 
 void register_prbf(radial::Registrar& registrar) {
   registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    radial::plugins::PrbfOptions options;
-    options.count = std::size_t(params.integer("count"));
-    options.shape = params.string("covariance") == "full" ? radial::Shape::Full
-                                                          : radial::Shape::Diagonal;
-    options.iterations = std::size_t(params.integer("iterations"));
-    options.tolerance = params.real("tolerance");
-    options.init = params.string("init");
-    options.init_iterations = std::size_t(params.integer("init_iterations"));
-    options.variance_floor = params.real("variance_floor");
-    return std::make_unique<radial::plugins::PrbfLearner>(options);
+    using namespace radial::plugins;
+    return std::make_unique<PrbfLearner>(prbf_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+PrbfOptions prbf_options(const Params& params) {
+  PrbfOptions options;
+  options.count = std::size_t(params.integer("count"));
+  options.shape = params.string("covariance") == "full" ? Shape::Full : Shape::Diagonal;
+  options.iterations = std::size_t(params.integer("iterations"));
+  options.tolerance = params.real("tolerance");
+  options.init = params.string("init");
+  options.init_iterations = std::size_t(params.integer("init_iterations"));
+  options.variance_floor = params.real("variance_floor");
+  return options;
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("prbf", "1.0.0", register_prbf)

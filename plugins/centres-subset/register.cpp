@@ -25,11 +25,19 @@ radial::ComponentInfo info() {
 
 void register_subset(radial::Registrar& registrar) {
   registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    return std::make_unique<radial::plugins::SubsetCentres>(
-        static_cast<std::size_t>(params.integer("count")), params.boolean("all"));
+    using namespace radial::plugins;
+    return std::make_unique<SubsetCentres>(subset_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+SubsetOptions subset_options(const Params& params) {
+  return {static_cast<std::size_t>(params.integer("count")), params.boolean("all")};
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("subset", "1.0.0", register_subset)

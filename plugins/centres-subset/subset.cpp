@@ -32,8 +32,6 @@ std::size_t count_duplicates(const Matrix& means) {
 
 }  // namespace
 
-SubsetCentres::SubsetCentres(std::size_t count, bool all) : count_(count), all_(all) {}
-
 Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t rows = train.rows();

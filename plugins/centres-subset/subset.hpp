@@ -9,13 +9,20 @@
 #include <cstddef>
 
 #include "radial/centre_learner.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
+struct SubsetOptions {
+  std::size_t count = 10;  // >= 1: the parameter table
+  bool all = false;        // every training point a centre; count is then ignored
+};
+
+SubsetOptions subset_options(const Params& params);
+
 class SubsetCentres final : public CentreLearner {
  public:
-  // requires count >= 1 (the parameter table enforces it).
-  SubsetCentres(std::size_t count, bool all);
+  explicit SubsetCentres(SubsetOptions options) : count_(options.count), all_(options.all) {}
 
   // Throws InputError when count > rows (and `all` is false). Warns "duplicate-centres" when
   // chosen points coincide (their basis functions are identical, the design matrix singular).

@@ -23,6 +23,7 @@
 
 #include "radial/numerics/kdtree.hpp"
 #include "radial/output_layer.hpp"
+#include "radial/params.hpp"
 
 namespace radial::plugins {
 
@@ -30,6 +31,8 @@ struct BayesOptions {
   bool use_tree = false;
   GaussianBoxTreeOptions tree;
 };
+
+BayesOptions bayes_options(const Params& params);
 
 // Training-set figures of the Bayes posterior.
 struct BayesFigures {

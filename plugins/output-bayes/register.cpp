@@ -11,9 +11,6 @@ namespace {
 
 radial::ComponentInfo info() {
   radial::ComponentInfo info;
-  info.slot = radial::Slot::Output;
-  info.id = "bayes";
-  info.version = "1.0.0";
   info.summary =
       "Bayes posterior of class-conditional mixtures p(C_k|x) ∝ P(C_k) sum_j pi_jk p(x|j) "
       "(gmm per-class, dem, prbf centres; gaussian basis with density = true)";
@@ -28,13 +25,22 @@ radial::ComponentInfo info() {
 
 void register_bayes(radial::Registrar& registrar) {
   registrar.add_output_layer(info(), [](const radial::Params& params) {
-    radial::plugins::BayesOptions options;
-    options.use_tree = radial::kdtree_enabled(params);
-    options.tree = radial::kdtree_options(params);
-    return std::make_unique<radial::plugins::BayesOutput>(options);
+    using namespace radial::plugins;
+    return std::make_unique<BayesOutput>(bayes_options(params));
   });
 }
 
 }  // namespace
+
+namespace radial::plugins {
+
+BayesOptions bayes_options(const Params& params) {
+  BayesOptions options;
+  options.use_tree = kdtree_enabled(params);
+  options.tree = kdtree_options(params);
+  return options;
+}
+
+}  // namespace radial::plugins
 
 RADIAL_PLUGIN("bayes", "1.0.0", register_bayes)

@@ -8,7 +8,11 @@
 
 namespace radial::plugins {
 
-BhattacharyyaPrior::BhattacharyyaPrior(double alpha, Units units) : alpha_(alpha), units_(units) {}
+BhattacharyyaOptions bhattacharyya_options(const Params& params) {
+  return {params.real("alpha"), params.string("alpha_units") == "absolute"
+                                    ? BhattacharyyaUnits::Absolute
+                                    : BhattacharyyaUnits::NOverKM};
+}
 
 double BhattacharyyaPrior::effective_alpha(const KernelPriorInput& kernels) const {
   if (units_ == Units::Absolute) return alpha_;

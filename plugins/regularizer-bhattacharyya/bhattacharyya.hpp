@@ -10,19 +10,29 @@
 #include <string>
 
 #include "radial/kernel_prior.hpp"
+#include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial::plugins {
 
+enum class BhattacharyyaUnits {
+  Absolute,  // alpha as given
+  NOverKM,   // alpha * N / (K M), the unit of the paper's experiments (section 4)
+};
+
+struct BhattacharyyaOptions {
+  double alpha = 10.0;  // >= 0: the parameter table
+  BhattacharyyaUnits units = BhattacharyyaUnits::NOverKM;
+};
+
+BhattacharyyaOptions bhattacharyya_options(const Params& params);
+
 class BhattacharyyaPrior final : public KernelPrior {
  public:
-  enum class Units {
-    Absolute,  // alpha as given
-    NOverKM,   // alpha * N / (K M), the unit of the paper's experiments (section 4)
-  };
+  using Units = BhattacharyyaUnits;
 
-  // requires alpha >= 0 (the parameter table enforces it).
-  BhattacharyyaPrior(double alpha, Units units);
+  explicit BhattacharyyaPrior(BhattacharyyaOptions options)
+      : alpha_(options.alpha), units_(options.units) {}
 
   // The alpha of eqs 17-30 for this problem size.
   double effective_alpha(const KernelPriorInput& kernels) const;

@@ -27,11 +27,8 @@ radial::ComponentInfo info() {
 
 void register_bhattacharyya(radial::Registrar& registrar) {
   registrar.add_kernel_prior(info(), [](const radial::Params& params) {
-    using radial::plugins::BhattacharyyaPrior;
-    const auto units = params.string("alpha_units") == "absolute"
-                           ? BhattacharyyaPrior::Units::Absolute
-                           : BhattacharyyaPrior::Units::NOverKM;
-    return std::make_unique<BhattacharyyaPrior>(params.real("alpha"), units);
+    using namespace radial::plugins;
+    return std::make_unique<BhattacharyyaPrior>(bhattacharyya_options(params));
   });
 }
 

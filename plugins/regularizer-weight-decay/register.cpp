@@ -24,8 +24,8 @@ radial::ComponentInfo info() {
 
 void register_weight_decay(radial::Registrar& registrar) {
   registrar.add_weight_penalty(info(), [](const radial::Params& params) {
-    return std::make_unique<radial::plugins::WeightDecay>(params.real("alpha"),
-                                                          params.boolean("include_bias"));
+    using namespace radial::plugins;
+    return std::make_unique<WeightDecay>(weight_decay_options(params));
   });
 }
 

@@ -7,8 +7,9 @@
 
 namespace radial::plugins {
 
-WeightDecay::WeightDecay(double alpha, bool include_bias)
-    : alpha_(alpha), include_bias_(include_bias) {}
+WeightDecayOptions weight_decay_options(const Params& params) {
+  return {params.real("alpha"), params.boolean("include_bias")};
+}
 
 std::size_t WeightDecay::penalised_rows(const Matrix& weights) const {
   const std::size_t rows = weights.shape(0);

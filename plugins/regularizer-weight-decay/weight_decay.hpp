@@ -8,15 +8,23 @@
 
 #include <cstddef>
 
+#include "radial/params.hpp"
 #include "radial/weight_penalty.hpp"
 #include "radial/types.hpp"
 
 namespace radial::plugins {
 
+struct WeightDecayOptions {
+  double alpha = 0.01;        // >= 0: the parameter table
+  bool include_bias = false;  // also penalise the bias row
+};
+
+WeightDecayOptions weight_decay_options(const Params& params);
+
 class WeightDecay final : public WeightPenalty {
  public:
-  // requires alpha >= 0 (the parameter table enforces it).
-  WeightDecay(double alpha, bool include_bias);
+  explicit WeightDecay(WeightDecayOptions options)
+      : alpha_(options.alpha), include_bias_(options.include_bias) {}
 
   // alpha/2 sum of W_ik^2 over the penalised rows.
   double penalty(const Matrix& weights) const override;

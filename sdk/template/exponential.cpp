@@ -9,7 +9,9 @@
 
 namespace exponential_plugin {
 
-ExponentialBasis::ExponentialBasis(const radial::Params& params) : width_(params.real("width")) {}
+ExponentialOptions exponential_options(const radial::Params& params) {
+  return {params.real("width")};
+}
 
 void ExponentialBasis::prepare(radial::Centres&, radial::FitContext&) {
   // The width is a parameter; nothing depends on the centres.

@@ -7,10 +7,17 @@
 
 namespace exponential_plugin {
 
+// What the basis needs from its validated parameters.
+struct ExponentialOptions {
+  double width = 1.0;  // > 0: the parameter table
+};
+
+ExponentialOptions exponential_options(const radial::Params& params);
+
 class ExponentialBasis final : public radial::Basis {
  public:
-  // Constructors only store parameters (scikit-learn's rule); nothing depends on the data.
-  explicit ExponentialBasis(const radial::Params& params);
+  // Constructors only store (scikit-learn's rule); nothing depends on the data.
+  explicit ExponentialBasis(ExponentialOptions options) : width_(options.width) {}
 
   radial::Metric metric() const override { return radial::Metric::Euclidean; }
   void prepare(radial::Centres& centres, radial::FitContext& ctx) override;

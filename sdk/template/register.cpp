@@ -16,7 +16,8 @@ void register_exponential(radial::Registrar& registrar) {
           .above(0),
   };
   registrar.add_basis(std::move(info), [](const radial::Params& params) {
-    return std::make_unique<exponential_plugin::ExponentialBasis>(params);
+    using namespace exponential_plugin;
+    return std::make_unique<ExponentialBasis>(exponential_options(params));
   });
 }
 

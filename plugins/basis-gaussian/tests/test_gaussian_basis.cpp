@@ -18,6 +18,11 @@ using radial::plugins::GaussianBasis;
 
 namespace {
 
+// Options as the factory makes them from `width` (density false), with its width check.
+plugins::GaussianOptions with_width(double width) {
+  return plugins::gaussian_options(Params({{"width", width}, {"density", false}}));
+}
+
 // Three centres whose largest squared distance is ||(3,0) - (0,4)||^2 = 25.
 Centres netlab_centres() {
   Centres c;
@@ -56,7 +61,7 @@ double density_2d(double x0, double x1, double m0, double m1, double a, double b
 TEST_CASE("gaussian follows NETLAB's width rule and convention", "[basis-gaussian]") {
   Centres c = netlab_centres();
   FitContext ctx(1);
-  GaussianBasis basis(0.0, false);
+  GaussianBasis basis({0.0, false});
   REQUIRE(basis.metric() == Metric::Shape);
   basis.prepare(c, ctx);
   REQUIRE(ctx.report.warnings.empty());
@@ -82,7 +87,7 @@ TEST_CASE("gaussian width sets a spherical standard deviation over any shapes",
           "[basis-gaussian]") {
   Centres c = full_centres();
   FitContext ctx(1);
-  GaussianBasis basis(2.0, false);
+  GaussianBasis basis({2.0, false});
   basis.prepare(c, ctx);
   REQUIRE(c.shape == Shape::Spherical);
   REQUIRE(c.covariances.size() == 0);
@@ -97,7 +102,7 @@ TEST_CASE("gaussian width sets a spherical standard deviation over any shapes",
 TEST_CASE("gaussian density equals N(x|c,S) and GaussianLogDensity", "[basis-gaussian]") {
   Centres c = full_centres();
   FitContext ctx(1);
-  GaussianBasis basis(0.0, true);
+  GaussianBasis basis({0.0, true});
   basis.prepare(c, ctx);
   REQUIRE(c.shape == Shape::Full);  // the centres' own shapes are kept
   REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "centres");
@@ -128,7 +133,7 @@ TEST_CASE("gaussian guards a collapsed width and rejects bad shapes", "[basis-ga
   Centres one;
   one.means = {{1.0, 2.0}};
   FitContext ctx(1);
-  GaussianBasis basis(0.0, false);
+  GaussianBasis basis({0.0, false});
   basis.prepare(one, ctx);
   REQUIRE(ctx.report.warnings.size() == 1);
   REQUIRE(ctx.report.warnings[0].guard == "zero-width");
@@ -137,9 +142,9 @@ TEST_CASE("gaussian guards a collapsed width and rejects bad shapes", "[basis-ga
 
   Centres bad = full_centres();
   bad.covariances(1, 0, 1) = bad.covariances(1, 1, 0) = 1.0;  // det = 0.15 - 1 < 0
-  REQUIRE_THROWS_WITH(GaussianBasis(0.0, true).prepare(bad, ctx), Catch::Contains("centre 1"));
+  REQUIRE_THROWS_WITH(GaussianBasis({0.0, true}).prepare(bad, ctx), Catch::Contains("centre 1"));
 
-  GaussianBasis unprepared(0.0, false);
+  GaussianBasis unprepared({0.0, false});
   Matrix r2 = {{1.0, 2.0}};
   REQUIRE_THROWS_AS(unprepared.map(r2), ShapeError);
 }
@@ -147,9 +152,9 @@ TEST_CASE("gaussian guards a collapsed width and rejects bad shapes", "[basis-ga
 TEST_CASE("gaussian state restores map()", "[basis-gaussian]") {
   Centres c = full_centres();
   FitContext ctx(1);
-  GaussianBasis trained(0.0, true);
+  GaussianBasis trained({0.0, true});
   trained.prepare(c, ctx);
-  GaussianBasis restored(0.0, false);  // the density flag comes from the state
+  GaussianBasis restored({0.0, false});  // the density flag comes from the state
   restored.load_state(trained.state());
   REQUIRE(std::get<std::string>(restored.state().at("width_rule")) == "centres");
   Matrix a = distances(trained, c), b = a;
@@ -183,19 +188,19 @@ TEST_CASE("gaussian plugin loads through the registry", "[basis-gaussian][regist
 TEST_CASE("gaussian refuses a width whose square is not a usable variance, and says which work",
           "[basis-gaussian]") {
   // width = 1e-300 > 0, but width^2 = 1e-600 underflows to 0: the old advice was "width > 0".
-  REQUIRE_THROWS_AS(GaussianBasis(1e-300, false), ParameterError);
-  REQUIRE_THROWS_WITH(GaussianBasis(1e-300, false),
+  REQUIRE_THROWS_AS(with_width(1e-300), ParameterError);
+  REQUIRE_THROWS_WITH(with_width(1e-300),
                       Catch::Contains("width = 1e-300") && Catch::Contains("underflows to 0") &&
                           Catch::Contains("between 1.49167e-154 and 1.34078e+154"));
-  REQUIRE_THROWS_WITH(GaussianBasis(1e200, false), Catch::Contains("overflows"));
+  REQUIRE_THROWS_WITH(with_width(1e200), Catch::Contains("overflows"));
   // The ends of the range are usable: exp(-r^2 / (2 width^2)) is 1 at r = 0.
   Centres one;
   one.means = {{1.0, 2.0}};
   FitContext ctx(1);
-  GaussianBasis tiny(1.5e-154, false);
+  GaussianBasis tiny(with_width(1.5e-154));
   tiny.prepare(one, ctx);
   Matrix r2 = {{0.0}};
   tiny.map(r2);
   REQUIRE(r2(0, 0) == 1.0);
-  REQUIRE_NOTHROW(GaussianBasis(1.3e154, false));
+  REQUIRE_NOTHROW(with_width(1.3e154));
 }

@@ -22,7 +22,7 @@ double phi(double r) { return 1.0 / std::sqrt(r * r + 4.0); }
 }  // namespace
 
 TEST_CASE("inverse-multiquadric matches its closed form, including r = 0", "[basis-inverse-multiquadric]") {
-  const InverseMultiquadricBasis basis(2.0);
+  const InverseMultiquadricBasis basis({2.0});
   REQUIRE(basis.metric() == Metric::Euclidean);
   const Matrix got = mapped(basis, {0.0, 3.0, 1.5, 1e3});
   REQUIRE(got(0, 0) == Approx(0.5).epsilon(1e-14));  // r = 0.0
@@ -32,11 +32,11 @@ TEST_CASE("inverse-multiquadric matches its closed form, including r = 0", "[bas
 }
 
 TEST_CASE("inverse-multiquadric on a block of distances from the GEMM identity", "[basis-inverse-multiquadric]") {
-  testing::check_gemm_block(InverseMultiquadricBasis(2.0), phi);
+  testing::check_gemm_block(InverseMultiquadricBasis({2.0}), phi);
 }
 
 TEST_CASE("inverse-multiquadric log map and state", "[basis-inverse-multiquadric]") {
-  InverseMultiquadricBasis basis(2.0);
+  InverseMultiquadricBasis basis({2.0});
   REQUIRE(basis.has_log_map());
   Matrix r2 = {{0.0, 9.0, 2.25}};
   basis.log_map(r2);
@@ -60,10 +60,10 @@ TEST_CASE("inverse-multiquadric plugin loads through the registry", "[basis-inve
 TEST_CASE("inverse multiquadric keeps a c whose square overflows, in the map and in the state",
           "[basis-inverse-multiquadric]") {
   // c = 1e300: c^2 overflows to inf, so the old state sqrt(c^2) = inf was refused as corrupted.
-  InverseMultiquadricBasis basis(1e300);
+  InverseMultiquadricBasis basis({1e300});
   const State state = basis.state();
   REQUIRE(std::get<double>(state.at("c")) == 1e300);
-  InverseMultiquadricBasis restored(1.0);
+  InverseMultiquadricBasis restored({1.0});
   restored.load_state(state);
   // phi = 1 / sqrt(r^2 + c^2) = 1 / c for r << c: 1e-300, not the 0 that 1/sqrt(inf) gives.
   const Matrix got = mapped(restored, {0.0, 3.0});

@@ -22,7 +22,7 @@ double phi(double r) { return std::sqrt(r * r + 4.0); }
 }  // namespace
 
 TEST_CASE("multiquadric matches its closed form, including r = 0", "[basis-multiquadric]") {
-  const MultiquadricBasis basis(2.0);
+  const MultiquadricBasis basis({2.0});
   REQUIRE(basis.metric() == Metric::Euclidean);
   const Matrix got = mapped(basis, {0.0, 3.0, 1.5, 1e3});
   REQUIRE(got(0, 0) == Approx(2.0).epsilon(1e-14));  // r = 0.0
@@ -32,11 +32,11 @@ TEST_CASE("multiquadric matches its closed form, including r = 0", "[basis-multi
 }
 
 TEST_CASE("multiquadric on a block of distances from the GEMM identity", "[basis-multiquadric]") {
-  testing::check_gemm_block(MultiquadricBasis(2.0), phi);
+  testing::check_gemm_block(MultiquadricBasis({2.0}), phi);
 }
 
 TEST_CASE("multiquadric log map and state", "[basis-multiquadric]") {
-  MultiquadricBasis basis(2.0);
+  MultiquadricBasis basis({2.0});
   REQUIRE(basis.has_log_map());
   Matrix r2 = {{0.0, 9.0, 2.25}};
   basis.log_map(r2);
@@ -60,10 +60,10 @@ TEST_CASE("multiquadric plugin loads through the registry", "[basis-multiquadric
 TEST_CASE("multiquadric keeps a c whose square underflows, in the map and in the state",
           "[basis-multiquadric]") {
   // c = 1e-300: c^2 underflows to 0, so the old state sqrt(c^2) = 0 was refused as corrupted.
-  MultiquadricBasis basis(1e-300);
+  MultiquadricBasis basis({1e-300});
   const State state = basis.state();
   REQUIRE(std::get<double>(state.at("c")) == 1e-300);
-  MultiquadricBasis restored(1.0);
+  MultiquadricBasis restored({1.0});
   restored.load_state(state);
   // phi(r) = sqrt(r^2 + c^2): r itself for r = 3, and c itself at r = 0.
   const Matrix got = mapped(restored, {0.0, 3.0});
@@ -83,7 +83,7 @@ TEST_CASE("multiquadric refuses c above 1e100, where the output fit's phi^2 sums
   REQUIRE_THROWS_AS(validate_params(info.params, {{"c", 1e300}}, "plugin multiquadric"),
                     ParameterError);
   // Far above c^2's overflow the map stays finite: hypot(r, c) = c.
-  const Matrix got = mapped(MultiquadricBasis(1e300), {0.0, 5.0});
+  const Matrix got = mapped(MultiquadricBasis({1e300}), {0.0, 5.0});
   REQUIRE(got(0, 0) == 1e300);
   REQUIRE(got(0, 1) == 1e300);
 }

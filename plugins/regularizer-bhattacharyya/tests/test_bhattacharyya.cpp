@@ -163,7 +163,7 @@ TEST_CASE("kernel distances are eq 23 with the subkernel sharing the kernel cova
           "[bhattacharyya]") {
   for (bool full : {false, true}) {
     const KernelPriorInput in = random_input(4, 3, 5, full, full ? 11 : 12);
-    const BhattacharyyaPrior prior(1.0, BhattacharyyaPrior::Units::Absolute);
+    const BhattacharyyaPrior prior({1.0, BhattacharyyaPrior::Units::Absolute});
     const Matrix beta = prior.kernel_distances(in);
     for (std::size_t j = 0; j < in.count(); ++j) {
       const Matrix s = kernel_covariance(in, j);
@@ -180,7 +180,7 @@ TEST_CASE("eq 31: the mixing regularisation terms of each kernel sum to zero",
           "[bhattacharyya]") {
   for (bool full : {false, true}) {
     const KernelPriorInput in = random_input(6, 4, 3, full, 21);
-    const BhattacharyyaPrior prior(7.5, BhattacharyyaPrior::Units::Absolute);
+    const BhattacharyyaPrior prior({7.5, BhattacharyyaPrior::Units::Absolute});
     Matrix terms = Matrix::from_shape({6, 4});
     terms.fill(0.0);
     prior.add_mixing_terms(in, terms);
@@ -205,7 +205,7 @@ TEST_CASE("mixing terms are pi_jk d log p / d pi_jk (central differences)", "[bh
   for (double& v : mixing) v = uniform(rng);
   const Vector priors{0.2, 0.5, 0.3};
   in.class_given_kernel = radial::class_given_kernel(mixing, priors);
-  const BhattacharyyaPrior prior(3.0, BhattacharyyaPrior::Units::Absolute);
+  const BhattacharyyaPrior prior({3.0, BhattacharyyaPrior::Units::Absolute});
   Matrix terms = Matrix::from_shape({m, k});
   terms.fill(0.0);
   prior.add_mixing_terms(in, terms);
@@ -230,7 +230,7 @@ TEST_CASE("mean terms are the gradient of log p in mu_j (central differences)",
   // d log p / d mu_j = -Sigma_j^{-1} (weight_j mu_j - target_j) for the quadratic prior of eq 26.
   for (bool full : {false, true}) {
     const KernelPriorInput in = random_input(3, 2, 2, full, 41);
-    const BhattacharyyaPrior prior(2.0, BhattacharyyaPrior::Units::Absolute);
+    const BhattacharyyaPrior prior({2.0, BhattacharyyaPrior::Units::Absolute});
     KernelMeanTerms terms = KernelMeanTerms::zeros(3, 2);
     prior.add_mean_terms(in, terms);
     const double h = 1e-6;
@@ -257,8 +257,8 @@ TEST_CASE("mean terms are the gradient of log p in mu_j (central differences)",
 
 TEST_CASE("alpha in units of N/(KM) scales the absolute alpha", "[bhattacharyya]") {
   const KernelPriorInput in = random_input(5, 2, 3, false, 51, 300);  // N/(KM) = 30
-  const BhattacharyyaPrior relative(2.0, BhattacharyyaPrior::Units::NOverKM);
-  const BhattacharyyaPrior absolute(60.0, BhattacharyyaPrior::Units::Absolute);
+  const BhattacharyyaPrior relative({2.0, BhattacharyyaPrior::Units::NOverKM});
+  const BhattacharyyaPrior absolute({60.0, BhattacharyyaPrior::Units::Absolute});
   CHECK(relative.effective_alpha(in) == Approx(60.0));
   CHECK(relative.kernel_penalty(in) == Approx(absolute.kernel_penalty(in)).epsilon(1e-14));
   Matrix t1 = Matrix::from_shape({5, 2}), t2 = Matrix::from_shape({5, 2});
@@ -271,7 +271,7 @@ TEST_CASE("alpha in units of N/(KM) scales the absolute alpha", "[bhattacharyya]
 
 TEST_CASE("alpha = 0 adds nothing, and a dead kernel contributes nothing", "[bhattacharyya]") {
   KernelPriorInput in = random_input(3, 2, 2, false, 61);
-  const BhattacharyyaPrior zero(0.0, BhattacharyyaPrior::Units::Absolute);
+  const BhattacharyyaPrior zero({0.0, BhattacharyyaPrior::Units::Absolute});
   CHECK(zero.kernel_penalty(in) == 0.0);
   KernelMeanTerms terms = KernelMeanTerms::zeros(3, 2);
   zero.add_mean_terms(in, terms);
@@ -280,7 +280,7 @@ TEST_CASE("alpha = 0 adds nothing, and a dead kernel contributes nothing", "[bha
 
   in.class_given_kernel(1, 0) = 0;  // kernel 1 has no weight in any class
   in.class_given_kernel(1, 1) = 0;
-  const BhattacharyyaPrior prior(4.0, BhattacharyyaPrior::Units::Absolute);
+  const BhattacharyyaPrior prior({4.0, BhattacharyyaPrior::Units::Absolute});
   KernelMeanTerms mean_terms = KernelMeanTerms::zeros(3, 2);
   prior.add_mean_terms(in, mean_terms);
   CHECK(mean_terms.weight(1) == 0.0);
@@ -308,7 +308,7 @@ TEST_CASE("the bhattacharyya plugin loads, declares its parameters and is a kern
   // Only a kernel prior: the registry has it in that slot and not as a weight penalty.
   CHECK(registry.find(radial::Slot::WeightPenalty, "bhattacharyya") == nullptr);
   const KernelPriorInput in = random_input(5, 2, 3, true, 71, 300);
-  const BhattacharyyaPrior direct(60.0, BhattacharyyaPrior::Units::Absolute);
+  const BhattacharyyaPrior direct({60.0, BhattacharyyaPrior::Units::Absolute});
   CHECK(prior->kernel_penalty(in) == Approx(direct.kernel_penalty(in)).epsilon(1e-14));
 }
 

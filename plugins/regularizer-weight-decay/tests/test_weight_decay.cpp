@@ -74,12 +74,12 @@ void check_derivatives(const WeightDecay& decay, const Matrix& w) {
 TEST_CASE("weight decay penalty in closed form", "[weight-decay]") {
   // W = [[1, 2], [3, 4], [5, 6]] with the bias row [5, 6]: alpha/2 (1 + 4 + 9 + 16) = 15 alpha.
   const Matrix w = {{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}};
-  CHECK(WeightDecay(0.5, false).penalty(w) == Approx(7.5));
-  CHECK(WeightDecay(0.5, true).penalty(w) == Approx(0.25 * (30 + 61)));
-  CHECK(WeightDecay(0.0, true).penalty(w) == 0.0);
+  CHECK(WeightDecay({0.5, false}).penalty(w) == Approx(7.5));
+  CHECK(WeightDecay({0.5, true}).penalty(w) == Approx(0.25 * (30 + 61)));
+  CHECK(WeightDecay({0.0, true}).penalty(w) == 0.0);
 
   Matrix g = xt::ones<double>(w.shape());  // add_gradient adds
-  WeightDecay(2.0, false).add_gradient(w, g);
+  WeightDecay({2.0, false}).add_gradient(w, g);
   CHECK(g(0, 0) == 3.0);
   CHECK(g(1, 1) == 9.0);
   CHECK(g(2, 0) == 1.0);  // bias row untouched
@@ -88,12 +88,12 @@ TEST_CASE("weight decay penalty in closed form", "[weight-decay]") {
 
 TEST_CASE("weight decay gradient and Hessian equal finite differences", "[weight-decay]") {
   const Matrix w = random_weights(6, 3, 42);
-  SECTION("bias excluded") { check_derivatives(WeightDecay(0.37, false), w); }
-  SECTION("bias included") { check_derivatives(WeightDecay(1.9, true), w); }
-  SECTION("one output column") { check_derivatives(WeightDecay(0.8, false), random_weights(5, 1, 7)); }
+  SECTION("bias excluded") { check_derivatives(WeightDecay({0.37, false}), w); }
+  SECTION("bias included") { check_derivatives(WeightDecay({1.9, true}), w); }
+  SECTION("one output column") { check_derivatives(WeightDecay({0.8, false}), random_weights(5, 1, 7)); }
   SECTION("Hessian layout: row-major flattening p = i*K + k, bias row last") {
     Matrix h = xt::zeros<double>({std::size_t(18), std::size_t(18)});
-    WeightDecay(0.37, false).add_hessian(w, h);
+    WeightDecay({0.37, false}).add_hessian(w, h);
     for (std::size_t p = 0; p < 18; ++p) CHECK(h(p, p) == (p < 15 ? 0.37 : 0.0));
   }
 }
@@ -101,9 +101,9 @@ TEST_CASE("weight decay gradient and Hessian equal finite differences", "[weight
 TEST_CASE("weight decay refuses arrays of the wrong shape", "[weight-decay]") {
   const Matrix w = random_weights(4, 2, 1);
   Matrix g = xt::zeros<double>({std::size_t(4), std::size_t(3)});
-  CHECK_THROWS_AS(WeightDecay(1.0, false).add_gradient(w, g), radial::ShapeError);
+  CHECK_THROWS_AS(WeightDecay({1.0, false}).add_gradient(w, g), radial::ShapeError);
   Matrix h = xt::zeros<double>({std::size_t(4), std::size_t(4)});
-  CHECK_THROWS_WITH(WeightDecay(1.0, false).add_hessian(w, h), Catch::Contains("need 8 x 8"));
+  CHECK_THROWS_WITH(WeightDecay({1.0, false}).add_hessian(w, h), Catch::Contains("need 8 x 8"));
 }
 
 TEST_CASE("weight-decay plugin loads, declares its parameters and builds the prior",

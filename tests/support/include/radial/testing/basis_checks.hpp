@@ -76,7 +76,7 @@ inline void check_half_of_netlab(const Basis& basis, const RadialFunction& netla
 // c reproduces phi; a non-positive or missing c is a model-file error.
 template <class B>
 void check_state_round_trip(const B& saved, const RadialFunction& phi) {
-  B restored(1.0);
+  B restored({1.0});  // options struct {c}
   restored.load_state(saved.state());
   REQUIRE(mapped(restored, {3.0})(0, 0) == Approx(phi(3.0)).epsilon(1e-14));
   REQUIRE_THROWS_AS(restored.load_state({{"c", -2.0}}), ModelFileError);

@@ -14,6 +14,14 @@ bool distributed() { return world().size() > 1; }
 
 bool writes_results() { return world().rank() == 0; }
 
+bool quiet_rank() {
+  try {
+    return world().rank() != 0;
+  } catch (const std::exception&) {
+    return false;  // launched by mpirun without MPI built in: the command says so itself
+  }
+}
+
 int exit_code_for(const std::exception_ptr& failure) {
   try {
     std::rethrow_exception(failure);

@@ -23,6 +23,10 @@ bool distributed();
 // The process that writes results, the report and progress: rank 0, or the only process.
 bool writes_results();
 
+// True on ranks other than 0 of an MPI job, which print nothing of their own (usage errors,
+// help); false without MPI, and when MPI cannot start.
+bool quiet_rank();
+
 // The CLI's exit code for a failure: 2 for bad input (InputError), 1 for results that could not
 // be written (OutputError) and anything else.
 int exit_code_for(const std::exception_ptr& failure);

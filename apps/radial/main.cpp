@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -155,7 +156,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    // Under mpirun every rank parses the same words: rank 0 alone prints help or the error.
+    std::ostringstream discarded;
+    const bool quiet = radial::cli::quiet_rank();
+    const int code = quiet ? app.exit(e, discarded, discarded) : app.exit(e);
     // --help and --version print through std::cout: a failed write is not a success either.
     if (code == 0 && !std::cout.flush()) {
       std::cerr << "radial: error: writing the results to stdout failed\n";

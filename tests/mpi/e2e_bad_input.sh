@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# A bad line in one rank's shard: every rank stops, mpirun exits 2 within seconds, the message
+# names the file and line (as the single-process run does), and no model file is written.
+# Cases: a ragged line near the end of the file (the last rank's byte range under 2 and 3
+# ranks), a non-numeric cell in the middle of the file (rank 1 of 3), and a ragged line near the
+# start (rank 0, while the others read good rows and would go on to the first collective).
+#   e2e_bad_input.sh BIN_DIR SOURCE_DIR MPIRUN_SH
+source "$(dirname "$0")/e2e_lib.sh"
+pipeline="$pipelines/kmeans-least-squares.toml"
+rows=$(wc -l < "$data/waveform.csv")
+
+# broken LINE KIND: a copy of waveform.csv with file line LINE (1 = header) broken.
+broken() {
+  local line=$1 kind=$2 out="$work/bad-$1.csv"
+  case $kind in
+    ragged) awk -F, -v OFS=, -v n="$line" 'NR == n { NF = NF - 3 } { print }' \
+              "$data/waveform.csv" > "$out" ;;
+    text) awk -F, -v OFS=, -v n="$line" 'NR == n { $5 = "oops" } { print }' \
+            "$data/waveform.csv" > "$out" ;;
+  esac
+  echo "$out"
+}
+
+# expect_exit2 NP FILE LINE: training on FILE under NP ranks (0: single process) exits 2 within
+# 30 s, names FILE:LINE on stderr, writes no model.
+expect_exit2() {
+  local np=$1 file=$2 line=$3 out="$work/run-$1-$3" status=0 start end
+  rm -f "$out.model"
+  start=$(date +%s.%N)
+  if [ "$np" = 0 ]; then
+    timeout 60 "$radial" train "$pipeline" --set "data.train=\"$file\"" --model "$out.model" \
+      --report "$out.json" --quiet --threads 1 2> "$out.err" || status=$?
+  else
+    timeout 60 "$mpirun" "$np" "$radial" train "$pipeline" --set "data.train=\"$file\"" \
+      --model "$out.model" --report "$out.json" --quiet --threads 1 2> "$out.err" || status=$?
+  fi
+  end=$(date +%s.%N)
+  [ "$status" = 124 ] && fail "np $np, bad line $line: still running after 60 s (a hang)"
+  [ "$status" = 2 ] || fail "np $np, bad line $line: exit $status, expected 2; stderr: $(cat "$out.err")"
+  grep -q "$(basename "$file"):$line:" "$out.err" ||
+    fail "np $np, bad line $line: stderr does not name $(basename "$file"):$line: $(cat "$out.err")"
+  [ ! -e "$out.model" ] || fail "np $np, bad line $line: a model file was written"
+  /usr/bin/python3 -c "import sys; sys.exit(0 if $end - $start < 30 else 1)" ||
+    fail "np $np, bad line $line: took $(/usr/bin/python3 -c "print(round($end - $start, 1))") s"
+  echo "ok: np $np, bad line $line: exit 2 in $(/usr/bin/python3 -c "print(round($end - $start, 1))") s: $(grep -m1 "$(basename "$file"):$line:" "$out.err")"
+}
+
+late=$((rows - 5))
+file=$(broken "$late" ragged)
+for np in 0 2 3; do expect_exit2 "$np" "$file" "$late"; done
+middle=$((rows / 2))
+file=$(broken "$middle" text)
+for np in 0 3; do expect_exit2 "$np" "$file" "$middle"; done
+file=$(broken 10 ragged)
+for np in 0 3; do expect_exit2 "$np" "$file" 10; done

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
@@ -144,10 +145,14 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
       start.class_priors.size() == 0)
     throw ShapeError("centres dem: the starting point must be per-class diagonal mixtures with "
                      "owners, mixing weights and class priors");
-  const std::size_t n = x.shape(0), num_classes = start.class_priors.size();
+  // x holds this rank's rows when the data are sharded; sums run over every rank's.
+  const std::size_t local_rows = x.shape(0), num_classes = start.class_priors.size();
+  const std::size_t n = std::size_t(count_over_ranks(local_rows));
   // p = sum_n log P(y_n), the prior's share of log R^d (fig. 2, initialisation).
   double p = 0;
-  for (std::size_t i = 0; i < n; ++i) p += std::log(start.class_priors(std::size_t(classes(i))));
+  for (std::size_t i = 0; i < local_rows; ++i)
+    p += std::log(start.class_priors(std::size_t(classes(i))));
+  p = sum_over_ranks(p);
 
   Centres current = std::move(start), best;
   MixtureCounts num, den, best_num, best_den;
@@ -162,7 +167,9 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
 
   for (std::size_t i = 0;; ++i) {
     std::unique_ptr<GaussianBoxTree> tree;
-    if (options.em.use_tree) tree = std::make_unique<GaussianBoxTree>(current, x, options.em.tree);
+    if (options.em.use_tree)
+      tree = std::make_unique<GaussianBoxTree>(
+          current, box_tree_sample(x, options.em.tree.sample_rows), options.em.tree);
     eopt.tree = tree.get();
     Vector log_num, log_den;
     weights_of(current, log_num, log_den);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
 
@@ -151,7 +152,8 @@ Centres read_centres_csv(const std::filesystem::path& file, std::size_t features
 
 Centres FixedCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  if (train.rows() == 0)
+  // Sharded data (radial/collectives.hpp): a rank may hold no rows while others do.
+  if (count_over_ranks(train.rows()) == 0)
     throw InputError("plugin fixed: the training data have no rows; check [data] train");
   Centres centres = read_centres_csv(file_, train.features());
   ctx.report.iterations = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/text.hpp"
 
@@ -65,8 +66,9 @@ void record(const EmResult& fit, const std::string& label, const EmOptions& em, 
 
 Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  const Matrix& x = train.inputs;
-  if (x.shape(0) == 0) throw InputError("centres gmm: the training set has no rows");
+  const Matrix& x = train.inputs;  // this rank's rows when the data are sharded
+  const std::size_t rows = std::size_t(count_over_ranks(train.rows()));
+  if (rows == 0) throw InputError("centres gmm: the training set has no rows");
   ctx.report.iterations = 0;
   ctx.report.converged = true;
   std::size_t repairs = 0;
@@ -77,8 +79,8 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
   em.threads = ctx.threads;  // E-steps over row blocks; results do not depend on it
 
   if (options_.mode == "pooled") {
-    if (x.shape(0) < options_.count)
-      throw InputError("centres gmm: " + std::to_string(x.shape(0)) +
+    if (rows < options_.count)
+      throw InputError("centres gmm: " + std::to_string(rows) +
                        " training rows are fewer than count = " + std::to_string(options_.count) +
                        " components; lower centres.count");
     EmResult fit = em_mixture_kmeans(x, options_.count, em, ctx.rng, &repairs);
@@ -108,7 +110,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
              "k-means initialisation re-seeded " + std::to_string(repairs) + " empty cluster(s)",
              "centres.count (use fewer components)");
   ctx.report.figures["log_likelihood"] = log_likelihood;
-  ctx.report.final_error = -log_likelihood / double(x.shape(0));
+  ctx.report.final_error = -log_likelihood / double(rows);
   ctx.report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   centres.check();

@@ -6,24 +6,30 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::plugins {
 
 namespace {
 
-double mean_feature_variance(const Matrix& x) {
+// Over the rows of every rank (`rows` of them; x holds this rank's): the column sums, then the
+// squared deviations, each summed over ranks.
+double mean_feature_variance(const Matrix& x, std::size_t rows) {
   const std::size_t n = x.shape(0), d = x.shape(1);
-  double total = 0;
+  std::vector<double> mean(d, 0.0), var(d, 0.0);
+  for (std::size_t k = 0; k < d; ++k)
+    for (std::size_t i = 0; i < n; ++i) mean[k] += x(i, k);
+  sum_over_ranks(mean);
   for (std::size_t k = 0; k < d; ++k) {
-    double mean = 0;
-    for (std::size_t i = 0; i < n; ++i) mean += x(i, k);
-    mean /= double(n);
-    double var = 0;
-    for (std::size_t i = 0; i < n; ++i) var += (x(i, k) - mean) * (x(i, k) - mean);
-    total += var / double(n);
+    mean[k] /= double(rows);
+    for (std::size_t i = 0; i < n; ++i) var[k] += (x(i, k) - mean[k]) * (x(i, k) - mean[k]);
   }
+  sum_over_ranks(var);
+  double total = 0;
+  for (std::size_t k = 0; k < d; ++k) total += var[k] / double(rows);
   return total / double(d);
 }
 
@@ -45,7 +51,8 @@ KMeansCentres::KMeansCentres(KMeansOptions options) : options_(std::move(options
 
 Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  const std::size_t rows = train.rows(), d = train.features();
+  // train holds this rank's rows when the data are sharded (radial/collectives.hpp).
+  const std::size_t rows = std::size_t(count_over_ranks(train.rows())), d = train.features();
   if (options_.count > rows) {
     std::ostringstream msg;
     msg << "plugin kmeans: count = " << options_.count << " but the training data have only "
@@ -63,7 +70,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   centres.variances = xt::zeros<double>({m});
 
   std::size_t small = 0, floored = 0;
-  const double data_variance = mean_feature_variance(train.inputs);
+  const double data_variance = mean_feature_variance(train.inputs, rows);
   const double floor = 1e-6 * (data_variance > 0 ? data_variance : 1.0);
   for (std::size_t j = 0; j < m; ++j) {
     double variance;

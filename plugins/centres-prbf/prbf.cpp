@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/kernel_prior.hpp"
 #include "radial/numerics/kmeans.hpp"
@@ -35,21 +37,27 @@ struct Floors {
   std::size_t constant_count = 0;
 };
 
-Floors variance_floors(const Matrix& x, double relative) {
+// Over the rows of every rank (`rows` of them; x holds this rank's): each column's sum, then its
+// squared deviations, summed over ranks.
+Floors variance_floors(const Matrix& x, std::size_t rows, double relative) {
   const std::size_t n = x.shape(0), d = x.shape(1);
   Floors f;
   f.floor = Vector::from_shape({d});
   f.constant.assign(d, false);
+  std::vector<double> mean(d, 0.0), var(d, 0.0);
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t r = 0; r < n; ++r) mean[a] += x(r, a);
+  sum_over_ranks(mean);
   for (std::size_t a = 0; a < d; ++a) {
-    double mean = 0;
-    for (std::size_t r = 0; r < n; ++r) mean += x(r, a);
-    mean /= double(n);
-    double var = 0;
-    for (std::size_t r = 0; r < n; ++r) var += (x(r, a) - mean) * (x(r, a) - mean);
-    var /= double(n);
-    f.constant[a] = !(var > 0);
+    mean[a] /= double(rows);
+    for (std::size_t r = 0; r < n; ++r) var[a] += (x(r, a) - mean[a]) * (x(r, a) - mean[a]);
+  }
+  sum_over_ranks(var);
+  for (std::size_t a = 0; a < d; ++a) {
+    const double v = var[a] / double(rows);
+    f.constant[a] = !(v > 0);
     f.constant_count += f.constant[a] ? 1 : 0;
-    f.floor(a) = var > 0 ? relative * var : relative;
+    f.floor(a) = v > 0 ? relative * v : relative;
   }
   return f;
 }
@@ -107,11 +115,12 @@ bool apply_floor(Centres& kernels, std::size_t j, const Floors& floors) {
   return true;
 }
 
-// |X_k|, the training rows of each class.
+// |X_k|, the training rows of each class over every rank (classes holds this rank's rows).
 std::vector<std::size_t> class_sizes(const Labels& classes, std::size_t k) {
-  std::vector<std::size_t> sizes(k, 0);
+  std::vector<std::uint64_t> sizes(k, 0);
   for (std::size_t r = 0; r < classes.size(); ++r) ++sizes[std::size_t(classes(r))];
-  return sizes;
+  sum_over_ranks(sizes);
+  return std::vector<std::size_t>(sizes.begin(), sizes.end());
 }
 
 // The kernels alone (means and covariances), as a kernel prior sees them.
@@ -179,7 +188,9 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                 const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
   check_inputs(x, classes, num_classes, theta, options);
-  const std::size_t n = x.shape(0), d = x.shape(1), m = theta.count(), k = num_classes;
+  // x holds this rank's rows when the data are sharded (radial/collectives.hpp); n counts all.
+  const std::size_t n = std::size_t(count_over_ranks(x.shape(0))), d = x.shape(1),
+                    m = theta.count(), k = num_classes;
   const bool map = prior != nullptr;
   const bool full = options.shape == Shape::Full;
 
@@ -196,7 +207,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                "use stratified folds or a larger training set");
     }
 
-  const Floors floor = variance_floors(x, options.variance_floor);
+  const Floors floor = variance_floors(x, n, options.variance_floor);
   if (floor.constant_count > 0)
     ctx.warn(kId, "constant-column",
              std::to_string(floor.constant_count) +
@@ -368,10 +379,11 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
 
 Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_classes,
                      const PrbfOptions& options, FitContext& ctx) {
-  const std::size_t n = x.shape(0), m = options.count;
-  if (n < m)
+  const std::size_t n = x.shape(0), m = options.count;  // n: this rank's rows
+  const std::size_t rows = std::size_t(count_over_ranks(n));
+  if (rows < m)
     throw InputError(std::string("centres ") + kId + ": count = " + std::to_string(m) +
-                     " kernels but only " + std::to_string(n) +
+                     " kernels but only " + std::to_string(rows) +
                      " training rows; lower centres.count");
   KMeansOptions km;
   km.count = m;
@@ -389,7 +401,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   Vector cluster_fractions;
   mixture_from_assignment(x, clusters.assignment, clusters.centres, options.shape, 0.0, theta,
                           cluster_fractions);
-  const Floors floor = variance_floors(x, options.variance_floor);
+  const Floors floor = variance_floors(x, rows, options.variance_floor);
   for (std::size_t j = 0; j < m; ++j) apply_floor(theta, j, floor);
 
   theta.mixing = Matrix::from_shape({m, num_classes});

@@ -7,8 +7,10 @@
 #include <sstream>
 #include <vector>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 
 namespace radial::plugins {
 
@@ -34,11 +36,21 @@ std::size_t count_duplicates(const Matrix& means) {
 
 Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  const std::size_t rows = train.rows();
+  // train holds this rank's rows when the data are sharded (radial/collectives.hpp); the
+  // centres are the same global rows whatever the rank count.
+  const ShardLayout layout = shard_layout(train.rows());
+  const std::size_t rows = layout.total;
   if (rows == 0) throw InputError("plugin subset: the training data have no rows");
   Centres centres;
   if (all_) {
-    centres.means = train.inputs;  // the full RBF network: mu_m = x_m for every m
+    // The full RBF network: mu_m = x_m for every m, every rank's rows in global order.
+    if (collectives().size() == 1) {
+      centres.means = train.inputs;
+    } else {
+      std::vector<std::size_t> every(rows);
+      std::iota(every.begin(), every.end(), std::size_t(0));
+      centres.means = gather_rows(train.inputs, layout, every);
+    }
   } else {
     if (count_ > rows) {
       std::ostringstream msg;

@@ -7,7 +7,9 @@
 #include <numeric>
 #include <string>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 
 namespace radial {
 
@@ -192,6 +194,16 @@ std::size_t GaussianBoxTree::leaf_of(const double* x) const {
   while (nodes_[node].leaf < 0)
     node = x[nodes_[node].dim] < nodes_[node].split ? nodes_[node].left : nodes_[node].right;
   return std::size_t(nodes_[node].leaf);
+}
+
+Matrix box_tree_sample(const Matrix& points, std::size_t sample_rows) {
+  const ShardLayout layout = shard_layout(points.dimension() == 2 ? points.shape(0) : 0);
+  const std::size_t limit = std::max<std::size_t>(1, sample_rows);
+  const std::size_t stride = layout.total > limit ? (layout.total + limit - 1) / limit : 1;
+  if (collectives().size() == 1 && stride == 1) return points;
+  std::vector<std::size_t> rows;
+  for (std::size_t p = 0; p < layout.total; p += stride) rows.push_back(p);
+  return gather_rows(points, layout, rows);
 }
 
 double GaussianBoxTree::exact_threshold(const Centres& centres, const Matrix& points) {

@@ -14,11 +14,14 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include <xtensor-blas/xblas.hpp>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 #include "radial/parallel.hpp"
 #include "kmeans_screen.hpp"
 
@@ -394,33 +397,36 @@ void measure_centres(const Matrix& centres, const Matrix* previous, double rel, 
   }
 }
 
-void check_data(const Matrix& x, std::size_t count, const char* where) {
+// `rows`: the rows over every rank (the data's shard on this rank is x).
+void check_data(const Matrix& x, std::size_t rows, std::size_t count, const char* where) {
   if (count == 0) {
     throw InputError(std::string(where) + ": the number of centres is 0; set count >= 1");
   }
-  if (x.shape(1) == 0) {
+  if (x.dimension() != 2 || x.shape(1) == 0) {
     throw InputError(std::string(where) + ": the data have no feature columns");
   }
-  if (count > x.shape(0)) {
+  if (count > rows) {
     std::ostringstream msg;
-    msg << where << ": " << count << " centres requested but the data have only " << x.shape(0)
-        << " rows; set count <= " << x.shape(0);
+    msg << where << ": " << count << " centres requested but the data have only " << rows
+        << " rows; set count <= " << rows;
     throw InputError(msg.str());
   }
 }
 
-// Root mean feature variance: the data scale the tolerance is relative to (two passes over
-// the rows, row-major).
-double data_scale(const Matrix& x) {
+// Root mean feature variance over the rows of every rank (`rows` of them): the data scale the
+// tolerance is relative to (two passes over the rows, row-major, each summed over ranks).
+double data_scale(const Matrix& x, std::size_t rows) {
   const std::size_t n = x.shape(0), d = x.shape(1);
   std::vector<double> mean(d, 0.0), var(d, 0.0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < d; ++k) mean[k] += x(i, k);
-  for (double& m : mean) m /= double(n);
+  sum_over_ranks(mean);
+  for (double& m : mean) m /= double(rows);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < d; ++k) var[k] += (x(i, k) - mean[k]) * (x(i, k) - mean[k]);
+  sum_over_ranks(var);
   double total = 0;
-  for (double v : var) total += v / double(n);
+  for (double v : var) total += v / double(rows);
   return std::sqrt(total / double(d));
 }
 
@@ -428,23 +434,31 @@ double data_scale(const Matrix& x) {
 
 Matrix kmeans_initial_centres(const Matrix& x, std::size_t count, const std::string& init,
                               std::mt19937_64& rng, int threads) {
-  check_data(x, count, "k-means initialisation");
-  const std::size_t n = x.shape(0), d = x.shape(1);
-  Matrix centres = xt::empty<double>({count, d});
-  auto copy_row = [&](std::size_t j, std::size_t row) {
-    std::copy(x.data() + row * d, x.data() + (row + 1) * d, centres.data() + j * d);
-  };
+  // Rows are chosen by global row index with draws every rank makes alike, and the owner of a
+  // chosen row sends it: the centres are those of one process on all rows, for any rank count.
+  const ShardLayout layout = shard_layout(x.dimension() == 2 ? x.shape(0) : 0);
+  check_data(x, layout.total, count, "k-means initialisation");
+  Collectives& comm = collectives();
+  const std::size_t n = x.shape(0), rows = layout.total, d = x.shape(1);
 
   if (init == "random") {
-    // Distinct rows: a partial Fisher-Yates shuffle of the row indices.
-    std::vector<std::size_t> index(n);
-    std::iota(index.begin(), index.end(), std::size_t(0));
+    // Distinct rows: a partial Fisher-Yates shuffle of the row indices 0..N-1, the displaced
+    // entries kept in a map (no rank stores N indices).
+    std::unordered_map<std::size_t, std::size_t> displaced;
+    auto at = [&](std::size_t i) {
+      const auto it = displaced.find(i);
+      return it == displaced.end() ? i : it->second;
+    };
+    std::vector<std::size_t> picked(count);
     for (std::size_t j = 0; j < count; ++j) {
-      std::uniform_int_distribution<std::size_t> pick(j, n - 1);
-      std::swap(index[j], index[pick(rng)]);
-      copy_row(j, index[j]);
+      std::uniform_int_distribution<std::size_t> pick(j, rows - 1);
+      const std::size_t p = pick(rng);
+      const std::size_t a = at(j), b = at(p);
+      displaced[j] = b;
+      displaced[p] = a;
+      picked[j] = b;
     }
-    return centres;
+    return gather_rows(x, layout, picked);
   }
   if (init != "kmeans++") {
     throw InputError("k-means initialisation: unknown init '" + init +
@@ -453,12 +467,13 @@ Matrix kmeans_initial_centres(const Matrix& x, std::size_t count, const std::str
 
   // D^2 sampling over fixed row blocks: each new centre lowers D^2 block by block (in parallel,
   // elementwise) and each block's sum is taken in row order, so the draw does not depend on the
-  // thread count; a draw walks the block sums, then the rows of one block.
+  // thread count; a draw walks the ranks' totals, then the blocks of one rank, then the rows of
+  // one block (one process walks its blocks alike).
+  Matrix centres = xt::empty<double>({count, d});
   const std::size_t blocks = row_block_count(n, parallel_block_rows);
   std::vector<double> d2(n, std::numeric_limits<double>::infinity()), block_sum(blocks, 0.0);
   std::vector<char> chosen(n, 0);
-  auto lower_d2 = [&](std::size_t centre_row) {
-    const double* c = x.data() + centre_row * d;
+  auto lower_d2 = [&](const double* c) {
     parallel_for_blocks(n, parallel_block_rows, threads, [&](std::size_t, const RowBlock& b) {
       double sum = 0;
       for (std::size_t i = b.first; i < b.first + b.count; ++i) {
@@ -468,56 +483,102 @@ Matrix kmeans_initial_centres(const Matrix& x, std::size_t count, const std::str
       block_sum[b.index] = sum;
     });
   };
-  std::size_t first = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
-  copy_row(0, first);
-  chosen[first] = 1;
-  lower_d2(first);
+  // Centre j = local row `local` of rank `owner`, sent to every rank.
+  auto take = [&](std::size_t j, int owner, std::size_t local) {
+    double* c = centres.data() + j * d;
+    if (comm.rank() == owner) {
+      std::copy(x.data() + local * d, x.data() + (local + 1) * d, c);
+      chosen[local] = 1;
+    }
+    comm.broadcast(c, d, owner);
+    lower_d2(c);
+  };
+  // The rank holding position `u` of values laid out rank after rank, and `u`'s offset there.
+  auto owner_of = [](const std::vector<double>& per, double u, double& before) {
+    before = 0;
+    int last_positive = -1;
+    for (std::size_t q = 0; q < per.size(); ++q)
+      if (per[q] > 0) last_positive = int(q);
+    for (std::size_t q = 0; q < per.size(); ++q) {
+      if (!(per[q] > 0)) continue;
+      // the last rank with rows takes a draw that rounding left just beyond the sum
+      if (before + per[q] <= u && int(q) != last_positive) {
+        before += per[q];
+        continue;
+      }
+      return int(q);
+    }
+    return last_positive;
+  };
+
+  {
+    const std::size_t first = std::uniform_int_distribution<std::size_t>(0, rows - 1)(rng);
+    std::size_t local = 0;
+    const int owner = layout.owner(first, &local);
+    take(0, owner, local);
+  }
 
   for (std::size_t j = 1; j < count; ++j) {
+    double mine = 0;
+    for (double s : block_sum) mine += s;
+    const std::vector<double> totals = per_rank(mine);
     double total = 0;
-    for (double s : block_sum) total += s;
-    std::size_t next = n;
+    for (double t : totals) total += t;
     if (total > 0) {
       // The first row whose cumulative weight exceeds a uniform draw in [0, total).
       const double r = std::uniform_real_distribution<double>(0.0, total)(rng);
       double cumulative = 0;
-      std::size_t last_positive = n;
-      for (std::size_t b = 0; b < blocks && next == n; ++b) {
-        if (block_sum[b] <= 0) continue;
-        if (cumulative + block_sum[b] <= r && b + 1 < blocks) {
-          cumulative += block_sum[b];
-          continue;
-        }
-        const std::size_t begin = b * parallel_block_rows;
-        const std::size_t end = std::min(n, begin + parallel_block_rows);
-        for (std::size_t i = begin; i < end; ++i) {
-          if (d2[i] <= 0) continue;
-          last_positive = i;
-          cumulative += d2[i];
-          if (cumulative > r) {
-            next = i;
-            break;
+      const int owner = owner_of(totals, r, cumulative);
+      std::size_t next = n;
+      if (comm.rank() == owner) {
+        std::size_t last_positive = n;
+        for (std::size_t b = 0; b < blocks && next == n; ++b) {
+          if (block_sum[b] <= 0) continue;
+          if (cumulative + block_sum[b] <= r && b + 1 < blocks) {
+            cumulative += block_sum[b];
+            continue;
+          }
+          const std::size_t begin = b * parallel_block_rows;
+          const std::size_t end = std::min(n, begin + parallel_block_rows);
+          for (std::size_t i = begin; i < end; ++i) {
+            if (d2[i] <= 0) continue;
+            last_positive = i;
+            cumulative += d2[i];
+            if (cumulative > r) {
+              next = i;
+              break;
+            }
           }
         }
+        if (next == n) next = last_positive;  // rounding left r just above the final sum
       }
-      if (next == n) next = last_positive;  // rounding left r just above the final sum
+      take(j, owner, next);
     } else {
-      // Every row coincides with a chosen centre: any unused row is as good as another.
+      // Every row coincides with a chosen centre: any unused row is as good as another (the
+      // u-th unused row in global row order).
       std::vector<std::size_t> unused;
       for (std::size_t i = 0; i < n; ++i)
         if (!chosen[i]) unused.push_back(i);
-      next = unused[std::uniform_int_distribution<std::size_t>(0, unused.size() - 1)(rng)];
+      const std::vector<double> per = per_rank(double(unused.size()));
+      double total_unused = 0;
+      for (double u : per) total_unused += u;
+      const auto u = std::uniform_int_distribution<std::size_t>(
+          0, std::size_t(total_unused) - 1)(rng);
+      double before = 0;
+      const int owner = owner_of(per, double(u), before);
+      take(j, owner, comm.rank() == owner ? unused[u - std::size_t(before)] : 0);
     }
-    copy_row(j, next);
-    chosen[next] = 1;
-    lower_d2(next);
   }
   return centres;
 }
 
 KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& options) {
+  // Every pass sums its per-block partials locally, then over the ranks of collectives(): the
+  // same centres, partition and decisions on every rank, as one process on all rows.
+  const ShardLayout layout = shard_layout(x.dimension() == 2 ? x.shape(0) : 0);
   const std::size_t n = x.shape(0), d = x.shape(1), m = centres.shape(0);
-  check_data(x, m, "k-means");
+  check_data(x, layout.total, m, "k-means");
+  Collectives& comm = collectives();
   if (centres.shape(1) != d) {
     std::ostringstream msg;
     msg << "k-means: initial centres have " << centres.shape(1) << " columns but the data have "
@@ -529,7 +590,8 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
   const double rel = 4.0 * double(d + 4) * std::numeric_limits<double>::epsilon();
   BoundedAssignment assignment(x, options.threads);
   CentreGeometry geometry;
-  const double threshold = options.tolerance > 0 ? options.tolerance * data_scale(x) : 0.0;
+  const double threshold =
+      options.tolerance > 0 ? options.tolerance * data_scale(x, layout.total) : 0.0;
   Matrix sums = xt::empty<double>({m, d});
   std::vector<double> counts(m);
   Matrix previous;
@@ -570,9 +632,17 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
           for (std::size_t i = 0; i < m * d; ++i) sums.data()[i] += p.sums.data()[i];
           for (std::size_t j = 0; j < m; ++j) counts[j] += p.counts[j];
         });
+    if (comm.size() > 1) {
+      std::vector<double> packed(sums.begin(), sums.end());
+      packed.insert(packed.end(), counts.begin(), counts.end());
+      sum_over_ranks(packed);
+      std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m * d), sums.begin());
+      std::copy(packed.begin() + std::ptrdiff_t(m * d), packed.end(), counts.begin());
+    }
 
     // Empty-cluster policy (farthest point): re-seed each empty cluster at the row that
-    // contributes most to the error, taken from a cluster that keeps at least one member.
+    // contributes most to the error, taken from a cluster that keeps at least one member: the
+    // farthest such row over all ranks (ties: the lowest global row), sent by its owner.
     if (std::find(counts.begin(), counts.end(), 0.0) != counts.end()) {
       std::vector<double> dist2(n);
       for (std::size_t i = 0; i < n; ++i)
@@ -581,20 +651,34 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
       std::iota(by_distance.begin(), by_distance.end(), std::size_t(0));
       std::stable_sort(by_distance.begin(), by_distance.end(),
                        [&](std::size_t a, std::size_t b) { return dist2[a] > dist2[b]; });
+      // A row whose cluster has fewer than 2 members never becomes eligible again (clusters
+      // only lose members here), so each rank walks its order once.
       std::size_t next = 0;
       for (std::size_t j = 0; j < m; ++j) {
         if (counts[j] != 0) continue;
-        while (counts[assignment.label(by_distance[next])] < 2) ++next;  // n >= m: exists
-        const std::size_t row_index = by_distance[next++];
-        const std::size_t donor = assignment.label(row_index);
-        const double* row = x.data() + row_index * d;
+        while (next < n && counts[assignment.label(by_distance[next])] < 2) ++next;
+        RowCandidate mine;
+        if (next < n) {
+          const std::size_t i = by_distance[next];
+          mine.has = true;
+          mine.key = dist2[i];
+          mine.row = layout.first + i;
+          mine.tag = assignment.label(i);
+          mine.values.assign(x.data() + i * d, x.data() + (i + 1) * d);
+        }
+        const RowCandidate far = best_candidate(mine, /*largest=*/true);
+        if (!far.has) throw Error("k-means: no row left to re-seed an empty cluster");  // n >= m
+        const auto donor = std::size_t(far.tag);
         for (std::size_t k = 0; k < d; ++k) {
-          sums(donor, k) -= row[k];
-          sums(j, k) = row[k];
+          sums(donor, k) -= far.values[k];
+          sums(j, k) = far.values[k];
         }
         counts[donor] -= 1;
         counts[j] = 1;
-        assignment.reassign(row_index, std::uint32_t(j));
+        if (mine.has && far.row == mine.row) {
+          assignment.reassign(by_distance[next], std::uint32_t(j));
+          ++next;
+        }
         ++result.empty_cluster_repairs;
       }
     }
@@ -638,6 +722,16 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
     result.inertia += e;
     result.cluster_spread(j) += e;
     result.cluster_sizes(j) += 1;
+  }
+  if (comm.size() > 1) {
+    std::vector<double> packed(result.cluster_spread.begin(), result.cluster_spread.end());
+    packed.insert(packed.end(), result.cluster_sizes.begin(), result.cluster_sizes.end());
+    packed.push_back(result.inertia);
+    sum_over_ranks(packed);
+    std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m), result.cluster_spread.begin());
+    std::copy(packed.begin() + std::ptrdiff_t(m), packed.begin() + std::ptrdiff_t(2 * m),
+              result.cluster_sizes.begin());
+    result.inertia = packed.back();
   }
   for (std::size_t j = 0; j < m; ++j)
     if (result.cluster_sizes(j) > 0) result.cluster_spread(j) /= result.cluster_sizes(j);

@@ -10,7 +10,9 @@
 #include <numeric>
 
 #include "mixture_em_detail.hpp"
+#include "radial/collectives.hpp"
 #include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 
 namespace radial {
 
@@ -23,8 +25,11 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
                      to_string(initial.shape) + " but options.shape is " +
                      to_string(options.shape));
   initial.check();
-  const std::size_t n_rows = x.shape(0), m = initial.count(), d = initial.dim();
-  if (n_rows == 0) throw InputError("em_mixture: no rows to fit");
+  // x holds this rank's rows; the E-steps sum over the ranks of collectives().
+  const ShardLayout layout = shard_layout(x.dimension() == 2 ? x.shape(0) : 0);
+  const std::size_t n_rows = x.shape(0), total_rows = layout.total, m = initial.count(),
+                    d = initial.dim();
+  if (total_rows == 0) throw InputError("em_mixture: no rows to fit");
   EmResult result;
   result.components = std::move(initial);
   result.components.owner = Labels();
@@ -45,7 +50,8 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
     eopt.statistics = i < options.iterations;
     std::unique_ptr<GaussianBoxTree> tree;
     if (options.use_tree) {
-      tree = std::make_unique<GaussianBoxTree>(result.components, x, options.tree);
+      tree = std::make_unique<GaussianBoxTree>(
+          result.components, box_tree_sample(x, options.tree.sample_rows), options.tree);
       eopt.tree = tree.get();
     }
     const EStepSummary s =
@@ -81,14 +87,29 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
                              "floor) got up to " + number(ms.largest_jitter) + " I added");
     }
     if (!ms.empty.empty()) {
-      // Reseed each empty component at the worst-explained rows (lowest log-likelihood).
+      // Reseed each empty component at the worst-explained rows (lowest log-likelihood, ties:
+      // the lower row) over all ranks: each rank proposes its next lowest, the owner sends it.
+      const std::size_t k = std::min(ms.empty.size(), total_rows);
       std::vector<std::size_t> order(n_rows);
       std::iota(order.begin(), order.end(), 0);
-      const std::size_t k = std::min(ms.empty.size(), n_rows);
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
+      const std::size_t local_k = std::min(k, n_rows);
+      std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(local_k), order.end(),
                         [&](std::size_t a, std::size_t b) {
-                          return s.row_log_likelihood(a) < s.row_log_likelihood(b);
+                          const double la = s.row_log_likelihood(a), lb = s.row_log_likelihood(b);
+                          return la < lb || (la == lb && a < b);
                         });
+      std::vector<RowCandidate> worst;
+      for (std::size_t e = 0, next = 0; e < k; ++e) {
+        RowCandidate mine;
+        if (next < local_k) {
+          mine.has = true;
+          mine.key = s.row_log_likelihood(order[next]);
+          mine.row = layout.first + order[next];
+          mine.values.assign(&x(order[next], 0), &x(order[next], 0) + d);
+        }
+        worst.push_back(best_candidate(mine, /*largest=*/false));
+        if (mine.has && worst.back().row == mine.row) ++next;
+      }
       std::vector<double> mean_var(d, 0.0);
       std::size_t live = 0;
       for (std::size_t j = 0; j < m; ++j) {
@@ -99,14 +120,15 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
       for (double& v : mean_var) v = live ? v / double(live) : 1.0;
       for (std::size_t e = 0; e < ms.empty.size(); ++e) {
         const std::size_t j = ms.empty[e];
-        const std::size_t row = order[std::min(e, k - 1)];
-        for (std::size_t kk = 0; kk < d; ++kk) result.components.means(j, kk) = x(row, kk);
+        const RowCandidate& row = worst[std::min(e, k - 1)];
+        for (std::size_t kk = 0; kk < d; ++kk) result.components.means(j, kk) = row.values[kk];
         set_variances(result.components, j, mean_var);
-        result.weights(j) = 1.0 / double(n_rows);
+        result.weights(j) = 1.0 / double(total_rows);
         ++result.empty_repairs;
         result.notes.push_back("iteration " + std::to_string(i + 1) + ": component " +
                                std::to_string(j) + " lost all responsibility (C(1) = " +
-                               number(counts.c1(j)) + "); reseeded at row " + std::to_string(row));
+                               number(counts.c1(j)) + "); reseeded at row " +
+                               std::to_string(row.row));
       }
       const double total = xt::sum(result.weights)();
       for (std::size_t j = 0; j < m; ++j) result.weights(j) /= total;
@@ -117,8 +139,9 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
 
 EmResult em_mixture_kmeans(const Matrix& x, std::size_t count, const EmOptions& options,
                            std::mt19937_64& rng, std::size_t* kmeans_repairs) {
-  if (x.shape(0) < count)
-    throw InputError("EM initialisation: " + std::to_string(x.shape(0)) +
+  const std::uint64_t rows = count_over_ranks(x.dimension() == 2 ? x.shape(0) : 0);
+  if (rows < count)
+    throw InputError("EM initialisation: " + std::to_string(rows) +
                      " rows are fewer than the " + std::to_string(count) +
                      " components; lower the component count");
   KMeansOptions kopt;
@@ -148,6 +171,11 @@ ClassMixtures fit_class_mixtures(const Matrix& x, const Labels& classes, std::si
                        std::to_string(c) + " outside 0.." + std::to_string(num_classes - 1));
     rows[std::size_t(c)].push_back(n);
   }
+  // Rows of each class over every rank (a class may be missing from this rank's rows).
+  std::vector<std::uint64_t> class_rows(num_classes + 1, 0);
+  for (std::size_t k = 0; k < num_classes; ++k) class_rows[k] = rows[k].size();
+  class_rows[num_classes] = n_rows;
+  sum_over_ranks(class_rows);
   ClassMixtures out;
   const std::size_t m = num_classes * count;
   allocate_shape(out.centres, m, d, options.shape);
@@ -155,9 +183,9 @@ ClassMixtures fit_class_mixtures(const Matrix& x, const Labels& classes, std::si
   out.centres.mixing = xt::zeros<double>({m, num_classes});
   out.centres.class_priors = Vector::from_shape({num_classes});
   for (std::size_t k = 0; k < num_classes; ++k) {
-    if (rows[k].size() < count)
+    if (class_rows[k] < count)
       throw InputError(where + ": class " + std::to_string(k) + " has " +
-                       std::to_string(rows[k].size()) + " training rows, fewer than count = " +
+                       std::to_string(class_rows[k]) + " training rows, fewer than count = " +
                        std::to_string(count) + " Gaussians per class; lower count");
     Matrix xk = Matrix::from_shape({rows[k].size(), d});
     for (std::size_t i = 0; i < rows[k].size(); ++i)
@@ -176,7 +204,7 @@ ClassMixtures fit_class_mixtures(const Matrix& x, const Labels& classes, std::si
       out.centres.owner(j) = std::int64_t(k);
       out.centres.mixing(j, k) = fit.weights(g);
     }
-    out.centres.class_priors(k) = double(rows[k].size()) / double(n_rows);
+    out.centres.class_priors(k) = double(class_rows[k]) / double(class_rows[num_classes]);
     out.per_class.push_back(std::move(fit));
   }
   return out;

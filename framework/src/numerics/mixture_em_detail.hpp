@@ -1,13 +1,16 @@
 #pragma once
 // Helpers shared by the E-step, M-step and driver files of the mixture EM (mixture_em.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "radial/centres.hpp"
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"
@@ -42,6 +45,35 @@ inline void check_inputs(const Matrix& x, const Centres& components, std::size_t
   if (weights != components.count())
     throw ShapeError(std::string(who) + ": " + std::to_string(weights) + " weights for " +
                      std::to_string(components.count()) + " components");
+}
+
+// The arrays of a MixtureCounts (empty ones included), for summing them over ranks in one
+// message.
+inline std::vector<std::pair<double*, std::size_t>> count_arrays(MixtureCounts& c) {
+  return {{c.c1.data(), c.c1.size()},
+          {c.cx.data(), c.cx.size()},
+          {c.cy.data(), c.cy.size()},
+          {c.scatter_diagonal.data(), c.scatter_diagonal.size()},
+          {c.scatter.data(), c.scatter.size()},
+          {c.class_c1.data(), c.class_c1.size()},
+          {c.class_cx.data(), c.class_cx.size()}};
+}
+
+// Sums `arrays` (and `extra`, appended) over the ranks of collectives() in one message.
+inline void sum_arrays_over_ranks(const std::vector<std::pair<double*, std::size_t>>& arrays,
+                                  std::vector<double>& extra) {
+  if (collectives().size() == 1) return;
+  std::vector<double> packed;
+  for (const auto& [data, size] : arrays) packed.insert(packed.end(), data, data + size);
+  packed.insert(packed.end(), extra.begin(), extra.end());
+  sum_over_ranks(packed);
+  std::size_t at = 0;
+  for (const auto& [data, size] : arrays) {
+    const auto from = packed.begin() + std::ptrdiff_t(at);
+    std::copy(from, from + std::ptrdiff_t(size), data);
+    at += size;
+  }
+  std::copy(packed.begin() + std::ptrdiff_t(at), packed.end(), extra.begin());
 }
 
 // counts += r * statistics of one row x for component j (scatter about counts.reference).

@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include <xtensor-blas/xblas.hpp>
 
 #include "mixture_em_detail.hpp"
+#include "radial/collectives.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "radial/numerics/vector_math.hpp"
@@ -208,7 +211,45 @@ struct EStepTotals {
   std::vector<double> log_likelihood;  // per view
   std::size_t fallback_rows = 0;
   double evaluated = 0;
+  std::size_t rows = 0;                // over every rank
 };
+
+// Sums every total of the E-step over the ranks of collectives() in one message (each rank's
+// block-ordered partials, added in rank order: the same bits on every rank).
+void sum_totals_over_ranks(EStepTotals& totals, std::vector<View>& views,
+                           std::vector<Matrix>& stats, bool statistics, bool full_features) {
+  std::vector<std::pair<double*, std::size_t>> arrays;
+  if (statistics)
+    for (std::size_t v = 0; v < views.size(); ++v) {
+      if (full_features) {
+        // the counts come from the feature statistics after the sum; the class counts do not
+        MixtureCounts& c = *views[v].counts;
+        arrays.push_back({stats[v].data(), stats[v].size()});
+        arrays.push_back({c.class_c1.data(), c.class_c1.size()});
+        arrays.push_back({c.class_cx.data(), c.class_cx.size()});
+      } else {
+        const auto c = count_arrays(*views[v].counts);
+        arrays.insert(arrays.end(), c.begin(), c.end());
+      }
+    }
+  std::vector<double> packed(totals.log_likelihood);
+  packed.push_back(double(totals.fallback_rows));
+  packed.push_back(totals.evaluated);
+  packed.push_back(double(totals.rows));
+  for (const auto& [data, size] : arrays) packed.insert(packed.end(), data, data + size);
+  sum_over_ranks(packed);
+  const std::size_t nv = totals.log_likelihood.size();
+  std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(nv), totals.log_likelihood.begin());
+  totals.fallback_rows = std::size_t(packed[nv]);
+  totals.evaluated = packed[nv + 1];
+  totals.rows = std::size_t(packed[nv + 2]);
+  std::size_t at = nv + 3;
+  for (const auto& [data, size] : arrays) {
+    const auto from = packed.begin() + std::ptrdiff_t(at);
+    std::copy(from, from + std::ptrdiff_t(size), data);
+    at += size;
+  }
+}
 
 void reset_counts(MixtureCounts& c, std::size_t m, std::size_t d, Shape shape,
                   const Matrix& reference, std::size_t classes) {
@@ -242,8 +283,9 @@ void zero(MixtureCounts& c) {
 
 // The E-step engine: each block's log densities are evaluated once (dense or tree), every
 // view's responsibilities and counts follow from them, and the blocks' partials are summed in
-// block order (parallel.hpp), so every count is the same for any thread count. row_ll (may be
-// null) gets the first view's per-row log-likelihood.
+// block order (parallel.hpp), so every count is the same for any thread count; then over the
+// ranks of collectives() (sum_totals_over_ranks). row_ll (may be null) gets the first view's
+// per-row log-likelihood of this rank's rows.
 EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<View>& views,
                        const EStepOptions& options, std::size_t classes, Vector* row_ll) {
   const std::size_t n_rows = x.shape(0), m = components.count(), d = components.dim();
@@ -283,6 +325,7 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
   };
   EStepTotals totals;
   totals.log_likelihood.assign(nv, 0.0);
+  totals.rows = n_rows;
   std::vector<Matrix> stats(nv);
   if (full_features)
     for (Matrix& s : stats) s = xt::zeros<double>({p, m});
@@ -401,6 +444,8 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
         totals.fallback_rows += q.fallback_rows;
         totals.evaluated += q.evaluated;
       });
+  if (collectives().size() > 1)
+    sum_totals_over_ranks(totals, views, stats, statistics, full_features);
   if (full_features && statistics)
     for (std::size_t v = 0; v < nv; ++v)
       unpack_full_features(stats[v], dense->distances(), *views[v].counts);
@@ -448,7 +493,7 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Vector& lo
   const EStepTotals t = run_e_step(x, components, views, options, 0, &summary.row_log_likelihood);
   summary.log_likelihood = t.log_likelihood[0];
   summary.fallback_rows = t.fallback_rows;
-  summary.mean_candidates = n_rows ? t.evaluated / double(n_rows) : 0.0;
+  summary.mean_candidates = t.rows ? t.evaluated / double(t.rows) : 0.0;
   return summary;
 }
 
@@ -485,7 +530,7 @@ EStepSummary e_step(const Matrix& x, const Centres& components, const Matrix& lo
   const EStepTotals t = run_e_step(x, components, views, options, k, &summary.row_log_likelihood);
   summary.log_likelihood = t.log_likelihood[0];
   summary.fallback_rows = t.fallback_rows;
-  summary.mean_candidates = n_rows ? t.evaluated / double(n_rows) : 0.0;
+  summary.mean_candidates = t.rows ? t.evaluated / double(t.rows) : 0.0;
   return summary;
 }
 
@@ -517,7 +562,7 @@ DiscriminativeSummary e_step_discriminative(const Matrix& x, const Labels& class
   summary.log_numerator = t.log_likelihood[0];
   summary.log_denominator = t.log_likelihood[1];
   summary.fallback_rows = t.fallback_rows;
-  summary.mean_candidates = n_rows ? t.evaluated / double(n_rows) : 0.0;
+  summary.mean_candidates = t.rows ? t.evaluated / double(t.rows) : 0.0;
   return summary;
 }
 

@@ -144,6 +144,8 @@ void mixture_from_assignment(const Matrix& x, const Labels& assignment, const Ma
   if (assignment.size() != n_rows)
     throw ShapeError("mixture_from_assignment: " + std::to_string(assignment.size()) +
                      " labels for " + std::to_string(n_rows) + " rows");
+  // This rank's rows; the counts and data moments are summed over the ranks of collectives().
+  const std::size_t total_rows = std::size_t(count_over_ranks(n_rows));
   allocate_shape(components, m, d, shape);
   components.means = means;
   MixtureCounts counts;
@@ -159,10 +161,12 @@ void mixture_from_assignment(const Matrix& x, const Labels& assignment, const Ma
   // Data variance per dimension: the shape of clusters too small to estimate their own.
   std::vector<double> data_var(d, 0.0), data_mean(d, 0.0);
   for (std::size_t n = 0; n < n_rows; ++n)
-    for (std::size_t k = 0; k < d; ++k) data_mean[k] += x(n, k) / double(n_rows);
+    for (std::size_t k = 0; k < d; ++k) data_mean[k] += x(n, k) / double(total_rows);
+  sum_arrays_over_ranks(count_arrays(counts), data_mean);
   for (std::size_t n = 0; n < n_rows; ++n)
     for (std::size_t k = 0; k < d; ++k)
-      data_var[k] += (x(n, k) - data_mean[k]) * (x(n, k) - data_mean[k]) / double(n_rows);
+      data_var[k] += (x(n, k) - data_mean[k]) * (x(n, k) - data_mean[k]) / double(total_rows);
+  sum_over_ranks(data_var);
   for (double& v : data_var) v = std::max(v, covariance_floor);
 
   MStepOptions options;

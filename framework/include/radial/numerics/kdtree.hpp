@@ -107,6 +107,13 @@ class GaussianBoxTree {
   double mean_candidates_ = 0;
 };
 
+// The rows that choose a tree's splits when the points are sharded over the ranks of
+// collectives(): every ceil(N / sample_rows)-th row of all ranks' rows (N of them), in global
+// order, on every rank (all rows when N <= sample_rows). Collective. A tree built on them is the
+// tree of one process on all rows (the constructor samples the same rows), so every rank's
+// E-step sees the same candidates.
+Matrix box_tree_sample(const Matrix& points, std::size_t sample_rows);
+
 // Sparse log-densities of a block of rows: row n holds entries [offset[n], offset[n+1]) of
 // (component, value) pairs, value = log N(x_n | c_j, S_j), components ascending.
 struct SparseLogDensity {

@@ -37,6 +37,14 @@
 // the current mixture (the next lowest for the next empty component), given the mean variance
 // of the other components of its group and the weight 1/N_group, and the weights renormalised.
 // Each repair is counted and described in EmResult::notes.
+//
+// Sharded data (radial/collectives.hpp): inside a ShardedScope, x (with its labels) holds this
+// rank's rows and every function here is collective. Each E-step's block-ordered partial counts
+// are summed over ranks in rank order, row counts are global, and the reseed row is the global
+// arg min (ties: the lower global row), sent by its owner; so every rank ends with the same
+// parameters, equal to one process's on all rows up to the order of the sums.
+// row_log_likelihood and k-means assignments stay per local row. A K-d tree for sharded rows
+// is built on box_tree_sample (kdtree.hpp), as em_mixture does.
 
 #include <cstddef>
 #include <random>

@@ -1,0 +1,42 @@
+#pragma once
+// Rows of data sharded over the ranks of collectives() (radial/collectives.hpp), picked by their
+// global row index, and the per-rank facts the numerics' choices need. Every function here is
+// collective: all ranks call it in the same order, ranks with zero rows included. With one rank
+// they copy locally and send nothing.
+//
+// Used wherever a learner picks data rows (k-means seeds and repairs, the EM reseed, the K-d
+// tree's split sample, random subsets): the owner of a chosen row sends its exact bits, so every
+// rank continues from the same values as one process on all rows would.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "radial/collectives.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+// The rows `rows` (global indices, any order, repeats allowed) of the data whose local shard is
+// `x`, on every rank, in the order given. `layout` = shard_layout(x.shape(0)). One all-gather.
+Matrix gather_rows(const Matrix& x, const ShardLayout& layout,
+                   const std::vector<std::size_t>& rows);
+
+// Every rank's value of `value`, indexed by rank (exact: a rank-ordered sum of zeros and one
+// value per slot).
+std::vector<double> per_rank(double value);
+
+// A candidate row proposed by each rank for a global choice: the best `key` wins, ties by the
+// lowest global row. `row` is the global index; ranks without a candidate pass has = false.
+struct RowCandidate {
+  bool has = false;
+  double key = 0;
+  std::size_t row = 0;
+  std::uint64_t tag = 0;       // a fact of the row the caller sends along (e.g. its cluster)
+  std::vector<double> values;  // the row's d features (sent along, so no second message)
+};
+// The winning candidate over ranks (largest key when `largest`, else smallest), on every rank;
+// has = false when no rank proposed one. One all-gather.
+RowCandidate best_candidate(const RowCandidate& mine, bool largest);
+
+}  // namespace radial

@@ -1,0 +1,98 @@
+// Rows picked by global index over the shards of collectives() (sharded_rows.hpp).
+#include "radial/numerics/sharded_rows.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "radial/errors.hpp"
+
+namespace radial {
+
+namespace {
+
+void append(std::string& out, const void* data, std::size_t bytes) {
+  out.append(static_cast<const char*>(data), bytes);
+}
+
+}  // namespace
+
+Matrix gather_rows(const Matrix& x, const ShardLayout& layout,
+                   const std::vector<std::size_t>& rows) {
+  const std::size_t d = x.dimension() == 2 ? x.shape(1) : 0;
+  Matrix out = Matrix::from_shape({rows.size(), d});
+  Collectives& comm = collectives();
+  for (const std::size_t row : rows)
+    if (row >= layout.total)
+      throw Error("gather_rows: row " + std::to_string(row) + " beyond the " +
+                  std::to_string(layout.total) + " rows of the shards");
+  if (comm.size() == 1) {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      std::memcpy(out.data() + i * d, x.data() + rows[i] * d, d * sizeof(double));
+    return out;
+  }
+  // Each rank sends the rows it owns in the order asked; the receivers know the owners.
+  std::string mine;
+  const std::size_t first = layout.first, count = x.shape(0);
+  for (const std::size_t row : rows)
+    if (row >= first && row < first + count)
+      append(mine, x.data() + (row - first) * d, d * sizeof(double));
+  const std::vector<std::string> all = comm.all_gather(mine);
+  std::vector<std::size_t> read(all.size(), 0);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto q = std::size_t(layout.owner(rows[i]));
+    std::memcpy(out.data() + i * d, all[q].data() + read[q], d * sizeof(double));
+    read[q] += d * sizeof(double);
+  }
+  return out;
+}
+
+std::vector<double> per_rank(double value) {
+  Collectives& comm = collectives();
+  std::vector<double> v(std::size_t(comm.size()), 0.0);
+  v[std::size_t(comm.rank())] = value;
+  comm.sum(v.data(), v.size());
+  return v;
+}
+
+RowCandidate best_candidate(const RowCandidate& mine, bool largest) {
+  Collectives& comm = collectives();
+  if (comm.size() == 1) return mine.has ? mine : RowCandidate{};
+  // has (1 byte), key, row, tag, d, values.
+  std::string bytes;
+  const char has = mine.has ? 1 : 0;
+  append(bytes, &has, 1);
+  if (mine.has) {
+    const std::uint64_t row = mine.row, d = mine.values.size();
+    append(bytes, &mine.key, sizeof(double));
+    append(bytes, &row, sizeof(row));
+    append(bytes, &mine.tag, sizeof(mine.tag));
+    append(bytes, &d, sizeof(d));
+    append(bytes, mine.values.data(), mine.values.size() * sizeof(double));
+  }
+  RowCandidate best;
+  for (const std::string& b : comm.all_gather(bytes)) {
+    if (b.empty() || b[0] == 0) continue;
+    RowCandidate c;
+    c.has = true;
+    std::uint64_t row = 0, d = 0;
+    std::size_t at = 1;
+    std::memcpy(&c.key, b.data() + at, sizeof(double));
+    at += sizeof(double);
+    std::memcpy(&row, b.data() + at, sizeof(row));
+    at += sizeof(row);
+    std::memcpy(&c.tag, b.data() + at, sizeof(c.tag));
+    at += sizeof(c.tag);
+    std::memcpy(&d, b.data() + at, sizeof(d));
+    at += sizeof(d);
+    c.row = std::size_t(row);
+    c.values.resize(std::size_t(d));
+    std::memcpy(c.values.data(), b.data() + at, std::size_t(d) * sizeof(double));
+    const bool better = !best.has || (largest ? c.key > best.key : c.key < best.key) ||
+                        (c.key == best.key && c.row < best.row);
+    if (better) best = std::move(c);
+  }
+  return best;
+}
+
+}  // namespace radial

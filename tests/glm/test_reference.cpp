@@ -1,6 +1,6 @@
-// IRLS against scikit-learn's LogisticRegression (reference/sklearn_logistic.py, values in
-// reference/sklearn_logistic.json), the three optimisers agreeing on the minimum, and separable
-// data handled without NaN.
+// IRLS against scikit-learn's LogisticRegression (tests/reference/sklearn_logistic.py, values
+// in tests/reference/sklearn_logistic.json), the three optimisers agreeing on the minimum, and
+// separable data handled without NaN.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -26,7 +26,7 @@ namespace rp = radial::plugins;
 namespace {
 
 nlohmann::json reference() {
-  std::ifstream in(radial::testing::source_dir() / "tests" / "glm" / "reference" /
+  std::ifstream in(radial::testing::source_dir() / "tests" / "reference" /
                    "sklearn_logistic.json");
   return nlohmann::json::parse(in);
 }

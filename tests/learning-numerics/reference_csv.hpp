@@ -1,5 +1,6 @@
 #pragma once
-// Reads the numeric CSV files written by the reference scripts in reference/ (no header).
+// Reads the numeric CSV files written by tests/reference/kmeans_reference.py and
+// least_squares_reference.py into tests/reference/learning-numerics/ (no header).
 
 #include <fstream>
 #include <sstream>
@@ -13,7 +14,7 @@
 namespace radial::testing {
 
 inline std::filesystem::path learning_reference(const std::string& name) {
-  return source_dir() / "tests" / "learning-numerics" / "reference" / name;
+  return source_dir() / "tests" / "reference" / "learning-numerics" / name;
 }
 
 inline Matrix read_reference_matrix(const std::filesystem::path& file, bool header = false) {

@@ -1,5 +1,5 @@
 // k-means (radial/numerics/kmeans.hpp) against scikit-learn's Lloyd from the same initial
-// centres (reference/kmeans_reference.py) and against closed forms.
+// centres (tests/reference/kmeans_reference.py) and against closed forms.
 #include <catch2/catch.hpp>
 
 #include <cmath>

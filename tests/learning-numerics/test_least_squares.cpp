@@ -1,5 +1,5 @@
 // Least squares (radial/numerics/least_squares.hpp) against NumPy
-// (reference/least_squares_reference.py) and closed forms.
+// (tests/reference/least_squares_reference.py) and closed forms.
 #include <catch2/catch.hpp>
 
 #include <cmath>

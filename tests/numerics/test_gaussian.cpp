@@ -1,6 +1,6 @@
-// GaussianLogDensity against scipy.stats.multivariate_normal (reference_gaussian.json, written
-// by reference_gaussian.py beside this file) and against the closed form with brute-force
-// determinants and inverses.
+// GaussianLogDensity against scipy.stats.multivariate_normal (tests/reference/
+// reference_gaussian.json, written by reference_gaussian.py there) and against the closed form
+// with brute-force determinants and inverses.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -20,7 +20,7 @@ using namespace radial;
 namespace {
 
 nlohmann::json reference() {
-  std::ifstream in(testing::source_dir() / "tests" / "numerics" / "reference_gaussian.json");
+  std::ifstream in(testing::source_dir() / "tests" / "reference" / "reference_gaussian.json");
   REQUIRE(in.good());
   return nlohmann::json::parse(in);
 }

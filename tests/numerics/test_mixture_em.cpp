@@ -1,8 +1,8 @@
 // The framework's mixture EM (radial/numerics/mixture_em.hpp) against independent sources:
-// scikit-learn's GaussianMixture from the same start (reference_gmm.py writes
-// reference_gmm.json), the log-likelihood trace, the K-d tree E-step against brute force, the
-// discriminative E-step against log R^d computed from its definition (Klautau, paper 002,
-// fig. 2), the centred scatter on data far from the origin against a two-pass sum in long
+// scikit-learn's GaussianMixture from the same start (tests/reference/reference_gmm.py
+// writes reference_gmm.json), the log-likelihood trace, the K-d tree E-step against brute
+// force, the discriminative E-step against log R^d computed from its definition (Klautau,
+// paper 002, fig. 2), the centred scatter on data far from the origin against a two-pass sum in long
 // double, and class-specific weights (PRBF eq 4) against one E-step per class.
 #include <catch2/catch.hpp>
 
@@ -59,7 +59,7 @@ Centres initial(const Matrix& x, const std::vector<std::size_t>& rows, Shape sha
 }
 
 nlohmann::json reference() {
-  std::ifstream in(radial::testing::source_dir() / "tests/numerics/reference_gmm.json");
+  std::ifstream in(radial::testing::source_dir() / "tests/reference/reference_gmm.json");
   REQUIRE(in.good());
   return nlohmann::json::parse(in);
 }

@@ -1,6 +1,7 @@
-// Tests of the prbf centre learner. Reference parameters come from reference_prbf.py beside
-// this file (NumPy PRBF EM and MAP EM, and scikit-learn's GaussianMixture for the
-// separate-mixtures special case), run with /usr/bin/python3 into reference_prbf.json.
+// Tests of the prbf centre learner. Reference parameters come from
+// tests/reference/reference_prbf.py (NumPy PRBF EM and MAP EM, and scikit-learn's
+// GaussianMixture for the separate-mixtures special case), run with /usr/bin/python3 into
+// tests/reference/reference_prbf.json.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -33,7 +34,7 @@ namespace {
 
 const nlohmann::json& reference() {
   static const nlohmann::json data = [] {
-    std::ifstream in(radial::testing::source_dir() / "plugins" / "centres-prbf" / "tests" /
+    std::ifstream in(radial::testing::source_dir() / "tests" / "reference" /
                      "reference_prbf.json");
     REQUIRE(in.good());
     return nlohmann::json::parse(in);

@@ -1,5 +1,5 @@
 // least-squares output layer, loaded as the host loads it, against NETLAB's pinv optimum
-// (tests/data, copied from the NETLAB parity runs) and NumPy (reference_least_squares.py).
+// (tests/data, copied from the NETLAB parity runs) and NumPy (tests/reference/reference_ridge.py).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -22,6 +22,10 @@ namespace {
 
 std::filesystem::path here() {
   return radial::testing::source_dir() / "plugins" / "output-least-squares" / "tests";
+}
+
+std::filesystem::path reference_dir() {
+  return radial::testing::source_dir() / "tests" / "reference";
 }
 
 Matrix read_numbers(const std::filesystem::path& file, bool header = false) {
@@ -149,8 +153,8 @@ TEST_CASE("least-squares reaches NETLAB's pinv optimum (thin-plate basis)", "[le
 }
 
 TEST_CASE("least-squares with weight decay is the ridge solution", "[least-squares][ridge]") {
-  const Matrix expected = read_numbers(here() / "data" / "reference_ridge_weights.csv");
-  const Matrix figures = read_numbers(here() / "data" / "reference_ridge.csv", true);
+  const Matrix expected = read_numbers(reference_dir() / "reference_ridge_weights.csv");
+  const Matrix figures = read_numbers(reference_dir() / "reference_ridge.csv", true);
   const double alpha = figures(0, 0);
   const auto decay = registry().make_weight_penalty(
       "weight-decay", params_for(radial::Slot::WeightPenalty, "weight-decay", {{"alpha", alpha}}));

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference weights for tests/glm/test_sklearn.cpp: scikit-learn's LogisticRegression with a
+"""Reference weights for tests/glm/test_reference.cpp: scikit-learn's LogisticRegression with a
 matched L2 penalty on standardised features.
 
 scikit-learn minimises  1/2 ||w||^2 + C * sum_n CE_n  (intercept not penalised), which is
@@ -13,7 +13,7 @@ The newton-cg solver is used because it converges to a gradient below 1e-7 here 
 with gradients near 3e-4, which leaves 1e-4 differences in the weights along flat directions of
 these correlated features); the largest gradient entry at the reference weights is recorded.
 
-Run:  /usr/bin/python3 tests/glm/reference/sklearn_logistic.py > tests/glm/reference/sklearn_logistic.json
+Run:  /usr/bin/python3 tests/reference/sklearn_logistic.py > tests/reference/sklearn_logistic.json
 """
 import json
 import os
@@ -25,7 +25,7 @@ import sklearn
 from sklearn.linear_model import LogisticRegression
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "..", "docs", "examples", "data")
+DATA = os.path.join(HERE, "..", "..", "docs", "examples", "data")
 C = 1.0
 
 

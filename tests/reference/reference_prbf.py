@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reference numbers for test_prbf.cpp, computed independently of Radial.
+"""Reference numbers for plugins/centres-prbf/tests/test_prbf.cpp, computed independently of Radial.
 
   plain-*     PRBF EM (Constantinopoulos, Titsias & Likas 2001, eqs 4, 6-8, 20) in NumPy, with
               log-densities evaluated directly (no GEMM identity) and covariances about the new
@@ -13,7 +13,8 @@
               for the other classes) reduce PRBF EM to one Gaussian mixture per class, here
               scikit-learn's GaussianMixture on each class's rows from the same start.
 
-Data: docs/examples/data/iris.csv. Run: /usr/bin/python3 reference_prbf.py > reference_prbf.json
+Data: docs/examples/data/iris.csv.
+Run:  /usr/bin/python3 tests/reference/reference_prbf.py > tests/reference/reference_prbf.json
 """
 import json
 import os
@@ -25,7 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "..", "..", "docs", "examples", "data", "iris.csv")
+DATA = os.path.join(HERE, "..", "..", "docs", "examples", "data", "iris.csv")
 
 raw = np.loadtxt(DATA, delimiter=",", skiprows=1)
 X, y = raw[:, :-1], raw[:, -1].astype(int)
@@ -167,6 +168,6 @@ for shape in ["diagonal", "full"]:
                                     mixing=tolist(mixing1), class_priors=tolist(priors),
                                     log_posterior=[], clamps=0)))
 
-json.dump(dict(source="plugins/centres-prbf/tests/reference_prbf.py on docs/examples/data/iris.csv",
+json.dump(dict(source="tests/reference/reference_prbf.py on docs/examples/data/iris.csv",
                x=tolist(X), y=tolist(y), classes=K, cases=cases), sys.stdout, indent=1)
 sys.stdout.write("\n")

@@ -2,7 +2,8 @@
 """Reference Gaussian log-densities for tests/numerics/test_gaussian.cpp, from
 scipy.stats.multivariate_normal (an implementation independent of Radial's).
 
-Run:  /usr/bin/python3 tests/numerics/reference_gaussian.py > tests/numerics/reference_gaussian.json
+Run:  /usr/bin/python3 tests/reference/reference_gaussian.py \
+        > tests/reference/reference_gaussian.json
 """
 import json
 

@@ -6,7 +6,8 @@ algorithm="lloyd", tol=0) runs until the labels stop changing. Writes, for each 
 <case>_centres.csv (final centres), <case>_labels.csv (final assignment) and
 <case>_summary.csv (inertia, iterations). The generated case also writes its data.
 
-Run from anywhere:  /usr/bin/python3 tests/learning-numerics/reference/kmeans_reference.py
+Run from anywhere:  /usr/bin/python3 tests/reference/kmeans_reference.py
+(writes into tests/reference/learning-numerics/)
 """
 import pathlib
 
@@ -15,7 +16,7 @@ import sklearn
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
-HERE = pathlib.Path(__file__).resolve().parent
+HERE = pathlib.Path(__file__).resolve().parent / "learning-numerics"
 ROOT = HERE.parents[2]
 
 

@@ -9,13 +9,14 @@ Cases (inputs and outputs written as CSV beside this script):
   psd_deficient: S = D^T D for the deficient A (rank 4), rhs D^T B;  x = pinv(S) @ rhs, which
               equals the minimum-norm least-squares solution of the deficient case.
 
-Run from anywhere:  /usr/bin/python3 tests/learning-numerics/reference/least_squares_reference.py
+Run from anywhere:  /usr/bin/python3 tests/reference/least_squares_reference.py
+(writes into tests/reference/learning-numerics/)
 """
 import pathlib
 
 import numpy as np
 
-HERE = pathlib.Path(__file__).resolve().parent
+HERE = pathlib.Path(__file__).resolve().parent / "learning-numerics"
 
 
 def write(name, array):

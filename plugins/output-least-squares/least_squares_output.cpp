@@ -4,12 +4,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <exception>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/parallel.hpp"
@@ -41,6 +46,8 @@ QuadraticPenalty quadratic_penalty(const WeightPenalty* penalty, std::size_t p) 
   return q;
 }
 
+// `first` is the block's global row (this rank's first row added), so the message names the
+// row of the training data whatever the sharding.
 void check_finite_block(std::size_t first, const Matrix& block) {
   const std::size_t cols = block.shape(1);
   for (std::size_t i = 0; i < block.shape(0); ++i)
@@ -55,21 +62,34 @@ void check_finite_block(std::size_t first, const Matrix& block) {
       }
 }
 
-// Normal equations accumulated block by block: Phi^T Phi by dsyrk, Phi^T T by dgemm.
+// Normal equations accumulated block by block: Phi^T Phi by dsyrk, Phi^T T by dgemm, over this
+// rank's rows, then summed over the ranks in one message (rank order: the same bits on every
+// rank, which then all make the same solve).
 LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Matrix& t,
-                                            const QuadraticPenalty& q, double rcond) {
+                                            const QuadraticPenalty& q, double rcond,
+                                            std::size_t first_row) {
   const std::size_t p = design.cols(), k = t.shape(1);
   Matrix gram = xt::zeros<double>({p, p});
   Matrix cross = xt::zeros<double>({p, k});
-  design.for_each_block([&](std::size_t first, const Matrix& block) {
-    check_finite_block(first, block);
-    const Index rows = Index(block.shape(0));
-    cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows, 1.0,
-                         block.data(), Index(p), 1.0, gram.data(), Index(p));
-    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
-                         Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
-                         Index(k), 1.0, cross.data(), Index(k));
-  });
+  std::exception_ptr failure;
+  try {
+    design.for_each_block([&](std::size_t first, const Matrix& block) {
+      check_finite_block(first_row + first, block);
+      const Index rows = Index(block.shape(0));
+      cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows,
+                           1.0, block.data(), Index(p), 1.0, gram.data(), Index(p));
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
+                           Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
+                           Index(k), 1.0, cross.data(), Index(k));
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::vector<double> packed(gram.begin(), gram.end());
+  packed.insert(packed.end(), cross.begin(), cross.end());
+  sum_pass_over_ranks(packed, failure);
+  std::copy_n(packed.data(), gram.size(), gram.data());
+  std::copy_n(packed.data() + gram.size(), cross.size(), cross.data());
   for (std::size_t i = 0; i < p; ++i)
     for (std::size_t j = 0; j < i; ++j) gram(i, j) = gram(j, i);  // dsyrk filled the upper part
   if (q.active) {
@@ -80,14 +100,77 @@ LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Ma
   return solve_symmetric_psd(gram, cross, rcond);
 }
 
+// The rows [R_Phi | R_T] of the triangular factor of this rank's [Phi_r | T_r] = Q_r R_r
+// (Householder QR, LAPACK dgeqrf): min(n_r, p + k) rows of p + k values, row-major. Since Q_r is
+// orthogonal, ||Phi_r w - T_r|| = ||R_Phi w - R_T|| over those rows.
+std::vector<double> local_triangle(const Matrix& phi, const Matrix& t) {
+  const std::size_t n = phi.shape(0), p = phi.shape(1), k = t.shape(1), w = p + k;
+  const std::size_t r = std::min(n, w);
+  std::vector<double> out(r * w, 0.0);
+  if (r == 0) return out;
+  xt::xtensor<double, 2, xt::layout_type::column_major> a = xt::zeros<double>({n, w});
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < p; ++j) a(i, j) = phi(i, j);
+    for (std::size_t c = 0; c < k; ++c) a(i, p + c) = t(i, c);
+  }
+  xt::xtensor<double, 1> tau = xt::zeros<double>({r});
+  const int info = xt::lapack::geqrf(a, tau);
+  if (info != 0)
+    throw NumericalError("plugin least-squares: LAPACK dgeqrf failed (info = " +
+                         std::to_string(info) + ") on this rank's design matrix");
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t j = i; j < w; ++j) out[i * w + j] = a(i, j);
+  return out;
+}
+
 // dgelsd on Phi itself; under a penalty on [Phi; L^T] w = [t; -L^+ g], H = L L^T from the
 // eigendecomposition of H (the penalty's quadratic part as extra residuals).
+//
+// Sharded rows (more than one rank): the same minimiser from a tall-skinny QR. Each rank reduces
+// its [Phi_r | T_r] to its triangle (local_triangle), the triangles are gathered in rank order
+// (at most p + k rows per rank, the same bytes on every rank), and every rank solves the stacked
+// triangles (and penalty rows) by dgelsd: [R_Phi; ...] has the singular values of Phi, so the
+// solution, rank and condition are those of the one-process SVD up to rounding. rcond's default
+// is the one-process one, epsilon * max(N + penalty rows, p) with N all ranks' rows.
 LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
-                               const QuadraticPenalty& q, double rcond) {
-  const std::size_t n = design.rows(), p = design.cols(), k = t.shape(1);
-  Matrix phi = design.materialise();
-  check_finite_block(0, phi);
-  if (!q.active) return solve_least_squares(phi, t, rcond);
+                               const QuadraticPenalty& q, double rcond, std::size_t first_row,
+                               std::size_t total_rows) {
+  const std::size_t p = design.cols(), k = t.shape(1);
+  Collectives& comm = collectives();
+  Matrix phi;
+  Matrix targets;  // t, or the stacked triangles' right-hand sides
+  std::vector<double> triangle;
+  agreed([&] {
+    phi = design.materialise();
+    check_finite_block(first_row, phi);
+    if (comm.size() > 1) triangle = local_triangle(phi, t);
+  });
+  if (comm.size() > 1) {
+    const std::string mine(reinterpret_cast<const char*>(triangle.data()),
+                           triangle.size() * sizeof(double));
+    const std::vector<std::string> all = comm.all_gather(mine);
+    std::size_t rows = 0;
+    for (const std::string& bytes : all) rows += bytes.size() / (sizeof(double) * (p + k));
+    phi = Matrix::from_shape({rows, p});
+    targets = Matrix::from_shape({rows, k});
+    std::size_t row = 0;
+    for (const std::string& bytes : all) {
+      const std::size_t count = bytes.size() / (sizeof(double) * (p + k));
+      std::vector<double> values(count * (p + k));
+      std::memcpy(values.data(), bytes.data(), bytes.size());
+      for (std::size_t i = 0; i < count; ++i, ++row) {
+        for (std::size_t j = 0; j < p; ++j) phi(row, j) = values[i * (p + k) + j];
+        for (std::size_t c = 0; c < k; ++c) targets(row, c) = values[i * (p + k) + p + c];
+      }
+    }
+  }
+  const Matrix& rhs = comm.size() > 1 ? targets : t;
+  const std::size_t n = phi.shape(0);
+  if (!q.active) {
+    if (comm.size() > 1 && rcond < 0)
+      rcond = std::numeric_limits<double>::epsilon() * double(std::max(total_rows, p));
+    return solve_least_squares(phi, rhs, rcond);
+  }
 
   xt::xtensor<double, 2, xt::layout_type::column_major> v = q.hessian;
   xt::xtensor<double, 1, xt::layout_type::column_major> lambda = xt::zeros<double>({p});
@@ -103,7 +186,7 @@ LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
   Matrix a = xt::zeros<double>({n + kept.size(), p});
   Matrix b = xt::zeros<double>({n + kept.size(), k});
   std::copy(phi.begin(), phi.end(), a.begin());
-  std::copy(t.begin(), t.end(), b.begin());
+  std::copy(rhs.begin(), rhs.end(), b.begin());
   for (std::size_t r = 0; r < kept.size(); ++r) {
     const std::size_t i = kept[r];
     const double root = std::sqrt(lambda(i));
@@ -114,6 +197,9 @@ LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
     }
     for (std::size_t c = 0; c < k; ++c) b(n + r, c) = -vg / root;
   }
+  if (comm.size() > 1 && rcond < 0)
+    rcond = std::numeric_limits<double>::epsilon() *
+            double(std::max(total_rows + kept.size(), p));
   return solve_least_squares(a, b, rcond);
 }
 
@@ -123,14 +209,22 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
                                       FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const DesignMatrix& design = problem.design;
-  const Matrix t = targets_for(Link::Identity, problem.data);
-  const std::size_t n = design.rows(), p = design.cols(), k = t.shape(1);
-  if (t.shape(0) != n) {
-    std::ostringstream msg;
-    msg << "plugin least-squares: the design matrix has " << n << " rows but the data have "
-        << t.shape(0);
-    throw ShapeError(msg.str());
-  }
+  Matrix t;
+  const std::size_t p = design.cols();
+  // This rank's rows; agreed, so that a rank whose rows disagree stops every rank.
+  agreed([&] {
+    t = targets_for(Link::Identity, problem.data);
+    if (t.shape(0) != design.rows()) {
+      std::ostringstream msg;
+      msg << "plugin least-squares: the design matrix has " << design.rows()
+          << " rows but the data have " << t.shape(0);
+      throw ShapeError(msg.str());
+    }
+  });
+  const std::size_t k = t.shape(1);
+  // Rows over all ranks (this rank's alone in one process), and where this rank's begin.
+  const ShardLayout layout = shard_layout(design.rows());
+  const std::size_t n = layout.total;
   if (n == 0 || p == 0) throw InputError("plugin least-squares: the design matrix is empty");
 
   // One BLAS thread: a multi-threaded solve differs in the last bits with the thread count,
@@ -139,28 +233,37 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   const QuadraticPenalty q = quadratic_penalty(penalty, p);
   const bool svd = solver_ == Solver::Svd || (solver_ == Solver::Auto && n * p <= svd_limit);
   const LeastSquaresSolution solution =
-      svd ? solve_svd(design, t, q, rcond_) : solve_normal_equations(design, t, q, rcond_);
+      svd ? solve_svd(design, t, q, rcond_, layout.first, n)
+          : solve_normal_equations(design, t, q, rcond_, layout.first);
 
   OutputWeights out;
   out.link = Link::Identity;
   out.weights = solution.x;
 
   // 0.5 SSE in a second pass, from the residuals themselves (not from the normal equations,
-  // which would lose digits to cancellation).
+  // which would lose digits to cancellation): this rank's rows, then the sum over ranks.
   double sse = 0;
   Matrix y;
-  design.for_each_block([&](std::size_t first, const Matrix& block) {
-    const std::size_t rows = block.shape(0);
-    if (y.shape(0) != rows || y.shape(1) != k) y = xt::empty<double>({rows, k});
-    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                         Index(k), Index(p), 1.0, block.data(), Index(p), out.weights.data(),
-                         Index(k), 0.0, y.data(), Index(k));
-    for (std::size_t i = 0; i < rows; ++i)
-      for (std::size_t c = 0; c < k; ++c) {
-        const double r = y(i, c) - t(first + i, c);
-        sse += r * r;
-      }
-  });
+  std::exception_ptr failure;
+  try {
+    design.for_each_block([&](std::size_t first, const Matrix& block) {
+      const std::size_t rows = block.shape(0);
+      if (y.shape(0) != rows || y.shape(1) != k) y = xt::empty<double>({rows, k});
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                           Index(k), Index(p), 1.0, block.data(), Index(p), out.weights.data(),
+                           Index(k), 0.0, y.data(), Index(k));
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t c = 0; c < k; ++c) {
+          const double r = y(i, c) - t(first + i, c);
+          sse += r * r;
+        }
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::vector<double> packed{sse};
+  sum_pass_over_ranks(packed, failure);
+  sse = packed[0];
   const double penalty_value = q.active ? penalty->penalty(out.weights) : 0.0;
 
   // Condition of Phi (or of the penalised system) over the singular values kept.

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include <xtensor-blas/xblas.hpp>
 
+#include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/parallel.hpp"
 #include "radial/glm/flops.hpp"
@@ -50,39 +52,50 @@ double link_flops(Link link, std::size_t rows, std::size_t outputs) {
 
 }  // namespace
 
+void Objective::check_and_count(const std::function<void()>& local_checks) {
+  agreed(local_checks);
+  total_rows_ = std::size_t(count_over_ranks(rows_));
+}
+
 Objective::Objective(const DesignMatrix& design, Matrix targets, Link link,
                      const WeightPenalty* penalty)
     : design_(&design), cols_(design.cols()), targets_(std::move(targets)), link_(link) {
-  if (design.rows() != targets_.shape(0))
-    throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
-                     " rows but the targets have " + std::to_string(targets_.shape(0)));
   rows_ = targets_.shape(0);
   outputs_ = targets_.shape(1);
-  check_link(link_, outputs_);
+  check_and_count([&] {
+    if (design.rows() != targets_.shape(0))
+      throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
+                       " rows but the targets have " + std::to_string(targets_.shape(0)));
+    check_link(link_, outputs_);
+  });
   penalty_ = penalty;
 }
 
 Objective::Objective(const DesignMatrix& design, const Dataset& data, Link link,
                      const WeightPenalty* penalty)
-    : design_(&design), cols_(design.cols()), rows_(data.rows()),
-      outputs_(detail::target_columns(link, data)), data_(&data), link_(link) {
-  const std::size_t coded =
-      data.task == Task::Regression ? data.values.size() : data.classes.size();
-  if (design.rows() != rows_ || coded != rows_)
-    throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
-                     " rows but the targets have " + std::to_string(coded));
-  check_link(link_, outputs_);
+    : design_(&design), cols_(design.cols()), rows_(data.rows()), data_(&data), link_(link) {
+  check_and_count([&] {
+    outputs_ = detail::target_columns(link, data);
+    const std::size_t coded =
+        data.task == Task::Regression ? data.values.size() : data.classes.size();
+    if (design.rows() != rows_ || coded != rows_)
+      throw ShapeError("glm objective: the design matrix has " + std::to_string(design.rows()) +
+                       " rows but the targets have " + std::to_string(coded));
+    check_link(link_, outputs_);
+  });
   penalty_ = penalty;
 }
 
 Objective::Objective(Matrix design, Matrix targets, Link link, const WeightPenalty* penalty)
     : phi_(std::move(design)), cols_(phi_.shape(1)), targets_(std::move(targets)), link_(link) {
-  if (phi_.shape(0) != targets_.shape(0))
-    throw ShapeError("glm objective: the design matrix has " + std::to_string(phi_.shape(0)) +
-                     " rows but the targets have " + std::to_string(targets_.shape(0)));
   rows_ = targets_.shape(0);
   outputs_ = targets_.shape(1);
-  check_link(link_, outputs_);
+  check_and_count([&] {
+    if (phi_.shape(0) != targets_.shape(0))
+      throw ShapeError("glm objective: the design matrix has " + std::to_string(phi_.shape(0)) +
+                       " rows but the targets have " + std::to_string(targets_.shape(0)));
+    check_link(link_, outputs_);
+  });
   penalty_ = penalty;
 }
 
@@ -198,115 +211,158 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
     for (std::size_t i = 0; i < blocks.size(); ++i)
       if (blocks[i].size()) part.blocks[i] = xt::zeros<double>({c, c});
   }
-  reduce_blocks([&](std::size_t worker, std::size_t first, const Matrix& phi) {
-    Partial& part = partials[worker];
-    Matrix &act = part.act, &resid = part.resid, &scaled = part.scaled, &t_block = part.t_block;
-    std::vector<double>& aux = part.aux;
-    double& error = part.error;
-    double& flops = part.flops;
-    std::vector<Matrix>& blocks = part.blocks;
-    error = 0;
-    flops = 0;
-    for (Matrix& blk : blocks) std::fill(blk.begin(), blk.end(), 0.0);
-    const std::size_t b = phi.shape(0);
-    if (act.shape(0) != b || act.shape(1) != k_out) {
-      act.resize({b, k_out});
-      resid.resize({b, k_out});
-    }
-    xt::blas::gemm(phi, weights, act);  // A = Phi W
-    flops += flops::gemm(b, k_out, c);
-    const double* t = target_rows(first, b, t_block);
-    double* a = act.data();
-    double* y = resid.data();  // outputs first, residuals after
-    const std::size_t bk = b * k_out;
-    if (link_ == Link::Identity) {
-      for (std::size_t i = 0; i < bk; ++i) {
-        const double r = a[i] - t[i];
-        y[i] = a[i];
-        error += 0.5 * r * r;
+  double pass_flops = 0;  // this rank's rows, then (after the sum) all rows
+  std::exception_ptr failure;
+  // Value and gradient passes steer SCG's and BFGS's long iterations, where a last-bit
+  // difference grows: across ranks they continue the one-process fold over the row blocks
+  // (fold_blocks_over_ranks), keeping one small record [E, flops, gradient] per block. Hessian
+  // passes (IRLS: Newton steps, which do not amplify rounding) would need a P x P record per
+  // block, so their per-rank partials are summed over the ranks instead.
+  const bool fold_records = !hessian && collectives().size() > 1;
+  const std::size_t record_width = 2 + (gradient ? c * k_out : 0);
+  std::vector<double> records;
+  try {
+    reduce_blocks([&](std::size_t worker, std::size_t first, const Matrix& phi) {
+      Partial& part = partials[worker];
+      Matrix &act = part.act, &resid = part.resid, &scaled = part.scaled, &t_block = part.t_block;
+      std::vector<double>& aux = part.aux;
+      double& error = part.error;
+      double& flops = part.flops;
+      std::vector<Matrix>& blocks = part.blocks;
+      error = 0;
+      flops = 0;
+      for (Matrix& blk : blocks) std::fill(blk.begin(), blk.end(), 0.0);
+      const std::size_t b = phi.shape(0);
+      if (act.shape(0) != b || act.shape(1) != k_out) {
+        act.resize({b, k_out});
+        resid.resize({b, k_out});
       }
-    } else if (link_ == Link::Logistic) {
-      // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
-      aux.resize(bk);
-      for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
-      exp_in_place(aux.data(), bk);
-      for (std::size_t i = 0; i < bk; ++i) {
-        const double u = aux[i];
-        error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
-        y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
-      }
-    } else {  // softmax; other links are refused in the constructor
-      // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
-      for (std::size_t n = 0; n < b; ++n) {
-        const double* an = a + n * k_out;
-        double m = an[0];
-        for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
-        for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
-      }
-      exp_in_place(y, bk);
-      for (std::size_t n = 0; n < b; ++n) {
-        double s = 0;
-        double* yn = y + n * k_out;
-        for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
-        const double* an = a + n * k_out;
-        double m = an[0];
-        for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
-        const double lse = m + std::log(s);
-        const double* tn = t + n * k_out;
-        for (std::size_t k = 0; k < k_out; ++k) {
-          yn[k] /= s;
-          if (tn[k] != 0) error += tn[k] * (lse - an[k]);
+      xt::blas::gemm(phi, weights, act);  // A = Phi W
+      flops += flops::gemm(b, k_out, c);
+      const double* t = target_rows(first, b, t_block);
+      double* a = act.data();
+      double* y = resid.data();  // outputs first, residuals after
+      const std::size_t bk = b * k_out;
+      if (link_ == Link::Identity) {
+        for (std::size_t i = 0; i < bk; ++i) {
+          const double r = a[i] - t[i];
+          y[i] = a[i];
+          error += 0.5 * r * r;
+        }
+      } else if (link_ == Link::Logistic) {
+        // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
+        aux.resize(bk);
+        for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
+        exp_in_place(aux.data(), bk);
+        for (std::size_t i = 0; i < bk; ++i) {
+          const double u = aux[i];
+          error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
+          y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
+        }
+      } else {  // softmax; other links are refused in the constructor
+        // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
+        for (std::size_t n = 0; n < b; ++n) {
+          const double* an = a + n * k_out;
+          double m = an[0];
+          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+          for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
+        }
+        exp_in_place(y, bk);
+        for (std::size_t n = 0; n < b; ++n) {
+          double s = 0;
+          double* yn = y + n * k_out;
+          for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
+          const double* an = a + n * k_out;
+          double m = an[0];
+          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+          const double lse = m + std::log(s);
+          const double* tn = t + n * k_out;
+          for (std::size_t k = 0; k < k_out; ++k) {
+            yn[k] /= s;
+            if (tn[k] != 0) error += tn[k] * (lse - an[k]);
+          }
         }
       }
-    }
-    flops += link_flops(link_, b, k_out);
+      flops += link_flops(link_, b, k_out);
 
-    if (hessian) {
-      if (link_ == Link::Identity) {
-        detail::add_gram(phi.data(), b, c, blocks[0].data());  // Phi^T Phi
-        flops += double(c) * double(c + 1) * double(b);
-      } else {
-        if (scaled.shape(0) != b || scaled.shape(1) != c) scaled.resize({b, c});
-        for (std::size_t k = 0; k < k_out; ++k)
-          for (std::size_t l = k; l < k_out; ++l) {
-            if (!exact && l != k) continue;
-            // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y)). Diagonal blocks
-            // have c >= 0: (sqrt(c) Phi)^T (sqrt(c) Phi) by a symmetric rank-k update.
-            const bool diagonal = k == l;
-            for (std::size_t n = 0; n < b; ++n) {
-              const double ynk = y[n * k_out + k], ynl = y[n * k_out + l];
-              double w = ynk * ((diagonal ? 1.0 : 0.0) - ynl);
-              if (diagonal) w = std::sqrt(std::max(w, 0.0));
-              const double* src = phi.data() + n * c;
-              double* dst = scaled.data() + n * c;
-              for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+      if (hessian) {
+        if (link_ == Link::Identity) {
+          detail::add_gram(phi.data(), b, c, blocks[0].data());  // Phi^T Phi
+          flops += double(c) * double(c + 1) * double(b);
+        } else {
+          if (scaled.shape(0) != b || scaled.shape(1) != c) scaled.resize({b, c});
+          for (std::size_t k = 0; k < k_out; ++k)
+            for (std::size_t l = k; l < k_out; ++l) {
+              if (!exact && l != k) continue;
+              // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y)). Diagonal blocks
+              // have c >= 0: (sqrt(c) Phi)^T (sqrt(c) Phi) by a symmetric rank-k update.
+              const bool diagonal = k == l;
+              for (std::size_t n = 0; n < b; ++n) {
+                const double ynk = y[n * k_out + k], ynl = y[n * k_out + l];
+                double w = ynk * ((diagonal ? 1.0 : 0.0) - ynl);
+                if (diagonal) w = std::sqrt(std::max(w, 0.0));
+                const double* src = phi.data() + n * c;
+                double* dst = scaled.data() + n * c;
+                for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+              }
+              Matrix& target = blocks[block_index(k, l)];
+              if (diagonal) {
+                detail::add_gram(scaled.data(), b, c, target.data());
+                flops += 3.0 * double(b) + double(b) * double(c) +
+                         double(c) * double(c + 1) * double(b);
+              } else {
+                small_gemm(c, c, b, phi.data(), 1, c, scaled.data(), c, target.data(), c,
+                           true);  // H_kl += Phi^T diag(c_kl) Phi
+                flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
+              }
             }
-            Matrix& target = blocks[block_index(k, l)];
-            if (diagonal) {
-              detail::add_gram(scaled.data(), b, c, target.data());
-              flops += 3.0 * double(b) + double(b) * double(c) +
-                       double(c) * double(c + 1) * double(b);
-            } else {
-              small_gemm(c, c, b, phi.data(), 1, c, scaled.data(), c, target.data(), c,
-                         true);  // H_kl += Phi^T diag(c_kl) Phi
-              flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
-            }
-          }
+        }
       }
+      if (gradient) {
+        for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
+        xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
+        flops += double(bk) + flops::gemm(c, k_out, b);
+      }
+    }, [&](std::size_t worker, std::size_t) {
+      const Partial& part = partials[worker];
+      if (fold_records) {
+        records.push_back(part.error);
+        records.push_back(part.flops);
+        if (gradient) records.insert(records.end(), part.gradient.begin(), part.gradient.end());
+        return;
+      }
+      error += part.error;
+      pass_flops += part.flops;
+      if (gradient) add_to(*gradient, part.gradient);
+      for (std::size_t i = 0; i < blocks.size(); ++i)
+        if (blocks[i].size()) add_to(blocks[i], part.blocks[i]);
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (fold_records) {
+    const std::vector<double> total = fold_blocks_over_ranks(records, record_width, failure);
+    error = total[0];
+    pass_flops = total[1];
+    if (gradient) std::copy_n(total.data() + 2, gradient->size(), gradient->data());
+  } else {
+    // All rows: E, the flops, the gradient and the Hessian blocks in one rank-ordered sum.
+    std::vector<Matrix*> arrays;
+    if (gradient) arrays.push_back(gradient);
+    for (Matrix& blk : blocks)
+      if (blk.size()) arrays.push_back(&blk);
+    std::vector<double> packed{error, pass_flops};
+    for (const Matrix* m : arrays) packed.insert(packed.end(), m->begin(), m->end());
+    sum_pass_over_ranks(packed, failure);
+    error = packed[0];
+    pass_flops = packed[1];
+    const double* from = packed.data() + 2;
+    for (Matrix* m : arrays) {
+      std::copy_n(from, m->size(), m->data());
+      from += m->size();
     }
-    if (gradient) {
-      for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
-      xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
-      flops += double(bk) + flops::gemm(c, k_out, b);
-    }
-  }, [&](std::size_t worker, std::size_t) {
-    const Partial& part = partials[worker];
-    error += part.error;
-    flops += part.flops;
-    if (gradient) add_to(*gradient, part.gradient);
-    for (std::size_t i = 0; i < blocks.size(); ++i)
-      if (blocks[i].size()) add_to(blocks[i], part.blocks[i]);
-  });
+  }
+  flops += pass_flops;
 
   if (hessian) {
     *hessian = xt::zeros<double>({p, p});
@@ -403,11 +459,13 @@ Matrix Objective::outputs_at(const Matrix& weights) const {
 void Objective::weighted_normal_equations(const Matrix& v, const Matrix& z, Matrix& system,
                                           Vector& rhs) {
   const std::size_t k_out = outputs();
-  if (v.shape(0) != rows() || v.shape(1) != k_out || z.shape(0) != rows() ||
-      z.shape(1) != k_out)
-    throw ShapeError("glm objective: weighted least squares needs weights and right-hand "
-                     "sides of " + std::to_string(rows()) + " x " + std::to_string(k_out) +
-                     ", found " + shape_text(v) + " and " + shape_text(z));
+  agreed([&] {  // this rank's arrays: every rank stops when one has the wrong shape
+    if (v.shape(0) != rows() || v.shape(1) != k_out || z.shape(0) != rows() ||
+        z.shape(1) != k_out)
+      throw ShapeError("glm objective: weighted least squares needs weights and right-hand "
+                       "sides of " + std::to_string(rows()) + " x " + std::to_string(k_out) +
+                       ", found " + shape_text(v) + " and " + shape_text(z));
+  });
   weighted_normal_equations(
       [&](std::size_t first, const Matrix& t, Matrix& vb, Matrix& zb) {
         const std::size_t count = t.shape(0) * k_out;
@@ -425,37 +483,56 @@ void Objective::weighted_normal_equations(const BlockWeights& weights, Matrix& s
   Matrix b = xt::zeros<double>({c, k_out});
   Matrix scaled, vz, t_block, v, z;
   double flops = 0;
-  for_each_block([&](std::size_t first, const Matrix& phi) {
-    const std::size_t nb = phi.shape(0);
-    if (scaled.shape(0) != nb || scaled.shape(1) != c) scaled.resize({nb, c});
-    if (vz.shape(0) != nb || vz.shape(1) != k_out) {
-      vz.resize({nb, k_out});
-      v.resize({nb, k_out});
-      z.resize({nb, k_out});
+  // The accumulators [flops, A_1..A_K, b] of all rows: the ranks' rows in turn, so that with
+  // aligned shards the starting weights are one process's bit for bit (chain_over_ranks).
+  const auto unpack = [&](const std::vector<double>& state) {
+    flops = state[0];
+    const double* from = state.data() + 1;
+    for (Matrix& m : a) {
+      std::copy_n(from, m.size(), m.data());
+      from += m.size();
     }
-    targets_block(first, nb, t_block);
-    weights(first, t_block, v, z);
-    for (std::size_t i = 0; i < nb * k_out; ++i)
-      if (!(v.data()[i] >= 0))
-        throw NumericalError("glm objective: weighted least squares needs weights >= 0, found " +
-                             std::to_string(v.data()[i]) + " at row " +
-                             std::to_string(first + i / k_out) + ", output " +
-                             std::to_string(i % k_out));
-    for (std::size_t i = 0; i < nb * k_out; ++i) vz.data()[i] = v.data()[i] * z.data()[i];
-    xt::blas::gemm(phi, vz, b, true, false, 1.0, 1.0);  // b_k = Phi^T (v_k z_k)
-    flops += double(nb * k_out) + flops::gemm(c, k_out, nb);
-    for (std::size_t k = 0; k < k_out; ++k) {
-      for (std::size_t n = 0; n < nb; ++n) {
-        const double w = std::sqrt(v(n, k));
-        const double* src = phi.data() + n * c;
-        double* dst = scaled.data() + n * c;
-        for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+    std::copy_n(from, b.size(), b.data());
+  };
+  std::vector<double> state(1 + k_out * c * c + c * k_out, 0.0);
+  chain_over_ranks(state, [&](std::vector<double>& st) {
+    unpack(st);
+    for_each_block([&](std::size_t first, const Matrix& phi) {
+      const std::size_t nb = phi.shape(0);
+      if (scaled.shape(0) != nb || scaled.shape(1) != c) scaled.resize({nb, c});
+      if (vz.shape(0) != nb || vz.shape(1) != k_out) {
+        vz.resize({nb, k_out});
+        v.resize({nb, k_out});
+        z.resize({nb, k_out});
       }
-      // A_k = Phi^T diag(v_k) Phi = (sqrt(v_k) Phi)^T (sqrt(v_k) Phi)
-      detail::add_gram(scaled.data(), nb, c, a[k].data());
-      flops += double(nb) + double(nb) * double(c) + double(c) * double(c + 1) * double(nb);
-    }
+      targets_block(first, nb, t_block);
+      weights(first, t_block, v, z);
+      for (std::size_t i = 0; i < nb * k_out; ++i)
+        if (!(v.data()[i] >= 0))
+          throw NumericalError("glm objective: weighted least squares needs weights >= 0, found " +
+                               std::to_string(v.data()[i]) + " at row " +
+                               std::to_string(first + i / k_out) + ", output " +
+                               std::to_string(i % k_out));
+      for (std::size_t i = 0; i < nb * k_out; ++i) vz.data()[i] = v.data()[i] * z.data()[i];
+      xt::blas::gemm(phi, vz, b, true, false, 1.0, 1.0);  // b_k = Phi^T (v_k z_k)
+      flops += double(nb * k_out) + flops::gemm(c, k_out, nb);
+      for (std::size_t k = 0; k < k_out; ++k) {
+        for (std::size_t n = 0; n < nb; ++n) {
+          const double w = std::sqrt(v(n, k));
+          const double* src = phi.data() + n * c;
+          double* dst = scaled.data() + n * c;
+          for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+        }
+        // A_k = Phi^T diag(v_k) Phi = (sqrt(v_k) Phi)^T (sqrt(v_k) Phi)
+        detail::add_gram(scaled.data(), nb, c, a[k].data());
+        flops += double(nb) + double(nb) * double(c) + double(c) * double(c + 1) * double(nb);
+      }
+    });
+    st.assign(1, flops);
+    for (const Matrix& m : a) st.insert(st.end(), m.begin(), m.end());
+    st.insert(st.end(), b.begin(), b.end());
   });
+  unpack(state);
   system = xt::zeros<double>({p, p});
   rhs = xt::zeros<double>({p});
   for (std::size_t k = 0; k < k_out; ++k)

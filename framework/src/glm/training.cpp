@@ -108,7 +108,7 @@ Matrix start_weights(const std::string& choice, Objective& objective) {
 
 Matrix smoothed_target_start(Objective& objective) {
   if (objective.link() == Link::Identity) return linear_start(objective);
-  const std::size_t n = objective.rows(), k = objective.outputs();
+  const std::size_t n = objective.total_rows(), k = objective.outputs();
   // Logistic has one column for two classes.
   const double classes = objective.link() == Link::Logistic ? 2.0 : double(k);
   objective.add_flops(8.0 * double(n * k));
@@ -192,7 +192,7 @@ bool all_finite(const Matrix& m) {
 
 bool looks_separable(const Objective& objective, double data_error) {
   if (objective.link() == Link::Identity || objective.penalised()) return false;
-  return data_error < 1e-7 * double(std::max<std::size_t>(objective.rows(), 1));
+  return data_error < 1e-7 * double(std::max<std::size_t>(objective.total_rows(), 1));
 }
 
 void warn_separable(FitContext& ctx, const std::string& component, double data_error,

@@ -21,6 +21,13 @@
 //
 // Every evaluation adds its analytical flop count (formulas in radial/glm/flops.hpp, written
 // beside each computation in objective.cpp) and is counted, for the fit report.
+//
+// Sharded rows (radial/collectives.hpp): each rank builds the objective on its own rows, and
+// every pass over the rows (value, gradient, Hessian blocks, the weighted normal equations, and
+// their flop counts) is this rank's ordered row-block reduction followed by one rank-ordered sum
+// of all its partial arrays, packed into one message. Every rank then holds the same E, gradient
+// and Hessian of all rows, so a trainer's solves, line searches and stopping decisions run on
+// identical values on every rank. Every rank must make the same calls in the same order.
 
 #include <cstddef>
 #include <functional>
@@ -61,7 +68,8 @@ class Objective {
   // Phi held in memory (small problems and tests); the same checks.
   Objective(Matrix design, Matrix targets, Link link, const WeightPenalty* penalty = nullptr);
 
-  std::size_t rows() const { return rows_; }
+  std::size_t rows() const { return rows_; }              // this rank's rows
+  std::size_t total_rows() const { return total_rows_; }  // rows over all ranks
   std::size_t cols() const { return cols_; }              // C = M + 1
   std::size_t outputs() const { return outputs_; }        // K
   std::size_t size() const { return cols_ * outputs(); }  // P
@@ -82,7 +90,7 @@ class Objective {
   double data_error(const Matrix& weights) const;
   double penalty(const Matrix& weights) const;
 
-  // Network outputs link(Phi W), N x K.
+  // Network outputs link(Phi W) of this rank's rows, rows() x K.
   Matrix outputs_at(const Matrix& weights) const;
 
   // Weighted least squares, one system per output (used by IRLS's start from the smoothed
@@ -116,6 +124,9 @@ class Objective {
              bool with_penalty, double& flops) const;
   void count(bool gradient, bool hessian, double flops);
   void check_weights(const Matrix& weights) const;
+  // The checks every constructor makes (shapes of this rank's rows, the link), agreed over the
+  // ranks so that a rank whose rows disagree stops every rank; then the global row count.
+  void check_and_count(const std::function<void()>& local_checks);
 
   // The targets of rows [first, first + count): a pointer into targets_, or `buffer` filled
   // from data_.
@@ -125,6 +136,7 @@ class Objective {
   Matrix phi_;                            // Phi in memory
   std::size_t cols_ = 0;
   std::size_t rows_ = 0, outputs_ = 0;
+  std::size_t total_rows_ = 0;
   Matrix targets_;                        // N x K targets, or
   const Dataset* data_ = nullptr;         // class indices / values coded per block
   Link link_;

@@ -93,7 +93,7 @@ bool all_finite(const Matrix& m);
 
 // Separable data: without a penalty the cross-entropy can approach 0 only with weights growing
 // without bound. True when the link is logistic or softmax, no penalty is active, and the mean
-// data error per row is below 1e-7.
+// data error per row (over all ranks' rows) is below 1e-7.
 bool looks_separable(const Objective& objective, double data_error);
 void warn_separable(FitContext& ctx, const std::string& component, double data_error,
                     double weight_norm, std::size_t iteration);

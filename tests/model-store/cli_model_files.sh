@@ -134,7 +134,8 @@ basis-extreme-c)
 parameter-advice)
   # Item 14: rcond >= 1 and a Gaussian width whose square underflows are refused with what works.
   run 2 train "$two_class" --set output.rcond=1 --quiet
-  err_has "plugin least-squares, parameter rcond = 1. Violated constraint: rcond < 1"
+  err_has "output plugin 'least-squares': rcond = 1. Violated constraint: rcond < 1"
+  err_has "< 0: machine epsilon"  # what works instead: the table's doc, in the same message
   run 2 train "$two_class" --set output.rcond=1 --set output.solver=normal-equations --quiet
   err_has "rcond < 1"
   run 2 train "$examples/regression-gaussian-subset.toml" --set basis.width=1e-300 --quiet

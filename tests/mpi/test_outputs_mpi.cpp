@@ -5,8 +5,8 @@
 // a fit inside ShardedScope(world()) on this rank's shard equal the fit outside the scope on all
 // rows to 1e-10 relative; two sharded fits give the same bits, and every rank the same bits.
 // Shards: even (N not divisible by 2 or 3), uneven with rank 0 holding no rows, and rows sorted
-// by class so that a class is missing from some ranks; SCG and BFGS on shards of whole row
-// blocks, where they must equal one process bit for bit (see exact_on_aligned). Every rank runs every case; only CHECKs
+// by class so that a class is missing from some ranks; SCG, BFGS and IRLS on shards of whole
+// row blocks too, where they must equal one process bit for bit (see exact_on_aligned). Every rank runs every case; only CHECKs
 // (never REQUIRE) follow a collective, so a failing rank still makes the same calls as the
 // others and the job never hangs.
 #include <catch2/catch.hpp>
@@ -252,12 +252,23 @@ Dataset shard(const Dataset& data, Split split) {
   return select_rows(data, index);
 }
 
-// Trainers whose long iterations amplify a last-bit difference in the gradient: they are
-// compared on aligned shards, where their passes are one process's bit for bit. (On shards
-// that cut row blocks the sums differ in the last bits and their iterates drift apart after
-// tens of iterations, to about the stopping tolerance.)
+// Trainers whose iterations can amplify a last-bit difference in the sums (SCG and BFGS over
+// long runs, IRLS on separable classes): on aligned shards their passes are one process's bit
+// for bit, and so is everything they report. (On shards that cut row blocks the sums differ in
+// the last bits, and SCG's and BFGS's iterates drift apart after tens of iterations, to about
+// the stopping tolerance.)
 bool exact_on_aligned(const Config& config) {
-  return config.plugin == "scg" || config.plugin == "bfgs";
+  return config.plugin == "scg" || config.plugin == "bfgs" || config.plugin == "irls";
+}
+
+// The shards each trainer is compared on: SCG and BFGS on aligned ones (above), IRLS on both,
+// the direct layers (least squares, bayes) on even ones.
+std::vector<Split> splits_for(const Config& config, bool first_rank_empty) {
+  const Split even = first_rank_empty ? Split::FirstRankEmpty : Split::Even;
+  const Split aligned = first_rank_empty ? Split::AlignedFirstRankEmpty : Split::Aligned;
+  if (config.plugin == "irls") return {even, aligned};
+  if (exact_on_aligned(config)) return {aligned};
+  return {even};
 }
 
 // One process on all rows, then twice on this rank's shard: equal, and bit-identical between
@@ -319,6 +330,7 @@ std::vector<std::pair<const Problem*, Config>> configurations() {
     out.push_back({w, {"irls", {{"hessian", hessian}}}});
   out.push_back({w, {"irls", {}, 0.05}});
   out.push_back({b, {"irls", {{"link", std::string("logistic")}}, 0.01}});
+  out.push_back({b, {"irls", {{"link", std::string("logistic")}}}});
   out.push_back({s, {"irls", {}}});
   for (const std::string trainer : {"scg", "bfgs"}) {
     out.push_back({w, {trainer, {}}});
@@ -336,16 +348,15 @@ std::vector<std::pair<const Problem*, Config>> configurations() {
 
 TEST_CASE("output layers on sharded rows equal one process on all rows", "[mpi][output]") {
   for (const auto& [problem, config] : configurations())
-    check_config(config, *problem, problem->data,
-                 exact_on_aligned(config) ? Split::Aligned : Split::Even);
+    for (const Split split : splits_for(config, false))
+      check_config(config, *problem, problem->data, split);
 }
 
 TEST_CASE("output layers with a rank without rows", "[mpi][output]") {
   for (const auto& [problem, config] : configurations())
     if (problem == &waveform())
-      check_config(config, *problem, problem->data,
-                   exact_on_aligned(config) ? Split::AlignedFirstRankEmpty
-                                            : Split::FirstRankEmpty);
+      for (const Split split : splits_for(config, true))
+        check_config(config, *problem, problem->data, split);
 }
 
 TEST_CASE("output layers with a class missing from some ranks' rows", "[mpi][output]") {
@@ -354,8 +365,8 @@ TEST_CASE("output layers with a class missing from some ranks' rows", "[mpi][out
   sorted.data = sorted_by_class(waveform().data);
   for (const auto& [problem, config] : configurations())
     if (problem == &waveform())
-      check_config(config, sorted, sorted.data,
-                   exact_on_aligned(config) ? Split::Aligned : Split::Even);
+      for (const Split split : splits_for(config, false))
+        check_config(config, sorted, sorted.data, split);
 }
 
 TEST_CASE("bayes on sharded rows equals one process on all rows", "[mpi][output][bayes]") {

@@ -55,6 +55,8 @@ double link_flops(Link link, std::size_t rows, std::size_t outputs) {
 void Objective::check_and_count(const std::function<void()>& local_checks) {
   agreed(local_checks);
   total_rows_ = std::size_t(count_over_ranks(rows_));
+  const std::size_t block_rows = design_ ? design_->block_rows() : objective_block_rows;
+  max_blocks_ = std::size_t(max_over_ranks(double(row_block_count(rows_, block_rows))));
 }
 
 Objective::Objective(const DesignMatrix& design, Matrix targets, Link link,
@@ -213,13 +215,17 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
   }
   double pass_flops = 0;  // this rank's rows, then (after the sum) all rows
   std::exception_ptr failure;
-  // Value and gradient passes steer SCG's and BFGS's long iterations, where a last-bit
-  // difference grows: across ranks they continue the one-process fold over the row blocks
-  // (fold_blocks_over_ranks), keeping one small record [E, flops, gradient] per block. Hessian
-  // passes (IRLS: Newton steps, which do not amplify rounding) would need a P x P record per
-  // block, so their per-rank partials are summed over the ranks instead.
-  const bool fold_records = !hessian && collectives().size() > 1;
-  const std::size_t record_width = 2 + (gradient ? c * k_out : 0);
+  // Across ranks a pass continues the one-process fold over the row blocks
+  // (fold_blocks_over_ranks) with one record [E, flops, gradient, Hessian blocks] per block, so
+  // that on block-aligned shards it is one process's pass bit for bit: SCG, BFGS and IRLS on
+  // ill-posed problems (separable classes) amplify a last-bit difference. When the records of
+  // the largest shard would outgrow fold_record_bytes (large Hessians), the per-rank partials
+  // are summed over the ranks instead (equal to rounding).
+  std::size_t record_width = 2 + (gradient ? c * k_out : 0);
+  for (const Matrix& blk : blocks) record_width += blk.size();
+  const bool fold_records =
+      collectives().size() > 1 &&
+      double(record_width) * double(max_blocks_) * sizeof(double) <= double(fold_record_bytes);
   std::vector<double> records;
   try {
     reduce_blocks([&](std::size_t worker, std::size_t first, const Matrix& phi) {
@@ -329,6 +335,8 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
         records.push_back(part.error);
         records.push_back(part.flops);
         if (gradient) records.insert(records.end(), part.gradient.begin(), part.gradient.end());
+        for (const Matrix& blk : part.blocks)
+          if (blk.size()) records.insert(records.end(), blk.begin(), blk.end());
         return;
       }
       error += part.error;
@@ -344,7 +352,16 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
     const std::vector<double> total = fold_blocks_over_ranks(records, record_width, failure);
     error = total[0];
     pass_flops = total[1];
-    if (gradient) std::copy_n(total.data() + 2, gradient->size(), gradient->data());
+    const double* from = total.data() + 2;
+    if (gradient) {
+      std::copy_n(from, gradient->size(), gradient->data());
+      from += gradient->size();
+    }
+    for (Matrix& blk : blocks)
+      if (blk.size()) {
+        std::copy_n(from, blk.size(), blk.data());
+        from += blk.size();
+      }
   } else {
     // All rows: E, the flops, the gradient and the Hessian blocks in one rank-ordered sum.
     std::vector<Matrix*> arrays;

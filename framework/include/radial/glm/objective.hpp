@@ -24,10 +24,17 @@
 //
 // Sharded rows (radial/collectives.hpp): each rank builds the objective on its own rows, and
 // every pass over the rows (value, gradient, Hessian blocks, the weighted normal equations, and
-// their flop counts) is this rank's ordered row-block reduction followed by one rank-ordered sum
-// of all its partial arrays, packed into one message. Every rank then holds the same E, gradient
-// and Hessian of all rows, so a trainer's solves, line searches and stopping decisions run on
-// identical values on every rank. Every rank must make the same calls in the same order.
+// their flop counts) is this rank's ordered row-block reduction combined over the ranks in a
+// fixed order, so that every rank holds the same E, gradient and Hessian of all rows and a
+// trainer's solves, line searches and stopping decisions run on identical values on every rank.
+// Every rank must make the same calls in the same order. The combination continues one
+// process's fold over the row blocks across the ranks (fold_blocks_over_ranks: a record per
+// block) and runs the weighted normal equations on the ranks' rows in turn (chain_over_ranks):
+// on shards that start at multiples of the block size (1024 rows) every result is then one
+// process's bit for bit, which trainers that amplify rounding (SCG, BFGS; IRLS on separable
+// classes) need to stay equal to one process. A pass whose records would outgrow
+// fold_record_bytes (large Hessians) sums per-rank partials in one message instead (equal to
+// rounding).
 
 #include <cstddef>
 #include <functional>
@@ -137,6 +144,7 @@ class Objective {
   std::size_t cols_ = 0;
   std::size_t rows_ = 0, outputs_ = 0;
   std::size_t total_rows_ = 0;
+  std::size_t max_blocks_ = 0;  // row blocks of the largest shard
   Matrix targets_;                        // N x K targets, or
   const Dataset* data_ = nullptr;         // class indices / values coded per block
   Link link_;
@@ -146,5 +154,9 @@ class Objective {
 
 // Row blocks used when Phi is held in memory.
 inline constexpr std::size_t objective_block_rows = 1024;
+
+// Memory a rank may spend on the per-block records of one pass over sharded rows (see
+// objective.cpp, Objective::run): above it the pass sums per-rank partials instead.
+inline constexpr std::size_t fold_record_bytes = std::size_t(128) << 20;
 
 }  // namespace radial::glm

@@ -14,9 +14,11 @@
 // InputError: the layer reads the class-conditional mixtures, it does not estimate them; use
 // a class-aware centre learner (gmm with mode = "per-class", dem, prbf).
 //
-// fit() records the training-set figures with the framework's GaussianLogDensity and
-// log-sum-exp: figures log_posterior = sum_n log p(C_{y_n} | x_n), train_error (fraction
-// misclassified) and final_error = -log_posterior / N. With kdtree = true the densities are
+// fit() records the training-set figures from the framework's bayes prediction rule (the
+// posterior the network computes) applied to the GaussianLogDensity log-densities: figures
+// log_posterior = sum_n log p(C_{y_n} | x_n) (p floored at 1e-300, as the metrics' cross-entropy),
+// train_error (fraction misclassified) and final_error = -log_posterior / N, over all ranks' rows
+// under sharded training. With kdtree = true the densities are
 // evaluated only for the Gaussians of each row's K-d tree leaf (paper 002, section III-C).
 // Guard: basis-not-density, when the basis' log map differs from log N(x | c_j, S_j), so the
 // posterior the network will compute is not the one of the mixtures.
@@ -44,9 +46,10 @@ struct BayesFigures {
 };
 
 // log p(C_k | x_n) for every row (N x K) from centres with mixing weights and priors, and the
-// figures above when `classes` is given. With the tree, a class none of whose Gaussians is in
-// the row's leaf gets log p = -inf (its Gaussians count as 0, paper 002 section III-C), except
-// the row's own class, which is then evaluated in full.
+// figures above (summed over the ranks of collectives()) when `classes` is given. With the
+// tree, a class none of whose Gaussians is in the row's leaf gets log p = -inf (its Gaussians
+// count as 0, paper 002 section III-C), except the row's own class, which is then evaluated in
+// full.
 Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesOptions& options,
                            const Labels* classes, BayesFigures* figures);
 

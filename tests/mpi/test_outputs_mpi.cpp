@@ -25,6 +25,7 @@
 #include <radial/collectives.hpp>
 #include <radial/data_reader.hpp>
 #include <radial/design_matrix.hpp>
+#include <radial/errors.hpp>
 #include <radial/fit_context.hpp>
 #include <radial/numerics/kmeans.hpp>
 #include <radial/numerics/mixture_em.hpp>
@@ -382,5 +383,32 @@ TEST_CASE("bayes on sharded rows equals one process on all rows", "[mpi][output]
     check_config(config, mixtures, mixtures.data, Split::Even);
     check_config(config, mixtures, mixtures.data, Split::FirstRankEmpty);
     check_config(config, sorted, sorted.data, Split::Even);
+  }
+}
+
+TEST_CASE("a bad class index in one rank's rows stops every rank with that rank's error",
+          "[mpi][output][errors]") {
+  // The last rank's first row gets a class index outside 0..K-1: found by that rank alone, in
+  // the middle of a pass (irls, scg: the targets are coded per block) or before it
+  // (least-squares: targets_for). Every rank must throw, none may wait in a later pass.
+  const int p = world().size(), r = world().rank();
+  Dataset mine = shard(waveform().data, Split::Even);
+  if (r == p - 1 && mine.rows() > 0) mine.classes(0) = 99;
+  const std::vector<Config> configs = {
+      {"irls", {}}, {"scg", {}}, {"bfgs", {{"start", std::string("zero")}}},
+      {"least-squares", {{"solver", std::string("normal-equations")}}}};
+  for (const Config& config : configs) {
+    INFO(config.label() << " on " << p << " ranks");
+    ShardedScope scope(world());
+    bool thrown = false;
+    try {
+      fit(config, waveform(), mine);
+    } catch (const ShapeError& e) {
+      thrown = true;
+      const std::string message = e.what();
+      CHECK(message.find("class index 99") != std::string::npos);
+      if (p > 1) CHECK(message.find("rank " + std::to_string(p - 1) + ": ") == 0);
+    }
+    CHECK(thrown);
   }
 }

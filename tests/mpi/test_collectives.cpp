@@ -98,3 +98,22 @@ TEST_CASE("an error on one rank is thrown on every rank with its type and messag
   }
   REQUIRE_NOTHROW(agreed([] {}));
 }
+
+TEST_CASE("block shards start at multiples of the block size and cover every row once") {
+  for (std::size_t total : {std::size_t(0), std::size_t(1), std::size_t(1023), std::size_t(1024),
+                            std::size_t(5000), std::size_t(10 * 1024 + 1)})
+    for (int p = 1; p <= 4; ++p) {
+      std::size_t covered = 0;
+      for (int q = 0; q < p; ++q) {
+        const RowRange r = block_shard(total, q, p, 1024);
+        REQUIRE(r.first == covered);
+        if (r.count > 0) REQUIRE(r.first % 1024 == 0);
+        covered += r.count;
+      }
+      REQUIRE(covered == total);
+    }
+  // 5000 rows = 5 blocks over 2 ranks: 3 blocks and 2 (the last one short).
+  REQUIRE(block_shard(5000, 0, 2, 1024).count == 3072);
+  REQUIRE(block_shard(5000, 1, 2, 1024).first == 3072);
+  REQUIRE(block_shard(5000, 1, 2, 1024).count == 1928);
+}

@@ -19,6 +19,7 @@
 
 #include "../data-reader/npy_bytes.hpp"
 #include "radial/collectives.hpp"
+#include "radial/parallel.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/testing/paths.hpp"
@@ -104,9 +105,11 @@ Dataset check_shards_make_whole(const fs::path& file, const DataOptions& options
   CHECK(all.rows == whole.rows());
   CHECK(all.inputs == as_bytes(whole.inputs.data(), whole.inputs.size() * sizeof(double)));
   CHECK(all.targets == target_bytes(whole));
-  // With one rank the shard is the whole file; with P the rows are split, none held twice.
+  // With one rank the shard is the whole file; with P the rows are split on block boundaries
+  // (whole blocks of parallel_block_rows evenly over ranks), none held twice.
   if (p == 1) CHECK(shard.rows() == whole.rows());
-  if (p > 1 && whole.rows() >= 100) CHECK((shard.rows() > 0 && shard.rows() < whole.rows()));
+  CHECK(shard.rows() ==
+        block_shard(whole.rows(), collectives().rank(), p, parallel_block_rows).count);
   return whole;
 }
 
@@ -314,11 +317,12 @@ TEST_CASE("bad input in one rank's range: every rank throws that rank's error") 
   const fs::path header_only = dir.write("header.csv", "a,y\n\n");
   check_sharded_error(header_only, {}, -1, whole_file_error(header_only));
 
-  // .npy: NaN in the last row is the last rank's error; a missing file is every rank's.
+  // .npy: NaN in the last row; a missing file is every rank's error.
   std::vector<double> values(7 * 2, 1.0);
   values[13] = std::nan("");
   const fs::path nan = dir.write("nan.npy", testing::npy_bytes(7, 2, values));
-  check_sharded_error(nan, {}, p - 1, whole_file_error(nan));
+  // 7 rows are one block: rank 0 holds them all (block_shard), so rank 0 finds the NaN.
+  check_sharded_error(nan, {}, 0, whole_file_error(nan));
   const fs::path missing = dir.path("missing.csv");
   check_sharded_error(missing, {}, 0, whole_file_error(missing));
 }

@@ -137,6 +137,14 @@ struct RowRange {
 };
 RowRange even_shard(std::size_t total, int rank, int ranks);
 
+// The rows rank `rank` of `ranks` holds when whole blocks of `block_rows` rows are split evenly
+// (even_shard over blocks): every shard starts at a multiple of block_rows, so each rank's row
+// blocks are exactly blocks of the single-process run. The data readers shard this way with the
+// framework's block size (radial/parallel.hpp), so a pass folded over ranks in block order
+// reproduces the single-process sum bit for bit. A file of fewer than P blocks leaves the last
+// ranks without rows.
+RowRange block_shard(std::size_t total, int rank, int ranks, std::size_t block_rows);
+
 // Runs `step` on every rank and agrees on its failure: when `step` throws on any rank, every
 // rank throws the exception of the lowest failing rank (same type among the framework's error
 // types, message prefixed "rank R: " when P > 1). For a step where one rank may fail alone (its

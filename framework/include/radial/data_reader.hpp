@@ -59,11 +59,16 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
 // ---- Shards (data-parallel runs, radial/collectives.hpp) ----------------------------------------
 // Under `mpirun -np P` each rank reads only its contiguous shard of the rows; the shards of ranks
 // 0..P-1 in order are the rows read_dataset reads. Every rank makes the same call (collective).
-//  - .npy: rows even_shard(N, rank, P), read from their offset in the file (the other rows'
-//    bytes are never read).
-//  - CSV: every rank reads the header; the S bytes after it are cut at S*r/P and rank r owns the
-//    lines that start in [S*r/P, S*(r+1)/P) (so a rank may hold no rows). Messages name the line
-//    numbers of the whole file (each rank counts the line ends of its range, prefix-summed).
+//  - Shards start at multiples of parallel_block_rows (block_shard): each rank's row blocks are
+//    blocks of the single-process run, so passes folded over ranks in block order give its bits.
+//    A file of fewer than P blocks leaves the last ranks without rows.
+//  - .npy: rows block_shard(N, rank, P, parallel_block_rows), read from their offset in the file
+//    (the other rows' bytes are never read).
+//  - CSV: every rank reads the header; the S bytes after it are cut at S*r/P and rank r parses
+//    the lines that start in [S*r/P, S*(r+1)/P). Messages name the line numbers of the whole
+//    file (each rank counts the line ends of its range, prefix-summed). The parsed rows are then
+//    passed between neighbouring ranks onto the block_shard layout (for a moment a rank holds
+//    its rows twice).
 //  - A pipe, FIFO or stdin cannot be split: with P > 1 it is a DataError.
 //  - The task, the class values (the union of every rank's labels, sorted, max_classes checked
 //    on the union) and the feature names are those of the whole file, so class indices are

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
 #include "npy_reader.hpp"
@@ -195,6 +196,8 @@ Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& opt
   require_rows_over_ranks(*s.scanner, rows.rows);
   data::code_target_shard(data, std::move(targets), options,
                           target_where(*s.scanner, rows, s.shard.first_line));
+  // After coding: its messages name lines by the rows as read.
+  data::move_to_block_shards(data);
   return data;
 }
 
@@ -214,6 +217,7 @@ Matrix read_inputs_csv_shard(const std::filesystem::path& file,
     inputs = store.into_matrix(rows, feature_names.size());
   });
   require_rows_over_ranks(*s.scanner, rows);
+  data::move_to_block_shards(inputs, nullptr, nullptr);
   return inputs;
 }
 

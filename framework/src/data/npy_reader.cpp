@@ -19,6 +19,7 @@
 
 #include "csv_shard.hpp"
 #include "radial/collectives.hpp"
+#include "radial/parallel.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
 #include "row_store.hpp"
@@ -420,7 +421,7 @@ Dataset read_npy_shard(const std::filesystem::path& file, const DataOptions& opt
   agreed([&] {
     in.emplace(file, 2, comm.size());
     target = target_column(options, in->columns(), in->name());
-    in->select(even_shard(in->rows(), comm.rank(), comm.size()));
+    in->select(block_shard(in->rows(), comm.rank(), comm.size(), parallel_block_rows));
     RowStore store;
     data = npy_dataset(*in, options, target, store);
     targets = store.into_vector();
@@ -437,7 +438,7 @@ Matrix read_npy_inputs_shard(const std::filesystem::path& file,
   agreed([&] {
     NpyInput in(file, 1, comm.size());
     const std::vector<std::size_t> source = npy_input_columns(in, feature_names);
-    in.select(even_shard(in.rows(), comm.rank(), comm.size()));
+    in.select(block_shard(in.rows(), comm.rank(), comm.size(), parallel_block_rows));
     inputs = npy_inputs(in, source);
   });
   return inputs;

@@ -21,7 +21,7 @@ Matrix read_npy_inputs(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);
 
 // This rank's shard of the rows (read_dataset_shard, read_inputs_shard): rows
-// even_shard(N, rank, P) of a regular file, read from their offset (the other rows' bytes are
+// block_shard(N, rank, P, parallel_block_rows) of a regular file, read from their offset (the other rows' bytes are
 // never read); the task and classes agreed over ranks; errors agreed. Collective; with one rank
 // the functions above.
 Dataset read_npy_shard(const std::filesystem::path& file, const DataOptions& options);

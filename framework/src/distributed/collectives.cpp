@@ -106,6 +106,15 @@ RowRange even_shard(std::size_t total, int rank, int ranks) {
   return range;
 }
 
+RowRange block_shard(std::size_t total, int rank, int ranks, std::size_t block_rows) {
+  block_rows = std::max<std::size_t>(1, block_rows);
+  const RowRange blocks = even_shard((total + block_rows - 1) / block_rows, rank, ranks);
+  RowRange range;
+  range.first = std::min(total, blocks.first * block_rows);
+  range.count = std::min(total, (blocks.first + blocks.count) * block_rows) - range.first;
+  return range;
+}
+
 namespace {
 
 // The framework's error types by a one-letter tag, so the agreed exception keeps its type (and

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "radial/collectives.hpp"
+#include "radial/sharded_pass.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {
@@ -22,9 +23,9 @@ std::string short_text(double value) {
 }  // namespace
 
 std::size_t Standardiser::fit(const Matrix& inputs) {
-  // Under a ShardedScope `inputs` are this rank's rows: every sum below is this rank's partial,
-  // summed over ranks in rank order (radial/collectives.hpp); with one rank those are no-ops and
-  // the statistics are the single-process ones to the last bit.
+  // Under a ShardedScope `inputs` are this rank's rows (radial/collectives.hpp); the extremes are
+  // combined over ranks and the sums continued rank after rank, so the statistics are the
+  // single-process ones to the last bit; with one rank the collectives are no-ops.
   Collectives& comm = collectives();
   const bool sharded = comm.size() > 1;
   const std::size_t local = inputs.shape(0), d = inputs.shape(1);
@@ -76,23 +77,27 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
 
   // Two passes over rows (row-major order): the mean, then the squared deviations, which is
   // stabler than accumulating sums of squares.
+  // Sharded, each sum continues from the previous rank's running sum (chain_over_ranks): the
+  // same left-to-right sum over rows as one process, bit for bit, for any shard layout.
   std::vector<double> scaled_mean(d, 0.0);
-  for (std::size_t i = 0; i < local; ++i) {
-    const double* row = &inputs(i, 0);
-    for (std::size_t j = 0; j < d; ++j) scaled_mean[j] += std::ldexp(row[j], shift[j]);
-  }
-  sum_over_ranks(scaled_mean);
+  chain_over_ranks(scaled_mean, [&](std::vector<double>& sum) {
+    for (std::size_t i = 0; i < local; ++i) {
+      const double* row = &inputs(i, 0);
+      for (std::size_t j = 0; j < d; ++j) sum[j] += std::ldexp(row[j], shift[j]);
+    }
+  });
   for (std::size_t j = 0; j < d; ++j) scaled_mean[j] /= static_cast<double>(n);
 
   std::vector<double> squares(d, 0.0);
-  for (std::size_t i = 0; i < local; ++i) {
-    const double* row = &inputs(i, 0);
-    for (std::size_t j = 0; j < d; ++j) {
-      const double deviation = std::ldexp(row[j], shift[j]) - scaled_mean[j];
-      squares[j] += deviation * deviation;
+  chain_over_ranks(squares, [&](std::vector<double>& sum) {
+    for (std::size_t i = 0; i < local; ++i) {
+      const double* row = &inputs(i, 0);
+      for (std::size_t j = 0; j < d; ++j) {
+        const double deviation = std::ldexp(row[j], shift[j]) - scaled_mean[j];
+        sum[j] += deviation * deviation;
+      }
     }
-  }
-  sum_over_ranks(squares);
+  });
 
   // Population standard deviation (divide by N), as scikit-learn's StandardScaler. A column
   // whose values are all equal has deviations of rounding size only: it gets scale 1.

@@ -16,6 +16,7 @@
 
 #include "radial/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/sharded_pass.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/parallel.hpp"
 #include "radial/weight_penalty.hpp"

@@ -33,6 +33,7 @@
 #include <radial/parallel.hpp>
 #include <radial/params.hpp>
 #include <radial/registry.hpp>
+#include <radial/sharded_pass.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>
 #include <radial/weight_penalty.hpp>

@@ -11,6 +11,7 @@
 
 #include "radial/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/sharded_pass.hpp"
 #include "radial/parallel.hpp"
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"

@@ -17,6 +17,7 @@
 #include "radial/basis.hpp"
 #include "radial/collectives.hpp"
 #include "radial/design_matrix.hpp"
+#include "radial/sharded_pass.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"

@@ -41,6 +41,7 @@
 
 #include "radial/dataset.hpp"
 #include "radial/design_matrix.hpp"
+#include "radial/sharded_pass.hpp"
 #include "radial/link.hpp"
 #include "radial/types.hpp"
 

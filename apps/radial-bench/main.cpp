@@ -29,6 +29,7 @@
 #include <xtensor/xview.hpp>
 
 #include "bench_data.hpp"
+#include "distributed_bench.hpp"
 #include "experiment_bench.hpp"
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
@@ -65,6 +66,7 @@ struct Settings {
   std::size_t pipeline_rows = 1'000'000;
   std::size_t design_rows = 20'000;
   std::size_t experiment_runs = 200;
+  radial::bench::DistributedSettings distributed;  // --tasks distributed (not in the default)
   fs::path experiment_data = fs::path(RADIAL_SOURCE_DIR) / "docs" / "examples" / "data";
   int threads = 0;
   fs::path work;
@@ -172,6 +174,20 @@ class Bench {
     if (wants("experiment"))
       radial::bench::experiment_bench(registry_, s_.experiment_data, s_.work, s_.experiment_runs,
                                       s_.repeats, std::cout);
+    if (wants("distributed")) {
+      radial::bench::DistributedSettings d = s_.distributed;
+      d.radial = self_dir() / "radial";
+      d.make_data = fs::path(RADIAL_SOURCE_DIR) / "apps" / "radial-bench" / "memory" / "make_data.py";
+      d.python = s_.python;
+      d.work = s_.work / "distributed";
+#ifdef RADIAL_MPI_TRAFFIC_LIB
+      d.traffic_lib = RADIAL_MPI_TRAFFIC_LIB;
+#else
+      throw radial::Error("radial-bench: the distributed part needs a build with RADIAL_WITH_MPI");
+#endif
+      d.repeats = s_.repeats;
+      radial::bench::distributed_bench(d, std::cout);
+    }
     if (!s_.keep) fs::remove_all(s_.work);
   }
 
@@ -531,7 +547,9 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", quick, "small version (N = 10^4, 1 repeat): the CTest 'bench' run");
   app.add_option("--sizes", s.sizes, "row counts N of the k-means / GMM / output grid");
   app.add_option("--dims", s.dims, "dimensions d of the grid");
-  app.add_option("--tasks", s.tasks, "any of kmeans gmm logistic pipeline design experiment");
+  app.add_option("--tasks", s.tasks,
+                 "any of kmeans gmm logistic pipeline design experiment, and distributed (not "
+                 "in the default: mpirun, N up to 10^7)");
   app.add_option("--repeats", s.repeats, "runs per measurement (the median is shown)");
   app.add_option("--iterations", s.iterations, "EM iterations per timed run");
   app.add_option("--kmeans-iterations", s.kmeans_iterations, "Lloyd iterations per timed run");
@@ -541,6 +559,12 @@ int main(int argc, char** argv) {
   app.add_option("--experiment-runs", s.experiment_runs, "runs of the experiment part");
   app.add_option("--experiment-data", s.experiment_data,
                  "folder holding synth3_train.csv and synth3_test.csv");
+  app.add_option("--distributed-sizes", s.distributed.sizes, "N of the distributed scaling runs");
+  app.add_option("--distributed-ranks", s.distributed.ranks,
+                 "rank counts of the distributed runs (the first is the baseline)");
+  app.add_option("--traffic-rows", s.distributed.traffic_rows,
+                 "N of the distributed per-iteration volume runs");
+  app.add_option("--mpirun", s.distributed.mpirun, "the MPI launcher (default: mpirun on PATH)");
   app.add_option("--threads", s.threads, "threads on both sides (0: all cores)");
   app.add_option("--work", s.work, "folder for the shared .npy files (removed at the end)");
   app.add_flag("--keep", s.keep, "keep the work folder");

@@ -10,27 +10,18 @@
 
 #include "radial/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 
 namespace radial::plugins {
 
 namespace {
 
-// Over the rows of every rank (`rows` of them; x holds this rank's): the column sums, then the
-// squared deviations, each summed over ranks.
+// The mean of the columns' variances over every rank's rows (`rows` of them).
 double mean_feature_variance(const Matrix& x, std::size_t rows) {
-  const std::size_t n = x.shape(0), d = x.shape(1);
-  std::vector<double> mean(d, 0.0), var(d, 0.0);
-  for (std::size_t k = 0; k < d; ++k)
-    for (std::size_t i = 0; i < n; ++i) mean[k] += x(i, k);
-  sum_over_ranks(mean);
-  for (std::size_t k = 0; k < d; ++k) {
-    mean[k] /= double(rows);
-    for (std::size_t i = 0; i < n; ++i) var[k] += (x(i, k) - mean[k]) * (x(i, k) - mean[k]);
-  }
-  sum_over_ranks(var);
+  const Vector var = column_variances(x, rows);
   double total = 0;
-  for (std::size_t k = 0; k < d; ++k) total += var[k] / double(rows);
-  return total / double(d);
+  for (std::size_t k = 0; k < var.size(); ++k) total += var(k);
+  return total / double(var.size());
 }
 
 double nearest_other_centre2(const Matrix& means, std::size_t j) {

@@ -17,6 +17,7 @@
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 #include "radial/text.hpp"
 
 namespace radial::plugins {
@@ -37,24 +38,15 @@ struct Floors {
   std::size_t constant_count = 0;
 };
 
-// Over the rows of every rank (`rows` of them; x holds this rank's): each column's sum, then its
-// squared deviations, summed over ranks.
+// Floors relative to each column's variance over every rank's rows (`rows` of them).
 Floors variance_floors(const Matrix& x, std::size_t rows, double relative) {
-  const std::size_t n = x.shape(0), d = x.shape(1);
+  const std::size_t d = x.shape(1);
   Floors f;
   f.floor = Vector::from_shape({d});
   f.constant.assign(d, false);
-  std::vector<double> mean(d, 0.0), var(d, 0.0);
-  for (std::size_t a = 0; a < d; ++a)
-    for (std::size_t r = 0; r < n; ++r) mean[a] += x(r, a);
-  sum_over_ranks(mean);
+  const Vector var = column_variances(x, rows);
   for (std::size_t a = 0; a < d; ++a) {
-    mean[a] /= double(rows);
-    for (std::size_t r = 0; r < n; ++r) var[a] += (x(r, a) - mean[a]) * (x(r, a) - mean[a]);
-  }
-  sum_over_ranks(var);
-  for (std::size_t a = 0; a < d; ++a) {
-    const double v = var[a] / double(rows);
+    const double v = var(a);
     f.constant[a] = !(v > 0);
     f.constant_count += f.constant[a] ? 1 : 0;
     f.floor(a) = v > 0 ? relative * v : relative;

@@ -112,6 +112,23 @@ void assign_classes(Dataset& data, const Vector& target, std::vector<double> lab
   data.class_values = std::move(labels);
 }
 
+// The task the target column means: DataOptions::task, else classification when class values
+// are given or when every value is an integer (on every rank's rows when `over_ranks`).
+Task decide_task(const Vector& target, const DataOptions& options, bool over_ranks) {
+  if (options.task) return *options.task;
+  if (options.class_values) return Task::Classification;
+  const bool integers = std::all_of(target.begin(), target.end(), is_integer);
+  const bool all = over_ranks ? min_over_ranks(integers ? 1.0 : 0.0) == 1.0 : integers;
+  return all ? Task::Classification : Task::Regression;
+}
+
+// The training set's class values (DataOptions::class_values), in increasing order.
+std::vector<double> given_classes(const DataOptions& options) {
+  std::vector<double> labels = *options.class_values;
+  std::sort(labels.begin(), labels.end());
+  return labels;
+}
+
 }  // namespace
 
 std::string format_value(double value) {
@@ -122,21 +139,12 @@ std::string format_value(double value) {
 
 void code_target(Dataset& data, Vector target, const DataOptions& options,
                  const std::function<std::string(std::size_t)>& where) {
-  Task task = Task::Regression;
-  if (options.task) {
-    task = *options.task;
-  } else if (options.class_values) {
-    task = Task::Classification;
-  } else {
-    task = std::all_of(target.begin(), target.end(), is_integer) ? Task::Classification
-                                                                 : Task::Regression;
-  }
-  if (task == Task::Regression) return set_regression(data, std::move(target));
+  if (decide_task(target, options, false) == Task::Regression)
+    return set_regression(data, std::move(target));
 
   std::vector<double> labels;
   if (options.class_values) {
-    labels = *options.class_values;
-    std::sort(labels.begin(), labels.end());
+    labels = given_classes(options);
   } else {
     check_labels(data, target, where);
     if (!distinct_sorted(target, labels))
@@ -151,21 +159,12 @@ void code_target_shard(Dataset& data, Vector target, const DataOptions& options,
   if (comm.size() == 1) return code_target(data, std::move(target), options, where);
   // Every rank decides as one process would on the whole column: the task from every rank's
   // values, the classes from the union of every rank's labels.
-  Task task = Task::Regression;
-  if (options.task) {
-    task = *options.task;
-  } else if (options.class_values) {
-    task = Task::Classification;
-  } else {
-    const bool local = std::all_of(target.begin(), target.end(), is_integer);
-    task = min_over_ranks(local ? 1.0 : 0.0) == 1.0 ? Task::Classification : Task::Regression;
-  }
-  if (task == Task::Regression) return set_regression(data, std::move(target));
+  if (decide_task(target, options, true) == Task::Regression)
+    return set_regression(data, std::move(target));
 
   std::vector<double> labels;
   if (options.class_values) {
-    labels = *options.class_values;
-    std::sort(labels.begin(), labels.end());
+    labels = given_classes(options);
   } else {
     agreed([&] { check_labels(data, target, where); });
     // At most max_classes + 1 labels per rank travel; more on any rank, or in the union, is

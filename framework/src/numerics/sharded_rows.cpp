@@ -6,6 +6,7 @@
 #include <string>
 
 #include "radial/errors.hpp"
+#include "radial/sharded_pass.hpp"
 
 namespace radial {
 
@@ -93,6 +94,23 @@ RowCandidate best_candidate(const RowCandidate& mine, bool largest) {
     if (better) best = std::move(c);
   }
   return best;
+}
+
+Vector column_variances(const Matrix& x, std::size_t rows) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  std::vector<double> mean(d, 0.0), var(d, 0.0);
+  chain_over_ranks(mean, [&](std::vector<double>& sum) {
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t r = 0; r < n; ++r) sum[a] += x(r, a);
+  });
+  for (std::size_t a = 0; a < d; ++a) mean[a] /= double(rows);
+  chain_over_ranks(var, [&](std::vector<double>& sum) {
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t r = 0; r < n; ++r) sum[a] += (x(r, a) - mean[a]) * (x(r, a) - mean[a]);
+  });
+  Vector out = Vector::from_shape({d});
+  for (std::size_t a = 0; a < d; ++a) out(a) = var[a] / double(rows);
+  return out;
 }
 
 }  // namespace radial

@@ -39,4 +39,11 @@ struct RowCandidate {
 // has = false when no rank proposed one. One all-gather.
 RowCandidate best_candidate(const RowCandidate& mine, bool largest);
 
+// The population variance of each column over every rank's rows (`rows` of them in all; x holds
+// this rank's): the column means, then the squared deviations about them, divided by `rows`.
+// Each sum runs over the rows left to right and continues from the previous rank's
+// (chain_over_ranks), so the values are one process's to the last bit for any shard layout.
+// For data-scaled floors and tolerances (kmeans' variance floor, PRBF's variance floors).
+Vector column_variances(const Matrix& x, std::size_t rows);
+
 }  // namespace radial

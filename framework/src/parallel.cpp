@@ -8,13 +8,16 @@
 #include <mutex>
 #include <thread>
 
+#include "radial/collectives.hpp"
 #include "radial/numerics/blas_threads.hpp"
 
 namespace radial {
 
 int resolve_threads(int threads) {
   if (threads > 0) return threads;
-  return int(std::max(1u, std::thread::hardware_concurrency()));
+  // Under mpirun the ranks on one machine share its cores.
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, cores / ranks_on_this_machine());
 }
 
 std::size_t row_block_count(std::size_t rows, std::size_t block_rows) {

@@ -2,12 +2,15 @@
 // left-to-right sum of the ranks' values), layouts, broadcast, gather, and agreed errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "radial/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/parallel.hpp"
 
 using namespace radial;
 
@@ -116,4 +119,13 @@ TEST_CASE("block shards start at multiples of the block size and cover every row
   REQUIRE(block_shard(5000, 0, 2, 1024).count == 3072);
   REQUIRE(block_shard(5000, 1, 2, 1024).first == 3072);
   REQUIRE(block_shard(5000, 1, 2, 1024).count == 1928);
+}
+
+TEST_CASE("ranks on one machine share its cores: threads = 0 means this rank's share") {
+  // mpirun.sh starts every rank on this machine.
+  const int p = world().size();
+  REQUIRE(ranks_on_this_machine() == p);
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  REQUIRE(resolve_threads(0) == std::max(1, cores / p));
+  REQUIRE(resolve_threads(3) == 3);
 }

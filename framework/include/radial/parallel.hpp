@@ -24,7 +24,8 @@ namespace radial {
 // enough that a block of distances or basis values (1024 x M doubles) stays in cache.
 constexpr std::size_t parallel_block_rows = 1024;
 
-// The thread count a setting means: 0 (or less) = every hardware thread, else the setting.
+// The thread count a setting means: 0 (or less) = every hardware thread (under mpirun, this
+// rank's share of them: radial/collectives.hpp, ranks_on_this_machine), else the setting.
 int resolve_threads(int threads);
 
 struct RowBlock {

@@ -16,6 +16,7 @@
 #include "radial/data_reader.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
+#include "radial/glm/objective.hpp"
 #include "radial/network.hpp"
 #include "radial/parallel.hpp"
 #include "radial/prediction_rule.hpp"
@@ -178,7 +179,12 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
   start = Clock::now();
   OutputWeights weights;
   {
-    DesignMatrix design(train.inputs, centres, *c.basis);
+    // Sharded, the GLM passes' per-block records (up to glm::fold_record_bytes) share the
+    // 256 MB beyond the data with the cache of Phi, so a rank stays within its shard + 256 MB.
+    constexpr std::size_t beyond_data = std::size_t(256) << 20;
+    const std::size_t cache =
+        collectives().size() > 1 ? beyond_data - glm::fold_record_bytes : beyond_data;
+    DesignMatrix design(train.inputs, centres, *c.basis, false, cache);
     design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
     TrainingProblem problem{design, train, centres, *c.basis};
     weights = c.output->fit(problem, c.weight_penalty.get(), octx);

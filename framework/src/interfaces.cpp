@@ -13,6 +13,7 @@ Basis::~Basis() = default;
 void Basis::log_map(Matrix&) const {
   throw Error("this basis has no log map (has_log_map() is false)");
 }
+EuclideanBasis::~EuclideanBasis() = default;
 CentreLearner::~CentreLearner() = default;
 OutputLayer::~OutputLayer() = default;
 WeightPenalty::~WeightPenalty() = default;

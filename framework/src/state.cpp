@@ -50,4 +50,13 @@ template const Vector& state_get<Vector>(const State&, const std::string&, const
 template const Matrix& state_get<Matrix>(const State&, const std::string&, const std::string&);
 template const Tensor3& state_get<Tensor3>(const State&, const std::string&, const std::string&);
 
+double state_param(const State& state, const ParamSpec& spec, const std::string& where) {
+  const double value = state_get<double>(state, spec.name, where);
+  const std::string problem = spec.check(value);
+  if (!problem.empty())
+    throw ModelFileError(where + ": state entry '" + spec.name + "': " + problem +
+                         " (the parameter's range; the model file is damaged)");
+  return value;
+}
+
 }  // namespace radial

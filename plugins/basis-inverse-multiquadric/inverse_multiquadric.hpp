@@ -1,37 +1,35 @@
 #pragma once
-// The `inverse-multiquadric` basis on Euclidean distances: phi(r) = 1 / sqrt(r^2 + c^2).
-// Nothing depends on the centres, so prepare() leaves them as they are.
+// The `inverse-multiquadric` basis on Euclidean distances: phi(r) = 1 / sqrt(r^2 + c^2)
+// (Micchelli 1986).
 
 #include <radial/basis.hpp>
+#include <radial/numerics/radial_functions.hpp>
 #include <radial/params.hpp>
 
 namespace radial::plugins {
 
+// The parameter c, declared once: the table and the check of a loaded model's state use it.
+ParamSpec inverse_multiquadric_c_param();
+
 struct InverseMultiquadricOptions {
-  double c = 1.0;  // c >= 1e-100: the parameter table
+  double c = 1.0;  // c >= 1e-100: inverse_multiquadric_c_param()
 };
 
 InverseMultiquadricOptions inverse_multiquadric_options(const Params& params);
 
-class InverseMultiquadricBasis final : public Basis {
+class InverseMultiquadricBasis final : public EuclideanBasis {
  public:
-  // Stores c and c^2 (or that c^2 is out of range): the form map() reads.
-  explicit InverseMultiquadricBasis(InverseMultiquadricOptions options) { set_c(options.c); }
+  explicit InverseMultiquadricBasis(InverseMultiquadricOptions options) : shift_(options.c) {}
 
-  Metric metric() const override { return Metric::Euclidean; }
-  void prepare(Centres& centres, FitContext& ctx) override;
-  void map(Matrix& r2) const override;
+  // phi = (r^2 + c^2)^(-1/2), positive everywhere, so log phi = -0.5 log(r^2 + c^2).
+  void map(Matrix& r2) const override { shift_.power(r2, -1); }
   bool has_log_map() const override { return true; }
-  void log_map(Matrix& r2) const override;
+  void log_map(Matrix& r2) const override { shift_.log_power(r2, -1); }
   State state() const override;
   void load_state(const State& state) override;
 
  private:
-  void set_c(double c);
-
-  double c_ = 1.0;      // the parameter itself, saved in the state
-  double c2_ = 1.0;     // c^2, used when it is a normal double
-  bool scaled_ = false; // c^2 under- or overflows: r^2 + c^2 through hypot(r, c)
+  QuadricShift shift_;
 };
 
 }  // namespace radial::plugins

@@ -1,37 +1,34 @@
 #pragma once
-// The `multiquadric` basis on Euclidean distances: phi(r) = sqrt(r^2 + c^2).
-// Nothing depends on the centres, so prepare() leaves them as they are.
+// The `multiquadric` basis on Euclidean distances: phi(r) = sqrt(r^2 + c^2) (Hardy 1971).
 
 #include <radial/basis.hpp>
+#include <radial/numerics/radial_functions.hpp>
 #include <radial/params.hpp>
 
 namespace radial::plugins {
 
+// The parameter c, declared once: the table and the check of a loaded model's state use it.
+ParamSpec multiquadric_c_param();
+
 struct MultiquadricOptions {
-  double c = 1.0;  // 0 < c <= 1e100: the parameter table
+  double c = 1.0;  // 0 < c <= 1e100: multiquadric_c_param()
 };
 
 MultiquadricOptions multiquadric_options(const Params& params);
 
-class MultiquadricBasis final : public Basis {
+class MultiquadricBasis final : public EuclideanBasis {
  public:
-  // Stores c and c^2 (or that c^2 is out of range): the form map() reads.
-  explicit MultiquadricBasis(MultiquadricOptions options) { set_c(options.c); }
+  explicit MultiquadricBasis(MultiquadricOptions options) : shift_(options.c) {}
 
-  Metric metric() const override { return Metric::Euclidean; }
-  void prepare(Centres& centres, FitContext& ctx) override;
-  void map(Matrix& r2) const override;
+  // phi = (r^2 + c^2)^(1/2), positive everywhere, so log phi = 0.5 log(r^2 + c^2).
+  void map(Matrix& r2) const override { shift_.power(r2, 1); }
   bool has_log_map() const override { return true; }
-  void log_map(Matrix& r2) const override;
+  void log_map(Matrix& r2) const override { shift_.log_power(r2, 1); }
   State state() const override;
   void load_state(const State& state) override;
 
  private:
-  void set_c(double c);
-
-  double c_ = 1.0;      // the parameter itself, saved in the state
-  double c2_ = 1.0;     // c^2, used when it is a normal double
-  bool scaled_ = false; // c^2 under- or overflows: r^2 + c^2 through hypot(r, c)
+  QuadricShift shift_;
 };
 
 }  // namespace radial::plugins

@@ -19,7 +19,7 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = "dem";
+constexpr const char* kId = dem_id;
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 
 using text::number;

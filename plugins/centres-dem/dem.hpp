@@ -34,6 +34,8 @@
 
 #include <cstddef>
 
+#include <radial/sdk/configured.hpp>
+
 #include "radial/centre_learner.hpp"
 #include "radial/centres.hpp"
 #include "radial/numerics/mixture_em.hpp"
@@ -53,13 +55,12 @@ struct DemOptions {
 
 DemOptions dem_options(const Params& params);
 
-class DemLearner final : public CentreLearner {
- public:
-  explicit DemLearner(DemOptions options) : options_(std::move(options)) {}
-  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
+inline constexpr char dem_id[] = "dem";  // the plugin id (RADIAL_PLUGIN, messages)
 
- private:
-  DemOptions options_;
+class DemLearner final : public sdk::Configured<CentreLearner, DemOptions> {
+ public:
+  using Configured::Configured;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 };
 
 // One DEM run from given per-class diagonal mixtures (owner, mixing, class_priors set), for

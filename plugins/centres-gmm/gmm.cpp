@@ -13,7 +13,7 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = "gmm";
+constexpr const char* kId = gmm_id;
 
 using text::number;
 

@@ -22,6 +22,8 @@
 #include <cstddef>
 #include <string>
 
+#include <radial/sdk/configured.hpp>
+
 #include "radial/centre_learner.hpp"
 #include "radial/centres.hpp"
 #include "radial/numerics/mixture_em.hpp"
@@ -37,13 +39,12 @@ struct GmmOptions {
 
 GmmOptions gmm_options(const Params& params);
 
-class GmmLearner final : public CentreLearner {
- public:
-  explicit GmmLearner(GmmOptions options) : options_(std::move(options)) {}
-  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
+inline constexpr char gmm_id[] = "gmm";  // the plugin id (RADIAL_PLUGIN, messages)
 
- private:
-  GmmOptions options_;
+class GmmLearner final : public sdk::Configured<CentreLearner, GmmOptions> {
+ public:
+  using Configured::Configured;
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 };
 
 }  // namespace radial::plugins

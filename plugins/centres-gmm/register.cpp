@@ -1,57 +1,9 @@
 // Registration of the `gmm` centre learner: its parameter table and factory.
-#include <cmath>
-#include <limits>
-#include <memory>
-
 #include <radial/sdk/plugin.hpp>
 
 #include "radial/numerics/kdtree.hpp"
 
 #include "gmm.hpp"
-
-namespace {
-
-radial::ComponentInfo info() {
-  radial::ComponentInfo info;
-  info.summary =
-      "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
-      "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes";
-  info.paper =
-      "Nabney, Efficient training of RBF networks for classification (EM centres, NETLAB "
-      "gmmem); Klautau, A new algorithm for training RBF networks, section III-A and fig. 1 "
-      "(per-class EM), section III-C and eq. 2 (Gaussian boxes)";
-  info.params = {
-      radial::ParamSpec::integer("count", 8, "Gaussians (per class when mode = per-class)")
-          .at_least(1),
-      radial::ParamSpec::choice("mode", "pooled", {"pooled", "per-class"},
-                                "one mixture on all inputs, or one per class with owners and "
-                                "mixing weights for the bayes output"),
-      radial::ParamSpec::choice("covariance", "diagonal", {"spherical", "diagonal", "full"},
-                                "covariance of each Gaussian"),
-      radial::ParamSpec::integer("iterations", 100, "cap on EM iterations (M-steps)").at_least(0),
-      radial::ParamSpec::real("tolerance", 1e-6,
-                              "stop when the log-likelihood changes by at most tolerance times "
-                              "its magnitude; 0 runs exactly `iterations`")
-          .at_least(0.0),
-      radial::ParamSpec::real("covariance_floor", 1e-6,
-                              "variances below this (in standardised units) are raised to it")
-          .above(0.0),
-  };
-  // The K-d tree of Gaussian boxes, declared once by the framework.
-  for (auto& spec : radial::kdtree_params(
-           "evaluate only the Gaussians of each row's K-d tree leaf"))
-    info.params.push_back(std::move(spec));
-  return info;
-}
-
-void register_gmm(radial::Registrar& registrar) {
-  registrar.add_centre_learner(info(), [](const radial::Params& params) {
-    using namespace radial::plugins;
-    return std::make_unique<GmmLearner>(gmm_options(params));
-  });
-}
-
-}  // namespace
 
 namespace radial::plugins {
 
@@ -67,6 +19,38 @@ GmmOptions gmm_options(const Params& params) {
   return options;
 }
 
+namespace {
+
+void register_gmm(Registrar& registrar) {
+  ComponentInfo info = sdk::describe(
+      "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
+      "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes",
+      "Nabney, Efficient training of RBF networks for classification (EM centres, NETLAB "
+      "gmmem); Klautau, A new algorithm for training RBF networks, section III-A and fig. 1 "
+      "(per-class EM), section III-C and eq. 2 (Gaussian boxes)",
+      {
+          ParamSpec::integer("count", 8, "Gaussians (per class when mode = per-class)").at_least(1),
+          ParamSpec::choice("mode", "pooled", {"pooled", "per-class"},
+                            "one mixture on all inputs, or one per class with owners and "
+                            "mixing weights for the bayes output"),
+          ParamSpec::choice("covariance", "diagonal", {"spherical", "diagonal", "full"},
+                            "covariance of each Gaussian"),
+          ParamSpec::integer("iterations", 100, "cap on EM iterations (M-steps)").at_least(0),
+          ParamSpec::real("tolerance", 1e-6,
+                          "stop when the log-likelihood changes by at most tolerance times "
+                          "its magnitude; 0 runs exactly `iterations`")
+              .at_least(0.0),
+          ParamSpec::real("covariance_floor", 1e-6,
+                          "variances below this (in standardised units) are raised to it")
+              .above(0.0),
+      });
+  // The K-d tree of Gaussian boxes, declared once by the framework.
+  for (auto& spec : kdtree_params("evaluate only the Gaussians of each row's K-d tree leaf"))
+    info.params.push_back(std::move(spec));
+  registrar.add_centre_learner(std::move(info), sdk::from_options<GmmLearner>(gmm_options));
+}
+
+}  // namespace
 }  // namespace radial::plugins
 
-RADIAL_PLUGIN("gmm", "1.0.0", register_gmm)
+RADIAL_PLUGIN(radial::plugins::gmm_id, "1.0.0", radial::plugins::register_gmm)

@@ -38,8 +38,6 @@ double nearest_other_centre2(const Matrix& means, std::size_t j) {
 
 }  // namespace
 
-KMeansCentres::KMeansCentres(KMeansOptions options) : options_(std::move(options)) {}
-
 Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   // train holds this rank's rows when the data are sharded (radial/collectives.hpp).

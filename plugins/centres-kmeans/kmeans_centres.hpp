@@ -12,6 +12,8 @@
 // The k-means itself is the framework's (radial/numerics/kmeans.hpp): k-means++ or random
 // distinct rows, Lloyd iterations, the farthest-point empty-cluster policy.
 
+#include <radial/sdk/configured.hpp>
+
 #include "radial/centre_learner.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/params.hpp"
@@ -22,17 +24,14 @@ namespace radial::plugins {
 // kmeans++ | random) as the framework's k-means options; threads come from the fit context.
 KMeansOptions kmeans_centres_options(const Params& params);
 
-class KMeansCentres final : public CentreLearner {
+class KMeansCentres final : public sdk::Configured<CentreLearner, KMeansOptions> {
  public:
-  explicit KMeansCentres(KMeansOptions options);  // stores them
+  using Configured::Configured;
 
   // Seeded from ctx.rng. Records iterations, convergence, the final error (inertia, the sum of
   // squared distances to the nearest centre) and every guard in ctx.report. Throws InputError
   // when count > rows.
   Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
-
- private:
-  KMeansOptions options_;
 };
 
 }  // namespace radial::plugins

@@ -24,7 +24,7 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = "prbf";
+constexpr const char* kId = prbf_id;
 
 using text::number;
 

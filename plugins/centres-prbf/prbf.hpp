@@ -26,6 +26,8 @@
 #include <cstddef>
 #include <string>
 
+#include <radial/sdk/configured.hpp>
+
 #include "radial/centre_learner.hpp"
 #include "radial/centres.hpp"
 #include "radial/fit_context.hpp"
@@ -63,15 +65,14 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
 
 PrbfOptions prbf_options(const Params& params);
 
-class PrbfLearner final : public CentreLearner {
+inline constexpr char prbf_id[] = "prbf";  // the plugin id (RADIAL_PLUGIN, messages)
+
+class PrbfLearner final : public sdk::Configured<CentreLearner, PrbfOptions> {
  public:
-  explicit PrbfLearner(PrbfOptions options) : options_(std::move(options)) {}
+  using Configured::Configured;
 
   // Classification data only (InputError otherwise, or when N < count).
   Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
-
- private:
-  PrbfOptions options_;
 };
 
 }  // namespace radial::plugins

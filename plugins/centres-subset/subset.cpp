@@ -72,8 +72,7 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     ctx.warn("subset", "duplicate-centres", msg.str(),
              "remove duplicate rows from the data, or regularizer.alpha > 0");
   }
-  ctx.report.iterations = 0;
-  ctx.report.converged = true;
+  // Chosen, not iterated: the fresh report's 0 iterations and `converged` stand.
   ctx.report.figures["centres"] = double(centres.count());
   ctx.report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -27,7 +27,7 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = "bayes";
+constexpr const char* kId = bayes_id;
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 constexpr std::size_t kBlock = 512;
 // The floor of the framework's metrics (cross-entropy): a row whose own-class posterior

@@ -23,6 +23,8 @@
 // Guard: basis-not-density, when the basis' log map differs from log N(x | c_j, S_j), so the
 // posterior the network will compute is not the one of the mixtures.
 
+#include <radial/sdk/configured.hpp>
+
 #include "radial/numerics/kdtree.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
@@ -53,14 +55,13 @@ struct BayesFigures {
 Matrix bayes_log_posterior(const Matrix& x, const Centres& centres, const BayesOptions& options,
                            const Labels* classes, BayesFigures* figures);
 
-class BayesOutput final : public OutputLayer {
+inline constexpr char bayes_id[] = "bayes";  // the plugin id (RADIAL_PLUGIN, messages)
+
+class BayesOutput final : public sdk::Configured<OutputLayer, BayesOptions> {
  public:
-  explicit BayesOutput(BayesOptions options) : options_(options) {}
+  using Configured::Configured;
   OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
-
- private:
-  BayesOptions options_;
 };
 
 }  // namespace radial::plugins

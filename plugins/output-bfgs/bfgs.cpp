@@ -14,18 +14,13 @@
 
 namespace radial::plugins {
 
-namespace {
-
-constexpr const char* component = "bfgs";
-
 using glm::dot;
 
-}  // namespace
-
-Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, FitContext& ctx) {
+Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& ctx) {
+  Matrix x = glm::start_weights(options.start, objective);
   const std::size_t p = objective.size();
   const glm::StoppingRule rule{options.tolerance, options.iterations};
-  glm::Trace trace(ctx, objective, component);
+  glm::Trace trace(ctx, objective, bfgs_id);
 
   Matrix g;
   double f = objective.gradient(x, g);
@@ -73,7 +68,7 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
       std::ostringstream m;
       m << "the line search found no decrease along steepest descent at iteration "
         << iteration << " (error " << f << ")";
-      ctx.warn(component, "line-search", m.str(), "output.tolerance");
+      ctx.warn(bfgs_id, "line-search", m.str(), "output.tolerance");
       stop = Termination::NoProgress;
       break;
     }
@@ -103,31 +98,14 @@ Matrix bfgs(glm::Objective& objective, Matrix x, const BfgsOptions& options, Fit
       objective.add_flops(glm::flops::bfgs_update(p));
     }
   }
-  if (!stop) glm::warn_iteration_cap(ctx, component, rule.iterations, f);
-  if (glm::looks_separable(objective, f))
-    glm::warn_separable(ctx, component, f, glm::max_abs(x), iteration);
   ctx.report.figures["metric_resets"] = double(resets);
-  glm::report_final_figures(ctx, objective, x);
-  trace.finish(iteration, stop.value_or(Termination::IterationCap), f);
+  trace.finish(iteration, stop.value_or(Termination::IterationCap), x, f, rule.iterations);
   return x;
-}
-
-OutputWeights Bfgs::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                        FitContext& ctx) {
-  return glm::fit_output_weights(problem, penalty, options_.link, component,
-                                 [&](glm::Objective& objective) {
-                                   return bfgs(objective,
-                                               glm::start_weights(options_.start, objective),
-                                               options_, ctx);
-                                 });
 }
 
 BfgsOptions bfgs_options(const Params& params) {
   BfgsOptions o;
-  o.link = params.string("link");
-  o.iterations = std::size_t(params.integer("iterations"));
-  o.tolerance = params.real("tolerance");
-  o.start = params.string("start");
+  glm::read_trainer_options(params, o);
   return o;
 }
 

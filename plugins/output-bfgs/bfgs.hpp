@@ -12,32 +12,23 @@
 #include "radial/fit_context.hpp"
 #include "radial/glm/line_search.hpp"
 #include "radial/glm/objective.hpp"
+#include "radial/glm/training.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
 
 namespace radial::plugins {
 
-struct BfgsOptions {
-  std::string link = "auto";
-  std::size_t iterations = 1000;
-  double tolerance = 1e-4;
-  std::string start = "pseudo-inverse";  // or "zero" (the NETLAB reference runs)
+struct BfgsOptions : glm::GradientTrainerOptions {
   glm::WolfeOptions line_search;  // c1 = 1e-4, c2 = 0.1, 25 evaluations
 };
 
-// Runs BFGS on `objective` from `start` and fills ctx.report.
-Matrix bfgs(glm::Objective& objective, Matrix start, const BfgsOptions& options,
-            FitContext& ctx);
+// Runs BFGS on `objective` from options.start (glm::start_weights) and fills ctx.report.
+Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& ctx);
 
-class Bfgs : public OutputLayer {
- public:
-  explicit Bfgs(BfgsOptions options) : options_(std::move(options)) {}
-  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                    FitContext& ctx) override;
+inline constexpr char bfgs_id[] = "bfgs";
 
- private:
-  BfgsOptions options_;
-};
+// The output layer: BFGS on the GLM objective (glm::TrainerLayer).
+using Bfgs = glm::TrainerLayer<BfgsOptions, bfgs, bfgs_id>;
 
 BfgsOptions bfgs_options(const Params& params);
 

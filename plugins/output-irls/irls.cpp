@@ -13,12 +13,6 @@
 
 namespace radial::plugins {
 
-namespace {
-
-constexpr const char* component = "irls";
-
-}  // namespace
-
 Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& ctx) {
   using glm::HessianKind;
   const std::size_t c = objective.cols(), k = objective.outputs(), p = objective.size();
@@ -34,11 +28,11 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   // Rank the exact softmax Hessian loses by construction (one vector per basis function).
   const std::size_t expected_rank = softmax_exact && !objective.penalised() ? p - c : p;
 
-  glm::Trace trace(ctx, objective, component);
+  glm::Trace trace(ctx, objective, irls_id);
   // Iteration 1: eq. 12 on the smoothed targets.
   Matrix w = glm::smoothed_target_start(objective);
   if (!glm::all_finite(w)) {
-    ctx.warn(component, "non-finite-start",
+    ctx.warn(irls_id, "non-finite-start",
              "the weighted least-squares fit of the smoothed targets gave non-finite weights; "
              "starting from zero weights instead",
              "check the design matrix for non-finite basis values (basis parameters)");
@@ -49,11 +43,11 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   std::size_t iteration = 1;
   trace.record(iteration, error);
 
-  std::size_t halvings_total = 0, rank_deficient = 0, last_rank = p;
+  std::size_t halvings_total = 0, solves = 0, rank_deficient = 0, last_rank = p;
   std::optional<Termination> stop;  // empty: the iteration cap
   while (iteration < rule.iterations) {
     if (glm::looks_separable(objective, error)) {
-      glm::warn_separable(ctx, component, error, glm::max_abs(w), iteration);
+      trace.warn_separable(error, w, iteration);
       stop = Termination::NoProgress;  // the error can only fall with unbounded weights
       break;
     }
@@ -65,6 +59,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
                                            ? glm::solve_block_diagonal(h, minus_g, k, method)
                                            : glm::solve_symmetric(h, minus_g, method);
     objective.add_flops(solved.flops);
+    ++solves;
     last_rank = solved.rank;
     if (solved.rank < expected_rank) ++rank_deficient;
     const Matrix d = glm::unflatten(solved.x, c, k);
@@ -78,7 +73,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
         m << "the Newton direction at iteration " << iteration
           << (glm::all_finite(d) ? " is not a descent direction" : " is not finite")
           << " (rank " << solved.rank << " of " << p << "); keeping the current weights";
-        ctx.warn(component, "newton-step", m.str(),
+        ctx.warn(irls_id, "newton-step", m.str(),
                  "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0");
         stop = Termination::NumericalFailure;
       }
@@ -109,7 +104,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
           m << "no decrease of the error along the Newton direction after "
             << options.line_search.max_halvings << " halvings at iteration " << iteration
             << " (Newton decrement " << decrement << "); keeping the current weights";
-          ctx.warn(component, "step-control", m.str(), "output.iterations or weight-penalty");
+          ctx.warn(irls_id, "step-control", m.str(), "output.iterations or weight-penalty");
         }
         stop = converged ? Termination::Converged : Termination::NoProgress;
         break;
@@ -120,7 +115,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       std::ostringstream m;
       m << "the full Newton step at iteration " << iteration + 1 << " raised the error from "
         << error << " to " << error_new << "; stopped with the previous weights (NETLAB's rule)";
-      ctx.warn(component, "error-increased", m.str(), "output.step_control = true");
+      ctx.warn(irls_id, "error-increased", m.str(), "output.step_control = true");
       stop = Termination::NoProgress;
       break;
     }
@@ -138,27 +133,27 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       break;
     }
   }
-  if (!stop) glm::warn_iteration_cap(ctx, component, rule.iterations, error);
+  if (rank_deficient > 0 && !objective.penalised()) {
+    // Flat directions beyond the link's own invariance: the minimum is not unique, and which
+    // point of it the steps reach depends on rounding (and so on the BLAS and the CPU).
+    std::ostringstream m;
+    m << rank_deficient << " of " << solves << " Newton systems had rank below " << expected_rank
+      << " (the last: rank " << last_rank << " of " << p
+      << " weights): the basis outputs are collinear or saturated on the training rows, so the "
+         "data do not determine the weights and the fit depends on rounding";
+    ctx.warn(irls_id, "rank-deficient", m.str(),
+             "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres");
+  }
   ctx.report.figures["step_halvings"] = double(halvings_total);
   ctx.report.figures["rank_deficient_solves"] = double(rank_deficient);
   ctx.report.figures["last_rank"] = double(last_rank);
-  glm::report_final_figures(ctx, objective, w);
-  trace.finish(iteration, stop.value_or(Termination::IterationCap), error);
+  trace.finish(iteration, stop.value_or(Termination::IterationCap), w, error, rule.iterations);
   return w;
-}
-
-OutputWeights Irls::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                        FitContext& ctx) {
-  return glm::fit_output_weights(
-      problem, penalty, options_.link, component,
-      [&](glm::Objective& objective) { return irls(objective, options_, ctx); });
 }
 
 IrlsOptions irls_options(const Params& params) {
   IrlsOptions o;
-  o.link = params.string("link");
-  o.iterations = std::size_t(params.integer("iterations"));
-  o.tolerance = params.real("tolerance");
+  glm::read_trainer_options(params, o);
   o.hessian = params.string("hessian") == "simplified" ? glm::HessianKind::Simplified
                                                        : glm::HessianKind::Exact;
   o.step_control = params.boolean("step_control");

@@ -19,15 +19,13 @@
 #include "radial/fit_context.hpp"
 #include "radial/glm/line_search.hpp"
 #include "radial/glm/objective.hpp"
+#include "radial/glm/training.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
 
 namespace radial::plugins {
 
-struct IrlsOptions {
-  std::string link = "auto";
-  std::size_t iterations = 100;
-  double tolerance = 1e-4;
+struct IrlsOptions : glm::TrainerOptions {
   glm::HessianKind hessian = glm::HessianKind::Exact;
   bool step_control = true;
   glm::ArmijoOptions line_search;  // the step control: c1 = 1e-4, at most 30 halvings
@@ -36,15 +34,10 @@ struct IrlsOptions {
 // Runs IRLS on `objective` and fills ctx.report; returns finite C x K weights.
 Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& ctx);
 
-class Irls : public OutputLayer {
- public:
-  explicit Irls(IrlsOptions options) : options_(std::move(options)) {}
-  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                    FitContext& ctx) override;
+inline constexpr char irls_id[] = "irls";
 
- private:
-  IrlsOptions options_;
-};
+// The output layer: IRLS on the GLM objective (glm::TrainerLayer).
+using Irls = glm::TrainerLayer<IrlsOptions, irls, irls_id>;
 
 IrlsOptions irls_options(const Params& params);
 

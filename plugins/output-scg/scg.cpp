@@ -11,22 +11,17 @@
 
 namespace radial::plugins {
 
-namespace {
-
-constexpr const char* component = "scg";
-
 using glm::dot;
 
-}  // namespace
-
-Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitContext& ctx) {
+Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx) {
+  Matrix x = glm::start_weights(options.start, objective);
   const std::size_t p = objective.size();
   const glm::StoppingRule rule{options.tolerance, options.iterations};
   const double sigma0 = 1e-4, beta_min = 1e-15, beta_max = 1e100;
   const double eps = std::numeric_limits<double>::epsilon();
   auto vec_flops = [&](double count) { objective.add_flops(count * glm::flops::axpy(p)); };
 
-  glm::Trace trace(ctx, objective, component);
+  glm::Trace trace(ctx, objective, scg_id);
   Matrix grad_new, grad_old, gplus;
   double f_old = objective.gradient(x, grad_new);
   double f_now = f_old;
@@ -112,30 +107,14 @@ Matrix scg(glm::Objective& objective, Matrix x, const ScgOptions& options, FitCo
     }
   }
   const std::size_t iterations = std::min(j, rule.iterations);
-  if (!converged) glm::warn_iteration_cap(ctx, component, rule.iterations, f_now);
-  if (glm::looks_separable(objective, f_now))
-    glm::warn_separable(ctx, component, f_now, glm::max_abs(x), iterations);
-  glm::report_final_figures(ctx, objective, x);
-  trace.finish(iterations, converged ? Termination::Converged : Termination::IterationCap, f_now);
+  trace.finish(iterations, converged ? Termination::Converged : Termination::IterationCap, x,
+               f_now, rule.iterations);
   return x;
-}
-
-OutputWeights Scg::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                       FitContext& ctx) {
-  return glm::fit_output_weights(problem, penalty, options_.link, component,
-                                 [&](glm::Objective& objective) {
-                                   return scg(objective,
-                                              glm::start_weights(options_.start, objective),
-                                              options_, ctx);
-                                 });
 }
 
 ScgOptions scg_options(const Params& params) {
   ScgOptions o;
-  o.link = params.string("link");
-  o.iterations = std::size_t(params.integer("iterations"));
-  o.tolerance = params.real("tolerance");
-  o.start = params.string("start");
+  glm::read_trainer_options(params, o);
   return o;
 }
 

@@ -9,30 +9,21 @@
 
 #include "radial/fit_context.hpp"
 #include "radial/glm/objective.hpp"
+#include "radial/glm/training.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
 
 namespace radial::plugins {
 
-struct ScgOptions {
-  std::string link = "auto";
-  std::size_t iterations = 1000;
-  double tolerance = 1e-4;
-  std::string start = "pseudo-inverse";  // or "zero" (the NETLAB reference runs)
-};
+struct ScgOptions : glm::GradientTrainerOptions {};  // SCG has no settings of its own
 
-// Runs SCG on `objective` from `start` and fills ctx.report.
-Matrix scg(glm::Objective& objective, Matrix start, const ScgOptions& options, FitContext& ctx);
+// Runs SCG on `objective` from options.start (glm::start_weights) and fills ctx.report.
+Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx);
 
-class Scg : public OutputLayer {
- public:
-  explicit Scg(ScgOptions options) : options_(std::move(options)) {}
-  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                    FitContext& ctx) override;
+inline constexpr char scg_id[] = "scg";
 
- private:
-  ScgOptions options_;
-};
+// The output layer: SCG on the GLM objective (glm::TrainerLayer).
+using Scg = glm::TrainerLayer<ScgOptions, scg, scg_id>;
 
 ScgOptions scg_options(const Params& params);
 

@@ -1,37 +1,30 @@
 // Registration of the `bhattacharyya` kernel prior: its parameter table and factory.
-#include <memory>
-
 #include <radial/sdk/plugin.hpp>
 
 #include "bhattacharyya.hpp"
 
+namespace radial::plugins {
 namespace {
 
-radial::ComponentInfo info() {
-  radial::ComponentInfo info;
-  info.summary = "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)";
-  info.paper =
-      "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
-      "probabilistic RBF network: prior eqs 16-17, distance eq 23, M-step terms eqs 27, 29-31";
-  info.params = {
-      radial::ParamSpec::real("alpha", 10.0,
+void register_bhattacharyya(Registrar& registrar) {
+  registrar.add_kernel_prior(
+      sdk::describe(
+          "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)",
+          "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
+          "probabilistic RBF network: prior eqs 16-17, distance eq 23, M-step terms eqs 27, 29-31",
+          {
+              ParamSpec::real("alpha", 10.0,
                               "prior strength alpha of p(theta) = prod_j exp(-alpha delta_j) "
                               "(eq 17), in the units of alpha_units")
-          .at_least(0.0),
-      radial::ParamSpec::choice("alpha_units", "N/KM", {"absolute", "N/KM"},
+                  .at_least(0.0),
+              ParamSpec::choice("alpha_units", "N/KM", {"absolute", "N/KM"},
                                 "'absolute': alpha as given; 'N/KM': alpha times N/(K M), "
                                 "N training rows, K classes, M kernels (the paper's unit)"),
-  };
-  return info;
-}
-
-void register_bhattacharyya(radial::Registrar& registrar) {
-  registrar.add_kernel_prior(info(), [](const radial::Params& params) {
-    using namespace radial::plugins;
-    return std::make_unique<BhattacharyyaPrior>(bhattacharyya_options(params));
-  });
+          }),
+      sdk::from_options<BhattacharyyaPrior>(bhattacharyya_options));
 }
 
 }  // namespace
+}  // namespace radial::plugins
 
-RADIAL_PLUGIN("bhattacharyya", "1.0.0", register_bhattacharyya)
+RADIAL_PLUGIN("bhattacharyya", "1.0.0", radial::plugins::register_bhattacharyya)

@@ -7,9 +7,12 @@
 # RADIAL_PLUGIN_PATH there). Either way `install` puts it in <prefix>/lib/radial/plugins, the
 # folder an installed `radial` host searches.
 #
-# In Radial's own tree (where radial_add_test exists) TEST_SOURCES also make the plugin's Catch2
-# test: target test-<name> for target radial-<name>, labelled `plugin` and TEST_LABELS, with the
-# plugin's folder on its include path. Out of tree the plugin adds its test itself.
+# TEST_SOURCES also make the plugin's Catch2 test: target test-<name> for target radial-<name>,
+# labelled `plugin` and TEST_LABELS, with the plugin's folder on its include path. In Radial's
+# own tree it is one of Radial's tests (radial_add_test); out of tree it needs include(CTest)
+# before the call and Catch2 v2 installed, is built with RADIAL_PLUGIN_FILE defined as the
+# plugin's file (radial::conformance::plugin_under_test() loads it), and runs with one BLAS
+# thread.
 include(GNUInstallDirs)
 
 function(radial_add_plugin target)
@@ -41,12 +44,25 @@ function(radial_add_plugin target)
     set(destination "${CMAKE_INSTALL_LIBDIR}/radial/plugins")
   endif()
   install(TARGETS ${target} LIBRARY DESTINATION "${destination}")
-  if(ARG_TEST_SOURCES AND BUILD_TESTING AND COMMAND radial_add_test)
-    string(REGEX REPLACE "^radial-" "" name "${target}")
+  if(NOT ARG_TEST_SOURCES OR NOT BUILD_TESTING)
+    return()
+  endif()
+  string(REGEX REPLACE "^radial-" "" name "${target}")
+  if(COMMAND radial_add_test)
     radial_add_test(test-${name}
       SOURCES ${ARG_TEST_SOURCES}
       LIBRARIES ${ARG_TEST_LIBRARIES}
       LABELS plugin ${ARG_TEST_LABELS})
-    target_include_directories(test-${name} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  else()
+    find_package(Catch2 2 REQUIRED)
+    add_executable(test-${name} ${ARG_TEST_SOURCES})
+    target_link_libraries(test-${name} PRIVATE Radial::sdk Catch2::Catch2 ${ARG_TEST_LIBRARIES})
+    target_compile_definitions(test-${name} PRIVATE
+      RADIAL_PLUGIN_FILE="$<TARGET_FILE:${target}>")
+    add_dependencies(test-${name} ${target})
+    add_test(NAME test-${name} COMMAND test-${name})
+    set_tests_properties(test-${name} PROPERTIES
+      LABELS "plugin;${ARG_TEST_LABELS}" ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
   endif()
+  target_include_directories(test-${name} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
 endfunction()

@@ -2,41 +2,36 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
 
-#include <radial/errors.hpp>
 #include <radial/state.hpp>
 
 namespace exponential_plugin {
+
+radial::ParamSpec exponential_width_param() {
+  return radial::ParamSpec::real("width", 1.0, "length scale of the decay, in input units")
+      .above(0);
+}
 
 ExponentialOptions exponential_options(const radial::Params& params) {
   return {params.real("width")};
 }
 
-void ExponentialBasis::prepare(radial::Centres&, radial::FitContext&) {
-  // The width is a parameter; nothing depends on the centres.
-}
-
 void ExponentialBasis::map(radial::Matrix& r2) const {
-  const double inverse_width = 1.0 / width_;
+  const double inverse_width = 1.0 / options_.width;
   // r2 holds squared distances; clamp rounding below zero before the square root.
   for (double& value : r2) value = std::exp(-std::sqrt(std::max(value, 0.0)) * inverse_width);
 }
 
 void ExponentialBasis::log_map(radial::Matrix& r2) const {
-  const double inverse_width = 1.0 / width_;
+  const double inverse_width = 1.0 / options_.width;
   for (double& value : r2) value = -std::sqrt(std::max(value, 0.0)) * inverse_width;
 }
 
-radial::State ExponentialBasis::state() const { return {{"width", width_}}; }
+radial::State ExponentialBasis::state() const { return {{"width", options_.width}}; }
 
+// A damaged model file gets the table's own check (ModelFileError naming the entry).
 void ExponentialBasis::load_state(const radial::State& state) {
-  const double width = radial::state_get<double>(state, "width", "basis exponential");
-  if (!(width > 0) || !std::isfinite(width)) {
-    throw radial::ModelFileError("basis exponential: stored width " + std::to_string(width) +
-                                 " is not a positive number; the model file is damaged");
-  }
-  width_ = width;
+  options_.width = radial::state_param(state, exponential_width_param(), "basis exponential");
 }
 
 }  // namespace exponential_plugin

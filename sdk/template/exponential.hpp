@@ -4,31 +4,33 @@
 
 #include <radial/basis.hpp>
 #include <radial/params.hpp>
+#include <radial/sdk/configured.hpp>
 
 namespace exponential_plugin {
 
+// The parameter, declared once: the table in register.cpp and the check of a loaded model's
+// state both use it.
+radial::ParamSpec exponential_width_param();
+
 // What the basis needs from its validated parameters.
 struct ExponentialOptions {
-  double width = 1.0;  // > 0: the parameter table
+  double width = 1.0;  // > 0: exponential_width_param()
 };
 
 ExponentialOptions exponential_options(const radial::Params& params);
 
-class ExponentialBasis final : public radial::Basis {
+// A Euclidean basis with nothing to fit to the centres (radial::EuclideanBasis), made from its
+// options, which the constructor only stores (radial::sdk::Configured).
+class ExponentialBasis final
+    : public radial::sdk::Configured<radial::EuclideanBasis, ExponentialOptions> {
  public:
-  // Constructors only store (scikit-learn's rule); nothing depends on the data.
-  explicit ExponentialBasis(ExponentialOptions options) : width_(options.width) {}
+  using Configured::Configured;
 
-  radial::Metric metric() const override { return radial::Metric::Euclidean; }
-  void prepare(radial::Centres& centres, radial::FitContext& ctx) override;
   void map(radial::Matrix& r2) const override;
   bool has_log_map() const override { return true; }
   void log_map(radial::Matrix& r2) const override;
   radial::State state() const override;
   void load_state(const radial::State& state) override;
-
- private:
-  double width_;
 };
 
 }  // namespace exponential_plugin

@@ -1,6 +1,4 @@
-// The plugin's one registration file: its parameter table and the export line.
-#include <memory>
-
+// The plugin's one registration file: its description, parameter table and the export line.
 #include <radial/sdk/plugin.hpp>
 
 #include "exponential.hpp"
@@ -8,17 +6,11 @@
 namespace {
 
 void register_exponential(radial::Registrar& registrar) {
-  radial::ComponentInfo info;
-  info.summary = "exponential (Laplacian) basis phi(r) = exp(-r / width)";
-  info.paper = "template plugin of the Radial SDK";
-  info.params = {
-      radial::ParamSpec::real("width", 1.0, "length scale of the decay, in input units")
-          .above(0),
-  };
-  registrar.add_basis(std::move(info), [](const radial::Params& params) {
-    using namespace exponential_plugin;
-    return std::make_unique<ExponentialBasis>(exponential_options(params));
-  });
+  using namespace exponential_plugin;
+  registrar.add_basis(
+      radial::sdk::describe("exponential (Laplacian) basis phi(r) = exp(-r / width)",
+                            "template plugin of the Radial SDK", {exponential_width_param()}),
+      radial::sdk::from_options<ExponentialBasis>(exponential_options));
 }
 
 }  // namespace

@@ -207,7 +207,7 @@ no-partial-output)
   [ -z "$(ls -A | grep -v -e '^m.model$' -e '^empty.csv$' -e '^p.toml$' -e '^out.txt$' -e '^err.txt$')" ] || fail "stray files: $(ls -A)"
   ;;
 pipeline-not-a-file)
-  # Issue 10 item 9: a folder is named as such, not "missing table [data]".
+  # Regression: a folder is named as such, not "missing table [data]".
   run 2 train "$work" --quiet
   err_has "is a directory, not a pipeline file"
   run 2 validate "$work/nope.toml"
@@ -229,7 +229,7 @@ pipeline-not-a-file)
   fi
   ;;
 pipeline-too-large)
-  # Issue 10 item 5: a pipeline file is capped at 1 MB, checked as it is read (a device never ends).
+  # Regression: a pipeline file is capped at 1 MB, checked as it is read (a device never ends).
   if mknod zero c 1 5 2>/dev/null && head -c 1 zero >/dev/null 2>&1; then
     start=$(date +%s)
     run 2 validate zero
@@ -243,7 +243,7 @@ pipeline-too-large)
   err_has "larger than 1"
   ;;
 non-utf8-names)
-  # Issue 10 item 10: a file name in Latin-1 trains and its report is valid JSON (bytes escaped);
+  # Regression: a file name in Latin-1 trains and its report is valid JSON (bytes escaped);
   # a pipeline name that is not UTF-8 is refused before training, naming the key.
   sed "s#data/#$examples/data/#; /^name/d" "$two_class" > "$(printf 'caf\xe9.toml')"
   run 0 train "$(printf 'caf\xe9.toml')" --report r.json --quiet
@@ -253,7 +253,7 @@ non-utf8-names)
   [ ! -e m.model ] && [ ! -e r2.json ] || fail "output written for a refused name"
   ;;
 seed-range)
-  # Issue 10 item 14: --seed takes what the pipeline's seed takes, 0 to 2^63-1.
+  # Regression: --seed takes what the pipeline's seed takes, 0 to 2^63-1.
   for bad in -1 18446744073709551616 9223372036854775808 1e3; do
     run 2 train "$two_class" --seed="$bad" --report r.json --quiet
     err_has "--seed"; err_has "0 to 9223372036854775807"
@@ -263,7 +263,7 @@ seed-range)
   [ "$(json r.json "j['seed']")" = 9223372036854775807 ] || fail "seed in report: $(json r.json "j['seed']")"
   ;;
 outputs-overwrite-inputs)
-  # Issue 10 item 14: no output may replace an input of the run, or another output of it, however
+  # Regression: no output may replace an input of the run, or another output of it, however
   # it is spelled (./, a link); refused with exit 2 before training.
   cp "$examples/data/synth3_train.csv" train.csv
   sed "s#data/synth3_train.csv#$work/train.csv#; /^test/d" "$two_class" > p.toml

@@ -14,7 +14,7 @@ train_csv="$examples/data/synth3_train.csv"
 
 case "$case_name" in
 data-from-pipe)
-  # Issue 10 item 6: data from a pipe ended in "internal error: basic_string::_M_replace_aux".
+  # Regression: data from a pipe ended in "internal error: basic_string::_M_replace_aux".
   run 0 train "$two_class" --model m.model --quiet
   run 0 predict m.model "$test_csv" --output file.csv
   cat "$test_csv" | "$radial" predict m.model /dev/stdin --output stdin.csv 2>err.txt \
@@ -37,7 +37,7 @@ data-from-pipe)
   [ "$(json r.json "j['data']['train_rows']")" = 250 ] || fail "rows from the FIFO: $(json r.json "j['data']")"
   ;;
 data-npy-predict)
-  # Issue 10 item 14: predict refused the .npy that evaluate reads.
+  # Regression: predict refused the .npy that evaluate reads.
   /usr/bin/python3 -c "
 import numpy as np
 a = np.loadtxt('$test_csv', delimiter=',', skiprows=1)
@@ -65,7 +65,7 @@ np.save('train.npy', np.ascontiguousarray(a[:, [0, 2, 1]]))"
   [ ! -e x.model ] || fail "a model was written"
   ;;
 data-binary-and-special-files)
-  # Issue 10 items 5 and 9: a NUL file peaked at 4.1 GB and its message was cut at the NUL; a
+  # Regression: a NUL file peaked at 4.1 GB and its message was cut at the NUL; a
   # directory is named as one, as data and as the fixed-centres file.
   head -c 50000000 /dev/zero > zeros.csv
   run 0 train "$two_class" --model m.model --quiet
@@ -89,7 +89,7 @@ data-binary-and-special-files)
   err_has "centres.file"
   ;;
 data-many-classes)
-  # Issue 10 item 7: 1,000 labels reached 4.2 GB with IRLS softmax, 3,000 ended in bad_alloc.
+  # Regression: 1,000 labels reached 4.2 GB with IRLS softmax, 3,000 ended in bad_alloc.
   /usr/bin/python3 -c "
 import random
 random.seed(1)
@@ -123,7 +123,7 @@ with open('thousand.csv', 'w') as f:
   [ ! -e m.model ] || fail "a model was written"
   ;;
 data-huge-values)
-  # Issue 10 item 11: values near 1e300 gave an infinite scale (a silent majority-class model),
+  # Regression: values near 1e300 gave an infinite scale (a silent majority-class model),
   # near 1e307 "non-finite mean (-nan)". Scaling the inputs by 2^996 or 2^1019 (exact) must give
   # the same standardised inputs, so the same model errors, bit for bit.
   for e in 0 996 1019; do

@@ -199,7 +199,7 @@ TEST_CASE("CSV errors name file:line:column and what to change", "[data][errors]
       {"blank-line-inside.csv", ":3:1: ", "blank line inside the data"},
       {"unclosed-quote.csv", ":1:4: ", "this quote is not closed on its line"},
       {"one-column.csv", ":1:1: ", "only one column ('class')"},
-      // Issue 10: binary bytes escaped, merged labels, bytes that are not UTF-8.
+      // Hostile bytes: binary bytes escaped, merged labels, bytes that are not UTF-8.
       {"nul-byte.csv", ":3:6: ", "control byte \\x00 in \"0.25,\\x00\\x00,1\""},
       {"huge-label.csv", ":3:3: ", "target 'label' value 9007199254740992 is a class label of "
                                    "magnitude 2^53"},

@@ -1,4 +1,4 @@
-// Issue 10 (hostile and careless inputs): binary bytes, escaped messages, CR-only line ends,
+// Hostile and careless inputs: binary bytes, escaped messages, CR-only line ends,
 // pipes and FIFOs, block boundaries, overlong lines, too many classes, labels beyond 2^53,
 // .npy targets by column number, .npy inputs for prediction, directories as data files, and
 // mutated files that must give a Dataset or a DataError.

@@ -71,7 +71,7 @@ TEST_CASE("Standardiser: column-count mismatch and empty data are ShapeErrors",
   CHECK_THROWS_AS(radial::Standardiser().fit(empty), radial::ShapeError);
 }
 
-// Issue 10, item 11: deviations were squared unscaled, so values near 1e300 gave an infinite
+// Deviations were once squared unscaled, so values near 1e300 gave an infinite
 // scale (every input became 0) and values near 1e307 a non-finite mean.
 TEST_CASE("Standardiser: huge and tiny columns give the small column's statistics, scaled",
           "[standardiser][hostile]") {

@@ -104,7 +104,7 @@ TEST_CASE("NETLAB parity: least squares, IRLS, BFGS and SCG on fixed centres", "
     {
       Objective obj(c.phi, c.targets, Link::Logistic);
       FitContext ctx(1);
-      w_bfgs = rp::bfgs(obj, radial::glm::linear_start(obj), rp::BfgsOptions{}, ctx);
+      w_bfgs = rp::bfgs(obj, rp::BfgsOptions{}, ctx);
       CHECK(ctx.report.final_error == Approx(c.quasinew_error).epsilon(1e-5));
       CHECK(ctx.report.converged);
     }
@@ -112,7 +112,7 @@ TEST_CASE("NETLAB parity: least squares, IRLS, BFGS and SCG on fixed centres", "
       // SCG stops at or a little above the minimum, as in NETLAB and the paper.
       Objective obj(c.phi, c.targets, Link::Logistic);
       FitContext ctx(1);
-      rp::scg(obj, radial::glm::linear_start(obj), rp::ScgOptions{}, ctx);
+      rp::scg(obj, rp::ScgOptions{}, ctx);
       CHECK(ctx.report.final_error >= c.irls_error * (1 - 1e-9));
       CHECK(ctx.report.final_error <= c.irls_error * (1 + 1e-2));
     }

@@ -95,14 +95,14 @@ TEST_CASE("irls matches scikit-learn LogisticRegression with matched L2", "[glm]
     {
       Objective o2(phi, radial::targets_for(link, data), link, decay.get());
       FitContext c2(1);
-      rp::bfgs(o2, radial::glm::linear_start(o2), rp::BfgsOptions{}, c2);
+      rp::bfgs(o2, rp::BfgsOptions{}, c2);
       CHECK(c2.report.converged);
       CHECK(c2.report.final_error == Approx(minimum).epsilon(1e-6));
     }
     {
       Objective o3(phi, radial::targets_for(link, data), link, decay.get());
       FitContext c3(1);
-      rp::scg(o3, radial::glm::linear_start(o3), rp::ScgOptions{}, c3);
+      rp::scg(o3, rp::ScgOptions{}, c3);
       CHECK(c3.report.final_error >= minimum * (1 - 1e-9));
       CHECK(c3.report.final_error <= minimum * (1 + 1e-3));
     }
@@ -166,8 +166,8 @@ TEST_CASE("separable data: warning, finite weights, no crash", "[glm][separable]
       FitContext ctx(1);
       const Matrix w =
           optimiser == 0
-              ? rp::scg(obj, radial::glm::linear_start(obj), rp::ScgOptions{}, ctx)
-              : rp::bfgs(obj, radial::glm::linear_start(obj), rp::BfgsOptions{}, ctx);
+              ? rp::scg(obj, rp::ScgOptions{}, ctx)
+              : rp::bfgs(obj, rp::BfgsOptions{}, ctx);
       CHECK(radial::glm::all_finite(w));
       CHECK(std::isfinite(ctx.report.final_error));
     }

@@ -83,7 +83,7 @@ Outcome run(const radial::Dataset& data, Link link, const Matrix& phi) {
   }
   Objective obj(phi, t, link, &decay);
   FitContext ctx(1);
-  rp::bfgs(obj, radial::glm::linear_start(obj), rp::BfgsOptions{}, ctx);
+  rp::bfgs(obj, rp::BfgsOptions{}, ctx);
   CHECK(ctx.report.converged);
   o.bfgs = ctx.report.final_error;
   return o;

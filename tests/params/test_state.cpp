@@ -1,6 +1,9 @@
 // Typed look-ups in a component State: a missing or mistyped entry is a ModelFileError naming
 // the entry and the component.
 #include <catch2/catch.hpp>
+
+#include <cmath>
+
 #include <radial/errors.hpp>
 #include <radial/state.hpp>
 
@@ -42,4 +45,23 @@ TEST_CASE("state_get refuses missing and mistyped entries with a ModelFileError"
                     Contains("state entry 'width' is a real where a matrix was expected"));
   CHECK_THROWS_WITH(radial::state_get<std::int64_t>(radial::State{}, "count", "kmeans"),
                     Contains("present: none"));
+}
+
+TEST_CASE("state_param checks a saved parameter against the spec that declared it") {
+  const radial::ParamSpec c =
+      radial::ParamSpec::real("c", 1.0, "shape parameter").above(0.0).at_most(1e100);
+  CHECK(radial::state_param({{"c", 2.5}}, c, "basis multiquadric") == 2.5);
+  CHECK(radial::state_param({{"c", 1e100}}, c, "basis multiquadric") == 1e100);
+  // Out of range, not finite, missing, mistyped: a ModelFileError naming the entry and the
+  // constraint the table states.
+  CHECK_THROWS_WITH(radial::state_param({{"c", 0.0}}, c, "basis multiquadric"),
+                    Contains("basis multiquadric: state entry 'c': c = 0") &&
+                        Contains("Violated constraint: c > 0"));
+  CHECK_THROWS_WITH(radial::state_param({{"c", 1e300}}, c, "basis multiquadric"),
+                    Contains("Violated constraint: c <= "));
+  CHECK_THROWS_AS(radial::state_param({{"c", std::nan("")}}, c, "basis multiquadric"),
+                  radial::ModelFileError);
+  CHECK_THROWS_AS(radial::state_param({}, c, "basis multiquadric"), radial::ModelFileError);
+  CHECK_THROWS_AS(radial::state_param({{"c", std::int64_t{2}}}, c, "basis multiquadric"),
+                  radial::ModelFileError);
 }

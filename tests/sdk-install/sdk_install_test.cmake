@@ -1,37 +1,10 @@
 # cmake -P script run by the sdk-install test (see CMakeLists.txt). Each step stops the test with
 # the step's name, command, exit code and output. The work folder is removed after success and
 # kept, with its path printed, after a failure.
-cmake_minimum_required(VERSION 3.25)
-
-foreach(var RADIAL_BUILD_DIR RADIAL_TEMPLATE_DIR RADIAL_GENERATOR RADIAL_LIBDIR RADIAL_BINDIR
-            RADIAL_INCLUDEDIR)
-  if(NOT DEFINED ${var})
-    message(FATAL_ERROR "sdk-install: ${var} is not set")
-  endif()
-endforeach()
-
-# A fresh, unique work folder.
-execute_process(COMMAND mktemp -d /tmp/radial-sdk-install.XXXXXX
-  OUTPUT_VARIABLE work RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT rc EQUAL 0 OR NOT IS_DIRECTORY "${work}")
-  message(FATAL_ERROR "sdk-install: cannot create a temporary folder (mktemp: ${rc})")
-endif()
-message(STATUS "sdk-install: working in ${work}")
-
-function(fail what)
-  message(FATAL_ERROR "sdk-install FAILED: ${what}\n(work folder kept: ${work})")
-endfunction()
-
-# run(<step> <command...>): runs a command, fails the test with everything it printed.
-function(run step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " shown "${ARGN}")
-    fail("${step}\n  command: ${shown}\n  exit: ${rc}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
-  endif()
-  set(run_output "${out}" PARENT_SCOPE)
-  message(STATUS "sdk-install: ${step}: ok")
-endfunction()
+set(SDK_TEST sdk-install)
+set(SDK_TEST_VARS RADIAL_BUILD_DIR RADIAL_TEMPLATE_DIR RADIAL_GENERATOR RADIAL_LIBDIR RADIAL_BINDIR
+    RADIAL_INCLUDEDIR)
+include("${CMAKE_CURRENT_LIST_DIR}/sdk_test_common.cmake")
 
 function(require_file path why)
   if(NOT EXISTS "${path}")
@@ -51,7 +24,7 @@ foreach(file RadialConfig.cmake RadialConfigVersion.cmake RadialTargets.cmake
   require_file("${cmake_dir}/${file}" "the CMake package is incomplete")
 endforeach()
 foreach(header radial/registry.hpp radial/version.hpp radial/sdk/plugin.hpp
-               radial/sdk/conformance.hpp)
+               radial/sdk/configured.hpp radial/sdk/conformance.hpp)
   require_file("${prefix}/${RADIAL_INCLUDEDIR}/${header}" "a header was not installed")
 endforeach()
 require_file("${prefix}/${RADIAL_LIBDIR}/libradial.so" "the framework library was not installed")
@@ -74,15 +47,7 @@ endif()
 
 # 2. The template, out of tree, against the moved prefix only.
 set(template_build "${work}/template-build")
-set(configure_args -S "${RADIAL_TEMPLATE_DIR}" -B "${template_build}" -G "${RADIAL_GENERATOR}"
-    "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-if(RADIAL_CXX_COMPILER)
-  list(APPEND configure_args "-DCMAKE_CXX_COMPILER=${RADIAL_CXX_COMPILER}")
-endif()
-if(RADIAL_BUILD_TYPE)
-  list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${RADIAL_BUILD_TYPE}")
-endif()
-run("configure sdk/template with find_package(Radial)" "${CMAKE_COMMAND}" ${configure_args})
+configure_out_of_tree("sdk/template" "${RADIAL_TEMPLATE_DIR}" "${template_build}" "${prefix}")
 file(STRINGS "${template_build}/CMakeCache.txt" radial_dir REGEX "^Radial_DIR:")
 if(NOT radial_dir MATCHES "${cmake_dir}")
   fail("the template found another Radial package: ${radial_dir} (expected ${cmake_dir})")

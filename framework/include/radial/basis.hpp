@@ -46,4 +46,15 @@ class Basis {
   virtual void load_state(const State& state) = 0;
 };
 
+// A basis of the Euclidean distance with nothing to fit to the centres: prepare() leaves them
+// as they are, and the state is empty unless the basis overrides it to save a parameter.
+class EuclideanBasis : public Basis {
+ public:
+  ~EuclideanBasis() override;
+  Metric metric() const final { return Metric::Euclidean; }
+  void prepare(Centres&, FitContext&) override {}
+  State state() const override { return {}; }
+  void load_state(const State&) override {}
+};
+
 }  // namespace radial

@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
@@ -31,5 +32,10 @@ extern template const Matrix& state_get<Matrix>(const State&, const std::string&
                                                 const std::string&);
 extern template const Tensor3& state_get<Tensor3>(const State&, const std::string&,
                                                   const std::string&);
+
+// A real parameter saved in the state, checked again against the spec that declared it, so
+// that a damaged model file cannot give a component a value its parameter table refuses.
+// ModelFileError naming `where`, the entry and the violated constraint otherwise.
+double state_param(const State& state, const ParamSpec& spec, const std::string& where);
 
 }  // namespace radial

@@ -29,6 +29,17 @@ ParamSpec start_param() {
                            "paper) or zeros");
 }
 
+void read_trainer_options(const Params& params, TrainerOptions& options) {
+  options.link = params.string("link");
+  options.iterations = std::size_t(params.integer("iterations"));
+  options.tolerance = params.real("tolerance");
+}
+
+void read_trainer_options(const Params& params, GradientTrainerOptions& options) {
+  read_trainer_options(params, static_cast<TrainerOptions&>(options));
+  options.start = params.string("start");
+}
+
 Link resolve_link(const std::string& choice, const Dataset& data, const std::string& component) {
   const bool regression = data.task == Task::Regression;
   const std::size_t k = data.num_classes;
@@ -153,8 +164,29 @@ void Trace::record(std::size_t iteration, double error) {
   }
 }
 
-void Trace::finish(std::size_t iterations, Termination termination, double final_error) {
+void Trace::warn_separable(double data_error, const Matrix& weights, std::size_t iteration) {
+  if (separable_warned_) return;
+  separable_warned_ = true;
+  std::ostringstream m;
+  m << "training cross-entropy fell to " << data_error << " at iteration " << iteration
+    << " with the largest weight at " << max_abs(weights)
+    << ": the classes are separable by the basis outputs, so the maximum-likelihood weights "
+       "are infinite; training stopped with finite weights";
+  ctx_.warn(component_, "separable-data", m.str(),
+            "add [regularizer] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
+}
+
+void Trace::finish(std::size_t iterations, Termination termination, const Matrix& weights,
+                   double final_error, std::size_t cap) {
   FitReport& r = ctx_.report;
+  if (termination == Termination::IterationCap) {
+    std::ostringstream m;
+    m << "stopping rule not met after " << cap << " iterations (error " << final_error << ")";
+    ctx_.warn(component_, "iteration-cap", m.str(), "output.iterations");
+  }
+  if (looks_separable(objective_, final_error)) warn_separable(final_error, weights, iterations);
+  r.figures["data_error"] = objective_.data_error(weights);
+  r.figures["penalty"] = objective_.penalty(weights);
   r.iterations = iterations;
   r.converged = termination == Termination::Converged;
   r.termination = termination;
@@ -164,18 +196,6 @@ void Trace::finish(std::size_t iterations, Termination termination, double final
   r.function_evaluations = objective_.counters().function_evaluations;
   r.gradient_evaluations = objective_.counters().gradient_evaluations;
   r.figures["hessian_evaluations"] = double(objective_.counters().hessian_evaluations);
-}
-
-void warn_iteration_cap(FitContext& ctx, const std::string& component, std::size_t cap,
-                        double error) {
-  std::ostringstream m;
-  m << "stopping rule not met after " << cap << " iterations (error " << error << ")";
-  ctx.warn(component, "iteration-cap", m.str(), "output.iterations");
-}
-
-void report_final_figures(FitContext& ctx, const Objective& objective, const Matrix& weights) {
-  ctx.report.figures["data_error"] = objective.data_error(weights);
-  ctx.report.figures["penalty"] = objective.penalty(weights);
 }
 
 double max_abs(const Matrix& m) {
@@ -193,17 +213,6 @@ bool all_finite(const Matrix& m) {
 bool looks_separable(const Objective& objective, double data_error) {
   if (objective.link() == Link::Identity || objective.penalised()) return false;
   return data_error < 1e-7 * double(std::max<std::size_t>(objective.total_rows(), 1));
-}
-
-void warn_separable(FitContext& ctx, const std::string& component, double data_error,
-                    double weight_norm, std::size_t iteration) {
-  std::ostringstream m;
-  m << "training cross-entropy fell to " << data_error << " at iteration " << iteration
-    << " with the largest weight at " << weight_norm
-    << ": the classes are separable by the basis outputs, so the maximum-likelihood weights "
-       "are infinite; training stopped with finite weights";
-  ctx.warn(component, "separable-data", m.str(),
-           "add [regularizer] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
 }
 
 }  // namespace radial::glm

@@ -193,6 +193,8 @@ struct Kernels {
 
 Kernels select_kernels() {
 #ifdef RADIAL_HAVE_LIBMVEC
+  if (portable_kernels_forced())
+    return {exp_in_place_xsimd, log_in_place_xsimd, Batch::arch_type::name()};
   __builtin_cpu_init();
   // libgcc also checks that the OS saves the AVX / AVX-512 registers.
   if (__builtin_cpu_supports("avx512f"))

@@ -32,22 +32,7 @@ TEST_CASE("cubic matches its closed form, including r = 0", "[basis-cubic]") {
   REQUIRE(got(0, 5) == Approx(1e-300).epsilon(1e-14));  // r = 1e-100
 }
 
-TEST_CASE("cubic on a block of distances from the GEMM identity", "[basis-cubic]") {
-  testing::check_gemm_block(CubicBasis(), phi);
-}
-
-TEST_CASE("cubic has no state to restore", "[basis-cubic]") {
-  CubicBasis basis;
-  testing::check_no_state(basis, phi);
-}
-
-TEST_CASE("cubic propagates NaN distances instead of hiding them", "[basis-cubic]") {
-  testing::check_nan_propagates(CubicBasis());
-}
-
-TEST_CASE("cubic plugin loads through the registry", "[basis-cubic][registry]") {
-  Registry registry;
-  const ComponentInfo& info = testing::require_basis_plugin(registry, "cubic");
-  const Params params = validate_params(info.params, {}, "plugin cubic");
-  testing::check_registered_euclidean_basis(*registry.make_basis("cubic", params), phi);
+TEST_CASE("cubic: GEMM block, no state, NaN, and the plugin through the registry",
+          "[basis-cubic][registry]") {
+  testing::check_parameter_free_basis<CubicBasis>("cubic", phi);
 }

@@ -32,28 +32,13 @@ TEST_CASE("r4logr matches its closed form, including r = 0", "[basis-r4logr]") {
   REQUIRE(got(0, 5) == Approx(1e-300 * std::log(1e-75)).epsilon(1e-14));  // r = 1e-75
 }
 
-TEST_CASE("r4logr on a block of distances from the GEMM identity", "[basis-r4logr]") {
-  testing::check_gemm_block(R4LogRBasis(), phi);
-}
-
 TEST_CASE("r4logr is half of NETLAB's 'r4logr' r^4 log r^2", "[basis-r4logr]") {
   // NETLAB rbffwd: z = n2 .* n2 .* log(n2 + (n2 == 0)).
   testing::check_half_of_netlab(
       R4LogRBasis(), [](double n2) { return n2 * n2 * std::log(n2 + (n2 == 0 ? 1.0 : 0.0)); });
 }
 
-TEST_CASE("r4logr has no state to restore", "[basis-r4logr]") {
-  R4LogRBasis basis;
-  testing::check_no_state(basis, phi);
-}
-
-TEST_CASE("r4logr propagates NaN distances instead of hiding them", "[basis-r4logr]") {
-  testing::check_nan_propagates(R4LogRBasis());
-}
-
-TEST_CASE("r4logr plugin loads through the registry", "[basis-r4logr][registry]") {
-  Registry registry;
-  const ComponentInfo& info = testing::require_basis_plugin(registry, "r4logr");
-  const Params params = validate_params(info.params, {}, "plugin r4logr");
-  testing::check_registered_euclidean_basis(*registry.make_basis("r4logr", params), phi);
+TEST_CASE("r4logr: GEMM block, no state, NaN, and the plugin through the registry",
+          "[basis-r4logr][registry]") {
+  testing::check_parameter_free_basis<R4LogRBasis>("r4logr", phi);
 }

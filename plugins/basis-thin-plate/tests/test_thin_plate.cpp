@@ -32,10 +32,6 @@ TEST_CASE("thin-plate matches its closed form, including r = 0", "[basis-thin-pl
   REQUIRE(got(0, 5) == Approx(1e-300 * std::log(1e-150)).epsilon(1e-14));  // r = 1e-150
 }
 
-TEST_CASE("thin-plate on a block of distances from the GEMM identity", "[basis-thin-plate]") {
-  testing::check_gemm_block(ThinPlateBasis(), phi);
-}
-
 TEST_CASE("thin-plate is half of NETLAB's 'tps' r^2 log r^2", "[basis-thin-plate]") {
   // NETLAB rbffwd: z = n2 .* log(n2 + (n2 == 0)), with n2 the squared distance.
   const ThinPlateBasis basis;
@@ -44,18 +40,7 @@ TEST_CASE("thin-plate is half of NETLAB's 'tps' r^2 log r^2", "[basis-thin-plate
   REQUIRE_FALSE(basis.has_log_map());
 }
 
-TEST_CASE("thin-plate has no state to restore", "[basis-thin-plate]") {
-  ThinPlateBasis basis;
-  testing::check_no_state(basis, phi);
-}
-
-TEST_CASE("thin-plate propagates NaN distances instead of hiding them", "[basis-thin-plate]") {
-  testing::check_nan_propagates(ThinPlateBasis());
-}
-
-TEST_CASE("thin-plate plugin loads through the registry", "[basis-thin-plate][registry]") {
-  Registry registry;
-  const ComponentInfo& info = testing::require_basis_plugin(registry, "thin-plate");
-  const Params params = validate_params(info.params, {}, "plugin thin-plate");
-  testing::check_registered_euclidean_basis(*registry.make_basis("thin-plate", params), phi);
+TEST_CASE("thin-plate: GEMM block, no state, NaN, and the plugin through the registry",
+          "[basis-thin-plate][registry]") {
+  testing::check_parameter_free_basis<ThinPlateBasis>("thin-plate", phi);
 }

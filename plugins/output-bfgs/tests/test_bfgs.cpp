@@ -15,20 +15,12 @@ namespace {
 
 Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
   using namespace radial::plugins;
-  return bfgs(objective, radial::glm::linear_start(objective), BfgsOptions{}, ctx);
+  return bfgs(objective, BfgsOptions{}, ctx);
 }
 
 }  // namespace
 
-TEST_CASE("bfgs: fitted probabilities are the class frequencies of a saturated design",
+TEST_CASE("bfgs: saturated-design frequencies, linear group means, registration",
           "[output][bfgs]") {
-  radial::testing::check_saturated_frequencies(fit);
-}
-
-TEST_CASE("bfgs: linear outputs give the group means (least squares)", "[output][bfgs]") {
-  radial::testing::check_linear_group_means(fit);
-}
-
-TEST_CASE("bfgs: registered with its parameter table", "[output][bfgs]") {
-  radial::testing::check_glm_output_registration("bfgs");
+  radial::testing::check_glm_trainer("bfgs", fit);
 }

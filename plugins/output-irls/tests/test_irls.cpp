@@ -20,15 +20,7 @@ Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
 
 }  // namespace
 
-TEST_CASE("irls: fitted probabilities are the class frequencies of a saturated design",
+TEST_CASE("irls: saturated-design frequencies, linear group means, registration",
           "[output][irls]") {
-  radial::testing::check_saturated_frequencies(fit);
-}
-
-TEST_CASE("irls: linear outputs give the group means (least squares)", "[output][irls]") {
-  radial::testing::check_linear_group_means(fit);
-}
-
-TEST_CASE("irls: registered with its parameter table", "[output][irls]") {
-  radial::testing::check_glm_output_registration("irls");
+  radial::testing::check_glm_trainer("irls", fit);
 }

@@ -17,20 +17,12 @@ Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
   using namespace radial::plugins;
   ScgOptions o;
   o.tolerance = 1e-9;  // SCG stops early at the default; the closed form is checked tightly
-  return scg(objective, radial::glm::linear_start(objective), o, ctx);
+  return scg(objective, o, ctx);
 }
 
 }  // namespace
 
-TEST_CASE("scg: fitted probabilities are the class frequencies of a saturated design",
+TEST_CASE("scg: saturated-design frequencies, linear group means, registration",
           "[output][scg]") {
-  radial::testing::check_saturated_frequencies(fit);
-}
-
-TEST_CASE("scg: linear outputs give the group means (least squares)", "[output][scg]") {
-  radial::testing::check_linear_group_means(fit);
-}
-
-TEST_CASE("scg: registered with its parameter table", "[output][scg]") {
-  radial::testing::check_glm_output_registration("scg");
+  radial::testing::check_glm_trainer("scg", fit);
 }

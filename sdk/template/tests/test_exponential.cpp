@@ -7,18 +7,13 @@
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
 
+using radial::conformance::plugin_under_test;
+
 namespace {
 
-const radial::Registry& registry() {
-  static radial::Registry loaded;
-  static const bool once = (loaded.load_file(EXPONENTIAL_PLUGIN), true);
-  (void)once;
-  return loaded;
-}
-
 std::shared_ptr<radial::Basis> make(double width) {
-  const auto& info = registry().require(radial::Slot::Basis, "exponential");
-  return registry().make_basis(
+  const auto& info = plugin_under_test().require(radial::Slot::Basis, "exponential");
+  return plugin_under_test().make_basis(
       "exponential", radial::validate_params(info.params, {{"width", width}}, "test"));
 }
 
@@ -42,8 +37,8 @@ TEST_CASE("exponential refuses a non-positive width") {
 }
 
 TEST_CASE("exponential passes the Radial conformance kit") {
-  radial::conformance::check_plugin(registry(), "exponential");
+  radial::conformance::check_plugin(plugin_under_test(), "exponential");
   radial::conformance::Options narrow;
   narrow.params = {{"width", 0.05}};
-  radial::conformance::check_plugin(registry(), "exponential", narrow);
+  radial::conformance::check_plugin(plugin_under_test(), "exponential", narrow);
 }

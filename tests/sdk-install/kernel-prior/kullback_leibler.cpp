@@ -5,9 +5,8 @@
 // so the mean terms have weights alpha P(C_k|j) toward mu_jk (the form of KernelMeanTerms), and
 // the mixing terms are pi_jk d log p / d pi_jk = alpha P(C_k|j) (sum_l P(C_l|j) D_jl - D_jk),
 // which sum to 0 over k (eq 31).
-#include <memory>
-
 #include <radial/kernel_prior.hpp>
+#include <radial/sdk/configured.hpp>
 #include <radial/sdk/plugin.hpp>
 
 namespace {
@@ -16,9 +15,18 @@ using radial::KernelMeanTerms;
 using radial::KernelPriorInput;
 using radial::Matrix;
 
-class KullbackLeibler final : public radial::KernelPrior {
+struct KullbackLeiblerOptions {
+  double alpha = 1.0;
+};
+
+KullbackLeiblerOptions kullback_leibler_options(const radial::Params& params) {
+  return {params.real("alpha")};
+}
+
+class KullbackLeibler final
+    : public radial::sdk::Configured<radial::KernelPrior, KullbackLeiblerOptions> {
  public:
-  explicit KullbackLeibler(const radial::Params& params) : alpha_(params.real("alpha")) {}
+  using Configured::Configured;
 
   Matrix kernel_distances(const KernelPriorInput& in) const override {
     Matrix d = radial::subkernel_mahalanobis(in);
@@ -30,12 +38,12 @@ class KullbackLeibler final : public radial::KernelPrior {
     double sum = 0;
     for (std::size_t j = 0; j < in.count(); ++j)
       for (std::size_t k = 0; k < in.classes(); ++k) sum += in.class_given_kernel(j, k) * d(j, k);
-    return alpha_ * sum;
+    return options_.alpha * sum;
   }
   void add_mean_terms(const KernelPriorInput& in, KernelMeanTerms& terms) const override {
     for (std::size_t j = 0; j < in.count(); ++j)
       for (std::size_t k = 0; k < in.classes(); ++k) {
-        const double w = alpha_ * in.class_given_kernel(j, k);
+        const double w = options_.alpha * in.class_given_kernel(j, k);
         terms.weight(j) += w;
         for (std::size_t a = 0; a < in.dim(); ++a)
           terms.target(j, a) += w * in.subkernel_means(j, k, a);
@@ -47,27 +55,19 @@ class KullbackLeibler final : public radial::KernelPrior {
       double mean = 0;
       for (std::size_t l = 0; l < in.classes(); ++l) mean += in.class_given_kernel(j, l) * d(j, l);
       for (std::size_t k = 0; k < in.classes(); ++k)
-        terms(j, k) += alpha_ * in.class_given_kernel(j, k) * (mean - d(j, k));
+        terms(j, k) += options_.alpha * in.class_given_kernel(j, k) * (mean - d(j, k));
     }
   }
-
- private:
-  double alpha_;
 };
 
 void register_kullback_leibler(radial::Registrar& registrar) {
-  radial::ComponentInfo info;
-  info.id = "kullback-leibler";
-  info.version = "1.0.0";
-  info.summary = "Kullback-Leibler kernel prior for PRBF MAP training";
-  info.paper = "test plugin of the sdk-install-kernel-prior test (Constantinopoulos et al. 2001, "
-               "eqs 16-17 with D = KL)";
-  info.params = {
-      radial::ParamSpec::real("alpha", 1.0, "prior strength alpha (absolute)").at_least(0.0),
-  };
-  registrar.add_kernel_prior(std::move(info), [](const radial::Params& params) {
-    return std::make_unique<KullbackLeibler>(params);
-  });
+  registrar.add_kernel_prior(
+      radial::sdk::describe(
+          "Kullback-Leibler kernel prior for PRBF MAP training",
+          "test plugin of the sdk-install-kernel-prior test (Constantinopoulos et al. 2001, "
+          "eqs 16-17 with D = KL)",
+          {radial::ParamSpec::real("alpha", 1.0, "prior strength alpha (absolute)").at_least(0.0)}),
+      radial::sdk::from_options<KullbackLeibler>(kullback_leibler_options));
 }
 
 }  // namespace

@@ -34,7 +34,9 @@ void ProbitRule::predict(const radial::Matrix& design, const radial::Matrix& wei
   }
 }
 
-ClassMeansOutput::ClassMeansOutput(const radial::Params& params) : params_(params) {}
+ClassMeansOptions class_means_options(const radial::Params& params) {
+  return {params.real("scale")};
+}
 
 radial::OutputWeights ClassMeansOutput::fit(const radial::TrainingProblem& problem,
                                             const radial::WeightPenalty*, radial::FitContext& ctx) {
@@ -60,7 +62,7 @@ radial::OutputWeights ClassMeansOutput::fit(const radial::TrainingProblem& probl
   if (count[0] == 0 || count[1] == 0)
     throw radial::InputError("output class-means: the training data hold no rows of class " +
                              std::to_string(count[0] == 0 ? 0 : 1));
-  const double scale = params_.real("scale");
+  const double scale = options_.scale;
   radial::Matrix w = radial::Matrix::from_shape({cols, 1});
   double bias = 0;
   for (std::size_t j = 0; j < m; ++j) {

@@ -10,6 +10,7 @@
 #include <radial/output_layer.hpp>
 #include <radial/params.hpp>
 #include <radial/prediction_rule.hpp>
+#include <radial/sdk/configured.hpp>
 
 namespace class_means_plugin {
 
@@ -22,15 +23,19 @@ class ProbitRule final : public radial::PredictionRule {
                radial::Matrix& outputs) const override;
 };
 
-class ClassMeansOutput final : public radial::OutputLayer {
+struct ClassMeansOptions {
+  double scale = 1.0;
+};
+
+ClassMeansOptions class_means_options(const radial::Params& params);
+
+class ClassMeansOutput final
+    : public radial::sdk::Configured<radial::OutputLayer, ClassMeansOptions> {
  public:
-  explicit ClassMeansOutput(const radial::Params& params);
+  using Configured::Configured;
   radial::OutputWeights fit(const radial::TrainingProblem& problem,
                             const radial::WeightPenalty* penalty,
                             radial::FitContext& ctx) override;
-
- private:
-  radial::Params params_;
 };
 
 }  // namespace class_means_plugin

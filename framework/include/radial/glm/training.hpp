@@ -25,6 +25,24 @@ ParamSpec link_param();
 ParamSpec tolerance_param();
 ParamSpec start_param();
 
+// What the shared parameters hold, as the base of each trainer's options: link, the iteration
+// cap and the tolerance of the stopping rule.
+struct TrainerOptions {
+  std::string link = "auto";
+  std::size_t iterations = 100;
+  double tolerance = 1e-4;
+};
+
+// The gradient trainers (scg, bfgs) also have `start`, and a larger default cap.
+struct GradientTrainerOptions : TrainerOptions {
+  GradientTrainerOptions() { iterations = 1000; }
+  std::string start = "pseudo-inverse";  // or "zero" (the NETLAB reference runs)
+};
+
+// Reads link, iterations, tolerance (and start) from validated Params into `options`.
+void read_trainer_options(const Params& params, TrainerOptions& options);
+void read_trainer_options(const Params& params, GradientTrainerOptions& options);
+
 // The `link` parameter: "auto" = logistic for 2 classes, softmax for more, identity for
 // regression; otherwise the named link. Throws ParameterError naming `component` when the link
 // does not fit the data (logistic with 3 classes, a class link for regression).
@@ -36,6 +54,24 @@ Link resolve_link(const std::string& choice, const Dataset& data, const std::str
 OutputWeights fit_output_weights(const TrainingProblem& problem, const WeightPenalty* penalty,
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train);
+
+// The output layer of a GLM trainer, which is then glue: made from its options (derived from
+// TrainerOptions), which it only stores; fit() is fit_output_weights with
+// train(objective, options, ctx). `id` names the plugin in messages.
+template <class Options, Matrix (*train)(Objective&, const Options&, FitContext&), const char* id>
+class TrainerLayer final : public OutputLayer {
+ public:
+  explicit TrainerLayer(Options options) : options_(std::move(options)) {}
+  OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
+                    FitContext& ctx) override {
+    return fit_output_weights(problem, penalty, options_.link, id, [&](Objective& objective) {
+      return train(objective, options_, ctx);
+    });
+  }
+
+ private:
+  Options options_;
+};
 
 // Weights are C x K row-major, so the flattening p = i*K + k is the storage order.
 Vector flatten(const Matrix& weights);
@@ -69,8 +105,15 @@ class Trace {
  public:
   Trace(FitContext& ctx, const Objective& objective, std::string component);
   void record(std::size_t iteration, double error);
-  // converged = (termination == Termination::Converged).
-  void finish(std::size_t iterations, Termination termination, double final_error);
+  // Warns (guard "separable-data") that the classes are separable by the basis outputs, at most
+  // once per fit: the error fell to `data_error` with the largest weight at max_abs(weights).
+  void warn_separable(double data_error, const Matrix& weights, std::size_t iteration);
+  // Ends the fit in ctx.report: the iteration-cap warning when `termination` is IterationCap
+  // (`cap` = the trainer's iteration cap), the separable-data warning when the final error says
+  // so (looks_separable), the data error and penalty of the final `weights` as figures, and the
+  // counts; converged = (termination == Termination::Converged).
+  void finish(std::size_t iterations, Termination termination, const Matrix& weights,
+              double final_error, std::size_t cap);
   double seconds() const;
 
  private:
@@ -78,14 +121,8 @@ class Trace {
   const Objective& objective_;
   std::string component_;
   std::chrono::steady_clock::time_point start_;
+  bool separable_warned_ = false;
 };
-
-// Warns (guard "iteration-cap") that the stopping rule did not hold within `cap` iterations.
-void warn_iteration_cap(FitContext& ctx, const std::string& component, std::size_t cap,
-                        double error);
-
-// Reports the data error and the penalty of the final weights in ctx.report.figures.
-void report_final_figures(FitContext& ctx, const Objective& objective, const Matrix& weights);
 
 // Maximum absolute entry.
 double max_abs(const Matrix& m);
@@ -95,7 +132,5 @@ bool all_finite(const Matrix& m);
 // without bound. True when the link is logistic or softmax, no penalty is active, and the mean
 // data error per row (over all ranks' rows) is below 1e-7.
 bool looks_separable(const Objective& objective, double data_error);
-void warn_separable(FitContext& ctx, const std::string& component, double data_error,
-                    double weight_norm, std::size_t iteration);
 
 }  // namespace radial::glm

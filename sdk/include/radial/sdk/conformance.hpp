@@ -6,9 +6,8 @@
 //   #include <radial/sdk/conformance.hpp>
 //
 //   TEST_CASE("my plugin conforms") {
-//     radial::Registry registry;
-//     registry.load_file(MY_PLUGIN_FILE);   // e.g. "$<TARGET_FILE:my-plugin>" from CMake
-//     radial::conformance::check_plugin(registry, "my-id");
+//     // radial_add_plugin(... TEST_SOURCES ...) defines RADIAL_PLUGIN_FILE for the test.
+//     radial::conformance::check_plugin(radial::conformance::plugin_under_test(), "my-id");
 //   }
 //
 // What is checked, for the component `id` in whatever slot it registered:
@@ -48,6 +47,17 @@
 #include "radial/sdk/conformance/run_checks.hpp"
 
 namespace radial::conformance {
+
+#ifdef RADIAL_PLUGIN_FILE
+// The plugin this test was built for (radial_add_plugin's TEST_SOURCES), loaded once, as the
+// host would load it.
+inline const Registry& plugin_under_test() {
+  static Registry registry;
+  static const bool loaded = (registry.load_file(RADIAL_PLUGIN_FILE), true);
+  (void)loaded;
+  return registry;
+}
+#endif
 
 // Catch2 front end: one failed check per finding, labelled with the plugin and the check.
 inline void check_plugin(const Registry& registry, const std::string& id,

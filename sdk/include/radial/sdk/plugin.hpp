@@ -1,18 +1,21 @@
 #pragma once
-// The one macro a Radial plugin needs.
+// The one macro a Radial plugin needs, and the two helpers that keep its registration short.
 //
 //   #include <radial/sdk/plugin.hpp>
 //
 //   static void register_kmeans(radial::Registrar& r) {
-//     r.add_centre_learner(info(), [](const radial::Params& p) {
-//       return std::make_unique<KMeans>(p);
-//     });
+//     r.add_centre_learner(radial::sdk::describe("one line", "paper, equations", {...table...}),
+//                          radial::sdk::from_options<KMeans>(kmeans_options));
 //   }
 //   RADIAL_PLUGIN("kmeans", "1.0.0", register_kmeans)
 //
 // It exports a single unmangled Boost.DLL alias, `radial_plugin_v1`, returning a constant
 // PluginDescriptor. Nothing runs at load time: the descriptor is constant-initialised and the
 // host calls the registration function only after checking ABI version, size and fingerprint.
+
+#include <memory>
+#include <string>
+#include <utility>
 
 #include <boost/dll/alias.hpp>
 
@@ -28,3 +31,30 @@
   inline const ::radial::PluginDescriptor* entry() { return &descriptor; }            \
   }                                                                                   \
   BOOST_DLL_ALIAS(radial_plugin_entry::entry, radial_plugin_v1)
+
+namespace radial::sdk {
+
+// What a component says about itself. Slot, id and version stay empty: the Registrar call and
+// RADIAL_PLUGIN fill them, so each is written once.
+inline ComponentInfo describe(std::string summary, std::string paper, ParamTable params = {}) {
+  ComponentInfo info;
+  info.summary = std::move(summary);
+  info.paper = std::move(paper);
+  info.params = std::move(params);
+  return info;
+}
+
+// The factory of the SDK's constructor convention: `options` reads the validated Params into
+// the plugin's options struct, and T's constructor only stores it.
+template <class T, class Options>
+auto from_options(Options (*options)(const Params&)) {
+  return [options](const Params& params) { return std::make_unique<T>(options(params)); };
+}
+
+// The factory of a component without parameters.
+template <class T>
+auto without_params() {
+  return [](const Params&) { return std::make_unique<T>(); };
+}
+
+}  // namespace radial::sdk

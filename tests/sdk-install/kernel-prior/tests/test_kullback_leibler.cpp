@@ -8,22 +8,13 @@
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
 
-namespace {
-
-const radial::Registry& registry() {
-  static radial::Registry loaded;
-  static const bool once = (loaded.load_file(KL_PLUGIN), true);
-  (void)once;
-  return loaded;
-}
-
-}  // namespace
+using radial::conformance::plugin_under_test;
 
 TEST_CASE("kullback-leibler is a kernel prior and its distance is delta / 2 by hand") {
   const radial::ComponentInfo* info =
-      registry().find(radial::Slot::KernelPrior, "kullback-leibler");
+      plugin_under_test().find(radial::Slot::KernelPrior, "kullback-leibler");
   REQUIRE(info != nullptr);
-  CHECK(registry().find(radial::Slot::WeightPenalty, "kullback-leibler") == nullptr);
+  CHECK(plugin_under_test().find(radial::Slot::WeightPenalty, "kullback-leibler") == nullptr);
 
   // One diagonal kernel at (0, 0) with variances (1, 4); two classes with subkernel means (1, 2)
   // and (0, -2): delta = 1/1 + 4/4 = 2 and 0 + 4/4 = 1, so D = (1, 0.5).
@@ -38,7 +29,7 @@ TEST_CASE("kullback-leibler is a kernel prior and its distance is delta / 2 by h
   in.subkernel_means(0, 1, 0) = 0;
   in.subkernel_means(0, 1, 1) = -2;
   in.class_given_kernel = radial::Matrix{{0.25, 0.75}};
-  const auto prior = registry().make_kernel_prior(
+  const auto prior = plugin_under_test().make_kernel_prior(
       "kullback-leibler", radial::validate_params(info->params, {{"alpha", 2.0}}, "test"));
   const radial::Matrix d = prior->kernel_distances(in);
   CHECK(d(0, 0) == Approx(1.0));
@@ -48,5 +39,5 @@ TEST_CASE("kullback-leibler is a kernel prior and its distance is delta / 2 by h
 }
 
 TEST_CASE("kullback-leibler passes the conformance kit") {
-  radial::conformance::check_plugin(registry(), "kullback-leibler");
+  radial::conformance::check_plugin(plugin_under_test(), "kullback-leibler");
 }

@@ -16,14 +16,9 @@
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
 
-namespace {
+using radial::conformance::plugin_under_test;
 
-const radial::Registry& registry() {
-  static radial::Registry loaded;
-  static const bool once = (loaded.load_file(CLASS_MEANS_PLUGIN), true);
-  (void)once;
-  return loaded;
-}
+namespace {
 
 // phi(r) = exp(-r^2 / 2).
 class UnitGaussian final : public radial::Basis {
@@ -43,7 +38,7 @@ double normal_cdf(double a) { return 0.5 * std::erfc(-a / std::sqrt(2.0)); }
 }  // namespace
 
 TEST_CASE("loading the plugin registers its probit rule beside the framework's") {
-  registry();
+  plugin_under_test();
   REQUIRE(radial::find_prediction_rule("probit") != nullptr);
   for (const char* builtin : {"identity", "logistic", "softmax", "bayes"})
     CHECK(radial::find_prediction_rule(builtin) != nullptr);
@@ -63,8 +58,8 @@ TEST_CASE("class-means weights and probit predictions equal the formulas by hand
   const radial::DesignMatrix design(data.inputs, centres, *basis);
   const radial::TrainingProblem problem{design, data, centres, *basis};
 
-  const auto& info = registry().require(radial::Slot::Output, "class-means");
-  auto layer = registry().make_output_layer(
+  const auto& info = plugin_under_test().require(radial::Slot::Output, "class-means");
+  auto layer = plugin_under_test().make_output_layer(
       "class-means", radial::validate_params(info.params, {{"scale", 2.0}}, "test"));
   radial::FitContext ctx(1);
   const radial::OutputWeights w = layer->fit(problem, nullptr, ctx);
@@ -113,5 +108,5 @@ TEST_CASE("class-means weights and probit predictions equal the formulas by hand
 }
 
 TEST_CASE("class-means passes the Radial conformance kit") {
-  radial::conformance::check_plugin(registry(), "class-means");
+  radial::conformance::check_plugin(plugin_under_test(), "class-means");
 }

@@ -106,4 +106,23 @@ inline void check_registered_euclidean_basis(Basis& basis, const RadialFunction&
   REQUIRE(got(0, 1) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
+// What every basis without parameters passes, one section each: a block from the GEMM identity,
+// no state, NaN propagation, and the plugin `id` (an empty table) through the registry.
+template <class B>
+void check_parameter_free_basis(const std::string& id, const RadialFunction& phi) {
+  SECTION("a block of distances from the GEMM identity") { check_gemm_block(B(), phi); }
+  SECTION("no state to restore") {
+    B basis;
+    check_no_state(basis, phi);
+  }
+  SECTION("NaN distances propagate instead of being hidden") { check_nan_propagates(B()); }
+  SECTION("the plugin loads through the registry") {
+    Registry registry;
+    const ComponentInfo& info = require_basis_plugin(registry, id);
+    REQUIRE(info.params.empty());
+    const Params params = validate_params(info.params, {}, "plugin " + id);
+    check_registered_euclidean_basis(*registry.make_basis(id, params), phi);
+  }
+}
+
 }  // namespace radial::testing

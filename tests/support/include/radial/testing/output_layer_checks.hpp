@@ -113,4 +113,14 @@ inline void check_glm_output_registration(const std::string& id) {
                   ParameterError);
 }
 
+// All of the above for the GLM trainer `id`, whose training function `fit` wraps, one section
+// each.
+inline void check_glm_trainer(const std::string& id, const OutputFit& fit) {
+  SECTION("fitted probabilities are the class frequencies of a saturated design") {
+    check_saturated_frequencies(fit);
+  }
+  SECTION("linear outputs give the group means (least squares)") { check_linear_group_means(fit); }
+  SECTION("registered with its parameter table") { check_glm_output_registration(id); }
+}
+
 }  // namespace radial::testing

@@ -10,8 +10,15 @@
                                                    that REF's models, read by this RADIAL, predict
                                                    the same (model files written before a change)
 
-Run `record` with the binary before a change and `compare` with the one after. Training runs the
-pipeline's cross-validation too; the whole set takes a few minutes on one core."""
+  --examples DIR                                   pipelines from DIR instead of docs/examples
+
+Run `record` with the binary before a change and `compare` with the one after, both with
+RADIAL_PORTABLE_KERNELS=1, OPENBLAS_CORETYPE=Prescott and OPENBLAS_NUM_THREADS=1, so that the
+bits do not depend on the CPU's vector instructions or on OpenBLAS's kernels. Training runs the
+pipeline's cross-validation too; the whole set takes seconds.
+
+The CTest example-predictions compares with examples-before/, recorded by the build before the
+framework's seams were opened (see examples-before/README.md)."""
 import csv
 import json
 import pathlib
@@ -21,6 +28,13 @@ import tomllib
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "docs" / "examples"
 TOLERANCE = 1e-12
+# The mixture EM now sums centred scatter and first moments (no E[x^2] - mean^2 cancellation)
+# over row blocks in a fixed order: the same EM to rounding, whose iterations carry the last
+# bits of the counts into these examples' posteriors (1.3e-12 to 2.3e-12 measured against
+# examples-before/; a one-ulp change of the input data moves the old build's ionosphere-prbf
+# and waveform-dem-bayes posteriors by 1.5e-12 and 9e-13).
+TOLERANCES = {"ionosphere-prbf": 1e-11, "ionosphere-prbf-bhattacharyya": 1e-11,
+              "waveform-dem-bayes": 1e-11}
 
 
 def run(cmd):
@@ -113,24 +127,34 @@ def compare(radial, folder, reference):
                              ("old model", predictions(radial, old_dir, pipeline, old_model))):
             for new in files:
                 worst = largest_difference(new, reference / new.name)
-                ok = worst <= TOLERANCE
+                # A model file written before is read and evaluated, not trained again.
+                bound = TOLERANCE if label == "old model" else TOLERANCES.get(pipeline.stem,
+                                                                                TOLERANCE)
+                ok = worst <= bound
                 failures += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {new.name:60s} {label:10s} max |diff| = {worst:.3g}")
         worst = report_difference(folder / f"{pipeline.stem}.json", reference / f"{pipeline.stem}.json")
-        ok = worst <= TOLERANCE
+        ok = worst <= TOLERANCES.get(pipeline.stem, TOLERANCE)
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {pipeline.stem + '.json':60s} {'metrics':10s} max |diff| = {worst:.3g}")
     return failures
 
 
 def main():
+    global EXAMPLES
+    args = sys.argv[1:]
+    if "--examples" in args:
+        at = args.index("--examples")
+        EXAMPLES = pathlib.Path(args[at + 1]).resolve()
+        del args[at:at + 2]
+    sys.argv[1:] = args
     if len(sys.argv) < 4 or sys.argv[1] not in ("record", "compare"):
         raise SystemExit(__doc__)
     radial, folder = sys.argv[2], pathlib.Path(sys.argv[3]).resolve()
     train_all(radial, folder)
     if sys.argv[1] == "compare":
         failures = compare(radial, folder, pathlib.Path(sys.argv[4]).resolve())
-        print(f"{failures} comparison(s) above {TOLERANCE}")
+        print(f"{failures} comparison(s) above their bound ({TOLERANCE}, or TOLERANCES)")
         sys.exit(1 if failures else 0)
 
 

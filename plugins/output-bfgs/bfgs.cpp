@@ -103,10 +103,4 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
   return x;
 }
 
-BfgsOptions bfgs_options(const Params& params) {
-  BfgsOptions o;
-  glm::read_trainer_options(params, o);
-  return o;
-}
-
 }  // namespace radial::plugins

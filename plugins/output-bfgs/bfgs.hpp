@@ -30,6 +30,4 @@ inline constexpr char bfgs_id[] = "bfgs";
 // The output layer: BFGS on the GLM objective (glm::TrainerLayer).
 using Bfgs = glm::TrainerLayer<BfgsOptions, bfgs, bfgs_id>;
 
-BfgsOptions bfgs_options(const Params& params);
-
 }  // namespace radial::plugins

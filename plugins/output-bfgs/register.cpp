@@ -19,7 +19,7 @@ void register_bfgs(Registrar& registrar) {
               glm::tolerance_param(),
               glm::start_param(),
           }),
-      sdk::from_options<Bfgs>(bfgs_options));
+      sdk::from_options<Bfgs>(glm::trainer_options<BfgsOptions>));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ void register_scg(Registrar& registrar) {
               glm::tolerance_param(),
               glm::start_param(),
           }),
-      sdk::from_options<Scg>(scg_options));
+      sdk::from_options<Scg>(glm::trainer_options<ScgOptions>));
 }
 
 }  // namespace

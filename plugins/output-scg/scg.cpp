@@ -112,10 +112,4 @@ Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx
   return x;
 }
 
-ScgOptions scg_options(const Params& params) {
-  ScgOptions o;
-  glm::read_trainer_options(params, o);
-  return o;
-}
-
 }  // namespace radial::plugins

@@ -25,6 +25,4 @@ inline constexpr char scg_id[] = "scg";
 // The output layer: SCG on the GLM objective (glm::TrainerLayer).
 using Scg = glm::TrainerLayer<ScgOptions, scg, scg_id>;
 
-ScgOptions scg_options(const Params& params);
-
 }  // namespace radial::plugins

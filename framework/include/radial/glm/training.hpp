@@ -43,6 +43,14 @@ struct GradientTrainerOptions : TrainerOptions {
 void read_trainer_options(const Params& params, TrainerOptions& options);
 void read_trainer_options(const Params& params, GradientTrainerOptions& options);
 
+// The options of a trainer that has no parameters beyond the shared ones (scg, bfgs).
+template <class Options>
+Options trainer_options(const Params& params) {
+  Options options;
+  read_trainer_options(params, options);
+  return options;
+}
+
 // The `link` parameter: "auto" = logistic for 2 classes, softmax for more, identity for
 // regression; otherwise the named link. Throws ParameterError naming `component` when the link
 // does not fit the data (logistic with 3 classes, a class link for regression).

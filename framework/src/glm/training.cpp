@@ -173,7 +173,7 @@ void Trace::warn_separable(double data_error, const Matrix& weights, std::size_t
     << ": the classes are separable by the basis outputs, so the maximum-likelihood weights "
        "are infinite; training stopped with finite weights";
   ctx_.warn(component_, "separable-data", m.str(),
-            "add [regularizer] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
+            "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
 }
 
 void Trace::finish(std::size_t iterations, Termination termination, const Matrix& weights,

@@ -6,9 +6,10 @@
 // The kernel is chosen once, at first use: on x86-64 with glibc, glibc's vector math library
 // (libmvec, AVX-512 or AVX2) when the CPU has it and RADIAL_PORTABLE_KERNELS is not set;
 // otherwise xsimd batches of the widest instruction set the framework was compiled for (SSE2 on a
-// generic x86-64 build), with a scalar tail. Every kernel agrees with std::exp / std::log to 4 ulp for finite inputs, including
-// subnormal results and arguments, and follows IEEE limits: exp(-inf) = 0, exp(+inf) = +inf,
-// log(0) = -inf, log(x < 0) = NaN, NaN in gives NaN out (tests/numerics, "[vector-math]").
+// generic x86-64 build), with a scalar tail. Every kernel agrees with std::exp / std::log to
+// 4 ulp for finite inputs, including subnormal results and arguments, and follows IEEE limits:
+// exp(-inf) = 0, exp(+inf) = +inf, log(0) = -inf, log(x < 0) = NaN, NaN in gives NaN out
+// (tests/numerics, "[vector-math]").
 
 #include <cstddef>
 

@@ -174,6 +174,11 @@ ParamSpec& ParamSpec::make_required() {
   return *this;
 }
 
+ParamSpec& ParamSpec::or_words(std::vector<std::string> allowed) {
+  words = std::move(allowed);
+  return *this;
+}
+
 // ---- checks -----------------------------------------------------------------------------------
 
 std::string ParamSpec::check(const ParamValue& value) const {
@@ -183,12 +188,24 @@ std::string ParamSpec::check(const ParamValue& value) const {
            "). Violated constraint: " + name + " is " + wanted;
   };
 
+  const bool numeric = type == ParamType::Integer || type == ParamType::Real;
+  if (numeric && !words.empty() && value.index() == 3) {
+    const auto& text = std::get<std::string>(value);
+    if (std::find(words.begin(), words.end(), text) != words.end()) return {};
+    std::string message = given + name + " is " +
+                          (type == ParamType::Integer ? "an integer" : "a real number") +
+                          " or one of " + join(words, ", ");
+    const std::string guess = did_you_mean(text, words);
+    if (!guess.empty()) message += " (did you mean \"" + guess + "\"?)";
+    return message;
+  }
+  const std::string or_word = words.empty() ? "" : " or one of \"" + join(words, "\", \"") + "\"";
   switch (type) {
     case ParamType::Integer:
-      if (value.index() != 0) return type_error("an integer");
+      if (value.index() != 0) return type_error("an integer" + or_word);
       break;
     case ParamType::Real:
-      if (value.index() != 0 && value.index() != 1) return type_error("a real number");
+      if (value.index() != 0 && value.index() != 1) return type_error("a real number" + or_word);
       if (value.index() == 1 && !std::isfinite(std::get<double>(value))) {
         return given + name + " is finite";
       }
@@ -251,6 +268,7 @@ std::string ParamSpec::describe_constraint() const {
   if (min) bounds.push_back((min_exclusive ? "> " : ">= ") + format_bound(*min));
   if (max) bounds.push_back((max_exclusive ? "< " : "<= ") + format_bound(*max));
   if (!bounds.empty()) text += " " + join(bounds, " and ");
+  if (!words.empty()) text += ", or one of " + join(words, ", ");
   return text;
 }
 
@@ -307,6 +325,11 @@ bool Params::boolean(const std::string& name) const {
   const ParamValue& value = at(name);
   if (value.index() != 2) wrong_type(name, value, "a boolean");
   return std::get<bool>(value);
+}
+
+bool Params::is_word(const std::string& name, const std::string& word) const {
+  const ParamValue& value = at(name);
+  return value.index() == 3 && std::get<std::string>(value) == word;
 }
 
 const std::string& Params::string(const std::string& name) const {

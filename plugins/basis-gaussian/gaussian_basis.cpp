@@ -18,61 +18,23 @@ const char* const where = "basis gaussian";
 
 using text::number;
 
-void set_spherical(Centres& centres, double variance) {
-  centres.shape = Shape::Spherical;
-  centres.variances = Vector::from_shape({centres.count()});
-  centres.variances.fill(variance);
-  centres.diagonal = Matrix();
-  centres.covariances = Tensor3();
-}
-
 }  // namespace
 
 GaussianOptions gaussian_options(const Params& params) {
-  const GaussianOptions options{params.real("width"), params.boolean("density")};
-  const double width = options.width;
-  if (!(width > 0)) return options;  // 0: the centres' shapes or NETLAB's rule
-  const double variance = width * width;
-  if (std::isnormal(variance)) return options;
-  // sqrt of the smallest normal and of the largest double: the widths whose square is usable.
-  const double smallest = std::sqrt(std::numeric_limits<double>::min());
-  const double largest = std::sqrt(std::numeric_limits<double>::max());
-  throw ParameterError(
-      "plugin gaussian, parameter width = " + number(width) + ": the variance width^2 " +
-      (variance == 0 || variance < std::numeric_limits<double>::min()
-           ? "underflows to " + number(variance)
-           : std::string("overflows")) +
-      ", so squared distances r^2 / width^2 cannot be computed. Give a width between " +
-      number(smallest) + " and " + number(largest) +
-      " (useful widths are near the distances between centres, in the units of the "
-      "(standardised) inputs), or width = 0 for the centres' shapes or NETLAB's rule");
+  return {width_spec(params, "gaussian"), params.boolean("density")};
+}
+
+bool GaussianBasis::width_scale_selectable() const {
+  const WidthRule rule = resolve_rule(width_.rule, density_);
+  return width_.choose_scale && rule != WidthRule::Shapes && rule != WidthRule::Fixed;
 }
 
 void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
   if (centres.means.dimension() != 2 || centres.count() == 0)
     throw ShapeError(std::string(where) + ": there are no centres to place Gaussians on");
-  width_rule_ = "centres";
-  common_variance_ = 0;
-  if (width_ > 0) {
-    width_rule_ = "width";
-    common_variance_ = width_ * width_;
-    set_spherical(centres, common_variance_);
-  } else if (centres.shape == Shape::None) {
-    // NETLAB rbfsetfw(net, 0): variance = max_ij ||c_i - c_j||^2 for every centre.
-    const Matrix d2 = squared_euclidean(centres.means, centres.means);
-    double variance = *std::max_element(d2.begin(), d2.end());
-    if (!(variance > 0) || !std::isfinite(variance)) {
-      ctx.warn("gaussian", "zero-width",
-               "NETLAB's width rule gave variance " + number(variance) + " (" +
-                   std::to_string(centres.count()) +
-                   " centre(s), all at the same place); used variance 1 instead",
-               "basis.width > 0");
-      variance = 1.0;
-    }
-    width_rule_ = "netlab";
-    common_variance_ = variance;
-    set_spherical(centres, variance);
-  }
+  const WidthResult widths = apply_width_rule(centres, width_, density_, "gaussian", ctx);
+  width_rule_ = to_string(widths.rule);
+  common_variance_ = widths.common_variance;
   // Validates the shapes (ShapeError naming the centre) and gives log |S_j|.
   const SquaredDistances distances(centres, Metric::Shape);
   const std::size_t m = centres.count();

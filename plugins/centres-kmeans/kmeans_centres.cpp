@@ -42,13 +42,14 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   const auto start = std::chrono::steady_clock::now();
   // train holds this rank's rows when the data are sharded (radial/collectives.hpp).
   const std::size_t rows = std::size_t(count_over_ranks(train.rows())), d = train.features();
-  if (options_.count > rows) {
+  KMeansOptions options = options_;
+  if (options.count == 0) options.count = auto_centre_count(rows);
+  if (options.count > rows) {
     std::ostringstream msg;
-    msg << "plugin kmeans: count = " << options_.count << " but the training data have only "
+    msg << "plugin kmeans: count = " << options.count << " but the training data have only "
         << rows << " rows; set centres.count <= " << rows;
     throw InputError(msg.str());
   }
-  KMeansOptions options = options_;
   options.threads = ctx.threads;
   const KMeansResult result = kmeans(train.inputs, options, ctx.rng);
   const std::size_t m = result.centres.shape(0);

@@ -7,7 +7,7 @@ namespace radial::plugins {
 
 KMeansOptions kmeans_centres_options(const Params& params) {
   KMeansOptions options;
-  options.count = static_cast<std::size_t>(params.integer("count"));
+  options.count = centre_count(params);  // 0: auto_centre_count of the rows, in fit()
   options.init = params.string("init");
   options.iterations = static_cast<std::size_t>(params.integer("iterations"));
   options.tolerance = params.real("tolerance");
@@ -24,7 +24,7 @@ void register_kmeans(Registrar& registrar) {
           "k-Means'; Nabney (papers 000/003) k-means centres; Arthur & Vassilvitskii 2007 "
           "(k-means++)",
           {
-              ParamSpec::integer("count", 8, "number of centres M (clusters)").at_least(1),
+              centre_count_param("number of centres M (clusters)"),
               ParamSpec::choice("init", "kmeans++", {"kmeans++", "random"},
                                 "initial centres: D^2 sampling (kmeans++) or distinct random "
                                 "training rows"),

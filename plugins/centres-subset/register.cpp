@@ -6,7 +6,7 @@
 namespace radial::plugins {
 
 SubsetOptions subset_options(const Params& params) {
-  return {static_cast<std::size_t>(params.integer("count")), params.boolean("all")};
+  return {centre_count(params), params.boolean("all")};  // count 0: auto, in fit()
 }
 
 namespace {
@@ -18,8 +18,7 @@ void register_subset(Registrar& registrar) {
           "Lecture notes on RBF networks (paper 001): 'Full RBF Network' (M = N, mu_m = x_m) and "
           "exact interpolation beta = Z^{-1} y",
           {
-              ParamSpec::integer("count", 10, "number of centres M, drawn without replacement")
-                  .at_least(1),
+              centre_count_param("number of centres M, drawn without replacement"),
               ParamSpec::boolean("all", false,
                                  "every training point a centre (the full RBF network); "
                                  "count is then ignored"),

@@ -52,14 +52,15 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
       centres.means = gather_rows(train.inputs, layout, every);
     }
   } else {
-    if (count_ > rows) {
+    const std::size_t count = count_ > 0 ? count_ : auto_centre_count(rows);
+    if (count > rows) {
       std::ostringstream msg;
-      msg << "plugin subset: count = " << count_ << " but the training data have only " << rows
+      msg << "plugin subset: count = " << count << " but the training data have only " << rows
           << " rows; set centres.count <= " << rows << " or centres.all = true";
       throw InputError(msg.str());
     }
     // count distinct rows, uniformly at random.
-    centres.means = kmeans_initial_centres(train.inputs, count_, "random", ctx.rng);
+    centres.means = kmeans_initial_centres(train.inputs, count, "random", ctx.rng);
   }
   centres.shape = Shape::None;
 

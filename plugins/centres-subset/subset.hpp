@@ -14,7 +14,7 @@
 namespace radial::plugins {
 
 struct SubsetOptions {
-  std::size_t count = 10;  // >= 1: the parameter table
+  std::size_t count = 0;   // 0: auto_centre_count of the rows ("auto", "choose")
   bool all = false;        // every training point a centre; count is then ignored
 };
 

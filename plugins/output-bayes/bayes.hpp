@@ -60,6 +60,7 @@ inline constexpr char bayes_id[] = "bayes";  // the plugin id (RADIAL_PLUGIN, me
 class BayesOutput final : public sdk::Configured<OutputLayer, BayesOptions> {
  public:
   using Configured::Configured;
+  bool selectable() const override { return false; }  // no weights to penalise
   OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override;
 };

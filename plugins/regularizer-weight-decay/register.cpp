@@ -13,8 +13,11 @@ void register_weight_decay(Registrar& registrar) {
           "Lecture notes on RBF networks (paper 001), 'Regularization': "
           "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay",
           {
-              ParamSpec::real("alpha", 0.01, "prior precision alpha of the penalty alpha/2 ||w||^2")
-                  .at_least(0.0),
+              ParamSpec::real("alpha", 0.01,
+                              "prior precision alpha of the penalty alpha/2 ||w||^2; \"choose\": "
+                              "the trainer selects it by closed-form leave-one-out (Orr 1996)")
+                  .at_least(0.0)
+                  .or_words({"choose"}),
               ParamSpec::boolean("include_bias", false,
                                  "also penalise the bias row (the last row of W)"),
           }),

@@ -41,6 +41,11 @@ class Basis {
   virtual bool has_log_map() const { return false; }
   virtual void log_map(Matrix& r2) const;
 
+  // True when prepare() multiplies its widths by a parameter `width_scale` that the trainer may
+  // choose (radial/selection.hpp): the basis declares width_param_table() and its rule uses a
+  // scale. Known after construction, before prepare().
+  virtual bool width_scale_selectable() const { return false; }
+
   // Everything map() needs besides the centres, to be saved in a model.
   virtual State state() const = 0;
   virtual void load_state(const State& state) = 0;

@@ -3,9 +3,13 @@
 // the output layer not yet involved. Unsupervised learners ignore the targets; class-aware
 // learners (per-class mixtures, DEM, PRBF) use them.
 
+#include <cstddef>
+#include <string>
+
 #include "radial/centres.hpp"
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
+#include "radial/params.hpp"
 
 namespace radial {
 
@@ -21,5 +25,19 @@ class CentreLearner {
   // ctx.report. Throws InputError for data it cannot use (e.g. fewer rows than centres).
   virtual Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) = 0;
 };
+
+// The `count` parameter of a learner whose number of centres is free: an integer >= 1, "auto"
+// (the default: auto_centre_count of the training rows) or "choose" (the trainer selects it
+// by leave-one-out among auto_centre_count / 4, / 2, x 1 and x 2, radial/selection.hpp).
+ParamSpec centre_count_param(const std::string& doc);
+
+// The count from validated Params holding centre_count_param: 0 for "auto" and "choose" (the
+// learner then calls auto_centre_count on its rows).
+std::size_t centre_count(const Params& params);
+
+// Centres for `rows` training rows when the count is "auto": min(rows / 2, ceil(8 sqrt(rows)),
+// 500), at least 1. Grows with N as the kernel methods it competes with, while the output
+// layer's (M + 1)^2 systems stay small.
+std::size_t auto_centre_count(std::size_t rows);
 
 }  // namespace radial

@@ -41,6 +41,11 @@ class OutputLayer {
  public:
   virtual ~OutputLayer();
 
+  // True when the layer fits W on the design [phi, 1] under the weight penalty, so that the
+  // trainer may choose the basis width scale and the penalty for it by least-squares
+  // leave-one-out (radial/selection.hpp). False for rules that use no weights (Bayes).
+  virtual bool selectable() const { return true; }
+
   // `penalty` is the pipeline's weight penalty or null; it adds to the error.
   virtual OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                             FitContext& ctx) = 0;

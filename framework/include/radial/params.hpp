@@ -33,6 +33,9 @@ struct ParamSpec {
   bool min_exclusive = false;            // (min, ...) instead of [min, ...)
   bool max_exclusive = false;            // (..., max) instead of (..., max]
   std::vector<std::string> choices;      // Choice only
+  // Integer or Real: words the value may be instead of a number, e.g. "auto" (the component
+  // derives it from the data) or "choose" (the trainer selects it, radial/selection.hpp).
+  std::vector<std::string> words;
   std::string doc;
 
   // Builders, so a table reads like documentation:
@@ -49,6 +52,7 @@ struct ParamSpec {
   ParamSpec& at_most(double bound);
   ParamSpec& below(double bound);  // exclusive upper bound
   ParamSpec& make_required();
+  ParamSpec& or_words(std::vector<std::string> allowed);  // Integer or Real only
 
   // Empty when `value` is acceptable; otherwise a sentence naming the violated constraint, in
   // the form "count = 0. Violated constraint: count >= 1". Integers are accepted for Real.
@@ -73,6 +77,8 @@ class Params {
   double real(const std::string& name) const;
   bool boolean(const std::string& name) const;
   const std::string& string(const std::string& name) const;  // String, Choice and Path
+  // True when a numeric parameter holds the word `word` ("auto", "choose") instead of a number.
+  bool is_word(const std::string& name, const std::string& word) const;
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   const std::map<std::string, ParamValue>& values() const { return values_; }
   void set(const std::string& name, ParamValue value) { values_[name] = std::move(value); }

@@ -60,6 +60,25 @@ struct SearchReport {
   std::vector<SearchCandidateReport> candidates;
 };
 
+// Closed-form model selection (radial/numerics/ridge_loo.hpp) of the values a pipeline leaves
+// to "choose": the basis width scale, the weight penalty's alpha, the number of centres.
+struct SelectionCurve {
+  std::size_t count = 0;             // centres of this curve
+  double width_scale = 1;            // the basis width scale of this curve
+  std::vector<double> alphas;        // the penalties tried (absolute)
+  std::vector<double> loo, gcv, dof; // per alpha: mean squared LOO residual, GCV, trace H
+};
+
+struct SelectionReport {
+  std::string criterion = "loo";     // what was minimised
+  SearchValues chosen;               // ("basis.width_scale", 2.0), ("weight-penalty.alpha", ...)
+  double score = 0;                  // the criterion at the chosen values
+  bool penalty_added = false;        // the pipeline named no weight penalty: weight-decay added
+  std::vector<SelectionCurve> curves;
+  std::vector<std::string> edges;    // chosen values at the edge of their grid
+  double seconds = 0;
+};
+
 struct CrossValidationReport {
   std::size_t folds = 0;
   std::size_t committee = 0;
@@ -80,6 +99,7 @@ struct TrainingReport {
   std::optional<Metrics> test;
   std::optional<CrossValidationReport> cv;
   std::optional<SearchReport> search;                 // [search] on all training rows
+  std::optional<SelectionReport> selection;           // "choose" values, chosen in closed form
   std::vector<Warning> warnings;                      // every guard that fired, all stages
   double seconds = 0;
 };

@@ -102,6 +102,29 @@ json to_json(const SearchReport& s) {
               {"candidates", std::move(candidates)}};
 }
 
+json to_json(const SelectionReport& s) {
+  json curves = json::array();
+  for (const SelectionCurve& c : s.curves) {
+    json alphas = json::array(), loo = json::array(), gcv = json::array(), dof = json::array();
+    for (std::size_t l = 0; l < c.alphas.size(); ++l) {
+      alphas.push_back(number(c.alphas[l]));
+      loo.push_back(number(c.loo[l]));
+      gcv.push_back(number(c.gcv[l]));
+      dof.push_back(number(c.dof[l]));
+    }
+    curves.push_back({{"count", c.count}, {"width_scale", number(c.width_scale)},
+                      {"alpha", std::move(alphas)}, {"loo", std::move(loo)},
+                      {"gcv", std::move(gcv)}, {"dof", std::move(dof)}});
+  }
+  return json{{"criterion", s.criterion},
+              {"chosen", to_json(s.chosen)},
+              {"score", number(s.score)},
+              {"penalty_added", s.penalty_added},
+              {"edges", s.edges},
+              {"seconds", number(s.seconds)},
+              {"curves", std::move(curves)}};
+}
+
 }  // namespace
 
 std::string metrics_json(const Metrics& metrics) { return to_json(metrics).dump(2) + "\n"; }
@@ -139,6 +162,7 @@ std::string report_json(const TrainingReport& r) {
                {"per_fold", std::move(folds)}};
   }
   if (r.search) j["search"] = to_json(*r.search);
+  if (r.selection) j["selection"] = to_json(*r.selection);
   json warnings = json::array();
   for (const Warning& w : r.warnings) warnings.push_back(to_json(w));
   j["warnings"] = std::move(warnings);

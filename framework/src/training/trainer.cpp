@@ -20,9 +20,12 @@
 #include "radial/network.hpp"
 #include "radial/parallel.hpp"
 #include "radial/prediction_rule.hpp"
+#include "radial/sharded_pass.hpp"
 #include "radial/standardiser.hpp"
+#include "radial/text.hpp"
 #include "radial/version.hpp"
 #include "search.hpp"
+#include "selection.hpp"
 
 namespace radial {
 namespace {
@@ -65,6 +68,7 @@ struct Fitted {
   Model model;
   std::shared_ptr<Basis> basis;
   StageReport centres, basis_stage, output;
+  std::optional<SelectionReport> selection;
 };
 
 // The weights must suit the prediction rule the layer names: the model store checks the same
@@ -144,17 +148,68 @@ void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t ce
                    (plugin == "bfgs" ? ", or output plugin \"scg\"" : ""));
 }
 
-// Fits centres, basis and output on `train` (already standardised when asked).
-Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& train,
+// Warns "saturated-basis" when nearly every activation on the training rows is at 0 or at 1
+// (a dead basis: widths far too small or too large for the distances), which would otherwise
+// train silently into a rank-deficient fit.
+void check_saturation(const DesignMatrix& design, const std::string& basis, FitContext& ctx) {
+  const std::size_t m = design.cols() - 1;  // without the bias column
+  std::vector<double> counts(3, 0.0);       // near 0, near 1, all
+  std::exception_ptr failure;
+  try {
+    design.for_each_block([&](std::size_t, const Matrix& block) {
+      for (std::size_t r = 0; r < block.shape(0); ++r)
+        for (std::size_t j = 0; j < m; ++j) {
+          const double v = block(r, j);
+          counts[0] += std::fabs(v) < 1e-8;
+          counts[1] += std::fabs(v - 1.0) < 1e-8;
+        }
+      counts[2] += double(block.shape(0) * m);
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  sum_pass_over_ranks(counts, failure);
+  if (!(counts[2] > 0)) return;
+  const double dead = counts[0] / counts[2], flat = counts[1] / counts[2];
+  if (dead < 0.99 && flat < 0.99) return;
+  ctx.warn(basis, "saturated-basis",
+           text::number(100 * (dead >= 0.99 ? dead : flat), 4) + "% of the basis activations on "
+               "the training rows are " + (dead >= 0.99 ? "below 1e-8" : "within 1e-8 of 1") +
+               ": the widths are far too " + (dead >= 0.99 ? "narrow" : "wide") +
+               " for the distances between rows and centres, so the output layer sees almost "
+               "no signal",
+           "basis.width_rule = \"nearest\" with basis.width_scale = \"choose\", or basis.width");
+}
+
+// Fits centres, basis and output on `train` (already standardised when asked). Values left to
+// "choose" are chosen first, in closed form (selection.hpp), on the same rows and seeds.
+Fitted fit_network(const Pipeline& given, const Registry& registry, const Dataset& train,
                    std::uint64_t seed, int threads, const std::function<void(const std::string&)>& log) {
+  std::shared_ptr<KernelPrior> kernel_prior;
+  if (given.kernel_prior)
+    kernel_prior = registry.make_kernel_prior(given.kernel_prior->plugin, given.kernel_prior->params);
+  const auto fit_centres = [&](const Pipeline& q) {
+    FitContext cctx(derive_seed(seed, centres_stream), threads);
+    cctx.log = log;
+    const auto start = Clock::now();
+    training::CentreFit out;
+    out.centres = registry.make_centre_learner(q.centres.plugin, q.centres.params)
+                      ->fit(train, kernel_prior.get(), cctx);
+    cctx.report.seconds = seconds_since(start);
+    out.report = std::move(cctx.report);
+    return out;
+  };
+  std::optional<training::Selected> selected = training::select_by_loo(
+      given, registry, train, derive_seed(seed, basis_stream), threads, fit_centres, log);
+  const Pipeline& p = selected ? selected->pipeline : given;
   Components c = make_components(p, registry);
   Fitted f;
+  if (selected) f.selection = std::move(selected->report);
 
+  training::CentreFit centre_fit = selected ? std::move(selected->centres) : fit_centres(p);
+  Centres centres = std::move(centre_fit.centres);
   FitContext cctx(derive_seed(seed, centres_stream), threads);
-  cctx.log = log;
-  auto start = Clock::now();
-  Centres centres = c.centres->fit(train, c.kernel_prior.get(), cctx);
-  cctx.report.seconds = seconds_since(start);
+  cctx.report = std::move(centre_fit.report);
   centres.check();
   if (centres.dim() != train.features()) {
     throw Error("centre plugin '" + p.centres.plugin + "' returned centres of dimension " +
@@ -166,7 +221,7 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
 
   FitContext bctx(derive_seed(seed, basis_stream), threads);
   bctx.log = log;
-  start = Clock::now();
+  auto start = Clock::now();
   c.basis->prepare(centres, bctx);
   bctx.report.seconds = seconds_since(start);
   centres.check();
@@ -186,6 +241,7 @@ Fitted fit_network(const Pipeline& p, const Registry& registry, const Dataset& t
         collectives().size() > 1 ? beyond_data - glm::fold_record_bytes : beyond_data;
     DesignMatrix design(train.inputs, centres, *c.basis, false, cache);
     design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
+    if (c.output->selectable()) check_saturation(design, p.basis.plugin, octx);
     TrainingProblem problem{design, train, centres, *c.basis};
     weights = c.output->fit(problem, c.weight_penalty.get(), octx);
   }
@@ -544,6 +600,14 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   }
   report.centres = f.centres;
   report.basis = f.basis_stage;
+  report.selection = f.selection;
+  if (f.selection) {
+    for (const std::string& key : f.selection->edges)
+      report.warnings.push_back(
+          {"selection", "grid-edge",
+           key + " was chosen at the edge of its grid, so a better value may lie beyond it",
+           key + " (give a value beyond the edge)"});
+  }
   report.output = f.output;
   for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, report.warnings);
 

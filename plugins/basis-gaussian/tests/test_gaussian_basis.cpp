@@ -18,10 +18,17 @@ using radial::plugins::GaussianBasis;
 
 namespace {
 
-// Options as the factory makes them from `width` (density false), with its width check.
-plugins::GaussianOptions with_width(double width) {
-  return plugins::gaussian_options(Params({{"width", width}, {"density", false}}));
+// Options as the factory makes them, with its width checks.
+plugins::GaussianOptions options(const std::string& rule, double width = 0, bool density = false,
+                                 double scale = 1) {
+  return plugins::gaussian_options(Params({{"width", width},
+                                           {"width_rule", rule},
+                                           {"width_scale", scale},
+                                           {"width_p", std::int64_t(2)},
+                                           {"density", density}}));
 }
+
+plugins::GaussianOptions with_width(double width) { return options("auto", width); }
 
 // Three centres whose largest squared distance is ||(3,0) - (0,4)||^2 = 25.
 Centres netlab_centres() {
@@ -61,7 +68,7 @@ double density_2d(double x0, double x1, double m0, double m1, double a, double b
 TEST_CASE("gaussian follows NETLAB's width rule and convention", "[basis-gaussian]") {
   Centres c = netlab_centres();
   FitContext ctx(1);
-  GaussianBasis basis({0.0, false});
+  GaussianBasis basis(options("max-distance"));
   REQUIRE(basis.metric() == Metric::Shape);
   basis.prepare(c, ctx);
   REQUIRE(ctx.report.warnings.empty());
@@ -69,7 +76,7 @@ TEST_CASE("gaussian follows NETLAB's width rule and convention", "[basis-gaussia
   REQUIRE(c.variances.size() == 3);
   for (double v : c.variances) REQUIRE(v == Approx(25.0).epsilon(1e-14));
   const State state = basis.state();
-  REQUIRE(std::get<std::string>(state.at("width_rule")) == "netlab");
+  REQUIRE(std::get<std::string>(state.at("width_rule")) == "max-distance");
   REQUIRE(std::get<double>(state.at("common_variance")) == Approx(25.0).epsilon(1e-14));
 
   Matrix phi = distances(basis, c);
@@ -87,12 +94,13 @@ TEST_CASE("gaussian width sets a spherical standard deviation over any shapes",
           "[basis-gaussian]") {
   Centres c = full_centres();
   FitContext ctx(1);
-  GaussianBasis basis({2.0, false});
+  GaussianBasis basis(with_width(2.0));
   basis.prepare(c, ctx);
   REQUIRE(c.shape == Shape::Spherical);
   REQUIRE(c.covariances.size() == 0);
   for (double v : c.variances) REQUIRE(v == 4.0);
-  REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "width");
+  REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "fixed");
+  REQUIRE_FALSE(basis.width_scale_selectable());
   Matrix phi = distances(basis, c);
   basis.map(phi);
   const double dx = points(1, 0) - 2.0, dy = points(1, 1) - 1.0;
@@ -102,10 +110,11 @@ TEST_CASE("gaussian width sets a spherical standard deviation over any shapes",
 TEST_CASE("gaussian density equals N(x|c,S) and GaussianLogDensity", "[basis-gaussian]") {
   Centres c = full_centres();
   FitContext ctx(1);
-  GaussianBasis basis({0.0, true});
+  GaussianBasis basis(options("auto", 0.0, true));
+  REQUIRE_FALSE(basis.width_scale_selectable());
   basis.prepare(c, ctx);
-  REQUIRE(c.shape == Shape::Full);  // the centres' own shapes are kept
-  REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "centres");
+  REQUIRE(c.shape == Shape::Full);  // a density keeps the centres' own shapes
+  REQUIRE(std::get<std::string>(basis.state().at("width_rule")) == "shapes");
 
   Matrix phi = distances(basis, c), log_phi = distances(basis, c);
   basis.map(phi);
@@ -133,18 +142,18 @@ TEST_CASE("gaussian guards a collapsed width and rejects bad shapes", "[basis-ga
   Centres one;
   one.means = {{1.0, 2.0}};
   FitContext ctx(1);
-  GaussianBasis basis({0.0, false});
+  GaussianBasis basis(options("nearest"));
   basis.prepare(one, ctx);
   REQUIRE(ctx.report.warnings.size() == 1);
   REQUIRE(ctx.report.warnings[0].guard == "zero-width");
-  REQUIRE(ctx.report.warnings[0].setting == "basis.width > 0");
+  REQUIRE(ctx.report.warnings[0].setting == "basis.width > 0 or more distinct centres");
   REQUIRE(one.variances(0) == 1.0);
 
   Centres bad = full_centres();
   bad.covariances(1, 0, 1) = bad.covariances(1, 1, 0) = 1.0;  // det = 0.15 - 1 < 0
-  REQUIRE_THROWS_WITH(GaussianBasis({0.0, true}).prepare(bad, ctx), Catch::Contains("centre 1"));
+  REQUIRE_THROWS_WITH(GaussianBasis(options("auto", 0.0, true)).prepare(bad, ctx), Catch::Contains("centre 1"));
 
-  GaussianBasis unprepared({0.0, false});
+  GaussianBasis unprepared(options("auto"));
   Matrix r2 = {{1.0, 2.0}};
   REQUIRE_THROWS_AS(unprepared.map(r2), ShapeError);
 }
@@ -152,11 +161,11 @@ TEST_CASE("gaussian guards a collapsed width and rejects bad shapes", "[basis-ga
 TEST_CASE("gaussian state restores map()", "[basis-gaussian]") {
   Centres c = full_centres();
   FitContext ctx(1);
-  GaussianBasis trained({0.0, true});
+  GaussianBasis trained(options("auto", 0.0, true));
   trained.prepare(c, ctx);
-  GaussianBasis restored({0.0, false});  // the density flag comes from the state
+  GaussianBasis restored(options("auto"));  // the density flag comes from the state
   restored.load_state(trained.state());
-  REQUIRE(std::get<std::string>(restored.state().at("width_rule")) == "centres");
+  REQUIRE(std::get<std::string>(restored.state().at("width_rule")) == "shapes");
   Matrix a = distances(trained, c), b = a;
   trained.map(a);
   restored.map(b);

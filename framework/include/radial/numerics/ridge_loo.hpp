@@ -1,0 +1,42 @@
+#pragma once
+// Closed-form leave-one-out and generalised cross-validation of ridge least squares over a
+// path of penalties, from one eigendecomposition (Orr 1996, "Introduction to radial basis
+// function networks", section 6: the projection matrix P = I - H, LOO residuals e_n / P_nn and
+// GCV = N e^T e / (trace P)^2; the LOO of kernel ridge as dlib's krr_trainer computes it).
+//
+//   min_{w, b}  ||Phi w + 1 b^T - T||^2 + lambda ||w||^2        (the bias b is not penalised)
+//
+// Centring Phi and T removes b: with A = Phi_c^T Phi_c = V diag(e) V^T and z_n = V^T (phi_n - mean),
+//   fit_n = mean(T) + sum_i z_ni (V^T Phi_c^T T_c)_i / (e_i + lambda)
+//   h_n   = 1/N + sum_i z_ni^2 / (e_i + lambda)              (the hat matrix's diagonal)
+// so every lambda costs one pass of O(N M K) over the rows and no further decomposition.
+
+#include <cstddef>
+#include <vector>
+
+#include "radial/design_matrix.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+struct RidgePath {
+  std::vector<double> lambdas;   // as given
+  std::vector<double> loo;       // (1/N) sum_n ||t_n - fit_n^(-n)||^2 per lambda (inf if h_n ~ 1)
+  std::vector<double> gcv;       // N ||T - fit||^2 / (N - trace H)^2 per lambda
+  std::vector<double> dof;       // trace H (effective number of parameters, bias included)
+  std::vector<double> eigenvalues;  // of the centred Gram, ascending
+  std::size_t rows = 0;          // N over all ranks
+};
+
+// `design` holds the bias column last (DesignMatrix, not log domain); `targets` this rank's N x K
+// targets. With `relative`, the penalties are lambdas[l] times the mean eigenvalue of the centred
+// Gram (trace A / M), so one grid suits any width; otherwise they are used as given. Under
+// sharded rows both passes are summed over the ranks (every rank returns the same path).
+// NumericalError when the design has a non-finite value or the eigensolver fails.
+RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& targets,
+                         const std::vector<double>& lambdas, bool relative);
+
+// The default relative grid: `count` factors from 1e-9 to 10, evenly spaced in log.
+std::vector<double> default_lambda_factors(std::size_t count = 20);
+
+}  // namespace radial

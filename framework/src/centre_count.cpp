@@ -1,0 +1,30 @@
+// The free number of centres: "auto" and "choose" (radial/centre_learner.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "radial/centre_learner.hpp"
+
+namespace radial {
+
+ParamSpec centre_count_param(const std::string& doc) {
+  ParamSpec count = ParamSpec::integer(
+      "count", 1,
+      doc + "; \"auto\" (the default): min(N / 2, ceil(8 sqrt N), 500) for N training rows; "
+            "\"choose\": the trainer selects it by leave-one-out among auto / 4, / 2, x 1, x 2");
+  count.at_least(1).or_words({"auto", "choose"});
+  count.default_value = std::string("auto");
+  return count;
+}
+
+std::size_t centre_count(const Params& params) {
+  if (params.is_word("count", "auto") || params.is_word("count", "choose")) return 0;
+  return static_cast<std::size_t>(params.integer("count"));
+}
+
+std::size_t auto_centre_count(std::size_t rows) {
+  const double root = std::ceil(8.0 * std::sqrt(double(rows)));
+  const std::size_t m = std::min<std::size_t>({rows / 2, std::size_t(root), 500});
+  return std::clamp<std::size_t>(m, 1, std::max<std::size_t>(rows, 1));
+}
+
+}  // namespace radial

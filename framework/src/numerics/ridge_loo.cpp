@@ -1,0 +1,183 @@
+// Closed-form LOO and GCV of ridge least squares (radial/numerics/ridge_loo.hpp).
+#include "radial/numerics/ridge_loo.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <string>
+
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor-blas/xlapack.hpp>
+
+#include "radial/collectives.hpp"
+#include "radial/errors.hpp"
+#include "radial/parallel.hpp"
+#include "radial/sharded_pass.hpp"
+
+namespace radial {
+
+namespace {
+
+using Index = xt::blas_index_t;
+
+void check_finite(const Matrix& block, std::size_t first) {
+  for (std::size_t i = 0; i < block.shape(0); ++i)
+    for (std::size_t j = 0; j < block.shape(1); ++j)
+      if (!std::isfinite(block(i, j)))
+        throw NumericalError("model selection: the design matrix has the non-finite value " +
+                             std::to_string(block(i, j)) + " at row " +
+                             std::to_string(first + i) + ", column " + std::to_string(j) +
+                             "; check the basis widths and the input data");
+}
+
+// Pass 1: Phi^T Phi (upper, by dsyrk), Phi^T T and the column sums of T, over all ranks.
+struct Moments {
+  Matrix gram;   // P x P, bias last
+  Matrix cross;  // P x K
+  Vector target_sums;  // K
+};
+
+Moments first_pass(const DesignMatrix& design, const Matrix& t) {
+  const std::size_t p = design.cols(), k = t.shape(1);
+  Moments m{xt::zeros<double>({p, p}), xt::zeros<double>({p, k}), xt::zeros<double>({k})};
+  std::exception_ptr failure;
+  try {
+    design.for_each_block([&](std::size_t first, const Matrix& block) {
+      check_finite(block, first);
+      const Index rows = Index(block.shape(0));
+      cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows, 1.0,
+                           block.data(), Index(p), 1.0, m.gram.data(), Index(p));
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
+                           Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
+                           Index(k), 1.0, m.cross.data(), Index(k));
+    });
+    for (std::size_t n = 0; n < t.shape(0); ++n)
+      for (std::size_t c = 0; c < k; ++c) m.target_sums(c) += t(n, c);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::vector<double> packed(m.gram.begin(), m.gram.end());
+  packed.insert(packed.end(), m.cross.begin(), m.cross.end());
+  packed.insert(packed.end(), m.target_sums.begin(), m.target_sums.end());
+  sum_pass_over_ranks(packed, failure);
+  std::copy_n(packed.data(), m.gram.size(), m.gram.data());
+  std::copy_n(packed.data() + m.gram.size(), m.cross.size(), m.cross.data());
+  std::copy_n(packed.data() + m.gram.size() + m.cross.size(), k, m.target_sums.data());
+  for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t j = 0; j < i; ++j) m.gram(i, j) = m.gram(j, i);
+  return m;
+}
+
+}  // namespace
+
+std::vector<double> default_lambda_factors(std::size_t count) {
+  std::vector<double> f(count);
+  for (std::size_t l = 0; l < count; ++l)
+    f[l] = std::pow(10.0, -9.0 + 10.0 * double(l) / double(std::max<std::size_t>(count - 1, 1)));
+  return f;
+}
+
+RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
+                         const std::vector<double>& lambdas, bool relative) {
+  const SingleThreadedBlasScope blas;  // the same bits for any thread count
+  const std::size_t p = design.cols(), k = t.shape(1), m = p - 1, L = lambdas.size();
+  if (p < 2) throw InputError("model selection: the design has no basis columns");
+  const Moments mo = first_pass(design, t);
+  const double n = mo.gram(m, m);  // the bias column's sum of squares: N over all ranks
+  RidgePath path;
+  path.rows = std::size_t(n);
+  if (!(n > 0)) throw InputError("model selection: there are no training rows");
+
+  // Centred Gram A = G - N mu mu^T and cross B = C - N mu tbar^T (mu: column means of Phi).
+  Vector mu = xt::zeros<double>({m});
+  for (std::size_t i = 0; i < m; ++i) mu(i) = mo.gram(i, m) / n;
+  Vector tbar = mo.target_sums / n;
+  xt::xtensor<double, 2, xt::layout_type::column_major> a = xt::zeros<double>({m, m});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) a(i, j) = mo.gram(i, j) - n * mu(i) * mu(j);
+  xt::xtensor<double, 1, xt::layout_type::column_major> e = xt::zeros<double>({m});
+  if (xt::lapack::syevd(a, 'V', 'L', e) != 0)
+    throw NumericalError("model selection: the eigendecomposition of the centred Gram matrix "
+                         "did not converge");
+  path.eigenvalues.assign(e.begin(), e.end());
+  double trace = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    e(i) = std::max(e(i), 0.0);  // rounding below 0 in a PSD matrix
+    trace += e(i);
+  }
+  const double scale = relative ? trace / double(m) : 1.0;
+  path.lambdas.resize(L);
+  for (std::size_t l = 0; l < L; ++l) path.lambdas[l] = lambdas[l] * scale;
+  // V row-major (m x m) and Q = V^T B (m x K).
+  Matrix v = Matrix::from_shape({m, m});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) v(i, j) = a(i, j);
+  Matrix q = xt::zeros<double>({m, k});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t r = 0; r < m; ++r) {
+      const double vri = v(r, i);
+      for (std::size_t c = 0; c < k; ++c)
+        q(i, c) += vri * (mo.cross(r, c) - n * mu(r) * tbar(c));
+    }
+
+  // Pass 2: per row and lambda, the hat diagonal and the residual. Sums per lambda: LOO, SSE.
+  std::vector<double> sums(2 * L, 0.0);
+  std::exception_ptr failure;
+  try {
+    Matrix centred, z, zg, fit;
+    std::vector<double> g(m);
+    design.for_each_block([&](std::size_t first, const Matrix& block) {
+      const std::size_t rows = block.shape(0);
+      centred = Matrix::from_shape({rows, m});
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t i = 0; i < m; ++i) centred(r, i) = block(r, i) - mu(i);
+      z = Matrix::from_shape({rows, m});
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                           Index(m), Index(m), 1.0, centred.data(), Index(m), v.data(), Index(m),
+                           0.0, z.data(), Index(m));
+      zg = Matrix::from_shape({rows, m});
+      fit = Matrix::from_shape({rows, k});
+      for (std::size_t l = 0; l < L; ++l) {
+        for (std::size_t i = 0; i < m; ++i) g[i] = 1.0 / (e(i) + path.lambdas[l]);
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t i = 0; i < m; ++i) zg(r, i) = z(r, i) * g[i];
+        cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                             Index(k), Index(m), 1.0, zg.data(), Index(m), q.data(), Index(k),
+                             0.0, fit.data(), Index(k));
+        double loo = 0, sse = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+          double h = 1.0 / n;
+          for (std::size_t i = 0; i < m; ++i) h += z(r, i) * zg(r, i);
+          const double keep = 1.0 - h;
+          double row_sse = 0;
+          for (std::size_t c = 0; c < k; ++c) {
+            const double res = t(first + r, c) - tbar(c) - fit(r, c);
+            row_sse += res * res;
+          }
+          sse += row_sse;
+          loo += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
+        }
+        sums[l] += loo;
+        sums[L + l] += sse;
+      }
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  sum_pass_over_ranks(sums, failure);
+  path.loo.resize(L);
+  path.gcv.resize(L);
+  path.dof.resize(L);
+  for (std::size_t l = 0; l < L; ++l) {
+    double dof = 1.0;  // the bias
+    for (std::size_t i = 0; i < m; ++i) dof += e(i) / (e(i) + path.lambdas[l]);
+    path.dof[l] = dof;
+    path.loo[l] = sums[l] / n;
+    const double left = n - dof;
+    path.gcv[l] = left > 0 ? n * sums[L + l] / (left * left) : std::numeric_limits<double>::infinity();
+  }
+  return path;
+}
+
+}  // namespace radial

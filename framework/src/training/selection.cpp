@@ -1,0 +1,165 @@
+// Closed-form selection of "choose" values (selection.hpp).
+#include "selection.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "radial/collectives.hpp"
+#include "radial/design_matrix.hpp"
+#include "radial/errors.hpp"
+#include "radial/numerics/ridge_loo.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/text.hpp"
+#include "radial/width_rule.hpp"
+
+namespace radial::training {
+
+namespace {
+
+bool is_choose(const Params& params, const std::string& name) {
+  return params.has(name) && params.is_word(name, "choose");
+}
+
+std::string describe(const SearchValues& values) {
+  std::string text;
+  for (const auto& [key, value] : values) text += (text.empty() ? "" : ", ") + key + " = " + to_string(value);
+  return text;
+}
+
+}  // namespace
+
+std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32}; }
+
+std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
+                                      const Dataset& train, std::uint64_t basis_seed, int threads,
+                                      const FitCentres& fit_centres,
+                                      const std::function<void(const std::string&)>& log) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::shared_ptr<Basis> probe = registry.make_basis(p.basis.plugin, p.basis.params);
+  const std::shared_ptr<OutputLayer> output =
+      registry.make_output_layer(p.output.plugin, p.output.params);
+  const bool choose_scale = probe->width_scale_selectable();
+  const bool choose_alpha = p.weight_penalty && is_choose(p.weight_penalty->params, "alpha");
+  const bool add_penalty = !p.weight_penalty && choose_scale;
+  const bool choose_count = is_choose(p.centres.params, "count");
+  if (!(choose_scale || choose_alpha || add_penalty || choose_count)) return std::nullopt;
+  if (!output->selectable()) {
+    if (choose_alpha || choose_count)
+      throw InputError(p.file.string() + ": " +
+                       (choose_alpha ? "weight-penalty.alpha" : "centres.count") +
+                       " = \"choose\" needs an output layer that fits weights on the design "
+                       "(least-squares, irls, scg, bfgs); output plugin '" + p.output.plugin +
+                       "' has none: give a number");
+    return std::nullopt;
+  }
+
+  // The grids. A penalty the pipeline gives is the one value of its axis.
+  std::vector<double> lambdas = default_lambda_factors();
+  bool relative = true;
+  if (!choose_alpha && !add_penalty) {
+    const Params* wp = p.weight_penalty ? &p.weight_penalty->params : nullptr;
+    if (wp && wp->has("alpha")) {
+      lambdas = {wp->real("alpha")};
+      relative = false;
+    } else {
+      lambdas = {1e-12};  // no penalty: (nearly) the plain least-squares fit
+    }
+  }
+  const std::vector<double> scales = choose_scale ? width_scale_grid() : std::vector<double>{1.0};
+  std::vector<std::size_t> counts = {0};
+  if (choose_count) {
+    const std::size_t rows = count_over_ranks(train.rows());
+    const std::size_t base = auto_centre_count(rows);
+    counts.clear();
+    for (const std::size_t c : {base / 4, base / 2, base, 2 * base}) {
+      const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));
+      if (std::find(counts.begin(), counts.end(), clamped) == counts.end()) counts.push_back(clamped);
+    }
+  }
+
+  const Matrix targets = targets_for(Link::Identity, train);
+  Selected best{p, {}, {}};
+  SelectionReport& report = best.report;
+  double best_score = std::numeric_limits<double>::infinity();
+  std::size_t best_count = 0, best_scale = 0, best_alpha = 0;
+  double chosen_alpha = 0;
+  for (std::size_t ci = 0; ci < counts.size(); ++ci) {
+    Pipeline with_count = p;
+    if (choose_count) with_count.centres.params.set("count", std::int64_t(counts[ci]));
+    CentreFit fitted = fit_centres(with_count);
+    bool kept = false;
+    for (std::size_t si = 0; si < scales.size(); ++si) {
+      Params bp = p.basis.params;
+      if (choose_scale) bp.set("width_scale", scales[si]);
+      const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, bp);
+      Centres centres = fitted.centres;
+      FitContext bctx(basis_seed, threads);
+      basis->prepare(centres, bctx);
+      DesignMatrix design(train.inputs, centres, *basis, false);
+      design.set_threads(threads);
+      const RidgePath path = ridge_loo_path(design, targets, lambdas, relative);
+      SelectionCurve curve{centres.count(), scales[si], path.lambdas, path.loo, path.gcv, path.dof};
+      for (std::size_t l = 0; l < path.loo.size(); ++l) {
+        if (path.loo[l] < best_score) {  // ties go to the earlier (smaller count, width, alpha)
+          best_score = path.loo[l];
+          best_count = ci;
+          best_scale = si;
+          best_alpha = l;
+          chosen_alpha = path.lambdas[l];
+          kept = true;
+        }
+      }
+      if (log) {
+        const auto it = std::min_element(path.loo.begin(), path.loo.end());
+        log("select: " + std::to_string(centres.count()) + " centres, width_scale " +
+            text::number(scales[si]) + ": leave-one-out " + text::number(*it));
+      }
+      report.curves.push_back(std::move(curve));
+    }
+    if (kept) best.centres = std::move(fitted);
+  }
+  if (!std::isfinite(best_score))
+    throw NumericalError(p.file.string() + ": model selection found no candidate with a finite "
+                         "leave-one-out error (every hat-matrix diagonal near 1); give the width "
+                         "and penalty by hand");
+
+  Pipeline& chosen = best.pipeline;
+  if (choose_count) {
+    chosen.centres.params.set("count", std::int64_t(counts[best_count]));
+    report.chosen.push_back({"centres.count", std::int64_t(counts[best_count])});
+    if (counts.size() > 1 && (best_count == 0 || best_count + 1 == counts.size()))
+      report.edges.push_back("centres.count");
+  }
+  if (choose_scale) {
+    chosen.basis.params.set("width_scale", scales[best_scale]);
+    report.chosen.push_back({"basis.width_scale", scales[best_scale]});
+    if (best_scale == 0 || best_scale + 1 == scales.size()) report.edges.push_back("basis.width_scale");
+  }
+  if (choose_alpha || add_penalty) {
+    if (choose_alpha) {
+      chosen.weight_penalty->params.set("alpha", chosen_alpha);
+    } else {
+      const ComponentInfo* info = registry.find(Slot::WeightPenalty, "weight-decay");
+      if (!info)
+        throw InputError(p.file.string() + ": the width is chosen, and with it a weight-decay "
+                         "penalty, but the plugin weight-decay is not installed; name a "
+                         "[weight-penalty] or give basis.width_scale a number");
+      chosen.weight_penalty = ComponentSpec{
+          "weight-decay", validate_params(info->params, {{"alpha", chosen_alpha}}, "plugin weight-decay"),
+          p.basis.where, "weight-penalty"};
+      report.penalty_added = true;
+    }
+    report.chosen.push_back({"weight-penalty.alpha", chosen_alpha});
+    if (best_alpha == 0 || best_alpha + 1 == lambdas.size()) report.edges.push_back("weight-penalty.alpha");
+  }
+  report.score = best_score;
+  if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
+  chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (log) log("select: chose " + describe(report.chosen));
+  return best;
+}
+
+}  // namespace radial::training

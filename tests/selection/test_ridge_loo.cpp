@@ -1,0 +1,128 @@
+// The closed-form LOO and GCV of ridge least squares (radial/numerics/ridge_loo.hpp) against
+// NumPy's explicit refits without each row (tests/reference/ridge_loo.py), against a direct
+// leave-one-out refit here, and for any thread count.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include <radial/basis.hpp>
+#include <radial/design_matrix.hpp>
+#include <radial/numerics/least_squares.hpp>
+#include <radial/numerics/ridge_loo.hpp>
+#include <radial/testing/paths.hpp>
+
+using namespace radial;
+
+namespace {
+
+// exp(-r^2 / 2) of Euclidean distances, as the reference script's design.
+class UnitGaussian final : public EuclideanBasis {
+ public:
+  void map(Matrix& r2) const override {
+    for (double& v : r2) v = std::exp(-0.5 * v);
+  }
+};
+
+Matrix matrix(const nlohmann::json& rows) {
+  Matrix m = Matrix::from_shape({rows.size(), rows[0].size()});
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < rows[0].size(); ++j) m(i, j) = rows[i][j].get<double>();
+  return m;
+}
+
+struct Reference {
+  nlohmann::json j;
+  Matrix x, targets;
+  Centres centres;
+  std::vector<double> lambdas;
+  Reference() {
+    std::ifstream in(testing::source_dir() / "tests" / "reference" / "ridge_loo.json");
+    j = nlohmann::json::parse(in);
+    x = matrix(j["x"]);
+    targets = matrix(j["targets"]);
+    centres.means = matrix(j["centres"]);
+    lambdas = j["lambdas"].get<std::vector<double>>();
+  }
+};
+
+// Ridge with an unpenalised bias on the rows of `phi` (N x (M + 1), bias last) but `skip`.
+Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip) {
+  const std::size_t n = phi.shape(0), p = phi.shape(1), k = t.shape(1);
+  Matrix gram = xt::zeros<double>({p, p}), cross = xt::zeros<double>({p, k});
+  for (std::size_t r = 0; r < n; ++r) {
+    if (r == skip) continue;
+    for (std::size_t i = 0; i < p; ++i) {
+      for (std::size_t j = 0; j < p; ++j) gram(i, j) += phi(r, i) * phi(r, j);
+      for (std::size_t c = 0; c < k; ++c) cross(i, c) += phi(r, i) * t(r, c);
+    }
+  }
+  for (std::size_t i = 0; i + 1 < p; ++i) gram(i, i) += lambda;
+  Matrix w;
+  REQUIRE(solve_cholesky(gram, cross, w));
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("ridge LOO and GCV equal NumPy's explicit refits", "[ridge-loo]") {
+  const Reference ref;
+  const UnitGaussian basis;
+  const DesignMatrix design(ref.x, ref.centres, basis, false, std::size_t(256) << 20, 7);
+  const RidgePath path = ridge_loo_path(design, ref.targets, ref.lambdas, false);
+  REQUIRE(path.rows == ref.x.shape(0));
+  for (std::size_t l = 0; l < ref.lambdas.size(); ++l) {
+    INFO("lambda " << ref.lambdas[l]);
+    REQUIRE(path.lambdas[l] == ref.lambdas[l]);
+    REQUIRE(path.loo[l] == Approx(ref.j["loo"][l].get<double>()).epsilon(1e-8));
+    REQUIRE(path.gcv[l] == Approx(ref.j["gcv"][l].get<double>()).epsilon(1e-8));
+    REQUIRE(path.dof[l] == Approx(ref.j["dof"][l].get<double>()).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("ridge LOO equals a direct leave-one-out refit, block size and threads aside",
+          "[ridge-loo]") {
+  const Reference ref;
+  const UnitGaussian basis;
+  const DesignMatrix whole(ref.x, ref.centres, basis);
+  const Matrix phi = whole.materialise();
+  const std::size_t n = phi.shape(0), k = ref.targets.shape(1);
+  const double lambda = 0.05;
+  double direct = 0;
+  for (std::size_t row = 0; row < n; ++row) {
+    const Matrix w = ridge(phi, ref.targets, lambda, row);
+    for (std::size_t c = 0; c < k; ++c) {
+      double fit = 0;
+      for (std::size_t i = 0; i < phi.shape(1); ++i) fit += phi(row, i) * w(i, c);
+      direct += (ref.targets(row, c) - fit) * (ref.targets(row, c) - fit);
+    }
+  }
+  direct /= double(n);
+  const RidgePath one = ridge_loo_path(whole, ref.targets, {lambda}, false);
+  REQUIRE(one.loo[0] == Approx(direct).epsilon(1e-9));
+
+  DesignMatrix blocked(ref.x, ref.centres, basis, false, 0, 3);  // no cache, 3-row blocks
+  blocked.set_threads(2);
+  const RidgePath two = ridge_loo_path(blocked, ref.targets, {lambda}, false);
+  REQUIRE(two.loo[0] == Approx(one.loo[0]).epsilon(1e-12));
+}
+
+TEST_CASE("a relative grid scales with the centred Gram's mean eigenvalue", "[ridge-loo]") {
+  const Reference ref;
+  const UnitGaussian basis;
+  const DesignMatrix design(ref.x, ref.centres, basis);
+  const std::vector<double> factors = default_lambda_factors();
+  REQUIRE(factors.size() == 20);
+  REQUIRE(factors.front() == Approx(1e-9));
+  REQUIRE(factors.back() == Approx(10.0));
+  const RidgePath path = ridge_loo_path(design, ref.targets, factors, true);
+  double trace = 0;
+  for (double e : path.eigenvalues) trace += std::max(e, 0.0);
+  const double mean = trace / double(path.eigenvalues.size());
+  for (std::size_t l = 0; l < factors.size(); ++l)
+    REQUIRE(path.lambdas[l] == Approx(factors[l] * mean).epsilon(1e-14));
+  // The LOO error is finite on the whole path and GCV >= the plain residual mean.
+  for (double v : path.loo) REQUIRE(std::isfinite(v));
+}

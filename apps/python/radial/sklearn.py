@@ -5,6 +5,12 @@ Constructor parameters name the pipeline's slots and their parameters:
     RBFClassifier(basis="gaussian", centres="kmeans", centres_params={"count": 64},
                   output="irls", regularizer="weight-decay", regularizer_params={"alpha": 1e-3})
 
+The defaults choose for themselves, within the fit: k-means centres, as many as
+min(N/2, 8 sqrt(N), 500); Gaussian widths by NETLAB's nearest-centre rule with the scale, and a
+weight-decay penalty, chosen by closed-form leave-one-out (Orr 1996); least-squares output
+weights (1-of-K targets for the classifier: regularised least squares, whose leave-one-out
+error is exact). Name output="irls" for probabilities (predict_proba).
+
 Each fit builds the pipeline dict {"basis": {"plugin": basis, **basis_params}, ...} and trains
 it with radial.Pipeline.fit, so the plugins, validation messages and models are the CLI's.
 `<slot>_params__<key>` works in set_params, so GridSearchCV can search
@@ -16,6 +22,7 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -117,7 +124,7 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     _task = "classification"
 
     def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
-                 centres_params=None, output="irls", output_params=None, regularizer=None,
+                 centres_params=None, output="least-squares", output_params=None, regularizer=None,
                  regularizer_params=None, standardize=True, random_state=None, threads=1):
         self.basis = basis
         self.basis_params = basis_params
@@ -146,13 +153,21 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
         X = self._validate_data(X, dtype=np.float64, reset=False)
         return self.classes_[self.model_.predict(X).astype(np.intp)]
 
+    def _has_probabilities(self):
+        # The least-squares output gives scores, not probabilities; irls, scg, bfgs and bayes
+        # give probabilities.
+        return self.output != "least-squares"
+
+    @available_if(_has_probabilities)
     def predict_proba(self, X):
         """Class probabilities (columns in the order of classes_); needs an output plugin with
-        probabilistic outputs (irls, scg, bfgs, bayes), else radial.InputError."""
+        probabilistic outputs (irls, scg, bfgs, bayes), else radial.InputError: the default
+        least-squares output gives scores, not probabilities."""
         check_is_fitted(self, "model_")
         X = self._validate_data(X, dtype=np.float64, reset=False)
         return self.model_.predict_proba(X)
 
+    @available_if(_has_probabilities)
     def predict_log_proba(self, X):
         return np.log(self.predict_proba(X))
 
@@ -163,12 +178,6 @@ class RBFRegressor(RegressorMixin, _RBFBase):
 
     _task = "regression"
 
-    def _more_tags(self):
-        # check_regressors_train asks R^2 > 0.5 on a linear target in 10 dimensions; 8 Gaussian
-        # centres (the kmeans default) are a local basis too coarse for that (R^2 0.07; 64
-        # centres give 0.78, thin-plate with 16 gives 0.81): a property of the model class,
-        # which scikit-learn's poor_score tag is for.
-        return {**super()._more_tags(), "poor_score": True}
 
     def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
                  centres_params=None, output="least-squares", output_params=None,

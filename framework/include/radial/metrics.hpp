@@ -21,7 +21,13 @@ struct Metrics {
   // Mean over rows of sum_k (y_k - t_k)^2, t the 1-of-K coding (classification) or the target
   // value (regression).
   double mse = 0;
+  // Regression only: R^2 = 1 - SSE / sum (t - mean t)^2 (0 when the targets are constant).
+  std::optional<double> r2;
 };
+
+// Adjusted R^2 = 1 - (1 - R^2) (N - 1) / (N - p - 1) of a model with p parameters besides the
+// bias (an RBF network: its M centres' weights); empty without R^2 or when N <= p + 1.
+std::optional<double> adjusted_r2(const Metrics& m, std::size_t parameters);
 
 // Under a ShardedScope (radial/collectives.hpp) `data` and the outputs are this rank's rows and
 // the metrics are those of all ranks' rows: the error count, squared errors and cross-entropy
@@ -47,7 +53,7 @@ class MetricsAccumulator {
   Link link_;
   const Dataset& data_;
   std::size_t next_ = 0, wrong_ = 0;
-  double sse_ = 0, ce_ = 0;
+  double sse_ = 0, ce_ = 0, sum_t_ = 0, sum_tt_ = 0;
 };
 
 }  // namespace radial

@@ -85,6 +85,7 @@ struct CrossValidationReport {
   double error_rate = 0, error_rate_sd = 0;          // over folds (classification)
   std::optional<double> cross_entropy;               // mean over folds
   double mse = 0;                                    // mean over folds
+  std::optional<double> r2;                          // mean over folds (regression)
   std::vector<FoldReport> per_fold;
 };
 

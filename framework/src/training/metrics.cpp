@@ -34,8 +34,10 @@ void MetricsAccumulator::add(std::size_t first, const Matrix& outputs) {
   const std::size_t k = outputs.shape(1);
   if (data_.task == Task::Regression) {
     for (std::size_t i = 0; i < rows; ++i) {
-      const double r = outputs(i, 0) - data_.values(first + i);
+      const double t = data_.values(first + i), r = outputs(i, 0) - t;
       sse_ += r * r;
+      sum_t_ += t;
+      sum_tt_ += t * t;
     }
     return;
   }
@@ -66,20 +68,30 @@ Metrics MetricsAccumulator::result() const {
   }
   // This rank's sums, then all ranks' (no-ops with one rank: the sums are used as they are).
   std::uint64_t counts[2] = {local, wrong_};
-  double sums[2] = {sse_, ce_};
+  double sums[4] = {sse_, ce_, sum_t_, sum_tt_};
   if (collectives().size() > 1) {
     collectives().sum(counts, 2);
-    collectives().sum(sums, 2);
+    collectives().sum(sums, 4);
   }
   const std::size_t n = std::size_t(counts[0]), wrong = std::size_t(counts[1]);
   Metrics m;
   m.rows = n;
   m.mse = n ? sums[0] / double(n) : 0.0;
-  if (data_.task == Task::Regression) return m;
+  if (data_.task == Task::Regression) {
+    const double spread = n ? sums[3] - sums[2] * sums[2] / double(n) : 0.0;
+    m.r2 = spread > 0 ? 1.0 - sums[0] / spread : 0.0;
+    return m;
+  }
   m.misclassified = wrong;
   m.error_rate = n ? double(wrong) / double(n) : 0.0;
   if (gives_probabilities(link_)) m.cross_entropy = n ? sums[1] / double(n) : 0.0;
   return m;
+}
+
+std::optional<double> adjusted_r2(const Metrics& m, std::size_t parameters) {
+  if (!m.r2 || m.rows <= parameters + 1) return std::nullopt;
+  const double n = double(m.rows);
+  return 1.0 - (1.0 - *m.r2) * (n - 1.0) / (n - double(parameters) - 1.0);
 }
 
 }  // namespace radial

@@ -19,12 +19,18 @@ json optional_number(const std::optional<T>& v) {
   else return json(*v);
 }
 
-json to_json(const Metrics& m) {
-  return json{{"rows", m.rows},
-              {"error_rate", optional_number(m.error_rate)},
-              {"misclassified", optional_number(m.misclassified)},
-              {"cross_entropy", optional_number(m.cross_entropy)},
-              {"mse", number(m.mse)}};
+// `parameters`: the weights besides the bias, for adjusted R^2 (regression only).
+json to_json(const Metrics& m, std::size_t parameters = 0) {
+  json j{{"rows", m.rows},
+         {"error_rate", optional_number(m.error_rate)},
+         {"misclassified", optional_number(m.misclassified)},
+         {"cross_entropy", optional_number(m.cross_entropy)},
+         {"mse", number(m.mse)}};
+  if (m.r2) {
+    j["r2"] = number(*m.r2);
+    if (parameters > 0) j["adjusted_r2"] = optional_number(adjusted_r2(m, parameters));
+  }
+  return j;
 }
 
 json to_json(const FitReport& r) {
@@ -141,12 +147,12 @@ std::string report_json(const TrainingReport& r) {
   j["centres"] = to_json(r.centres, "count");
   j["basis"] = {{"plugin", r.basis.plugin}, {"seconds", number(r.basis.fit.seconds)}};
   j["output"] = to_json(r.output, "outputs");
-  j["train"] = to_json(r.train);
-  if (r.test) j["test"] = to_json(*r.test);
+  j["train"] = to_json(r.train, r.centres.count);
+  if (r.test) j["test"] = to_json(*r.test, r.centres.count);
   if (r.cv) {
     json folds = json::array();
     for (const FoldReport& f : r.cv->per_fold) {
-      json fj = to_json(f.test);
+      json fj = to_json(f.test, r.centres.count);
       fj["fold"] = f.fold;
       fj["train_rows"] = f.train_rows;
       fj["test_rows"] = f.test_rows;
@@ -160,6 +166,7 @@ std::string report_json(const TrainingReport& r) {
                {"cross_entropy", optional_number(r.cv->cross_entropy)},
                {"mse", number(r.cv->mse)},
                {"per_fold", std::move(folds)}};
+    if (r.cv->r2) j["cv"]["r2"] = number(*r.cv->r2);
   }
   if (r.search) j["search"] = to_json(*r.search);
   if (r.selection) j["selection"] = to_json(*r.selection);

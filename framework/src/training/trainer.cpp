@@ -324,7 +324,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
   }
   const auto fold_of = assign_folds(raw, spec.folds, spec.stratified && raw.task == Task::Classification,
                                     derive_seed(seed, folds_stream));
-  std::vector<double> errors, entropies, mses;
+  std::vector<double> errors, entropies, mses, r2s;
   for (std::size_t k = 0; k < spec.folds; ++k) {
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
@@ -370,6 +370,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     if (fr.test.error_rate) errors.push_back(*fr.test.error_rate);
     if (fr.test.cross_entropy) entropies.push_back(*fr.test.cross_entropy);
     mses.push_back(fr.test.mse);
+    if (fr.test.r2) r2s.push_back(*fr.test.r2);
     if (log) {
       log("cv fold " + std::to_string(k + 1) + "/" + std::to_string(spec.folds) +
           (fr.test.error_rate ? ": error rate " + std::to_string(*fr.test.error_rate) : ""));
@@ -380,6 +381,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
   cv.error_rate_sd = sample_sd(errors);
   if (entropies.size() == spec.folds) cv.cross_entropy = mean(entropies);
   cv.mse = mean(mses);
+  if (!r2s.empty() && r2s.size() == spec.folds) cv.r2 = mean(r2s);
   return cv;
 }
 

@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   radial::cli::PlotArgs plot;
   auto* plot_cmd = app.add_subcommand(
       "plot", "draw a report, model or results database with gnuplot (docs/plotting.md)");
-  plot_cmd->add_option("kind", plot.kind, "learning-curve, series, decision-regions or results")->required();
+  plot_cmd->add_option("kind", plot.kind, "learning-curve, series, selection, decision-regions or results")->required();
   plot_cmd->add_option("inputs", plot.inputs, "REPORT... | REPORT | MODEL DATA | DB")->required();
   plot_cmd->add_option("--output,-o", plot.output, "image file: .svg, .png or .pdf")->required();
   plot_cmd->add_option("--title", plot.title, "title (default: the kind's own)");

@@ -57,6 +57,10 @@ PlotBody decision_regions_plot(const Model& model, std::shared_ptr<const Basis> 
                                const std::string& model_file, const Dataset& data,
                                bool probabilities, const View& view = {});
 
+// The leave-one-out curves of a report's `selection` against alpha (log axis), one line per
+// (count, width scale), the chosen point marked. InputError naming the file when it has none.
+PlotBody selection_plot(const ReportFile& report);
+
 // An experiment's table: a line per column over numeric row labels (error bars: +-1 sd over
 // seeds), or grouped bars with error bars over other labels.
 PlotBody results_plot(const Table& table, const std::string& database);

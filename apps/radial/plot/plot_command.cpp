@@ -20,7 +20,7 @@ namespace {
 
 using namespace plot;
 
-const char* const kinds = "learning-curve, series, decision-regions, results";
+const char* const kinds = "learning-curve, series, selection, decision-regions, results";
 
 void expect_inputs(const PlotArgs& args, std::size_t least, std::size_t most, const std::string& what) {
   const std::size_t n = args.inputs.size();
@@ -77,11 +77,12 @@ std::optional<std::pair<double, double>> parse_range(const std::string& option, 
 
 int plot_command(const Registry& registry, const PlotArgs& args) {
   if (args.kind != "learning-curve" && args.kind != "series" && args.kind != "decision-regions" &&
-      args.kind != "results") {
+      args.kind != "results" && args.kind != "selection") {
     throw InputError("plot: unknown kind '" + args.kind + "'; kinds: " + kinds);
   }
   if (args.kind == "learning-curve") expect_inputs(args, 1, 64, "one or more REPORT files");
   if (args.kind == "series") expect_inputs(args, 1, 1, "one REPORT file");
+  if (args.kind == "selection") expect_inputs(args, 1, 1, "one REPORT file");
   if (args.kind == "decision-regions") expect_inputs(args, 2, 2, "MODEL DATA");
   if (args.kind == "results") expect_inputs(args, 1, 1, "one results database (DB)");
   if (args.output.empty()) throw InputError("plot " + args.kind + ": give --output FILE.svg, .png or .pdf");
@@ -99,6 +100,8 @@ int plot_command(const Registry& registry, const PlotArgs& args) {
     body = learning_curve_plot(reports, args.labels, args.stage, args.x, args.logx, args.logy);
   } else if (args.kind == "series") {
     body = series_plot(read_report(args.inputs[0]), args.stage, args.names);
+  } else if (args.kind == "selection") {
+    body = selection_plot(read_report(args.inputs[0]));
   } else if (args.kind == "decision-regions") {
     const Model model = load_model(args.inputs[0]);
     auto basis = restore_basis(registry, model, args.inputs[0]);

@@ -90,6 +90,9 @@ struct Problem {
           std::map<std::string, radial::ParamValue> basis_params = {},
           std::size_t block_rows = 1024, std::size_t cache_bytes = std::size_t(256) << 20)
       : data(std::move(d)), centres(std::move(c)) {
+    // The centres' own (NETLAB) widths, unless the test names a width.
+    if (basis_id == "gaussian" && !basis_params.count("width"))
+      basis_params.emplace("width_rule", std::string("shapes"));
     basis = registry().make_basis(basis_id, params_for(radial::Slot::Basis, basis_id, basis_params));
     basis->prepare(centres, ctx);
     design = std::make_unique<radial::DesignMatrix>(data.inputs, centres, *basis, false,

@@ -101,6 +101,7 @@ target = "label"
 standardize = true
 [basis]
 plugin = "gaussian"
+width_rule = "shapes"
 [centres]
 plugin = "gmm"
 count = 3
@@ -135,6 +136,7 @@ target = "label"
 standardize = false
 [basis]
 plugin = "gaussian"
+width_rule = "shapes"
 [centres]
 plugin = "fixed"
 file = "$work/centres.csv"

@@ -17,7 +17,7 @@ def test_plugins_lists_every_slot_with_parameter_tables():
     assert {"basis", "centres", "output"} <= slots
     kmeans = next(p for p in plugins if p["id"] == "kmeans")
     count = next(q for q in kmeans["params"] if q["name"] == "count")
-    assert count["type"] == "integer" and count["default"] == 8 and count["min"] == 1
+    assert count["type"] == "integer" and count["default"] == "auto" and count["min"] == 1
     assert kmeans["version"] and kmeans["library"].endswith(".so")
 
 

@@ -71,7 +71,7 @@ def test_estimator_is_the_pipeline_it_names():
 
 def test_in_a_pipeline_with_cross_val_score_and_clone():
     X, y = iris()
-    pipe = make_pipeline(StandardScaler(), RBFClassifier(basis_params={"width": 1.0},
+    pipe = make_pipeline(StandardScaler(), RBFClassifier(basis_params={"width": 1.0}, output="irls",
                                                          centres_params={"count": 6},
                                                          random_state=0))
     scores = cross_val_score(pipe, X, y, cv=5)

@@ -27,7 +27,7 @@ def test_concurrent_fits_equal_sequential_fits():
         if i % 2:
             results[i] = pipeline.fit(X, y, seed=seeds[i], threads=2)
         else:
-            est = RBFClassifier(centres_params={"count": 20}, random_state=seeds[i])
+            est = RBFClassifier(centres_params={"count": 20}, output="irls", random_state=seeds[i])
             results[i] = est.fit(X, y).model_
     threads = [threading.Thread(target=work, args=(i,)) for i in range(len(seeds))]
     for t in threads:

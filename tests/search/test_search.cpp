@@ -66,17 +66,17 @@ struct ByHand {
 };
 
 // The cross-validation of one candidate as the documentation describes it: folds from
-// assign_folds(rows, k, stratified, derive_seed(seed, 5)), fold j fitted by train() on its raw
-// rows with seed derive_seed(derive_seed(seed, 6), j) and tested on the held-out rows.
+// assign_folds(rows, k, stratified, derive_seed(seed, 4)), fold j fitted by train() on its raw
+// rows with seed derive_seed(seed, 1000 + j) and tested on the held-out rows: [evaluate]'s.
 ByHand cross_validate(const Pipeline& candidate, const radial::Dataset& raw, std::uint64_t seed,
                       std::size_t folds, const std::string& metric) {
-  const auto fold_of = radial::assign_folds(raw, folds, true, radial::derive_seed(seed, 5));
+  const auto fold_of = radial::assign_folds(raw, folds, true, radial::derive_seed(seed, 4));
   ByHand r;
   for (std::size_t j = 0; j < folds; ++j) {
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == j ? out : in).push_back(n);
     radial::TrainOptions options;
-    options.seed = radial::derive_seed(radial::derive_seed(seed, 6), j);
+    options.seed = radial::derive_seed(seed, 1000 + j);
     options.threads = 1;
     const auto result = radial::train(candidate, plugins(), radial::select_rows(raw, in),
                                       radial::select_rows(raw, out), options);
@@ -351,4 +351,20 @@ folds = 3
   const auto ce = train(parse(base + "[search]\nfolds = 3\nmetric = \"cross_entropy\"\n"
                                      "\"output.plugin\" = [\"irls\"]\n"), 1);
   CHECK(*ce.report.search->candidates[0].mean > 0);
+}
+
+TEST_CASE("a search's score of a candidate is [evaluate]'s number for it") {
+  // The search and [evaluate] folds = 5 with the same seed: the same folds, the same fits.
+  const Pipeline searched = parse(base + "[search]\nfolds = 5\n\"centres.count\" = [3, 6]\n");
+  const auto result = train(searched, 1);
+  const auto& candidates = result.report.search->candidates;
+  for (const std::int64_t count : {3, 6}) {
+    const Pipeline evaluated =
+        parse(base + "[evaluate]\nfolds = 5\n", {"centres.count=" + std::to_string(count)});
+    const auto cv = train(evaluated, 1).report.cv;
+    REQUIRE(cv);
+    const auto& candidate = candidates[count == 3 ? 0 : 1];
+    INFO("count " << count);
+    CHECK(*candidate.mean == Approx(cv->error_rate).epsilon(1e-15));
+  }
 }

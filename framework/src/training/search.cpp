@@ -15,8 +15,10 @@
 namespace radial::training {
 namespace {
 
-// Random streams of the search, beside the trainer's (centres 1, basis 2, output 3, folds 4).
-constexpr std::uint64_t search_folds_stream = 5, search_fit_stream = 6;
+// The search's folds and per-fold seeds are [evaluate]'s (trainer.cpp: folds from stream 4,
+// fold k fitted with derive_seed(seed, 1000 + k)), so a candidate's search score is the number
+// [evaluate] folds = k gives that candidate with the same seed.
+constexpr std::uint64_t folds_stream = 4, first_fold_stream = 1000;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -80,14 +82,13 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
 
   const std::size_t folds = spec.folds, candidates = spec.candidates.size();
   const auto fold_of = assign_folds(raw, folds, spec.stratified && classes,
-                                    derive_seed(seed, search_folds_stream));
+                                    derive_seed(seed, folds_stream));
   std::vector<std::vector<std::size_t>> in(folds), out(folds);
   for (std::size_t n = 0; n < raw.rows(); ++n) {
     for (std::size_t k = 0; k < folds; ++k) (fold_of[n] == k ? out[k] : in[k]).push_back(n);
   }
   std::vector<Dataset> tests;  // read-only, shared by the workers
   for (std::size_t k = 0; k < folds; ++k) tests.push_back(select_rows(raw, out[k]));
-  const std::uint64_t fit_seeds = derive_seed(seed, search_fit_stream);
 
   // A dynamic queue of (candidate, fold) tasks. A candidate's folds after its lowest failed
   // fold are skipped; the lowest failed fold itself always runs, so the message kept is the
@@ -114,7 +115,7 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
       const auto start = std::chrono::steady_clock::now();
       try {
         o.metrics = fit(spec.candidates[c], select_rows(raw, in[k]), tests[k],
-                        derive_seed(fit_seeds, k), fit_threads);
+                        derive_seed(seed, first_fold_stream + k), fit_threads);
       } catch (const InputError& e) {
         o.error = e.what();
       } catch (const NumericalError& e) {

@@ -74,6 +74,30 @@ TOML
   run 0 plot series dem.json --stage centres --names log_Rd --output dem1.png --width 500 --height 400
   check png dem1.png 500 400
   ;;
+selection)
+  # The leave-one-out curves a default Gaussian pipeline chose its width and penalty from: one
+  # line per width scale, the chosen point; a report that chose nothing is refused, exit 2.
+  cat > select.toml <<TOML
+name = "selection curves"
+seed = 1
+[data]
+train = "$examples/data/iris.csv"
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+[output]
+plugin = "least-squares"
+TOML
+  run 0 train select.toml --quiet --report select.json
+  run 0 plot selection select.json --output select.svg
+  check svg select.svg 9 "width scale 0.25" "width scale 32" chosen "leave-one-out error" "weight-penalty alpha"
+  example synth3-thin-plate-irls.toml irls.toml
+  run 0 train irls.toml --quiet --report irls.json
+  run 2 plot selection irls.json --output none.svg
+  err_has "no selection curves"
+  [ ! -e none.svg ] || fail "a refused plot wrote none.svg"
+  ;;
 decision-regions-pixels)
   # A two-class logistic model; the PNG's region pixels must agree with radial predict.
   example synth3-thin-plate-irls.toml irls.toml

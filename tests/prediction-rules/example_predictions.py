@@ -35,6 +35,11 @@ TOLERANCE = 1e-12
 # much (up to 3.7e-12): examples-before/README.md, last section.
 TOLERANCES = {"ionosphere-prbf": 1e-11, "ionosphere-prbf-bhattacharyya": 1e-11,
               "waveform-dem-bayes": 1e-11}
+# Examples whose retrained model changed on purpose, with the reason; their old models are still
+# read and must predict as before.
+CHANGED = {"search-kmeans": "[search] now scores candidates on [evaluate]'s folds and seeds "
+                            "(so the two numbers a user sees agree): the search runs on other "
+                            "splits than the old build's"}
 
 
 def run(cmd):
@@ -109,9 +114,10 @@ def report_difference(new, old):
     worst = 0.0
     for section in ("train", "test", "cv"):
         na, nb = dict(numbers(a.get(section))), dict(numbers(b.get(section)))
-        if na.keys() != nb.keys():
+        # Figures added since (r2 of regression) are new keys; every old one must be there.
+        if not nb.keys() <= na.keys():
             return float("inf")
-        for key in na:
+        for key in nb:
             worst = max(worst, abs(na[key] - nb[key]))
     return worst
 
@@ -126,6 +132,9 @@ def compare(radial, folder, reference):
                                                         folder / f"{pipeline.stem}.model")),
                              ("old model", predictions(radial, old_dir, pipeline, old_model))):
             for new in files:
+                if label == "retrained" and pipeline.stem in CHANGED:
+                    print(f"skip {new.name:60s} {label:10s} {CHANGED[pipeline.stem]}")
+                    continue
                 worst = largest_difference(new, reference / new.name)
                 # A model file written before is read and evaluated, not trained again.
                 bound = TOLERANCE if label == "old model" else TOLERANCES.get(pipeline.stem,
@@ -133,6 +142,8 @@ def compare(radial, folder, reference):
                 ok = worst <= bound
                 failures += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {new.name:60s} {label:10s} max |diff| = {worst:.3g}")
+        if pipeline.stem in CHANGED:
+            continue
         worst = report_difference(folder / f"{pipeline.stem}.json", reference / f"{pipeline.stem}.json")
         ok = worst <= TOLERANCES.get(pipeline.stem, TOLERANCE)
         failures += not ok

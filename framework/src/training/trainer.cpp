@@ -40,25 +40,21 @@ double seconds_since(Clock::time_point start) {
 enum Stream : std::uint64_t { centres_stream = 1, basis_stream = 2, output_stream = 3,
                               folds_stream = 4, member_stream = 100 };
 
+// The components after the centre stage, fresh for every fit, so that fitting twice equals
+// fitting once. (The kernel prior and the centre learner are made by the centre stage, which
+// the selection may run several times.)
 struct Components {
-  // The priors are declared first: the others may refer to them.
   std::shared_ptr<WeightPenalty> weight_penalty;
-  std::shared_ptr<KernelPrior> kernel_prior;
-  std::shared_ptr<CentreLearner> centres;
   std::shared_ptr<Basis> basis;
   std::shared_ptr<OutputLayer> output;
 };
 
-// Fresh components for every fit, so that fitting twice equals fitting once.
 Components make_components(const Pipeline& p, const Registry& registry) {
   Components c;
   if (p.weight_penalty) {
     c.weight_penalty =
         registry.make_weight_penalty(p.weight_penalty->plugin, p.weight_penalty->params);
   }
-  if (p.kernel_prior)
-    c.kernel_prior = registry.make_kernel_prior(p.kernel_prior->plugin, p.kernel_prior->params);
-  c.centres = registry.make_centre_learner(p.centres.plugin, p.centres.params);
   c.basis = registry.make_basis(p.basis.plugin, p.basis.params);
   c.output = registry.make_output_layer(p.output.plugin, p.output.params);
   return c;

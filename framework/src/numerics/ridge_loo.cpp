@@ -121,45 +121,57 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
         q(i, c) += vri * (mo.cross(r, c) - n * mu(r) * tbar(c));
     }
 
-  // Pass 2: per row and lambda, the hat diagonal and the residual. Sums per lambda: LOO, SSE.
+  // Pass 2: per row, the hat diagonals h = 1/N + (Z o Z) G and the fits Z (G o Q) of every
+  // lambda at once, by two products per block (G(i, l) = 1 / (e_i + lambda_l)).
+  Matrix g = Matrix::from_shape({m, L});
+  Matrix qg = Matrix::from_shape({m, L * k});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t l = 0; l < L; ++l) {
+      g(i, l) = 1.0 / (e(i) + path.lambdas[l]);
+      for (std::size_t c = 0; c < k; ++c) qg(i, l * k + c) = q(i, c) * g(i, l);
+    }
+  std::vector<double> vmu(m, 0.0);  // V^T mu
+  for (std::size_t r = 0; r < m; ++r)
+    for (std::size_t i = 0; i < m; ++i) vmu[i] += v(r, i) * mu(r);
   std::vector<double> sums(2 * L, 0.0);
   std::exception_ptr failure;
   try {
-    Matrix centred, z, zg, fit;
-    std::vector<double> g(m);
+    Matrix z, hats, fits;
+    const auto fit_rows = [](Matrix& m, std::size_t rows, std::size_t cols) {
+      if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m.resize({rows, cols});
+    };
     design.for_each_block([&](std::size_t first, const Matrix& block) {
       const std::size_t rows = block.shape(0);
-      centred = Matrix::from_shape({rows, m});
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t i = 0; i < m; ++i) centred(r, i) = block(r, i) - mu(i);
-      z = Matrix::from_shape({rows, m});
+      fit_rows(z, rows, m);
+      fit_rows(fits, rows, L * k);
+      fit_rows(hats, rows, L);
+      // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns in place.
       cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(m), Index(m), 1.0, centred.data(), Index(m), v.data(), Index(m),
+                           Index(m), Index(m), 1.0, block.data(), Index(p), v.data(), Index(m),
                            0.0, z.data(), Index(m));
-      zg = Matrix::from_shape({rows, m});
-      fit = Matrix::from_shape({rows, k});
-      for (std::size_t l = 0; l < L; ++l) {
-        for (std::size_t i = 0; i < m; ++i) g[i] = 1.0 / (e(i) + path.lambdas[l]);
-        for (std::size_t r = 0; r < rows; ++r)
-          for (std::size_t i = 0; i < m; ++i) zg(r, i) = z(r, i) * g[i];
-        cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                             Index(k), Index(m), 1.0, zg.data(), Index(m), q.data(), Index(k),
-                             0.0, fit.data(), Index(k));
-        double loo = 0, sse = 0;
-        for (std::size_t r = 0; r < rows; ++r) {
-          double h = 1.0 / n;
-          for (std::size_t i = 0; i < m; ++i) h += z(r, i) * zg(r, i);
-          const double keep = 1.0 - h;
+      for (std::size_t r = 0; r < rows; ++r) {
+        double* zr = z.data() + r * m;
+        for (std::size_t i = 0; i < m; ++i) zr[i] -= vmu[i];
+      }
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                           Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
+                           Index(L * k), 0.0, fits.data(), Index(L * k));
+      for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                           Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
+                           hats.data(), Index(L));
+      for (std::size_t r = 0; r < rows; ++r) {
+        const double* t_row = t.data() + (first + r) * k;
+        for (std::size_t l = 0; l < L; ++l) {
+          const double keep = 1.0 - (1.0 / n + hats(r, l));
           double row_sse = 0;
           for (std::size_t c = 0; c < k; ++c) {
-            const double res = t(first + r, c) - tbar(c) - fit(r, c);
+            const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
             row_sse += res * res;
           }
-          sse += row_sse;
-          loo += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
+          sums[L + l] += row_sse;
+          sums[l] += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
         }
-        sums[l] += loo;
-        sums[L + l] += sse;
       }
     });
   } catch (...) {

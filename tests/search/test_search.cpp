@@ -2,6 +2,9 @@
 // (parse_pipeline with overrides for each candidate, assign_folds, train() on each fold), thread
 // count invariance, nested CV, ties, failures and the reader's messages.
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <numeric>
 
@@ -367,4 +370,82 @@ TEST_CASE("a search's score of a candidate is [evaluate]'s number for it") {
     INFO("count " << count);
     CHECK(*candidate.mean == Approx(cv->error_rate).epsilon(1e-15));
   }
+}
+
+TEST_CASE("[evaluate] and [search] run on folds the user gives, from a file or a column") {
+  const radial::Dataset raw = synth();
+  const std::size_t n = raw.rows();
+  // Folds 7, 3, 5 in a fixed pattern (renumbered 3 -> 0, 5 -> 1, 7 -> 2), after a header.
+  const std::vector<int> given = {7, 3, 5};
+  const auto folder = std::filesystem::temp_directory_path() / "radial-test-user-folds";
+  std::filesystem::create_directories(folder);
+  const auto fold_file = folder / "folds.csv";
+  {
+    std::ofstream out(fold_file);
+    out << "fold\n";
+    for (std::size_t r = 0; r < n; ++r) out << given[(r * 7) % 3] << "\n";
+  }
+  const Pipeline p = parse(base + "[evaluate]\nfold_file = \"" + fold_file.string() +
+                           "\"\n[search]\n\"centres.count\" = [3, 6]\n");
+  const auto result = train(p, 2);
+  REQUIRE(result.report.cv);
+  CHECK(result.report.cv->folds == 3);
+  CHECK(result.report.search->folds == 3);
+  const Pipeline single = parse(base);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const int value = k == 0 ? 3 : k == 1 ? 5 : 7;
+    std::vector<std::size_t> in, out;
+    for (std::size_t r = 0; r < n; ++r) (given[(r * 7) % 3] == value ? out : in).push_back(r);
+    // The top-level search on the given folds: candidate count = 3 on fold k by hand.
+    radial::TrainOptions options;
+    options.seed = radial::derive_seed(7, 1000 + k);
+    options.threads = 1;
+    const auto alone = radial::train(parse(base, {"centres.count=3"}), plugins(),
+                                     radial::select_rows(raw, in), radial::select_rows(raw, out),
+                                     options);
+    CHECK(result.report.search->candidates[0].per_fold[k] == *alone.report.test->error_rate);
+    CHECK(result.report.cv->per_fold[k].test_rows == out.size());
+  }
+
+  // The same folds as a column of the data: taken out of the inputs, the same numbers.
+  const auto data_file = folder / "with-folds.csv";
+  {
+    std::ofstream out(data_file);
+    out << "x1,x2,fold,label\n";
+    for (std::size_t r = 0; r < n; ++r)
+      out << raw.inputs(r, 0) << "," << raw.inputs(r, 1) << "," << given[(r * 7) % 3] << ","
+          << raw.class_values[std::size_t(raw.classes(r))] << "\n";
+  }
+  std::string column = base;
+  column.replace(column.find("data/synth3_train.csv"), std::strlen("data/synth3_train.csv"),
+                 data_file.string());
+  const Pipeline by_column = parse(column + "[evaluate]\nfold_column = \"fold\"\n");
+  radial::TrainOptions one_thread;
+  one_thread.threads = 1;
+  const auto from_column = radial::train(by_column, plugins(), one_thread);  // reads the file
+  CHECK(from_column.model.feature_names == std::vector<std::string>{"x1", "x2"});
+  REQUIRE(from_column.report.cv->folds == 3);
+  const Pipeline by_file = parse(base + "[evaluate]\nfold_file = \"" + fold_file.string() + "\"\n");
+  const auto from_file = train(by_file, 1);
+  for (std::size_t k = 0; k < 3; ++k)
+    CHECK(from_column.report.cv->per_fold[k].test.error_rate ==
+          from_file.report.cv->per_fold[k].test.error_rate);
+
+  // Bad folds: a short file, a word, one fold; each named.
+  const auto bad = folder / "bad.csv";
+  const auto refuse = [&](const std::string& text, const std::string& says) {
+    { std::ofstream(bad) << text; }
+    const Pipeline q = parse(base + "[evaluate]\nfold_file = \"" + bad.string() + "\"\n");
+    REQUIRE_THROWS_WITH(train(q, 1), Catch::Contains(says));
+  };
+  refuse("0\n1\n", "2 folds for " + std::to_string(n) + " training rows");
+  std::string words = "fold\n0\n";
+  for (std::size_t r = 1; r < n; ++r) words += r == 5 ? "two\n" : "1\n";
+  refuse(words, "bad.csv:7: \"two\" is not a fold number");
+  std::string one;
+  for (std::size_t r = 0; r < n; ++r) one += "4\n";
+  refuse(one, "1 distinct fold(s)");
+  REQUIRE_THROWS_WITH(parse(base + "[evaluate]\nfold_file = \"" + (folder / "none.csv").string() + "\"\n"),
+                      Catch::Contains("is not a file"));
+  std::filesystem::remove_all(folder);
 }

@@ -57,6 +57,13 @@ struct EvaluateSpec {
   std::size_t folds = 0;      // k-fold cross-validation (0: none)
   std::size_t committee = 0;  // committee members differing by seed (0 or 1: none)
   bool stratified = true;
+  // Folds given by the user, for comparisons on another tool's exact splits (one of the two):
+  // a column of the training data holding each row's fold (taken out of the inputs), or a file
+  // with one fold per training row. [evaluate] and [search] then both use them; `folds` is the
+  // number of distinct values (0 until the data is read).
+  std::string fold_column;
+  std::optional<std::filesystem::path> fold_file;  // absolute
+  bool user_folds() const { return !fold_column.empty() || fold_file.has_value(); }
 };
 
 struct Pipeline;

@@ -94,7 +94,8 @@ const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
     "output", "weight-penalty", "kernel-prior", "regularizer", "evaluate", "search"};
 const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
-const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified"};
+const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified", "fold_column",
+                                                "fold_file"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
 const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
 const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
@@ -472,6 +473,27 @@ class PipelineReader {
     }
     if (const toml::node* node = table->get("stratified")) {
       spec.stratified = boolean(*node, "evaluate.stratified", "stratified");
+    }
+    if (const toml::node* node = table->get("fold_column")) {
+      spec.fold_column = string(*node, "evaluate.fold_column", "fold_column");
+      if (spec.fold_column.empty())
+        fail(node_at("evaluate.fold_column", *node),
+             "fold_column is empty; name the column of the training data that holds each row's "
+             "fold");
+    }
+    if (const auto entry = table->find("fold_file"); entry != table->end()) {
+      const std::string& text = string(entry->second, "evaluate.fold_file", "fold_file");
+      if (!spec.fold_column.empty())
+        fail(key_at("evaluate.fold_file", entry->first),
+             "fold_file and fold_column both given; the folds come from one of them");
+      const fs::path file = resolve(text);
+      std::error_code error;
+      if (text.empty() || !fs::is_regular_file(file, error))
+        fail(key_at("evaluate.fold_file", entry->first),
+             "fold_file " + in_quotes(text) + " is not a file (looked for " + file.string() +
+                 "); name a file with one fold per training row, relative to the pipeline "
+                 "file's folder");
+      spec.fold_file = file;
     }
     return spec;
   }

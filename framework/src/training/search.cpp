@@ -2,6 +2,8 @@
 // per-fold seeds (a paired comparison), the lowest mean metric wins, ties to the earlier one.
 #include "search.hpp"
 
+#include "user_folds.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -63,26 +65,31 @@ std::string chosen_note(const SearchValues& values) {
 }
 
 SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t seed, int threads,
-                        const FitAndTest& fit, const std::function<void(const std::string&)>& log) {
+                        const FitAndTest& fit, const std::function<void(const std::string&)>& log,
+                        const UserFolds* user) {
   const SearchSpec& spec = *p.search;
   const std::string where = spec.where.str() + ": [search] ";
   const bool classes = raw.task == Task::Classification;
   SearchReport report;
   report.metric = spec.metric.empty() ? (classes ? "error_rate" : "mse") : spec.metric;
-  report.folds = spec.folds;
+  report.folds = user ? user->count : spec.folds;
   if (!classes && report.metric != "mse") {
     throw InputError(where + "metric = \"" + report.metric +
                      "\" needs classes, but the training data is regression; use metric = \"mse\"");
   }
   const std::size_t rows = count_over_ranks(raw.rows());  // sharded: all ranks' rows
-  if (spec.folds > rows) {
-    throw InputError(where + "folds = " + std::to_string(spec.folds) + " exceeds the " +
+  const std::size_t folds = report.folds, candidates = spec.candidates.size();
+  if (folds > rows) {
+    throw InputError(where + "folds = " + std::to_string(folds) + " exceeds the " +
                      std::to_string(rows) + " training rows; use fewer folds");
   }
-
-  const std::size_t folds = spec.folds, candidates = spec.candidates.size();
-  const auto fold_of = assign_folds(raw, folds, spec.stratified && classes,
-                                    derive_seed(seed, folds_stream));
+  if (folds < 2) {
+    throw InputError(where + "the given folds leave " + std::to_string(folds) +
+                     " fold for a search nested in [evaluate]; give at least 3 folds");
+  }
+  const auto fold_of = user ? user->fold
+                            : assign_folds(raw, folds, spec.stratified && classes,
+                                           derive_seed(seed, folds_stream));
   std::vector<std::vector<std::size_t>> in(folds), out(folds);
   for (std::size_t n = 0; n < raw.rows(); ++n) {
     for (std::size_t k = 0; k < folds; ++k) (fold_of[n] == k ? out[k] : in[k]).push_back(n);

@@ -10,6 +10,8 @@
 
 namespace radial::training {
 
+struct UserFolds;
+
 // Fits `candidate` on the raw rows `train` (standardised inside when the pipeline asks) with
 // `seed` on `threads` threads and returns its metrics on the raw rows `test`.
 using FitAndTest = std::function<Metrics(const Pipeline& candidate, Dataset train,
@@ -18,9 +20,11 @@ using FitAndTest = std::function<Metrics(const Pipeline& candidate, Dataset trai
 // Cross-validates every candidate of p.search on `raw`: the same folds and per-fold seeds (from
 // `seed`) for all candidates, so the comparison is paired; results do not depend on `threads`.
 // report.best indexes p.search->candidates. InputError when the metric does not fit the data or
-// the outputs, or when every candidate failed.
+// the outputs, or when every candidate failed. `user`: folds the user gave ([evaluate]
+// fold_column or fold_file, user_folds.hpp), used instead of drawing them; null otherwise.
 SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t seed, int threads,
-                        const FitAndTest& fit, const std::function<void(const std::string&)>& log);
+                        const FitAndTest& fit, const std::function<void(const std::string&)>& log,
+                        const UserFolds* user = nullptr);
 
 // The values of candidate `index` (the first axis varies slowest), in the order of the axes.
 SearchValues candidate_values(const SearchSpec& spec, std::size_t index);

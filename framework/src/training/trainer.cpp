@@ -26,6 +26,7 @@
 #include "radial/version.hpp"
 #include "search.hpp"
 #include "selection.hpp"
+#include "user_folds.hpp"
 
 namespace radial {
 namespace {
@@ -308,20 +309,28 @@ training::FitAndTest fit_and_test(const Registry& registry) {
 CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry,
                                      const Dataset& raw, std::uint64_t seed, int threads,
                                      std::vector<Warning>& warnings,
-                                     const std::function<void(const std::string&)>& log) {
+                                     const std::function<void(const std::string&)>& log,
+                                     const training::UserFolds* user) {
   const EvaluateSpec& spec = p.evaluate;
   CrossValidationReport cv;
-  cv.folds = spec.folds;
+  const std::size_t folds = user ? user->count : spec.folds;
+  cv.folds = folds;
   cv.committee = std::max<std::size_t>(spec.committee, 1);
   const std::size_t rows = count_over_ranks(raw.rows());  // all ranks' rows
-  if (spec.folds > rows) {
-    throw InputError(p.file.string() + ": [evaluate] folds = " + std::to_string(spec.folds) +
+  if (folds > rows) {
+    throw InputError(p.file.string() + ": [evaluate] folds = " + std::to_string(folds) +
                      " exceeds the " + std::to_string(rows) + " training rows");
   }
-  const auto fold_of = assign_folds(raw, spec.folds, spec.stratified && raw.task == Task::Classification,
-                                    derive_seed(seed, folds_stream));
+  if (user && spec.folds != 0 && spec.folds != user->count) {
+    throw InputError(p.file.string() + ": [evaluate] folds = " + std::to_string(spec.folds) +
+                     " but the given folds hold " + std::to_string(user->count) +
+                     " distinct values; omit folds or make them agree");
+  }
+  const auto fold_of = user ? user->fold
+                            : assign_folds(raw, folds, spec.stratified && raw.task == Task::Classification,
+                                           derive_seed(seed, folds_stream));
   std::vector<double> errors, entropies, mses, r2s;
-  for (std::size_t k = 0; k < spec.folds; ++k) {
+  for (std::size_t k = 0; k < folds; ++k) {
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < raw.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
     Dataset fold_train = select_rows(raw, in);
@@ -331,8 +340,11 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     const Pipeline* fitted = &p;
     SearchValues chosen;
     if (p.search) {
-      const SearchReport search = training::run_search(p, fold_train, derive_seed(seed, 1000 + k),
-                                                       threads, fit_and_test(registry), nullptr);
+      std::optional<training::UserFolds> inner;
+      if (user) inner = training::folds_without(*user, in, k);
+      const SearchReport search =
+          training::run_search(p, fold_train, derive_seed(seed, 1000 + k), threads,
+                               fit_and_test(registry), nullptr, inner ? &*inner : nullptr);
       fitted = &p.search->candidates[search.best];
       chosen = search.candidates[search.best].values;
     }
@@ -368,16 +380,16 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     mses.push_back(fr.test.mse);
     if (fr.test.r2) r2s.push_back(*fr.test.r2);
     if (log) {
-      log("cv fold " + std::to_string(k + 1) + "/" + std::to_string(spec.folds) +
+      log("cv fold " + std::to_string(k + 1) + "/" + std::to_string(folds) +
           (fr.test.error_rate ? ": error rate " + std::to_string(*fr.test.error_rate) : ""));
     }
     cv.per_fold.push_back(std::move(fr));
   }
   cv.error_rate = mean(errors);
   cv.error_rate_sd = sample_sd(errors);
-  if (entropies.size() == spec.folds) cv.cross_entropy = mean(entropies);
+  if (entropies.size() == folds) cv.cross_entropy = mean(entropies);
   cv.mse = mean(mses);
-  if (!r2s.empty() && r2s.size() == spec.folds) cv.r2 = mean(r2s);
+  if (!r2s.empty() && r2s.size() == folds) cv.r2 = mean(r2s);
   return cv;
 }
 
@@ -550,14 +562,22 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   // Cross-validation first, on the raw rows (it refits the standardiser on every fold), so the
   // training rows can then be standardised in place. Its warnings follow the main fit's.
   std::vector<Warning> cv_warnings;
-  if (p.evaluate.folds >= 2) {
-    report.cv = cross_validate(p, registry, train_data, seed, threads, cv_warnings, log);
+  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted.
+  std::optional<training::UserFolds> user_folds;
+  agreed([&] {
+    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
+  });
+  report.features = train_data.features();
+  if (p.evaluate.folds >= 2 || user_folds) {
+    report.cv = cross_validate(p, registry, train_data, seed, threads, cv_warnings, log,
+                               user_folds ? &*user_folds : nullptr);
   }
 
   // The search, on the raw rows as well; its chosen candidate is what is fitted below.
   std::optional<Pipeline> chosen;
   if (p.search) {
-    report.search = training::run_search(p, train_data, seed, threads, fit_and_test(registry), log);
+    report.search = training::run_search(p, train_data, seed, threads, fit_and_test(registry), log,
+                                         user_folds ? &*user_folds : nullptr);
     chosen = p.search->candidates[report.search->best];
     chosen->text = p.text;
     if (!chosen->text.empty() && chosen->text.back() != '\n') chosen->text += '\n';

@@ -1,0 +1,138 @@
+// Folds given by the user (user_folds.hpp).
+#include "user_folds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "radial/collectives.hpp"
+#include "radial/errors.hpp"
+#include "radial/text.hpp"
+
+namespace radial::training {
+
+namespace {
+
+// Removes input column `j` of `data`, returning its values.
+std::vector<double> take_column(Dataset& data, std::size_t j) {
+  const std::size_t n = data.rows(), d = data.features();
+  std::vector<double> values(n);
+  Matrix rest = Matrix::from_shape({n, d - 1});
+  for (std::size_t r = 0; r < n; ++r) {
+    values[r] = data.inputs(r, j);
+    for (std::size_t c = 0, o = 0; c < d; ++c)
+      if (c != j) rest(r, o++) = data.inputs(r, c);
+  }
+  data.inputs = std::move(rest);
+  data.feature_names.erase(data.feature_names.begin() + std::ptrdiff_t(j));
+  return values;
+}
+
+std::size_t column_of(const Dataset& data, const std::string& name, const std::string& what) {
+  const auto it = std::find(data.feature_names.begin(), data.feature_names.end(), name);
+  if (it == data.feature_names.end())
+    throw InputError("[evaluate] fold_column = \"" + name + "\": " + what + " " + data.source +
+                     " has no input column of that name" +
+                     (name == data.target_name ? " (it is the target)" : ""));
+  if (data.features() < 2)
+    throw InputError("[evaluate] fold_column = \"" + name + "\": " + data.source +
+                     " would have no inputs left without it");
+  return std::size_t(it - data.feature_names.begin());
+}
+
+// This rank's rows of the fold file (all ranks' rows in the file).
+std::vector<double> read_fold_file(const std::filesystem::path& file, std::size_t total,
+                                   std::size_t first, std::size_t local) {
+  std::ifstream in(file);
+  if (!in) throw InputError("[evaluate] fold_file " + file.string() + ": cannot be read");
+  std::vector<double> all;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    char* end = nullptr;
+    const double v = std::strtod(line.c_str(), &end);
+    const bool whole = end != line.c_str() && *end == '\0' && std::isfinite(v) && v == std::floor(v);
+    if (!whole) {
+      if (all.empty() && number == 1) continue;  // a header
+      throw InputError(file.string() + ":" + std::to_string(number) + ": \"" + line +
+                       "\" is not a fold number; write one integer per training row");
+    }
+    all.push_back(v);
+    if (all.size() > total) break;
+  }
+  if (all.size() != total)
+    throw InputError(file.string() + ": " + (all.size() > total ? "more than " : "") +
+                     std::to_string(all.size()) + " folds for " + std::to_string(total) +
+                     " training rows; give one fold per row, in the order of the data");
+  return std::vector<double>(all.begin() + std::ptrdiff_t(first),
+                             all.begin() + std::ptrdiff_t(first + local));
+}
+
+}  // namespace
+
+std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& train, Dataset* test) {
+  if (!spec.user_folds()) return std::nullopt;
+  std::vector<double> values;
+  std::string bad_value;
+  if (!spec.fold_column.empty()) {
+    const std::size_t j = column_of(train, spec.fold_column, "the training data");
+    if (test) {
+      const std::size_t tj = column_of(*test, spec.fold_column, "the test data");
+      take_column(*test, tj);
+    }
+    values = take_column(train, j);
+    // Thrown after the gather below, so that every rank reaches it (agreed() then stops all).
+    for (std::size_t r = 0; r < values.size() && bad_value.empty(); ++r)
+      if (values[r] != std::floor(values[r]))
+        bad_value = train.source + ": fold column '" + spec.fold_column + "' holds " +
+                    text::number(values[r]) + " (training row " + std::to_string(r + 1) +
+                    " of this part of the data); folds are integers";
+  } else {
+    const ShardLayout layout = shard_layout(train.rows());
+    values = read_fold_file(*spec.fold_file, layout.total, layout.first, train.rows());
+  }
+  // The distinct values over all ranks, renumbered in increasing order.
+  std::set<double> distinct(values.begin(), values.end());
+  if (collectives().size() > 1) {
+    const std::vector<double> mine(distinct.begin(), distinct.end());
+    const std::string bytes(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double));
+    for (const std::string& part : collectives().all_gather(bytes)) {
+      std::vector<double> theirs(part.size() / sizeof(double));
+      std::memcpy(theirs.data(), part.data(), part.size());
+      distinct.insert(theirs.begin(), theirs.end());
+    }
+  }
+  if (!bad_value.empty()) throw InputError(bad_value);
+  if (distinct.size() < 2)
+    throw InputError(std::string("[evaluate] ") +
+                     (spec.fold_file ? "fold_file " + spec.fold_file->string()
+                                     : "fold_column \"" + spec.fold_column + "\"") +
+                     " gives " + std::to_string(distinct.size()) +
+                     " distinct fold(s); cross-validation needs at least 2");
+  const std::vector<double> order(distinct.begin(), distinct.end());
+  UserFolds folds;
+  folds.count = order.size();
+  folds.fold.reserve(values.size());
+  for (double v : values)
+    folds.fold.push_back(std::size_t(std::lower_bound(order.begin(), order.end(), v) - order.begin()));
+  return folds;
+}
+
+UserFolds folds_without(const UserFolds& folds, const std::vector<std::size_t>& rows,
+                        std::size_t left_out) {
+  UserFolds inner;
+  inner.count = folds.count - 1;
+  inner.fold.reserve(rows.size());
+  for (std::size_t r : rows) {
+    const std::size_t f = folds.fold[r];
+    inner.fold.push_back(f < left_out ? f : f - 1);
+  }
+  return inner;
+}
+
+}  // namespace radial::training

@@ -152,6 +152,13 @@ Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
 // adding a stage never shifts another stage's random stream.
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
 
+// The seeds of k-fold cross-validation, shared by [evaluate] and [search] so that a candidate's
+// search score is the number [evaluate] gives it: the folds are drawn with
+// cv_folds_seed(seed) = derive_seed(seed, 5), and fold k is fitted with
+// cv_fold_seed(seed, k) = derive_seed(derive_seed(seed, 6), k).
+std::uint64_t cv_folds_seed(std::uint64_t seed);
+std::uint64_t cv_fold_seed(std::uint64_t seed, std::size_t fold);
+
 // Stratified (by class, classification) or plain k-fold assignment of rows to folds, shuffled
 // with `seed`: result[n] = fold of row n. Sharded: result[n] = fold of this rank's row n, the
 // fold that row has in the single-process assignment of all ranks' rows (collective).

@@ -17,10 +17,6 @@
 namespace radial::training {
 namespace {
 
-// The search's folds and per-fold seeds are [evaluate]'s (trainer.cpp: folds from stream 4,
-// fold k fitted with derive_seed(seed, 1000 + k)), so a candidate's search score is the number
-// [evaluate] folds = k gives that candidate with the same seed.
-constexpr std::uint64_t folds_stream = 4, first_fold_stream = 1000;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -89,7 +85,7 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
   }
   const auto fold_of = user ? user->fold
                             : assign_folds(raw, folds, spec.stratified && classes,
-                                           derive_seed(seed, folds_stream));
+                                           cv_folds_seed(seed));  // [evaluate]'s
   std::vector<std::vector<std::size_t>> in(folds), out(folds);
   for (std::size_t n = 0; n < raw.rows(); ++n) {
     for (std::size_t k = 0; k < folds; ++k) (fold_of[n] == k ? out[k] : in[k]).push_back(n);
@@ -122,7 +118,7 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
       const auto start = std::chrono::steady_clock::now();
       try {
         o.metrics = fit(spec.candidates[c], select_rows(raw, in[k]), tests[k],
-                        derive_seed(seed, first_fold_stream + k), fit_threads);
+                        cv_fold_seed(seed, k), fit_threads);
       } catch (const InputError& e) {
         o.error = e.what();
       } catch (const NumericalError& e) {

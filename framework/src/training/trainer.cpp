@@ -39,7 +39,7 @@ double seconds_since(Clock::time_point start) {
 
 // Random streams of the stages; committee member m uses stream base_member + m.
 enum Stream : std::uint64_t { centres_stream = 1, basis_stream = 2, output_stream = 3,
-                              folds_stream = 4, member_stream = 100 };
+                              member_stream = 100 };
 
 // The components after the centre stage, fresh for every fit, so that fitting twice equals
 // fitting once. (The kernel prior and the centre learner are made by the centre stage, which
@@ -328,7 +328,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
   }
   const auto fold_of = user ? user->fold
                             : assign_folds(raw, folds, spec.stratified && raw.task == Task::Classification,
-                                           derive_seed(seed, folds_stream));
+                                           cv_folds_seed(seed));
   std::vector<double> errors, entropies, mses, r2s;
   for (std::size_t k = 0; k < folds; ++k) {
     std::vector<std::size_t> in, out;
@@ -343,7 +343,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
       std::optional<training::UserFolds> inner;
       if (user) inner = training::folds_without(*user, in, k);
       const SearchReport search =
-          training::run_search(p, fold_train, derive_seed(seed, 1000 + k), threads,
+          training::run_search(p, fold_train, cv_fold_seed(seed, k), threads,
                                fit_and_test(registry), nullptr, inner ? &*inner : nullptr);
       fitted = &p.search->candidates[search.best];
       chosen = search.candidates[search.best].values;
@@ -358,7 +358,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     Link link = Link::Identity;
     for (std::size_t m = 0; m < cv.committee; ++m) {
       const std::uint64_t member_seed =
-          cv.committee == 1 ? derive_seed(seed, 1000 + k) : derive_seed(seed, 1000 + k * 1000 + member_stream + m);
+          cv.committee == 1 ? cv_fold_seed(seed, k) : derive_seed(seed, 1000 + k * 1000 + member_stream + m);
       Fitted f = fit_network(*fitted, registry, fold_train, member_seed, threads, nullptr);
       f.model.standardize = p.data.standardize;
       f.model.standardiser = s;
@@ -401,6 +401,12 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
+}
+
+std::uint64_t cv_folds_seed(std::uint64_t seed) { return derive_seed(seed, 5); }
+
+std::uint64_t cv_fold_seed(std::uint64_t seed, std::size_t fold) {
+  return derive_seed(derive_seed(seed, 6), fold);
 }
 
 namespace {

@@ -48,7 +48,8 @@ std::string training_summary(const TrainingReport& r, const std::vector<std::str
     out << "  " << what << std::string(what.size() < 10 ? 10 - what.size() : 1, ' ') << text << "\n";
   };
   out << (r.pipeline_name.empty() ? "training run" : r.pipeline_name) << " (seed " << r.seed << ", "
-      << plural(std::size_t(r.threads), "thread", "threads") << ", " << seconds(r.seconds) << ")\n";
+      << plural(std::size_t(r.threads), "thread", "threads") << ", " << seconds(r.seconds)
+      << ", CPU " << seconds(r.cpu_seconds) << ")\n";
   std::string data = plural(r.train_rows, "training row", "training rows");
   if (r.test_rows) data += ", " + plural(r.test_rows, "test row", "test rows");
   data += ", " + plural(r.features, "feature", "features");

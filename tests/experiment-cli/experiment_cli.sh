@@ -83,7 +83,7 @@ import json, sys
 runs = json.load(open("all.json"))["runs"]
 def strip(x):
     if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "threads")}
+        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "cpu_seconds", "threads")}
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x

@@ -12,10 +12,11 @@ using experiment_test::plugins;
 
 namespace {
 
-// The report without what depends on the machine: wall times and the thread count.
+// The report without what depends on the machine: wall and CPU times and the thread count.
 nlohmann::json timeless(nlohmann::json value) {
   if (value.is_object()) {
     value.erase("seconds");
+    value.erase("cpu_seconds");
     value.erase("threads");
     for (auto& [key, item] : value.items()) item = timeless(item);
   } else if (value.is_array()) {

@@ -13,8 +13,8 @@ that an entry which cancels to near zero (a mean of centred data, a small weight
 ones) carries the rounding of its array and not of itself. Integers (counts, iteration
 numbers, shapes) and strings must be equal. A model embeds its training report, whose wall times
 differ between any two runs (so model files are never byte-identical): it is compared as a
-report, without the "seconds", "threads" and "ranks" entries. Exit 0 when they agree, 1 with
-the differences listed (at most 20) when not.
+report, without the "seconds", "cpu_seconds", "threads" and "ranks" entries. Exit 0 when they
+agree, 1 with the differences listed (at most 20) when not.
 """
 import json
 import math
@@ -23,7 +23,7 @@ import sys
 
 REL = 1e-10
 # Report keys that measure the run, not the model: wall times and the thread / rank counts.
-RUN_KEYS = {"seconds", "threads", "ranks"}
+RUN_KEYS = {"seconds", "cpu_seconds", "threads", "ranks"}
 
 FLOAT = re.compile(r"^[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$|^[-+]?(nan|inf)$", re.I)
 

@@ -102,7 +102,10 @@ struct TrainingReport {
   std::optional<SearchReport> search;                 // [search] on all training rows
   std::optional<SelectionReport> selection;           // "choose" values, chosen in closed form
   std::vector<Warning> warnings;                      // every guard that fired, all stages
-  double seconds = 0;
+  double seconds = 0;                                 // wall
+  // CPU seconds of the process during train() (all its threads; in an experiment with
+  // --jobs > 1 the other runs' threads too).
+  double cpu_seconds = 0;
 };
 
 struct TrainingResult {

@@ -141,6 +141,7 @@ std::string report_json(const TrainingReport& r) {
   j["seed"] = r.seed;
   j["threads"] = r.threads;
   j["seconds"] = number(r.seconds);
+  j["cpu_seconds"] = number(r.cpu_seconds);
   j["data"] = {{"train_rows", r.train_rows}, {"test_rows", r.test_rows},
                {"features", r.features}, {"classes", r.classes},
                {"constant_columns", r.constant_columns}};

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <thread>
+#include <time.h>
 
 #include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
@@ -35,6 +36,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU seconds of the whole process (every thread) so far.
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
 // Random streams of the stages; committee member m uses stream base_member + m.
@@ -540,6 +548,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
 TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
                      std::optional<Dataset> raw_test, const TrainOptions& options) {
   const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
   const std::uint64_t seed = options.seed.value_or(p.seed);
   int threads = options.threads.value_or(p.threads);
   threads = resolve_threads(threads);
@@ -640,6 +649,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   if (raw_test) report.test = evaluate_metrics(f.model, f.basis, *raw_test, threads);
   report.warnings.insert(report.warnings.end(), cv_warnings.begin(), cv_warnings.end());
   report.seconds = seconds_since(start);
+  report.cpu_seconds = process_cpu_seconds() - cpu_start;
   f.model.training_summary = report_json(report);
 
   TrainingResult result{std::move(f.model), std::move(report)};

@@ -45,9 +45,9 @@ PlotBody selection_plot(const ReportFile& report) {
   if (plots.empty()) throw InputError(report.file + ": the selection curves hold no finite points");
   const nlohmann::json& chosen = (*found)["chosen"];
   if (chosen.is_object() && chosen.contains("weight-penalty.alpha") &&
-      (*found)["score"].is_number()) {
+      (*found)["loo"].is_number()) {
     blocks += data_block("CHOSEN", {number(chosen["weight-penalty.alpha"].get<double>()) + " " +
-                                    number((*found)["score"].get<double>())});
+                                    number((*found)["loo"].get<double>())});
     plots += ", \\\n     $CHOSEN using 1:2 with points pt 7 ps 1.6 lc rgb '#000000' title 'chosen'";
   }
   const std::string settings =

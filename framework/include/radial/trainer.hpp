@@ -66,13 +66,16 @@ struct SelectionCurve {
   std::size_t count = 0;             // centres of this curve
   double width_scale = 1;            // the basis width scale of this curve
   std::vector<double> alphas;        // the penalties tried (absolute)
-  std::vector<double> loo, gcv, dof; // per alpha: mean squared LOO residual, GCV, trace H
+  std::vector<double> loo;           // per alpha: mean squared LOO residual
+  std::vector<double> loo_error;     // per alpha: LOO error rate (classification, else empty)
+  std::vector<double> gcv, dof;      // per alpha: GCV, trace H
 };
 
 struct SelectionReport {
-  std::string criterion = "loo";     // what was minimised
+  std::string criterion = "loo";     // what was minimised: "loo" (squared error), "loo-error"
   SearchValues chosen;               // ("basis.width_scale", 2.0), ("weight-penalty.alpha", ...)
   double score = 0;                  // the criterion at the chosen values
+  double loo = 0;                    // the LOO squared error there
   bool penalty_added = false;        // the pipeline named no weight penalty: weight-decay added
   std::vector<SelectionCurve> curves;
   std::vector<std::string> edges;    // chosen values at the edge of their grid

@@ -79,7 +79,7 @@ std::vector<double> default_lambda_factors(std::size_t count) {
 }
 
 RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
-                         const std::vector<double>& lambdas, bool relative) {
+                         const std::vector<double>& lambdas, bool relative, bool one_of_k) {
   const SingleThreadedBlasScope blas;  // the same bits for any thread count
   const std::size_t p = design.cols(), k = t.shape(1), m = p - 1, L = lambdas.size();
   if (p < 2) throw InputError("model selection: the design has no basis columns");
@@ -133,7 +133,7 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   std::vector<double> vmu(m, 0.0);  // V^T mu
   for (std::size_t r = 0; r < m; ++r)
     for (std::size_t i = 0; i < m; ++i) vmu[i] += v(r, i) * mu(r);
-  std::vector<double> sums(2 * L, 0.0);
+  std::vector<double> sums(3 * L, 0.0);
   std::exception_ptr failure;
   try {
     Matrix z, hats, fits;
@@ -162,6 +162,8 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
                            hats.data(), Index(L));
       for (std::size_t r = 0; r < rows; ++r) {
         const double* t_row = t.data() + (first + r) * k;
+        const std::size_t truth =
+            std::size_t(std::max_element(t_row, t_row + k) - t_row);  // 1-of-K targets
         for (std::size_t l = 0; l < L; ++l) {
           const double keep = 1.0 - (1.0 / n + hats(r, l));
           double row_sse = 0;
@@ -171,6 +173,20 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
           }
           sums[L + l] += row_sse;
           sums[l] += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
+          if (!one_of_k) continue;
+          // The row's prediction without it: t - e / (1 - h); wrong when its arg max is not
+          // the row's class (the first of equal values, as the metrics count).
+          std::size_t best = 0;
+          double best_value = -std::numeric_limits<double>::infinity();
+          for (std::size_t c = 0; c < k; ++c) {
+            const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
+            const double value = keep > 1e-12 ? t_row[c] - res / keep : 0.0;
+            if (value > best_value) {
+              best_value = value;
+              best = c;
+            }
+          }
+          sums[2 * L + l] += best != truth || !(keep > 1e-12);
         }
       }
     });
@@ -181,7 +197,9 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   path.loo.resize(L);
   path.gcv.resize(L);
   path.dof.resize(L);
+  if (one_of_k) path.loo_error.resize(L);
   for (std::size_t l = 0; l < L; ++l) {
+    if (one_of_k) path.loo_error[l] = sums[2 * L + l] / n;
     double dof = 1.0;  // the bias
     for (std::size_t i = 0; i < m; ++i) dof += e(i) / (e(i) + path.lambdas[l]);
     path.dof[l] = dof;

@@ -112,19 +112,23 @@ json to_json(const SelectionReport& s) {
   json curves = json::array();
   for (const SelectionCurve& c : s.curves) {
     json alphas = json::array(), loo = json::array(), gcv = json::array(), dof = json::array();
+    json loo_error = json::array();
     for (std::size_t l = 0; l < c.alphas.size(); ++l) {
       alphas.push_back(number(c.alphas[l]));
       loo.push_back(number(c.loo[l]));
+      if (l < c.loo_error.size()) loo_error.push_back(number(c.loo_error[l]));
       gcv.push_back(number(c.gcv[l]));
       dof.push_back(number(c.dof[l]));
     }
     curves.push_back({{"count", c.count}, {"width_scale", number(c.width_scale)},
                       {"alpha", std::move(alphas)}, {"loo", std::move(loo)},
+                      {"loo_error", c.loo_error.empty() ? json(nullptr) : std::move(loo_error)},
                       {"gcv", std::move(gcv)}, {"dof", std::move(dof)}});
   }
   return json{{"criterion", s.criterion},
               {"chosen", to_json(s.chosen)},
               {"score", number(s.score)},
+              {"loo", number(s.loo)},
               {"penalty_added", s.penalty_added},
               {"edges", s.edges},
               {"seconds", number(s.seconds)},

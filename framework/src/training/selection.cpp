@@ -73,16 +73,20 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     const std::size_t rows = count_over_ranks(train.rows());
     const std::size_t base = auto_centre_count(rows);
     counts.clear();
-    for (const std::size_t c : {base / 4, base / 2, base, 2 * base}) {
+    for (const std::size_t c : {base / 4, base / 2, base, 2 * base, 4 * base}) {
       const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));
       if (std::find(counts.begin(), counts.end(), clamped) == counts.end()) counts.push_back(clamped);
     }
   }
 
   const Matrix targets = targets_for(Link::Identity, train);
+  const bool classes = train.task == Task::Classification;
   Selected best{p, {}, {}};
   SelectionReport& report = best.report;
-  double best_score = std::numeric_limits<double>::infinity();
+  // Classification: the leave-one-out error rate, ties to the lower leave-one-out squared
+  // error; regression: the leave-one-out squared error.
+  report.criterion = classes ? "loo-error" : "loo";
+  double best_score = std::numeric_limits<double>::infinity(), best_tie = best_score;
   std::size_t best_count = 0, best_scale = 0, best_alpha = 0;
   double chosen_alpha = 0;
   for (std::size_t ci = 0; ci < counts.size(); ++ci) {
@@ -99,11 +103,15 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       basis->prepare(centres, bctx);
       DesignMatrix design(train.inputs, centres, *basis, false);
       design.set_threads(threads);
-      const RidgePath path = ridge_loo_path(design, targets, lambdas, relative);
-      SelectionCurve curve{centres.count(), scales[si], path.lambdas, path.loo, path.gcv, path.dof};
+      const RidgePath path = ridge_loo_path(design, targets, lambdas, relative, classes);
+      SelectionCurve curve{centres.count(), scales[si], path.lambdas, path.loo,
+                           path.loo_error, path.gcv, path.dof};
       for (std::size_t l = 0; l < path.loo.size(); ++l) {
-        if (path.loo[l] < best_score) {  // ties go to the earlier (smaller count, width, alpha)
-          best_score = path.loo[l];
+        const double score = classes ? path.loo_error[l] : path.loo[l];
+        // Ties go to the earlier (smaller count, width, alpha).
+        if (score < best_score || (score == best_score && path.loo[l] < best_tie)) {
+          best_score = score;
+          best_tie = path.loo[l];
           best_count = ci;
           best_scale = si;
           best_alpha = l;
@@ -112,9 +120,10 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
         }
       }
       if (log) {
-        const auto it = std::min_element(path.loo.begin(), path.loo.end());
+        const std::vector<double>& scores = classes ? path.loo_error : path.loo;
         log("select: " + std::to_string(centres.count()) + " centres, width_scale " +
-            text::number(scales[si]) + ": leave-one-out " + text::number(*it));
+            text::number(scales[si]) + ": leave-one-out " + (classes ? "error rate " : "") +
+            text::number(*std::min_element(scores.begin(), scores.end())));
       }
       report.curves.push_back(std::move(curve));
     }
@@ -155,6 +164,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (best_alpha == 0 || best_alpha + 1 == lambdas.size()) report.edges.push_back("weight-penalty.alpha");
   }
   report.score = best_score;
+  report.loo = best_tie;
   if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
   chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

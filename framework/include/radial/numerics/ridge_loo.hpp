@@ -22,6 +22,9 @@ namespace radial {
 struct RidgePath {
   std::vector<double> lambdas;   // as given
   std::vector<double> loo;       // (1/N) sum_n ||t_n - fit_n^(-n)||^2 per lambda (inf if h_n ~ 1)
+  // With 1-of-K targets: the fraction of rows whose leave-one-out prediction's arg max is not
+  // their class, per lambda (empty otherwise).
+  std::vector<double> loo_error;
   std::vector<double> gcv;       // N ||T - fit||^2 / (N - trace H)^2 per lambda
   std::vector<double> dof;       // trace H (effective number of parameters, bias included)
   std::vector<double> eigenvalues;  // of the centred Gram, ascending
@@ -32,9 +35,10 @@ struct RidgePath {
 // targets. With `relative`, the penalties are lambdas[l] times the mean eigenvalue of the centred
 // Gram (trace A / M), so one grid suits any width; otherwise they are used as given. Under
 // sharded rows both passes are summed over the ranks (every rank returns the same path).
+// `one_of_k`: the targets are a 1-of-K class coding; loo_error is then filled too.
 // NumericalError when the design has a non-finite value or the eigensolver fails.
 RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& targets,
-                         const std::vector<double>& lambdas, bool relative);
+                         const std::vector<double>& lambdas, bool relative, bool one_of_k = false);
 
 // The default relative grid: `count` factors from 1e-9 to 10, evenly spaced in log.
 std::vector<double> default_lambda_factors(std::size_t count = 20);

@@ -126,3 +126,37 @@ TEST_CASE("a relative grid scales with the centred Gram's mean eigenvalue", "[ri
   // The LOO error is finite on the whole path and GCV >= the plain residual mean.
   for (double v : path.loo) REQUIRE(std::isfinite(v));
 }
+
+TEST_CASE("ridge LOO error rate counts the rows a refit without them misclassifies",
+          "[ridge-loo]") {
+  const Reference ref;
+  const UnitGaussian basis;
+  const DesignMatrix design(ref.x, ref.centres, basis);
+  const Matrix phi = design.materialise();
+  const std::size_t n = phi.shape(0);
+  // Three classes from the inputs, 1-of-K.
+  Matrix t = xt::zeros<double>({n, std::size_t(3)});
+  for (std::size_t r = 0; r < n; ++r)
+    t(r, ref.x(r, 0) + 0.3 * ref.x(r, 1) > 0.5 ? 0 : ref.x(r, 1) > 0 ? 1 : 2) = 1.0;
+  for (const double lambda : {1e-4, 0.05, 2.0}) {
+    std::size_t wrong = 0;
+    for (std::size_t row = 0; row < n; ++row) {
+      const Matrix w = ridge(phi, t, lambda, row);
+      std::size_t best = 0, truth = 0;
+      double best_value = -1e300;
+      for (std::size_t c = 0; c < 3; ++c) {
+        double y = 0;
+        for (std::size_t i = 0; i < phi.shape(1); ++i) y += phi(row, i) * w(i, c);
+        if (y > best_value) best_value = y, best = c;
+        if (t(row, c) == 1.0) truth = c;
+      }
+      wrong += best != truth;
+    }
+    const RidgePath path = ridge_loo_path(design, t, {lambda}, false, true);
+    INFO("lambda " << lambda);
+    REQUIRE(path.loo_error.size() == 1);
+    CHECK(path.loo_error[0] == double(wrong) / double(n));
+  }
+  // Without one_of_k the error rate is not computed.
+  CHECK(ridge_loo_path(design, t, {0.05}, false).loo_error.empty());
+}

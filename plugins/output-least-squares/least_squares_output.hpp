@@ -45,6 +45,8 @@ class LeastSquaresOutput final : public OutputLayer {
   explicit LeastSquaresOutput(LeastSquaresOptions options)
       : solver_(options.solver), rcond_(options.rcond) {}
 
+  bool least_squares() const override { return true; }
+
   // Targets from targets_for(Link::Identity, data): values (regression) or 1-of-K (classes,
   // predicted by arg max). Records rank, solver and final_error = 0.5 SSE + penalty(W) in
   // ctx.report; warns "rank-deficient" when rank < M+1.

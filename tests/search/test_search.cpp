@@ -450,3 +450,40 @@ TEST_CASE("[evaluate] and [search] run on folds the user gives, from a file or a
                       Catch::Contains("is not a file"));
   std::filesystem::remove_all(folder);
 }
+
+TEST_CASE("an irls output's penalty: the closed form proposes, its own cross-validated path decides") {
+  const std::string text = R"(seed = 3
+[data]
+train = "data/synth3_train.csv"
+target = "label"
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+count = 8
+[output]
+plugin = "irls"
+link = "logistic"
+)";
+  const auto result = train(parse(text), 1);
+  REQUIRE(result.report.selection);
+  const radial::SelectionReport& s = *result.report.selection;
+  CHECK(s.penalty_added);
+  CHECK(s.path_metric == "error_rate");
+  CHECK(s.path_folds == 5);
+  REQUIRE(s.path_alphas.size() >= 3);
+  // Alphas from large to small by factors of 3, cut short after two no better than the best.
+  for (std::size_t i = 1; i < s.path_alphas.size(); ++i)
+    CHECK(s.path_alphas[i - 1] / s.path_alphas[i] == Approx(3.0).epsilon(1e-12));
+  double lowest = s.path_errors[0];
+  for (double e : s.path_errors) lowest = std::min(lowest, e);
+  double chosen = 0;
+  for (const auto& [key, value] : s.chosen)
+    if (key == "weight-penalty.alpha") chosen = std::get<double>(value);
+  // The chosen alpha is one of the lowest error (ties go to the lower cross-entropy).
+  const auto at = std::find(s.path_alphas.begin(), s.path_alphas.end(), chosen);
+  REQUIRE(at != s.path_alphas.end());
+  CHECK(s.path_errors[std::size_t(at - s.path_alphas.begin())] == lowest);
+  // The model was fitted with that penalty: its pipeline says so.
+  CHECK(result.model.pipeline_text.find("# chose by leave-one-out") != std::string::npos);
+}

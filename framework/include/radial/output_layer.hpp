@@ -46,6 +46,11 @@ class OutputLayer {
   // leave-one-out (radial/selection.hpp). False for rules that use no weights (Bayes).
   virtual bool selectable() const { return true; }
 
+  // True when the layer minimises the penalised sum of squares on the design, so that the
+  // closed-form leave-one-out is its own error. Other selectable layers (cross-entropy) get their
+  // penalty from a short cross-validated path of the layer itself, started at the closed form's.
+  virtual bool least_squares() const { return false; }
+
   // `penalty` is the pipeline's weight penalty or null; it adds to the error.
   virtual OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                             FitContext& ctx) = 0;

@@ -79,6 +79,12 @@ struct SelectionReport {
   bool penalty_added = false;        // the pipeline named no weight penalty: weight-decay added
   std::vector<SelectionCurve> curves;
   std::vector<std::string> edges;    // chosen values at the edge of their grid
+  // Outputs of another error than least squares: the penalty path the output layer itself was
+  // cross-validated on (alphas from large to small, stopped once hopeless), its metric per
+  // alpha (NaN: the fit failed) and the metric's name; empty for least-squares outputs.
+  std::vector<double> path_alphas, path_errors;
+  std::string path_metric;
+  std::size_t path_folds = 0;
   double seconds = 0;
 };
 

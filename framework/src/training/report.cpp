@@ -125,7 +125,18 @@ json to_json(const SelectionReport& s) {
                       {"loo_error", c.loo_error.empty() ? json(nullptr) : std::move(loo_error)},
                       {"gcv", std::move(gcv)}, {"dof", std::move(dof)}});
   }
+  json path = nullptr;
+  if (!s.path_alphas.empty()) {
+    json alphas = json::array(), errors = json::array();
+    for (std::size_t i = 0; i < s.path_alphas.size(); ++i) {
+      alphas.push_back(number(s.path_alphas[i]));
+      errors.push_back(number(s.path_errors[i]));
+    }
+    path = {{"metric", s.path_metric}, {"folds", s.path_folds}, {"alpha", std::move(alphas)},
+            {"error", std::move(errors)}};
+  }
   return json{{"criterion", s.criterion},
+              {"output_path", std::move(path)},
               {"chosen", to_json(s.chosen)},
               {"score", number(s.score)},
               {"loo", number(s.loo)},

@@ -9,6 +9,8 @@
 #include "radial/collectives.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
+#include "radial/metrics.hpp"
+#include "radial/network.hpp"
 #include "radial/numerics/ridge_loo.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/text.hpp"
@@ -28,12 +30,63 @@ std::string describe(const SearchValues& values) {
   return text;
 }
 
+// One output fit per (alpha, fold) on fixed centres and widths: the metric of the layer's own
+// fit on the held-out rows (error rate, ties by cross-entropy when there are probabilities;
+// MSE for regression), averaged over the folds; NaN when a fit failed.
+struct PathPoint {
+  double error = std::numeric_limits<double>::quiet_NaN();
+  double tie = 0;
+};
+
+PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dataset& train,
+                          const Centres& centres, const std::shared_ptr<Basis>& basis,
+                          const std::string& penalty_plugin, const Params& penalty_params,
+                          const std::vector<std::size_t>& fold_of, std::size_t folds,
+                          std::uint64_t output_seed, int threads) {
+  const bool classes = train.task == Task::Classification;
+  const std::shared_ptr<WeightPenalty> penalty =
+      registry.make_weight_penalty(penalty_plugin, penalty_params);
+  double error = 0, tie = 0;
+  for (std::size_t k = 0; k < folds; ++k) {
+    std::vector<std::size_t> in, out;
+    for (std::size_t n = 0; n < train.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
+    const Dataset fold_train = select_rows(train, in), fold_test = select_rows(train, out);
+    const std::shared_ptr<OutputLayer> output =
+        registry.make_output_layer(p.output.plugin, p.output.params);
+    FitContext ctx(output_seed, threads);
+    OutputWeights w;
+    try {
+      DesignMatrix design(fold_train.inputs, centres, *basis, false);
+      design.set_threads(threads);
+      w = output->fit(TrainingProblem{design, fold_train, centres, *basis}, penalty.get(), ctx);
+    } catch (const InputError&) {
+      return {};
+    } catch (const NumericalError&) {
+      return {};
+    }
+    Model model;
+    model.task = train.task;
+    model.class_values = train.class_values;
+    model.centres = centres;
+    model.link = w.link;
+    model.weights = std::move(w.weights);
+    const Metrics m = compute_metrics(Network(model, basis).predict(fold_test.inputs), model.link,
+                                      fold_test);
+    error += (classes ? *m.error_rate : m.mse) * double(fold_test.rows());
+    tie += m.cross_entropy.value_or(m.mse) * double(fold_test.rows());
+  }
+  const double n = double(train.rows());
+  return {error / n, tie / n};
+}
+
 }  // namespace
 
 std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32}; }
 
 std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
-                                      const Dataset& train, std::uint64_t basis_seed, int threads,
+                                      const Dataset& train, std::uint64_t fold_seed,
+                                      std::uint64_t basis_seed, std::uint64_t output_seed,
+                                      int threads,
                                       const FitCentres& fit_centres,
                                       const std::function<void(const std::string&)>& log) {
   const auto start = std::chrono::steady_clock::now();
@@ -146,6 +199,56 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     report.chosen.push_back({"basis.width_scale", scales[best_scale]});
     if (best_scale == 0 || best_scale + 1 == scales.size()) report.edges.push_back("basis.width_scale");
   }
+  if ((choose_alpha || add_penalty) && !output->least_squares()) {
+    // The closed form proposes; the layer's own error decides: 5-fold CV of the output layer
+    // alone on the chosen centres and widths (computed once, shared by every fit), over
+    // alpha x 3^k from large to small, stopped after two in a row no better than the best.
+    const std::size_t folds = std::min<std::size_t>(5, train.rows());
+    if (collectives().size() == 1 && folds >= 2) {
+      const std::shared_ptr<Basis> basis = registry.make_basis(chosen.basis.plugin, chosen.basis.params);
+      Centres centres = best.centres.centres;
+      FitContext bctx(basis_seed, threads);
+      basis->prepare(centres, bctx);
+      const auto fold_of = assign_folds(train, folds, classes, cv_folds_seed(fold_seed));
+      const std::string plugin = choose_alpha ? p.weight_penalty->plugin : "weight-decay";
+      Params penalty_params;
+      if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
+        penalty_params = validate_params(info->params, {}, "plugin " + plugin);
+      if (choose_alpha) penalty_params = p.weight_penalty->params;
+      report.path_metric = classes ? "error_rate" : "mse";
+      report.path_folds = folds;
+      double best_error = std::numeric_limits<double>::infinity(), best_tie_cv = best_error;
+      double path_alpha = chosen_alpha;
+      std::size_t worse = 0, best_index = 0;
+      for (int power = 3; power >= -3 && worse < 2; --power) {
+        const double alpha = chosen_alpha * std::pow(3.0, power);
+        penalty_params.set("alpha", alpha);
+        const PathPoint point = cross_validated(p, registry, train, centres, basis, plugin,
+                                                penalty_params, fold_of, folds,
+                                                output_seed, threads);
+        report.path_alphas.push_back(alpha);
+        report.path_errors.push_back(point.error);
+        const bool better = point.error < best_error ||
+                            (point.error == best_error && point.tie < best_tie_cv);
+        if (better) {
+          best_error = point.error;
+          best_tie_cv = point.tie;
+          path_alpha = alpha;
+          best_index = report.path_alphas.size() - 1;
+          worse = 0;
+        } else {
+          ++worse;
+        }
+        if (log)
+          log("select: " + p.output.plugin + " with alpha " + text::number(alpha) + ": " +
+              std::to_string(folds) + "-fold " + report.path_metric + " " +
+              text::number(point.error));
+      }
+      chosen_alpha = path_alpha;
+      if (best_index == 0 || (best_index + 1 == report.path_alphas.size() && worse < 2))
+        report.edges.push_back("weight-penalty.alpha");
+    }
+  }
   if (choose_alpha || add_penalty) {
     if (choose_alpha) {
       chosen.weight_penalty->params.set("alpha", chosen_alpha);
@@ -161,7 +264,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       report.penalty_added = true;
     }
     report.chosen.push_back({"weight-penalty.alpha", chosen_alpha});
-    if (best_alpha == 0 || best_alpha + 1 == lambdas.size()) report.edges.push_back("weight-penalty.alpha");
+    if (output->least_squares() && (best_alpha == 0 || best_alpha + 1 == lambdas.size()))
+      report.edges.push_back("weight-penalty.alpha");
   }
   report.score = best_score;
   report.loo = best_tie;

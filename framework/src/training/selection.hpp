@@ -4,9 +4,11 @@
 // leave-one-out of ridge least squares on the design (radial/numerics/ridge_loo.hpp). One
 // eigendecomposition per (count, width) candidate; every penalty on the path is free.
 //
-// Least-squares outputs minimise exactly that criterion. For outputs of another error
-// (cross-entropy: irls, scg, bfgs) it is the least-squares proxy on the 1-of-K targets, with the
-// same alpha: the width and penalty that make the linear fit predict held-out rows best.
+// Least-squares outputs minimise exactly that criterion (for classes: the leave-one-out error
+// rate of the 1-of-K fit). For outputs of another error (cross-entropy: irls, scg, bfgs) the
+// closed form chooses the centres and widths and proposes alpha; the layer's own 5-fold
+// cross-validated error on a path alpha x 3^3 ... 3^-3 around it then decides alpha, on the
+// centres and widths computed once, the path cut short once two values in a row are no better.
 
 #include <cstdint>
 #include <functional>
@@ -35,8 +37,12 @@ struct Selected {
 // fit weights on the design (OutputLayer::selectable). A pipeline that chooses its width but
 // names no weight penalty gets weight-decay with a chosen alpha (report.penalty_added): the
 // defaults never leave an unpenalised, possibly ill-posed fit.
+// Seeds: `fold_seed` the run's (cv_folds_seed of it draws the path's folds), `basis_seed` and
+// `output_seed` those of the trainer's basis and output stages.
 std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
-                                      const Dataset& train, std::uint64_t basis_seed, int threads,
+                                      const Dataset& train, std::uint64_t fold_seed,
+                                      std::uint64_t basis_seed, std::uint64_t output_seed,
+                                      int threads,
                                       const FitCentres& fit_centres,
                                       const std::function<void(const std::string&)>& log);
 

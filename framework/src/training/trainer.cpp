@@ -205,7 +205,8 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
     return out;
   };
   std::optional<training::Selected> selected = training::select_by_loo(
-      given, registry, train, derive_seed(seed, basis_stream), threads, fit_centres, log);
+      given, registry, train, seed, derive_seed(seed, basis_stream), derive_seed(seed, output_stream),
+      threads, fit_centres, log);
   const Pipeline& p = selected ? selected->pipeline : given;
   Components c = make_components(p, registry);
   Fitted f;

@@ -28,7 +28,7 @@ class CentreLearner {
 
 // The `count` parameter of a learner whose number of centres is free: an integer >= 1, "auto"
 // (the default: auto_centre_count of the training rows) or "choose" (the trainer selects it
-// by leave-one-out among auto_centre_count / 4, / 2, x 1 and x 2, radial/selection.hpp).
+// by leave-one-out among auto_centre_count / 4, / 2, x 1, x 2 and x 4, selection.cpp).
 ParamSpec centre_count_param(const std::string& doc);
 
 // The count from validated Params holding centre_count_param: 0 for "auto" and "choose" (the

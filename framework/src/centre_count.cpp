@@ -9,8 +9,9 @@ namespace radial {
 ParamSpec centre_count_param(const std::string& doc) {
   ParamSpec count = ParamSpec::integer(
       "count", 1,
-      doc + "; \"auto\" (the default): min(N / 2, ceil(8 sqrt N), 500) for N training rows; "
-            "\"choose\": the trainer selects it by leave-one-out among auto / 4, / 2, x 1, x 2, x 4");
+      doc +
+          "; \"auto\" (the default): min(N / 2, ceil(8 sqrt N), 500) for N training rows; "
+          "\"choose\": the trainer selects it by leave-one-out among auto / 4, / 2, x 1, x 2, x 4");
   count.at_least(1).or_words({"auto", "choose"});
   count.default_value = std::string("auto");
   return count;

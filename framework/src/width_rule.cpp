@@ -20,9 +20,12 @@ struct RuleName {
 };
 
 constexpr RuleName rule_names[] = {
-    {WidthRule::Auto, "auto"},           {WidthRule::Shapes, "shapes"},
-    {WidthRule::MaxDistance, "max-distance"}, {WidthRule::Nearest, "nearest"},
-    {WidthRule::PNearest, "p-nearest"},  {WidthRule::ScaledShapes, "scaled-shapes"},
+    {WidthRule::Auto, "auto"},
+    {WidthRule::Shapes, "shapes"},
+    {WidthRule::MaxDistance, "max-distance"},
+    {WidthRule::Nearest, "nearest"},
+    {WidthRule::PNearest, "p-nearest"},
+    {WidthRule::ScaledShapes, "scaled-shapes"},
     {WidthRule::Fixed, "fixed"},
 };
 
@@ -43,7 +46,8 @@ void set_common(Centres& centres, double variance) {
 // neighbour); 0 off the diagonal for coincident centres.
 Matrix between_centres(const Centres& centres) {
   Matrix d2 = squared_euclidean(centres.means, centres.means);
-  for (std::size_t j = 0; j < centres.count(); ++j) d2(j, j) = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < centres.count(); ++j)
+    d2(j, j) = std::numeric_limits<double>::infinity();
   return d2;
 }
 
@@ -107,9 +111,8 @@ WidthSpec width_spec(const Params& params, const std::string& component) {
       throw ParameterError(
           "plugin " + component + ", parameter width = " + text::number(spec.width) +
           ": the variance width^2 " +
-          (variance < std::numeric_limits<double>::min()
-               ? "underflows to " + text::number(variance)
-               : std::string("overflows")) +
+          (variance < std::numeric_limits<double>::min() ? "underflows to " + text::number(variance)
+                                                         : std::string("overflows")) +
           ", so squared distances r^2 / width^2 cannot be computed. Give a width between " +
           text::number(std::sqrt(std::numeric_limits<double>::min())) + " and " +
           text::number(std::sqrt(std::numeric_limits<double>::max())) +
@@ -202,8 +205,9 @@ WidthResult apply_width_rule(Centres& centres, const WidthSpec& spec, bool densi
     }
   if (zero > 0)
     ctx.warn(component, "zero-width",
-             std::string("the width rule ") + to_string(result.rule) + " gave no positive variance for " +
-                 std::to_string(zero) + " of " + std::to_string(m) +
+             std::string("the width rule ") + to_string(result.rule) +
+                 " gave no positive variance for " + std::to_string(zero) + " of " +
+                 std::to_string(m) +
                  " centre(s) (no distinct neighbouring centre); used variance " +
                  text::number(scale) + " for them",
              "basis.width > 0 or more distinct centres");

@@ -2,12 +2,9 @@
 // NumPy's explicit refits without each row (tests/reference/ridge_loo.py), against a direct
 // leave-one-out refit here, and for any thread count.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
-
 #include <radial/basis.hpp>
 #include <radial/design_matrix.hpp>
 #include <radial/numerics/least_squares.hpp>

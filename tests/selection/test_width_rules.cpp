@@ -1,15 +1,13 @@
 // Each width rule against its formula written out on five centres in the plane (NETLAB's
 // rbfsetfw for max-distance and nearest, Moody & Darken's p-nearest, scaled shapes, fixed), and
 // the automatic centre count.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
-#include <vector>
-
 #include <radial/centre_learner.hpp>
 #include <radial/errors.hpp>
 #include <radial/width_rule.hpp>
+#include <vector>
 
 using namespace radial;
 
@@ -36,7 +34,9 @@ WidthSpec spec(WidthRule rule, double scale = 1, std::size_t p = 2) {
 }
 
 Params params(const std::string& rule, ParamValue scale, double width = 0) {
-  return Params({{"width", width}, {"width_rule", rule}, {"width_scale", scale},
+  return Params({{"width", width},
+                 {"width_rule", rule},
+                 {"width_scale", scale},
                  {"width_p", std::int64_t(3)}});
 }
 
@@ -144,9 +144,9 @@ TEST_CASE("width parameters: fixed, choose, and their checks", "[width-rules]") 
 
 TEST_CASE("auto centre count grows as 8 sqrt(N), within N / 2 and 500", "[width-rules]") {
   REQUIRE(auto_centre_count(1) == 1);
-  REQUIRE(auto_centre_count(10) == 5);            // N / 2
-  REQUIRE(auto_centre_count(150) == 75);          // N / 2 < 98
-  REQUIRE(auto_centre_count(1437) == 304);        // ceil(8 * 37.9)
-  REQUIRE(auto_centre_count(4000) == 500);        // 506 capped
+  REQUIRE(auto_centre_count(10) == 5);      // N / 2
+  REQUIRE(auto_centre_count(150) == 75);    // N / 2 < 98
+  REQUIRE(auto_centre_count(1437) == 304);  // ceil(8 * 37.9)
+  REQUIRE(auto_centre_count(4000) == 500);  // 506 capped
   REQUIRE(auto_centre_count(1000000) == 500);
 }

@@ -12,7 +12,8 @@ PlotBody selection_plot(const ReportFile& report) {
   const auto found = report.json.find("selection");
   if (found == report.json.end() || !found->is_object() || !found->contains("curves") ||
       !(*found)["curves"].is_array() || (*found)["curves"].empty())
-    throw InputError(report.file + ": the report has no selection curves (the run chose "
+    throw InputError(report.file +
+                     ": the report has no selection curves (the run chose "
                      "nothing: no \"choose\" value, or an output without weights)");
   const nlohmann::json& curves = (*found)["curves"];
   const bool counts = [&] {

@@ -42,8 +42,8 @@ class Basis {
   virtual void log_map(Matrix& r2) const;
 
   // True when prepare() multiplies its widths by a parameter `width_scale` that the trainer may
-  // choose (radial/selection.hpp): the basis declares width_param_table() and its rule uses a
-  // scale. Known after construction, before prepare().
+  // choose (the trainer's selection, framework/src/training/selection.hpp): the basis declares
+  // width_param_table() and its rule uses a scale. Known after construction, before prepare().
   virtual bool width_scale_selectable() const { return false; }
 
   // Everything map() needs besides the centres, to be saved in a model.

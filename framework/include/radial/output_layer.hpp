@@ -43,7 +43,8 @@ class OutputLayer {
 
   // True when the layer fits W on the design [phi, 1] under the weight penalty, so that the
   // trainer may choose the basis width scale and the penalty for it by least-squares
-  // leave-one-out (radial/selection.hpp). False for rules that use no weights (Bayes).
+  // leave-one-out (framework/src/training/selection.hpp). False for rules that use no weights
+  // (Bayes).
   virtual bool selectable() const { return true; }
 
   // True when the layer minimises the penalised sum of squares on the design, so that the

@@ -34,7 +34,8 @@ struct ParamSpec {
   bool max_exclusive = false;            // (..., max) instead of (..., max]
   std::vector<std::string> choices;      // Choice only
   // Integer or Real: words the value may be instead of a number, e.g. "auto" (the component
-  // derives it from the data) or "choose" (the trainer selects it, radial/selection.hpp).
+  // derives it from the data) or "choose" (the trainer selects it:
+  // framework/src/training/selection.hpp).
   std::vector<std::string> words;
   std::string doc;
 

@@ -18,11 +18,11 @@
 namespace radial {
 
 enum class WidthRule {
-  Auto,          // density bases: Shapes; activation bases: Nearest
-  Shapes,        // the centre learner's shapes as they are (density mode, Bayes, DEM, PRBF)
-  MaxDistance,   // NETLAB rbfsetfw(net, 0): sigma^2 = scale * max_ij ||c_i - c_j||^2
-  Nearest,       // NETLAB rbfsetfw(net, scale): sigma^2 = scale * mean_j min_i ||c_i - c_j||^2
-  PNearest,      // Moody & Darken 1989: sigma_j^2 = scale * (1/p) sum of the p nearest ||c_j - c_i||^2
+  Auto,         // density bases: Shapes; activation bases: Nearest
+  Shapes,       // the centre learner's shapes as they are (density mode, Bayes, DEM, PRBF)
+  MaxDistance,  // NETLAB rbfsetfw(net, 0): sigma^2 = scale * max_ij ||c_i - c_j||^2
+  Nearest,      // NETLAB rbfsetfw(net, scale): sigma^2 = scale * mean_j min_i ||c_i - c_j||^2
+  PNearest,  // Moody & Darken 1989: sigma_j^2 = scale * (1/p) sum of the p nearest ||c_j - c_i||^2
   ScaledShapes,  // S_j * scale (scale = d makes a learned variance a cluster's whole spread)
   Fixed,         // sigma = width for every centre
 };
@@ -31,14 +31,15 @@ const char* to_string(WidthRule rule);
 
 struct WidthSpec {
   WidthRule rule = WidthRule::Auto;
-  double scale = 1.0;       // multiplies the rule's variance; "choose" leaves it at 1 until chosen
+  double scale = 1.0;  // multiplies the rule's variance; "choose" leaves it at 1 until chosen
   bool choose_scale = false;
-  std::size_t p = 2;        // PNearest
-  double width = 0;         // Fixed: sigma (> 0)
+  std::size_t p = 2;  // PNearest
+  double width = 0;   // Fixed: sigma (> 0)
 };
 
 // The parameter entries every shape basis declares (width, width_rule, width_scale, width_p),
-// with `width_scale` defaulting to "choose" (the trainer selects it, radial/selection.hpp).
+// with `width_scale` defaulting to "choose" (the trainer selects it:
+// framework/src/training/selection.hpp).
 ParamTable width_param_table();
 
 // The spec from validated Params holding the entries above. `width > 0` means Fixed whatever
@@ -53,7 +54,8 @@ WidthRule resolve_rule(WidthRule rule, bool density);
 struct WidthResult {
   WidthRule rule = WidthRule::Shapes;
   double scale = 1.0;
-  double common_variance = 0;  // one variance for every centre (MaxDistance, Nearest, Fixed), else 0
+  double common_variance =
+      0;  // one variance for every centre (MaxDistance, Nearest, Fixed), else 0
 };
 
 // Sets centres' shapes by the (resolved) rule. Shapes and ScaledShapes need shapes (from the

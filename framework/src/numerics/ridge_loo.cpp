@@ -6,7 +6,6 @@
 #include <exception>
 #include <limits>
 #include <string>
-
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
@@ -26,15 +25,15 @@ void check_finite(const Matrix& block, std::size_t first) {
     for (std::size_t j = 0; j < block.shape(1); ++j)
       if (!std::isfinite(block(i, j)))
         throw NumericalError("model selection: the design matrix has the non-finite value " +
-                             std::to_string(block(i, j)) + " at row " +
-                             std::to_string(first + i) + ", column " + std::to_string(j) +
+                             std::to_string(block(i, j)) + " at row " + std::to_string(first + i) +
+                             ", column " + std::to_string(j) +
                              "; check the basis widths and the input data");
 }
 
 // Pass 1: Phi^T Phi (upper, by dsyrk), Phi^T T and the column sums of T, over all ranks.
 struct Moments {
-  Matrix gram;   // P x P, bias last
-  Matrix cross;  // P x K
+  Matrix gram;         // P x P, bias last
+  Matrix cross;        // P x K
   Vector target_sums;  // K
 };
 
@@ -48,9 +47,9 @@ Moments first_pass(const DesignMatrix& design, const Matrix& t) {
       const Index rows = Index(block.shape(0));
       cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows, 1.0,
                            block.data(), Index(p), 1.0, m.gram.data(), Index(p));
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
-                           Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
-                           Index(k), 1.0, m.cross.data(), Index(k));
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p), Index(k),
+                           rows, 1.0, block.data(), Index(p), t.data() + first * k, Index(k), 1.0,
+                           m.cross.data(), Index(k));
     });
     for (std::size_t n = 0; n < t.shape(0); ++n)
       for (std::size_t c = 0; c < k; ++c) m.target_sums(c) += t(n, c);
@@ -98,8 +97,9 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
     for (std::size_t j = 0; j < m; ++j) a(i, j) = mo.gram(i, j) - n * mu(i) * mu(j);
   xt::xtensor<double, 1, xt::layout_type::column_major> e = xt::zeros<double>({m});
   if (xt::lapack::syevd(a, 'V', 'L', e) != 0)
-    throw NumericalError("model selection: the eigendecomposition of the centred Gram matrix "
-                         "did not converge");
+    throw NumericalError(
+        "model selection: the eigendecomposition of the centred Gram matrix "
+        "did not converge");
   path.eigenvalues.assign(e.begin(), e.end());
   double trace = 0;
   for (std::size_t i = 0; i < m; ++i) {
@@ -117,8 +117,7 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t r = 0; r < m; ++r) {
       const double vri = v(r, i);
-      for (std::size_t c = 0; c < k; ++c)
-        q(i, c) += vri * (mo.cross(r, c) - n * mu(r) * tbar(c));
+      for (std::size_t c = 0; c < k; ++c) q(i, c) += vri * (mo.cross(r, c) - n * mu(r) * tbar(c));
     }
 
   // Pass 2: per row, the hat diagonals h = 1/N + (Z o Z) G and the fits Z (G o Q) of every
@@ -147,15 +146,15 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
       fit_rows(hats, rows, L);
       // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns in place.
       cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(m), Index(m), 1.0, block.data(), Index(p), v.data(), Index(m),
-                           0.0, z.data(), Index(m));
+                           Index(m), Index(m), 1.0, block.data(), Index(p), v.data(), Index(m), 0.0,
+                           z.data(), Index(m));
       for (std::size_t r = 0; r < rows; ++r) {
         double* zr = z.data() + r * m;
         for (std::size_t i = 0; i < m; ++i) zr[i] -= vmu[i];
       }
       cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
-                           Index(L * k), 0.0, fits.data(), Index(L * k));
+                           Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(), Index(L * k),
+                           0.0, fits.data(), Index(L * k));
       for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
       cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
                            Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
@@ -172,7 +171,8 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
             row_sse += res * res;
           }
           sums[L + l] += row_sse;
-          sums[l] += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
+          sums[l] +=
+              keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
           if (!one_of_k) continue;
           // The row's prediction without it: t - e / (1 - h); wrong when its arg max is not
           // the row's class (the first of equal values, as the metrics count).
@@ -205,7 +205,8 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
     path.dof[l] = dof;
     path.loo[l] = sums[l] / n;
     const double left = n - dof;
-    path.gcv[l] = left > 0 ? n * sums[L + l] / (left * left) : std::numeric_limits<double>::infinity();
+    path.gcv[l] =
+        left > 0 ? n * sums[L + l] / (left * left) : std::numeric_limits<double>::infinity();
   }
   return path;
 }

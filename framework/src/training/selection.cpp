@@ -26,7 +26,8 @@ bool is_choose(const Params& params, const std::string& name) {
 
 std::string describe(const SearchValues& values) {
   std::string text;
-  for (const auto& [key, value] : values) text += (text.empty() ? "" : ", ") + key + " = " + to_string(value);
+  for (const auto& [key, value] : values)
+    text += (text.empty() ? "" : ", ") + key + " = " + to_string(value);
   return text;
 }
 
@@ -70,8 +71,8 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     model.centres = centres;
     model.link = w.link;
     model.weights = std::move(w.weights);
-    const Metrics m = compute_metrics(Network(model, basis).predict(fold_test.inputs), model.link,
-                                      fold_test);
+    const Metrics m =
+        compute_metrics(Network(model, basis).predict(fold_test.inputs), model.link, fold_test);
     error += (classes ? *m.error_rate : m.mse) * double(fold_test.rows());
     tie += m.cross_entropy.value_or(m.mse) * double(fold_test.rows());
   }
@@ -86,8 +87,7 @@ std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32};
 std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
                                       const Dataset& train, std::uint64_t fold_seed,
                                       std::uint64_t basis_seed, std::uint64_t output_seed,
-                                      int threads,
-                                      const FitCentres& fit_centres,
+                                      int threads, const FitCentres& fit_centres,
                                       const std::function<void(const std::string&)>& log) {
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<Basis> probe = registry.make_basis(p.basis.plugin, p.basis.params);
@@ -103,8 +103,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       throw InputError(p.file.string() + ": " +
                        (choose_alpha ? "weight-penalty.alpha" : "centres.count") +
                        " = \"choose\" needs an output layer that fits weights on the design "
-                       "(least-squares, irls, scg, bfgs); output plugin '" + p.output.plugin +
-                       "' has none: give a number");
+                       "(least-squares, irls, scg, bfgs); output plugin '" +
+                       p.output.plugin + "' has none: give a number");
     return std::nullopt;
   }
 
@@ -128,7 +128,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     counts.clear();
     for (const std::size_t c : {base / 4, base / 2, base, 2 * base, 4 * base}) {
       const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));
-      if (std::find(counts.begin(), counts.end(), clamped) == counts.end()) counts.push_back(clamped);
+      if (std::find(counts.begin(), counts.end(), clamped) == counts.end())
+        counts.push_back(clamped);
     }
   }
 
@@ -158,7 +159,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       design.set_threads(threads);
       const RidgePath path = ridge_loo_path(design, targets, lambdas, relative, classes);
       SelectionCurve curve{centres.count(), scales[si], path.lambdas, path.loo,
-                           path.loo_error, path.gcv, path.dof};
+                           path.loo_error,  path.gcv,   path.dof};
       for (std::size_t l = 0; l < path.loo.size(); ++l) {
         const double score = classes ? path.loo_error[l] : path.loo[l];
         // Ties go to the earlier (smaller count, width, alpha).
@@ -183,7 +184,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (kept) best.centres = std::move(fitted);
   }
   if (!std::isfinite(best_score))
-    throw NumericalError(p.file.string() + ": model selection found no candidate with a finite "
+    throw NumericalError(p.file.string() +
+                         ": model selection found no candidate with a finite "
                          "leave-one-out error (every hat-matrix diagonal near 1); give the width "
                          "and penalty by hand");
 
@@ -197,7 +199,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   if (choose_scale) {
     chosen.basis.params.set("width_scale", scales[best_scale]);
     report.chosen.push_back({"basis.width_scale", scales[best_scale]});
-    if (best_scale == 0 || best_scale + 1 == scales.size()) report.edges.push_back("basis.width_scale");
+    if (best_scale == 0 || best_scale + 1 == scales.size())
+      report.edges.push_back("basis.width_scale");
   }
   if ((choose_alpha || add_penalty) && !output->least_squares()) {
     // The closed form proposes; the layer's own error decides: 5-fold CV of the output layer
@@ -205,7 +208,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     // alpha x 3^k from large to small, stopped after two in a row no better than the best.
     const std::size_t folds = std::min<std::size_t>(5, train.rows());
     if (collectives().size() == 1 && folds >= 2) {
-      const std::shared_ptr<Basis> basis = registry.make_basis(chosen.basis.plugin, chosen.basis.params);
+      const std::shared_ptr<Basis> basis =
+          registry.make_basis(chosen.basis.plugin, chosen.basis.params);
       Centres centres = best.centres.centres;
       FitContext bctx(basis_seed, threads);
       basis->prepare(centres, bctx);
@@ -223,13 +227,13 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       for (int power = 3; power >= -3 && worse < 2; --power) {
         const double alpha = chosen_alpha * std::pow(3.0, power);
         penalty_params.set("alpha", alpha);
-        const PathPoint point = cross_validated(p, registry, train, centres, basis, plugin,
-                                                penalty_params, fold_of, folds,
-                                                output_seed, threads);
+        const PathPoint point =
+            cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
+                            folds, output_seed, threads);
         report.path_alphas.push_back(alpha);
         report.path_errors.push_back(point.error);
-        const bool better = point.error < best_error ||
-                            (point.error == best_error && point.tie < best_tie_cv);
+        const bool better =
+            point.error < best_error || (point.error == best_error && point.tie < best_tie_cv);
         if (better) {
           best_error = point.error;
           best_tie_cv = point.tie;
@@ -255,11 +259,13 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     } else {
       const ComponentInfo* info = registry.find(Slot::WeightPenalty, "weight-decay");
       if (!info)
-        throw InputError(p.file.string() + ": the width is chosen, and with it a weight-decay "
+        throw InputError(p.file.string() +
+                         ": the width is chosen, and with it a weight-decay "
                          "penalty, but the plugin weight-decay is not installed; name a "
                          "[weight-penalty] or give basis.width_scale a number");
       chosen.weight_penalty = ComponentSpec{
-          "weight-decay", validate_params(info->params, {{"alpha", chosen_alpha}}, "plugin weight-decay"),
+          "weight-decay",
+          validate_params(info->params, {{"alpha", chosen_alpha}}, "plugin weight-decay"),
           p.basis.where, "weight-penalty"};
       report.penalty_added = true;
     }

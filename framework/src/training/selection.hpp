@@ -28,8 +28,8 @@ struct CentreFit {
 using FitCentres = std::function<CentreFit(const Pipeline&)>;
 
 struct Selected {
-  Pipeline pipeline;     // the input with every chosen value written in
-  CentreFit centres;     // the centres of the chosen count, fitted once
+  Pipeline pipeline;  // the input with every chosen value written in
+  CentreFit centres;  // the centres of the chosen count, fitted once
   SelectionReport report;
 };
 
@@ -42,8 +42,7 @@ struct Selected {
 std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
                                       const Dataset& train, std::uint64_t fold_seed,
                                       std::uint64_t basis_seed, std::uint64_t output_seed,
-                                      int threads,
-                                      const FitCentres& fit_centres,
+                                      int threads, const FitCentres& fit_centres,
                                       const std::function<void(const std::string&)>& log);
 
 // The width scales tried: 0.25, 0.5, ..., 32.

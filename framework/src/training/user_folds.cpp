@@ -56,7 +56,8 @@ std::vector<double> read_fold_file(const std::filesystem::path& file, std::size_
     if (line.empty()) continue;
     char* end = nullptr;
     const double v = std::strtod(line.c_str(), &end);
-    const bool whole = end != line.c_str() && *end == '\0' && std::isfinite(v) && v == std::floor(v);
+    const bool whole =
+        end != line.c_str() && *end == '\0' && std::isfinite(v) && v == std::floor(v);
     if (!whole) {
       if (all.empty() && number == 1) continue;  // a header
       throw InputError(file.string() + ":" + std::to_string(number) + ": \"" + line +
@@ -100,7 +101,8 @@ std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& trai
   std::set<double> distinct(values.begin(), values.end());
   if (collectives().size() > 1) {
     const std::vector<double> mine(distinct.begin(), distinct.end());
-    const std::string bytes(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(double));
+    const std::string bytes(reinterpret_cast<const char*>(mine.data()),
+                            mine.size() * sizeof(double));
     for (const std::string& part : collectives().all_gather(bytes)) {
       std::vector<double> theirs(part.size() / sizeof(double));
       std::memcpy(theirs.data(), part.data(), part.size());
@@ -119,7 +121,8 @@ std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& trai
   folds.count = order.size();
   folds.fold.reserve(values.size());
   for (double v : values)
-    folds.fold.push_back(std::size_t(std::lower_bound(order.begin(), order.end(), v) - order.begin()));
+    folds.fold.push_back(
+        std::size_t(std::lower_bound(order.begin(), order.end(), v) - order.begin()));
   return folds;
 }
 

@@ -22,8 +22,7 @@ struct UserFolds {
 // per training row, after an optional header line), are renumbered 0..k-1 in increasing order
 // over all ranks. InputError naming the column, file and line for a value that is not an
 // integer, a file whose row count differs from the data's, or fewer than 2 distinct folds.
-std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& train,
-                                         Dataset* test);
+std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& train, Dataset* test);
 
 // The folds of the rows `rows` (a subset that leaves out fold `left_out`), renumbered
 // 0..count-2: the folds of a search nested in outer fold `left_out`.

@@ -6,7 +6,8 @@
 //
 //   min_{w, b}  ||Phi w + 1 b^T - T||^2 + lambda ||w||^2        (the bias b is not penalised)
 //
-// Centring Phi and T removes b: with A = Phi_c^T Phi_c = V diag(e) V^T and z_n = V^T (phi_n - mean),
+// Centring Phi and T removes b: with A = Phi_c^T Phi_c = V diag(e) V^T and z_n = V^T (phi_n -
+// mean),
 //   fit_n = mean(T) + sum_i z_ni (V^T Phi_c^T T_c)_i / (e_i + lambda)
 //   h_n   = 1/N + sum_i z_ni^2 / (e_i + lambda)              (the hat matrix's diagonal)
 // so every lambda costs one pass of O(N M K) over the rows and no further decomposition.
@@ -20,15 +21,15 @@
 namespace radial {
 
 struct RidgePath {
-  std::vector<double> lambdas;   // as given
-  std::vector<double> loo;       // (1/N) sum_n ||t_n - fit_n^(-n)||^2 per lambda (inf if h_n ~ 1)
+  std::vector<double> lambdas;  // as given
+  std::vector<double> loo;      // (1/N) sum_n ||t_n - fit_n^(-n)||^2 per lambda (inf if h_n ~ 1)
   // With 1-of-K targets: the fraction of rows whose leave-one-out prediction's arg max is not
   // their class, per lambda (empty otherwise).
   std::vector<double> loo_error;
-  std::vector<double> gcv;       // N ||T - fit||^2 / (N - trace H)^2 per lambda
-  std::vector<double> dof;       // trace H (effective number of parameters, bias included)
+  std::vector<double> gcv;          // N ||T - fit||^2 / (N - trace H)^2 per lambda
+  std::vector<double> dof;          // trace H (effective number of parameters, bias included)
   std::vector<double> eigenvalues;  // of the centred Gram, ascending
-  std::size_t rows = 0;          // N over all ranks
+  std::size_t rows = 0;             // N over all ranks
 };
 
 // `design` holds the bias column last (DesignMatrix, not log domain); `targets` this rank's N x K

@@ -487,3 +487,21 @@ link = "logistic"
   // The model was fitted with that penalty: its pipeline says so.
   CHECK(result.model.pipeline_text.find("# chose by leave-one-out") != std::string::npos);
 }
+
+TEST_CASE("a search that chooses the largest or smallest value tried warns grid-edge") {
+  const auto result = train(parse(base + "[search]\nfolds = 3\n\"centres.count\" = [1, 2]\n"
+                                         "\"centres.init\" = [\"random\", \"kmeans++\"]\n"), 1);
+  const auto& s = *result.report.search;
+  // Two counts: whichever wins is an edge; init is not a number.
+  REQUIRE(s.edges == std::vector<std::string>{"centres.count"});
+  bool warned = false;
+  for (const auto& w : result.report.warnings)
+    warned = warned || (w.component == "search" && w.guard == "grid-edge" &&
+                        w.message.find("centres.count") != std::string::npos);
+  CHECK(warned);
+  // A count inside its grid is no edge; 1 or 40 are.
+  const auto inside = train(parse(base + "[search]\nfolds = 3\n\"centres.count\" = [1, 4, 40]\n"), 1);
+  const auto& in = *inside.report.search;
+  const std::int64_t count = std::get<std::int64_t>(in.candidates[in.best].values[0].second);
+  CHECK(in.edges.empty() == (count == 4));
+}

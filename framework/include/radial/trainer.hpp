@@ -57,6 +57,7 @@ struct SearchReport {
   std::string metric;
   std::size_t folds = 0;
   std::size_t best = 0;            // index into candidates
+  std::vector<std::string> edges;  // keys whose chosen number is the smallest or largest tried
   std::vector<SearchCandidateReport> candidates;
 };
 

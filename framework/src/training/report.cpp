@@ -105,6 +105,7 @@ json to_json(const SearchReport& s) {
   return json{{"metric", s.metric},
               {"folds", s.folds},
               {"best", s.candidates.empty() ? json::object() : to_json(s.candidates[s.best].values)},
+              {"edges", s.edges},
               {"candidates", std::move(candidates)}};
 }
 

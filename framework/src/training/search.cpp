@@ -5,8 +5,10 @@
 #include "user_folds.hpp"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <exception>
 #include <thread>
 
@@ -191,6 +193,21 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
                      report.candidates.front().error);
   }
   report.best = *best;
+  // A numeric value chosen at the smallest or largest of its axis: a better one may lie beyond.
+  const SearchValues& chosen = report.candidates[*best].values;
+  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+    const auto numeric = [](const ParamValue& v) -> std::optional<double> {
+      if (v.index() == 0) return double(std::get<std::int64_t>(v));
+      if (v.index() == 1) return std::get<double>(v);
+      return std::nullopt;
+    };
+    const std::optional<double> value = numeric(chosen[a].second);
+    if (!value || spec.axes[a].values.size() < 2) continue;
+    double low = *value, high = *value;
+    for (const ParamValue& v : spec.axes[a].values)
+      if (const auto x = numeric(v)) low = std::min(low, *x), high = std::max(high, *x);
+    if (low < high && (*value == low || *value == high)) report.edges.push_back(spec.axes[a].key);
+  }
   if (log) log("search chose " + describe(report.candidates[*best].values));
   return report;
 }

@@ -635,13 +635,15 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.centres = f.centres;
   report.basis = f.basis_stage;
   report.selection = f.selection;
-  if (f.selection) {
-    for (const std::string& key : f.selection->edges)
+  const auto warn_edges = [&](const char* component, const std::vector<std::string>& keys) {
+    for (const std::string& key : keys)
       report.warnings.push_back(
-          {"selection", "grid-edge",
+          {component, "grid-edge",
            key + " was chosen at the edge of its grid, so a better value may lie beyond it",
-           key + " (give a value beyond the edge)"});
-  }
+           key + " (try values beyond the edge)"});
+  };
+  if (f.selection) warn_edges("selection", f.selection->edges);
+  if (report.search) warn_edges("search", report.search->edges);
   report.output = f.output;
   for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, report.warnings);
 

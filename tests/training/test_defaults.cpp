@@ -1,0 +1,106 @@
+// What a pipeline that names only its plugins gets: an automatic centre count, widths and a
+// penalty chosen in closed form (the model is the pipeline with the chosen values written in),
+// R^2 against its formula, and the warning for a dead basis.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include <radial/testing/paths.hpp>
+
+#include "radial/centre_learner.hpp"
+#include "radial/network.hpp"
+#include "radial/pipeline.hpp"
+#include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
+#include "radial/trainer.hpp"
+
+namespace {
+
+const radial::Registry& plugins() { return radial::testing::shipped_registry(); }
+
+radial::Pipeline parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  return radial::parse_pipeline(text, radial::testing::source_dir() / "docs/examples/defaults.toml",
+                                plugins(), overrides);
+}
+
+const std::string sine = R"(seed = 4
+[data]
+train = "data/sine.train.csv"
+test = "data/sine.test.csv"
+target = "y"
+task = "regression"
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+[output]
+plugin = "least-squares"
+)";
+
+double chosen(const radial::SelectionReport& s, const std::string& key) {
+  for (const auto& [k, v] : s.chosen)
+    if (k == key) return std::get<double>(v);
+  FAIL("no chosen " << key);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("defaults: auto count, chosen width and penalty, the same as given by hand") {
+  const auto result = radial::train(parse(sine), plugins());
+  const auto& r = result.report;
+  REQUIRE(r.selection);
+  CHECK(r.selection->penalty_added);
+  CHECK(r.centres.count == radial::auto_centre_count(r.train_rows));
+  const double scale = chosen(*r.selection, "basis.width_scale");
+  const double alpha = chosen(*r.selection, "weight-penalty.alpha");
+  // The chosen values given by hand: the same model, bit for bit, and nothing selected.
+  const auto by_hand = radial::train(
+      parse(sine + "[weight-penalty]\nplugin = \"weight-decay\"\n",
+            {"basis.width_scale=" + radial::to_string(radial::ParamValue(scale)),
+             "weight-penalty.alpha=" + radial::to_string(radial::ParamValue(alpha))}),
+      plugins());
+  CHECK_FALSE(by_hand.report.selection);
+  CHECK(by_hand.model.weights == result.model.weights);
+  // The chosen point is the lowest of every curve.
+  for (const auto& curve : r.selection->curves)
+    for (double v : curve.loo) CHECK(v >= r.selection->score);
+}
+
+TEST_CASE("R^2 and adjusted R^2 of a regression report follow their formulas") {
+  const auto result = radial::train(parse(sine), plugins());
+  const auto data = radial::read_training_data(parse(sine));
+  const radial::Dataset& test = *data.test;
+  const radial::Matrix y = radial::Network(result.model, [&] {
+    const auto& info = plugins().require(radial::Slot::Basis, "gaussian");
+    auto basis = plugins().make_basis(
+        "gaussian", radial::validate_params(info.params, result.model.basis_params, "test"));
+    basis->load_state(result.model.basis_state);
+    return std::shared_ptr<const radial::Basis>(basis);
+  }()).predict(test.inputs);
+  double mean = 0, sse = 0, sst = 0;
+  const std::size_t n = test.rows();
+  for (std::size_t i = 0; i < n; ++i) mean += test.values(i) / double(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sse += (y(i, 0) - test.values(i)) * (y(i, 0) - test.values(i));
+    sst += (test.values(i) - mean) * (test.values(i) - mean);
+  }
+  REQUIRE(result.report.test->r2);
+  CHECK(*result.report.test->r2 == Approx(1 - sse / sst).epsilon(1e-10));
+  const double m = double(result.report.centres.count);
+  CHECK(*radial::adjusted_r2(*result.report.test, result.report.centres.count) ==
+        Approx(1 - (sse / sst) * (double(n) - 1) / (double(n) - m - 1)).epsilon(1e-10));
+}
+
+TEST_CASE("a dead basis is reported, not trained silently") {
+  // sigma = 1e-3 on inputs spread over [0, 1]: every activation off its own centre is ~0.
+  const auto result = radial::train(
+      parse(sine, {"basis.width=0.001", "centres.count=5"}), plugins());
+  bool warned = false;
+  for (const auto& w : result.report.warnings)
+    warned = warned || (w.guard == "saturated-basis" && w.component == "gaussian");
+  CHECK(warned);
+  // The chosen widths are alive: no such warning.
+  for (const auto& w : radial::train(parse(sine), plugins()).report.warnings)
+    CHECK(w.guard != "saturated-basis");
+}

@@ -480,7 +480,11 @@ link = "logistic"
   double chosen = 0;
   for (const auto& [key, value] : s.chosen)
     if (key == "weight-penalty.alpha") chosen = std::get<double>(value);
-  // The chosen alpha is one of the lowest error (ties go to the lower cross-entropy).
+  // Every alpha fitted every fold or stopped hopeless, above the best; the chosen alpha is one
+  // of the lowest error (ties go to the lower cross-entropy).
+  REQUIRE(s.path_fitted_folds.size() == s.path_alphas.size());
+  for (std::size_t i = 0; i < s.path_alphas.size(); ++i)
+    if (s.path_fitted_folds[i] < 5) CHECK(s.path_errors[i] > lowest);
   const auto at = std::find(s.path_alphas.begin(), s.path_alphas.end(), chosen);
   REQUIRE(at != s.path_alphas.end());
   CHECK(s.path_errors[std::size_t(at - s.path_alphas.begin())] == lowest);

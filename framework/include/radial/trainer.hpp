@@ -81,9 +81,12 @@ struct SelectionReport {
   std::vector<SelectionCurve> curves;
   std::vector<std::string> edges;    // chosen values at the edge of their grid
   // Outputs of another error than least squares: the penalty path the output layer itself was
-  // cross-validated on (alphas from large to small, stopped once hopeless), its metric per
-  // alpha (NaN: the fit failed) and the metric's name; empty for least-squares outputs.
+  // cross-validated on (alphas from large to small, cut short after two no better than the
+  // best), its metric per alpha (over the folds fitted; NaN: the fit failed) and the metric's
+  // name; empty for least-squares outputs. An alpha whose errors passed the best's total before
+  // its last fold was stopped there (hopeless).
   std::vector<double> path_alphas, path_errors;
+  std::vector<std::size_t> path_fitted_folds;  // fewer than path_folds: stopped as hopeless
   std::string path_metric;
   std::size_t path_folds = 0;
   double seconds = 0;

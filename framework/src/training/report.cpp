@@ -134,7 +134,7 @@ json to_json(const SelectionReport& s) {
       errors.push_back(number(s.path_errors[i]));
     }
     path = {{"metric", s.path_metric}, {"folds", s.path_folds}, {"alpha", std::move(alphas)},
-            {"error", std::move(errors)}};
+            {"error", std::move(errors)}, {"fitted_folds", s.path_fitted_folds}};
   }
   return json{{"criterion", s.criterion},
               {"output_path", std::move(path)},

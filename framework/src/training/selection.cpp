@@ -33,22 +33,26 @@ std::string describe(const SearchValues& values) {
 
 // One output fit per (alpha, fold) on fixed centres and widths: the metric of the layer's own
 // fit on the held-out rows (error rate, ties by cross-entropy when there are probabilities;
-// MSE for regression), averaged over the folds; NaN when a fit failed.
+// MSE for regression), averaged over the folds; NaN when a fit failed. A candidate whose
+// summed error passes `hopeless` (the best candidate's whole sum) before its last fold is
+// stopped there: it cannot win (stopped, with the partial mean as its error).
 struct PathPoint {
   double error = std::numeric_limits<double>::quiet_NaN();
   double tie = 0;
+  std::size_t folds = 0;  // folds fitted
 };
 
 PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dataset& train,
                           const Centres& centres, const std::shared_ptr<Basis>& basis,
                           const std::string& penalty_plugin, const Params& penalty_params,
                           const std::vector<std::size_t>& fold_of, std::size_t folds,
-                          std::uint64_t output_seed, int threads) {
+                          std::uint64_t output_seed, int threads, double hopeless) {
   const bool classes = train.task == Task::Classification;
   const std::shared_ptr<WeightPenalty> penalty =
       registry.make_weight_penalty(penalty_plugin, penalty_params);
   double error = 0, tie = 0;
-  for (std::size_t k = 0; k < folds; ++k) {
+  std::size_t rows = 0, k = 0;
+  for (; k < folds && error <= hopeless; ++k) {
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < train.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
     const Dataset fold_train = select_rows(train, in), fold_test = select_rows(train, out);
@@ -75,9 +79,9 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
         compute_metrics(Network(model, basis).predict(fold_test.inputs), model.link, fold_test);
     error += (classes ? *m.error_rate : m.mse) * double(fold_test.rows());
     tie += m.cross_entropy.value_or(m.mse) * double(fold_test.rows());
+    rows += fold_test.rows();
   }
-  const double n = double(train.rows());
-  return {error / n, tie / n};
+  return {error / double(rows), tie / double(rows), k};
 }
 
 }  // namespace
@@ -229,11 +233,13 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
         penalty_params.set("alpha", alpha);
         const PathPoint point =
             cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
-                            folds, output_seed, threads);
+                            folds, output_seed, threads, best_error * double(train.rows()));
         report.path_alphas.push_back(alpha);
         report.path_errors.push_back(point.error);
-        const bool better =
-            point.error < best_error || (point.error == best_error && point.tie < best_tie_cv);
+        report.path_fitted_folds.push_back(point.folds);
+        const bool better = point.folds == folds &&  // a stopped (hopeless) one never wins
+                            (point.error < best_error ||
+                             (point.error == best_error && point.tie < best_tie_cv));
         if (better) {
           best_error = point.error;
           best_tie_cv = point.tie;

@@ -77,9 +77,10 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     model.weights = std::move(w.weights);
     const Metrics m =
         compute_metrics(Network(model, basis).predict(fold_test.inputs), model.link, fold_test);
-    error += (classes ? *m.error_rate : m.mse) * double(fold_test.rows());
-    tie += m.cross_entropy.value_or(m.mse) * double(fold_test.rows());
-    rows += fold_test.rows();
+    // m is over all ranks' held-out rows (compute_metrics sums them), so every rank agrees.
+    error += (classes ? *m.error_rate : m.mse) * double(m.rows);
+    tie += m.cross_entropy.value_or(m.mse) * double(m.rows);
+    rows += m.rows;
   }
   return {error / double(rows), tie / double(rows), k};
 }
@@ -210,8 +211,9 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     // The closed form proposes; the layer's own error decides: 5-fold CV of the output layer
     // alone on the chosen centres and widths (computed once, shared by every fit), over
     // alpha x 3^k from large to small, stopped after two in a row no better than the best.
-    const std::size_t folds = std::min<std::size_t>(5, train.rows());
-    if (collectives().size() == 1 && folds >= 2) {
+    const std::size_t total_rows = count_over_ranks(train.rows());
+    const std::size_t folds = std::min<std::size_t>(5, total_rows);
+    if (folds >= 2) {
       const std::shared_ptr<Basis> basis =
           registry.make_basis(chosen.basis.plugin, chosen.basis.params);
       Centres centres = best.centres.centres;
@@ -233,7 +235,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
         penalty_params.set("alpha", alpha);
         const PathPoint point =
             cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
-                            folds, output_seed, threads, best_error * double(train.rows()));
+                            folds, output_seed, threads, best_error * double(total_rows));
         report.path_alphas.push_back(alpha);
         report.path_errors.push_back(point.error);
         report.path_fitted_folds.push_back(point.folds);

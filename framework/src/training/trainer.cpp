@@ -155,13 +155,18 @@ void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t ce
 
 // Warns "saturated-basis" when nearly every activation on the training rows is at 0 or at 1
 // (a dead basis: widths far too small or too large for the distances), which would otherwise
-// train silently into a rank-deficient fit.
+// train silently into a rank-deficient fit. Looks at each rank's first 8192 rows: a dead basis
+// is dead everywhere, and a pass over all rows of a design too large to cache would cost as
+// much as a fit.
 void check_saturation(const DesignMatrix& design, const std::string& basis, FitContext& ctx) {
   const std::size_t m = design.cols() - 1;  // without the bias column
   std::vector<double> counts(3, 0.0);       // near 0, near 1, all
   std::exception_ptr failure;
   try {
-    design.for_each_block([&](std::size_t, const Matrix& block) {
+    const std::size_t rows = std::min<std::size_t>(design.rows(), 8192);
+    Matrix block;
+    for (std::size_t first = 0; first < rows; first += design.block_rows()) {
+      design.compute_block(first, std::min(design.block_rows(), rows - first), block);
       for (std::size_t r = 0; r < block.shape(0); ++r)
         for (std::size_t j = 0; j < m; ++j) {
           const double v = block(r, j);
@@ -169,7 +174,7 @@ void check_saturation(const DesignMatrix& design, const std::string& basis, FitC
           counts[1] += std::fabs(v - 1.0) < 1e-8;
         }
       counts[2] += double(block.shape(0) * m);
-    });
+    }
   } catch (...) {
     failure = std::current_exception();
   }

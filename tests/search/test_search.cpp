@@ -446,6 +446,7 @@ TEST_CASE("[evaluate] and [search] run on folds the user gives, from a file or a
   std::string one;
   for (std::size_t r = 0; r < n; ++r) one += "4\n";
   refuse(one, "1 distinct fold(s)");
+  refuse("fold\n" + std::string(100000, '1') + "\n", "bad.csv:2: a line longer than 64");
   REQUIRE_THROWS_WITH(parse(base + "[evaluate]\nfold_file = \"" + (folder / "none.csv").string() + "\"\n"),
                       Catch::Contains("is not a file"));
   std::filesystem::remove_all(folder);

@@ -50,8 +50,18 @@ std::vector<double> read_fold_file(const std::filesystem::path& file, std::size_
   std::vector<double> all;
   std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  // Lines of at most 64 characters: a fold number, or a header; a longer line (a binary or
+  // wrong file) is refused before it is held in memory.
+  constexpr std::size_t longest = 64;
+  char buffer[longest + 2];
+  while (in.getline(buffer, sizeof buffer) || in.gcount() > 0) {
     ++number;
+    if (in.fail() && !in.eof()) {
+      throw InputError(file.string() + ":" + std::to_string(number) + ": a line longer than " +
+                       std::to_string(longest) + " characters; the fold file holds one integer "
+                       "per line");
+    }
+    line.assign(buffer);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     char* end = nullptr;

@@ -30,7 +30,9 @@ void check_finite(const Matrix& block, std::size_t first) {
                              "; check the basis widths and the input data");
 }
 
-// Pass 1: Phi^T Phi (upper, by dsyrk), Phi^T T and the column sums of T, over all ranks.
+// Pass 1: Phi^T Phi (upper, by dsyrk), Phi^T T and the column sums of T, over all ranks. Each
+// worker forms its block's products alone; they are added in block order (the same bits for any
+// thread count).
 struct Moments {
   Matrix gram;         // P x P, bias last
   Matrix cross;        // P x K
@@ -42,15 +44,24 @@ Moments first_pass(const DesignMatrix& design, const Matrix& t) {
   Moments m{xt::zeros<double>({p, p}), xt::zeros<double>({p, k}), xt::zeros<double>({k})};
   std::exception_ptr failure;
   try {
-    design.for_each_block([&](std::size_t first, const Matrix& block) {
-      check_finite(block, first);
-      const Index rows = Index(block.shape(0));
-      cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows, 1.0,
-                           block.data(), Index(p), 1.0, m.gram.data(), Index(p));
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p), Index(k),
-                           rows, 1.0, block.data(), Index(p), t.data() + first * k, Index(k), 1.0,
-                           m.cross.data(), Index(k));
-    });
+    const std::size_t workers = worker_count(design.rows(), design.block_rows(), design.threads());
+    std::vector<Moments> part(
+        workers, Moments{Matrix::from_shape({p, p}), Matrix::from_shape({p, k}), Vector()});
+    design.reduce_blocks(
+        [&](std::size_t w, std::size_t first, const Matrix& block) {
+          check_finite(block, first);
+          const Index rows = Index(block.shape(0));
+          cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows,
+                               1.0, block.data(), Index(p), 0.0, part[w].gram.data(), Index(p));
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
+                               Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
+                               Index(k), 0.0, part[w].cross.data(), Index(k));
+        },
+        [&](std::size_t w, std::size_t) {
+          for (std::size_t i = 0; i < p; ++i)
+            for (std::size_t j = i; j < p; ++j) m.gram(i, j) += part[w].gram(i, j);
+          m.cross += part[w].cross;
+        });
     for (std::size_t n = 0; n < t.shape(0); ++n)
       for (std::size_t c = 0; c < k; ++c) m.target_sums(c) += t(n, c);
   } catch (...) {
@@ -135,61 +146,74 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   std::vector<double> sums(3 * L, 0.0);
   std::exception_ptr failure;
   try {
-    Matrix z, hats, fits;
+    // Per worker: scratch for one block and its partial sums, added in block order.
+    struct Scratch {
+      Matrix z, hats, fits;
+      std::vector<double> sums;
+    };
+    std::vector<Scratch> scratch(
+        worker_count(design.rows(), design.block_rows(), design.threads()));
     const auto fit_rows = [](Matrix& m, std::size_t rows, std::size_t cols) {
       if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m.resize({rows, cols});
     };
-    design.for_each_block([&](std::size_t first, const Matrix& block) {
-      const std::size_t rows = block.shape(0);
-      fit_rows(z, rows, m);
-      fit_rows(fits, rows, L * k);
-      fit_rows(hats, rows, L);
-      // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns in place.
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(m), Index(m), 1.0, block.data(), Index(p), v.data(), Index(m), 0.0,
-                           z.data(), Index(m));
-      for (std::size_t r = 0; r < rows; ++r) {
-        double* zr = z.data() + r * m;
-        for (std::size_t i = 0; i < m; ++i) zr[i] -= vmu[i];
-      }
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(), Index(L * k),
-                           0.0, fits.data(), Index(L * k));
-      for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
-                           hats.data(), Index(L));
-      for (std::size_t r = 0; r < rows; ++r) {
-        const double* t_row = t.data() + (first + r) * k;
-        const std::size_t truth =
-            std::size_t(std::max_element(t_row, t_row + k) - t_row);  // 1-of-K targets
-        for (std::size_t l = 0; l < L; ++l) {
-          const double keep = 1.0 - (1.0 / n + hats(r, l));
-          double row_sse = 0;
-          for (std::size_t c = 0; c < k; ++c) {
-            const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
-            row_sse += res * res;
+    design.reduce_blocks(
+        [&](std::size_t w, std::size_t first, const Matrix& block) {
+          Matrix &z = scratch[w].z, &fits = scratch[w].fits, &hats = scratch[w].hats;
+          std::vector<double>& part = scratch[w].sums;
+          part.assign(3 * L, 0.0);
+          const std::size_t rows = block.shape(0);
+          fit_rows(z, rows, m);
+          fit_rows(fits, rows, L * k);
+          fit_rows(hats, rows, L);
+          // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns.
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                               Index(m), Index(m), 1.0, block.data(), Index(p), v.data(), Index(m),
+                               0.0, z.data(), Index(m));
+          for (std::size_t r = 0; r < rows; ++r) {
+            double* zr = z.data() + r * m;
+            for (std::size_t i = 0; i < m; ++i) zr[i] -= vmu[i];
           }
-          sums[L + l] += row_sse;
-          sums[l] +=
-              keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
-          if (!one_of_k) continue;
-          // The row's prediction without it: t - e / (1 - h); wrong when its arg max is not
-          // the row's class (the first of equal values, as the metrics count).
-          std::size_t best = 0;
-          double best_value = -std::numeric_limits<double>::infinity();
-          for (std::size_t c = 0; c < k; ++c) {
-            const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
-            const double value = keep > 1e-12 ? t_row[c] - res / keep : 0.0;
-            if (value > best_value) {
-              best_value = value;
-              best = c;
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                               Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
+                               Index(L * k), 0.0, fits.data(), Index(L * k));
+          for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                               Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
+                               hats.data(), Index(L));
+          for (std::size_t r = 0; r < rows; ++r) {
+            const double* t_row = t.data() + (first + r) * k;
+            const std::size_t truth =
+                std::size_t(std::max_element(t_row, t_row + k) - t_row);  // 1-of-K targets
+            for (std::size_t l = 0; l < L; ++l) {
+              const double keep = 1.0 - (1.0 / n + hats(r, l));
+              double row_sse = 0;
+              for (std::size_t c = 0; c < k; ++c) {
+                const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
+                row_sse += res * res;
+              }
+              part[L + l] += row_sse;
+              part[l] +=
+                  keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
+              if (!one_of_k) continue;
+              // The row's prediction without it: t - e / (1 - h); wrong when its arg max is
+              // not the row's class (the first of equal values, as the metrics count).
+              std::size_t best = 0;
+              double best_value = -std::numeric_limits<double>::infinity();
+              for (std::size_t c = 0; c < k; ++c) {
+                const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
+                const double value = keep > 1e-12 ? t_row[c] - res / keep : 0.0;
+                if (value > best_value) {
+                  best_value = value;
+                  best = c;
+                }
+              }
+              part[2 * L + l] += best != truth || !(keep > 1e-12);
             }
           }
-          sums[2 * L + l] += best != truth || !(keep > 1e-12);
-        }
-      }
-    });
+        },
+        [&](std::size_t w, std::size_t) {
+          for (std::size_t i = 0; i < 3 * L; ++i) sums[i] += scratch[w].sums[i];
+        });
   } catch (...) {
     failure = std::current_exception();
   }

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "bench_data.hpp"
 #include "distributed_bench.hpp"
 #include "experiment_bench.hpp"
+#include "guard.hpp"
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
 #include "radial/dataset.hpp"
@@ -72,7 +74,13 @@ struct Settings {
   fs::path work;
   fs::path python = "/usr/bin/python3";
   bool keep = false;
+  fs::path guard;           // --guard: compare the headline ratios with this baseline
+  fs::path write_baseline;  // --write-baseline: store the headline ratios here
+  double guard_factor = 2.0;
+  std::size_t guard_rounds = 3;
 };
+
+using radial::bench::Ratios;
 
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
@@ -155,6 +163,15 @@ class Bench {
                           " is missing; build the radial-bench target (it copies the script)");
   }
 
+  // The headline ratios of the last run(), keyed as in baseline.json.
+  Ratios ratios() const {
+    Ratios out;
+    for (const auto* rows : {&kmeans_, &gmm_, &logistic_, &headline_})
+      for (const Row& r : *rows)
+        if (!r.key.empty()) out[r.key] = r.radial / r.sklearn;
+    return out;
+  }
+
   void run() {
     std::cout << "radial-bench: threads = " << threads_ << " on both sides, medians of "
               << s_.repeats << " runs, work folder " << s_.work << "\n"
@@ -196,6 +213,7 @@ class Bench {
     std::string label;
     double radial = 0, sklearn = 0;
     std::string note;
+    std::string key;  // the guard's name for the ratio (see ratios())
   };
 
   bool wants(const std::string& t) const {
@@ -257,7 +275,9 @@ class Bench {
              << " iterations, inertia rel diff "
              << std::abs(inertia - sk_inertia) / std::max(1e-300, std::abs(sk_inertia));
         kmeans_.push_back({at + " k=" + std::to_string(k), median(t) / double(its),
-                           median(times_of(sk)) / sk_its, note.str()});
+                           median(times_of(sk)) / sk_its, note.str(),
+                           "kmeans N=" + std::to_string(n) + " d=" + std::to_string(d) +
+                               " k=" + std::to_string(k)});
       }
 
     if (wants("gmm"))
@@ -308,7 +328,9 @@ class Bench {
                                  std::to_string(s_.repeats)});
         const double sk_its = std::max(1.0, sk.at("iterations").get<double>());
         gmm_.push_back({at + " k=64 " + cov, median(t) / double(its),
-                        median(times_of(sk)) / sk_its, ""});
+                        median(times_of(sk)) / sk_its, "",
+                        std::string("gmm ") + cov + " N=" + std::to_string(n) +
+                            " d=" + std::to_string(d) + " k=64"});
       }
 
     if (wants("logistic") && n >= 64) logistic(data, at);
@@ -376,7 +398,9 @@ class Bench {
            << std::setprecision(2) << " (rel diff " << std::fabs(radial_loss - sk_loss) / sk_loss
            << ")";
       logistic_.push_back({at + " irls vs " + solver, median(t), median(times_of(sk)),
-                           note.str()});
+                           note.str(),
+                           "irls vs " + std::string(solver) + " N=" + std::to_string(n) +
+                               " d=" + std::to_string(data.x.shape(1))});
     }
   }
 
@@ -447,6 +471,8 @@ class Bench {
               << std::setw(12) << std::setprecision(3) << median(s_t) << std::setw(14)
               << std::setprecision(0) << median(s_mem) / 1e6 << std::setw(12)
               << std::setprecision(4) << median(s_err) << "\n";
+    headline_.push_back({"pipeline", median(r_t), median(s_t), "",
+                         "pipeline N=" + std::to_string(n) + " wall"});
     std::cout << "  ratio radial/scikit-learn: wall " << std::setprecision(3)
               << median(r_t) / median(s_t) << ", peak memory " << median(r_mem) / median(s_mem)
               << "\n" << std::defaultfloat;
@@ -508,6 +534,9 @@ class Bench {
     });
     radial::set_blas_threads(saved);
     const double gemm_rate = 2.0 * double(g) * double(g) * double(g) / median(tg);
+    // As a time ratio (lower is better): the pass's time over dgemm's for the same flops.
+    headline_.push_back({"design", gemm_rate, pass_rate, "",
+                         "design N=" + std::to_string(n) + " dgemm/pass"});
     std::cout << "\nDesign matrix + Phi^T Phi (syrk), M = 1024, d = 64, N = " << n
               << ", streamed in blocks of " << radial::parallel_block_rows << " rows\n"
               << std::fixed << std::setprecision(1) << "  pass: " << median(t) << " s  "
@@ -534,7 +563,7 @@ class Bench {
   int threads_;
   radial::Registry registry_;
   fs::path script_;
-  std::vector<Row> kmeans_, gmm_, logistic_;
+  std::vector<Row> kmeans_, gmm_, logistic_, headline_;
 };
 
 }  // namespace
@@ -568,7 +597,30 @@ int main(int argc, char** argv) {
   app.add_option("--threads", s.threads, "threads on both sides (0: all cores)");
   app.add_option("--work", s.work, "folder for the shared .npy files (removed at the end)");
   app.add_flag("--keep", s.keep, "keep the work folder");
+  app.add_option("--guard", s.guard,
+                 "measure the headline ratios at the guard's sizes and fail (exit 1) when one is "
+                 "more than the baseline's factor (2) times its committed value")
+      ->check(CLI::ExistingFile);
+  app.add_option("--write-baseline", s.write_baseline,
+                 "measure the headline ratios at the guard's sizes and write them here");
+  app.add_option("--guard-rounds", s.guard_rounds,
+                 "at most this many measurements of every ratio before the guard fails")
+      ->check(CLI::Range(1, 10));
   CLI11_PARSE(app, argc, argv);
+  const bool guarding = !s.guard.empty() || !s.write_baseline.empty();
+  if (guarding) {
+    // The guard's sizes: every headline ratio at d = 16 in about a minute per round, one
+    // thread on both sides unless --threads says otherwise.
+    s.sizes = {20'000};
+    s.dims = {16};
+    s.tasks = {"kmeans", "gmm", "logistic", "pipeline", "design"};
+    s.repeats = 3;
+    s.iterations = 3;
+    s.kmeans_iterations = 10;
+    s.pipeline_rows = 20'000;
+    s.design_rows = 4'096;
+    if (app.count("--threads") == 0) s.threads = 1;
+  }
   if (quick) {
     s.sizes = {10'000};
     s.repeats = 1;
@@ -579,7 +631,41 @@ int main(int argc, char** argv) {
     s.experiment_runs = 40;
   }
   try {
-    Bench(s).run();
+    if (!guarding) {
+      Bench(s).run();
+      return 0;
+    }
+    std::ostringstream settings;
+    settings << "N = 20000, d = 16, threads = " << radial::resolve_threads(s.threads)
+             << ", medians of 3 runs per round";
+    const radial::bench::Baseline baseline =
+        s.guard.empty() ? radial::bench::Baseline{} : radial::bench::read_baseline(s.guard);
+    Ratios best;
+    std::size_t rounds = 0;
+    do {
+      Bench bench(s);
+      bench.run();
+      radial::bench::keep_best(best, bench.ratios());
+      ++rounds;
+    } while (!s.guard.empty() && rounds < s.guard_rounds &&
+             !radial::bench::guard_failures(baseline, best).empty());
+    if (!s.write_baseline.empty()) {
+      radial::bench::write_baseline(s.write_baseline, best, s.guard_factor,
+                                    radial::bench::machine_lines(), settings.str());
+      std::cout << "\nradial-bench: wrote " << best.size() << " ratios to " << s.write_baseline
+                << "\n";
+    }
+    if (!s.guard.empty()) {
+      radial::bench::print_guard(std::cout, baseline, best, rounds);
+      const auto failed = radial::bench::guard_failures(baseline, best);
+      if (!failed.empty()) {
+        std::cout << "radial-bench: guard FAILED: " << failed.size()
+                  << " ratio(s) more than " << baseline.factor << " x the baseline in "
+                  << rounds << " round(s)\n";
+        return 1;
+      }
+      std::cout << "radial-bench: guard passed\n";
+    }
   } catch (const std::exception& e) {
     std::cerr << "radial-bench: " << e.what() << "\n";
     return 1;

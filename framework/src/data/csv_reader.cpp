@@ -99,12 +99,46 @@ struct CsvRows {
   std::size_t rows = 0;
 };
 
+// The fast path of a row: every cell a plain decimal number (parse_decimal_prefix) between
+// commas, nothing else. The commas are found first (data::find_commas), so that the cells are
+// parsed independently of each other; fills values and the 1-based character column where each
+// cell starts. false for anything else (spaces, quotes, other numbers, another cell count),
+// which the general path reads or reports.
+bool plain_row(std::string_view text, std::vector<double>& values,
+               std::vector<std::uint32_t>& columns, std::vector<std::uint32_t>& commas) {
+  const std::size_t n = values.size();
+  if (text.size() >= UINT32_MAX || !data::find_commas(text, commas, n - 1)) return false;
+  const char* const base = text.data();
+  std::uint32_t begin = 0;
+  bool ok = true;
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::uint32_t end = c + 1 < n ? commas[c] : std::uint32_t(text.size());
+    columns[c] = begin + 1;
+    ok &= data::parse_decimal_prefix(base + begin, base + end, values[c], base + text.size()) ==
+          base + end;
+    begin = end + 1;
+  }
+  return ok;
+}
+
 // Parses every row the scanner returns (the file, or a shard's range) into `out`.
 void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
                std::size_t target, CsvRows& out) {
   std::vector<data::CsvCell> cells;
-  while (scanner.next_row(cells)) {
+  std::vector<double> values(scanner.columns());
+  std::vector<std::uint32_t> columns(scanner.columns()), commas;
+  std::string_view text;
+  while (scanner.next_data_line(text)) {
     if (out.rows == 0) out.target_column.reserve(scanner.estimated_rows_left() + 1);
+    if (plain_row(text, values, columns, commas)) {
+      for (std::size_t c = 0; c < values.size(); ++c)
+        if (c != target) out.inputs.push(values[c]);
+      out.targets.push(values[target]);
+      out.target_column.push_back(columns[target]);
+      ++out.rows;
+      continue;
+    }
+    scanner.cells_of(text, cells);
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const double value = data::parse_number(scanner, cells[c], names[c]);
       if (c == target) {
@@ -123,8 +157,17 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
 std::size_t read_input_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
                             const std::vector<std::size_t>& source, data::RowStore& inputs) {
   std::vector<data::CsvCell> cells;
+  std::vector<double> values(scanner.columns());
+  std::vector<std::uint32_t> columns(scanner.columns()), commas;
+  std::string_view text;
   std::size_t rows = 0;
-  while (scanner.next_row(cells)) {
+  while (scanner.next_data_line(text)) {
+    if (plain_row(text, values, columns, commas)) {
+      for (std::size_t j = 0; j < source.size(); ++j) inputs.push(values[source[j]]);
+      ++rows;
+      continue;
+    }
+    scanner.cells_of(text, cells);
     for (std::size_t j = 0; j < source.size(); ++j) {
       inputs.push(data::parse_number(scanner, cells[source[j]], names[source[j]]));
     }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -43,7 +44,138 @@ std::string unescape(const CsvCell& cell) {
   return out;
 }
 
+// Exact powers of ten: every one up to 1e22 is a double.
+constexpr double powers_of_ten[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+// Eight text bytes as a little-endian word: the first byte is the lowest.
+std::uint64_t load8(const char* p) {
+  std::uint64_t word;
+  std::memcpy(&word, p, 8);
+  return word;
+}
+
+// How many of the eight bytes of `word` are digits before the first that is not. Per byte,
+// (b + 0x46) or (b - 0x30) has its top bit set exactly when b is not '0'..'9'; carries and
+// borrows only move upwards, so the lowest flagged byte is exact.
+unsigned leading_digit_count(std::uint64_t word) {
+  const std::uint64_t flags =
+      ((word + 0x4646464646464646u) | (word - 0x3030303030303030u)) & 0x8080808080808080u;
+  return flags == 0 ? 8u : unsigned(__builtin_ctzll(flags)) >> 3;
+}
+
+// The number written by the first `count` (1..8) bytes of `word`, all digits: aligned so they
+// end at the top byte (zeros in front), then pairs, quads and the octet combined by multiplies.
+std::uint64_t digits_value(std::uint64_t word, unsigned count) {
+  std::uint64_t v = (word - 0x3030303030303030u) << (8 * (8 - count));
+  v = v * 10 + (v >> 8);  // each 16-bit lane: 10 a + b
+  const std::uint64_t lanes = 0x000000FF000000FFu;
+  v = ((v & lanes) * (100 + (std::uint64_t(1000000) << 32)) +
+       ((v >> 16) & lanes) * (1 + (std::uint64_t(10000) << 32))) >>
+      32;
+  return v;
+}
+
+constexpr std::uint64_t integer_powers_of_ten[] = {1,      10,      100,      1000,     10000,
+                                                   100000, 1000000, 10000000, 100000000};
+
+// Digits from p into mantissa (eight at a time while eight bytes are left); returns their end.
+inline const char* read_digits(const char* p, const char* last, std::uint64_t& mantissa) {
+  while (last - p >= 8) {
+    const unsigned n = leading_digit_count(load8(p));
+    if (n == 0) return p;
+    mantissa = mantissa * integer_powers_of_ten[n] + digits_value(load8(p), n);
+    p += n;
+    if (n < 8) return p;
+  }
+  while (p != last && unsigned(*p - '0') < 10) mantissa = mantissa * 10 + unsigned(*p++ - '0');
+  return p;
+}
+
 }  // namespace
+
+bool find_commas(std::string_view text, std::vector<std::uint32_t>& commas, std::size_t expected) {
+  commas.resize(expected + 1);  // room for one more: a row with too many stops there
+  constexpr std::uint64_t ones = 0x0101010101010101u, lows = 0x7f7f7f7f7f7f7f7fu;
+  // Per byte, the top bit of ~((t & 0x7f) + 0x7f | t | 0x7f) is set exactly when t is 0.
+  const auto zero_bytes = [&](std::uint64_t t) { return ~(((t & lows) + lows) | t | lows); };
+  const char* p = text.data();
+  const std::size_t size = text.size();
+  std::size_t found = 0, i = 0;
+  for (; i + 8 <= size; i += 8) {
+    const std::uint64_t w = load8(p + i);
+    if (zero_bytes(w ^ ('"' * ones))) return false;
+    for (std::uint64_t z = zero_bytes(w ^ (',' * ones)); z != 0; z &= z - 1) {
+      if (found == expected + 1) return false;
+      commas[found++] = std::uint32_t(i + (unsigned(__builtin_ctzll(z)) >> 3));
+    }
+  }
+  for (; i < size; ++i) {
+    if (p[i] == '"') return false;
+    if (p[i] != ',') continue;
+    if (found == expected + 1) return false;
+    commas[found++] = std::uint32_t(i);
+  }
+  return found == expected;
+}
+
+const char* parse_decimal_prefix(const char* p, const char* last, double& value,
+                                 const char* readable) {
+  bool negative = false;
+  if (p != last && (*p == '-' || *p == '+')) negative = *p++ == '-';
+  // The usual cell, d.ddd with at most 7 digits on either side and no exponent, from two
+  // words read at once (the general loop below reads the same numbers, one step at a time).
+  if (readable - p >= 16) {
+    const std::uint64_t whole = load8(p);
+    const unsigned n1 = leading_digit_count(whole);
+    if (n1 != 0 && n1 < 8 && p[n1] == '.') {
+      const std::uint64_t part = load8(p + n1 + 1);
+      const unsigned n2 = leading_digit_count(part);
+      const char* end = p + n1 + 1 + n2;
+      if (n2 != 0 && n2 < 8 && end <= last && (end == last || (*end != 'e' && *end != 'E'))) {
+        const std::uint64_t mantissa =
+            digits_value(whole, n1) * integer_powers_of_ten[n2] + digits_value(part, n2);
+        const double v = double(mantissa) / powers_of_ten[n2];  // below 10^14: exact
+        value = negative ? -v : v;
+        return end;
+      }
+    }
+  }
+  // At most 19 digits in all (leading zeros included), so the mantissa cannot wrap.
+  std::uint64_t mantissa = 0;
+  const char* start = p;
+  p = read_digits(p, std::min(last, start + 19), mantissa);
+  std::ptrdiff_t digits = p - start;
+  const bool integer_part = digits != 0;
+  bool fraction_part = false;
+  int exponent = 0;
+  if (p != last && *p == '.') {
+    ++p;
+    const char* fraction = p;
+    p = read_digits(p, std::min(last, fraction + (19 - digits)), mantissa);
+    fraction_part = p != fraction;
+    digits += p - fraction;
+    exponent = -int(p - fraction);
+  }
+  if (!integer_part && !fraction_part) return nullptr;
+  if (p != last && unsigned(*p - '0') < 10) return nullptr;  // more than 19 digits
+  if (p != last && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool negative_exponent = false;
+    if (p != last && (*p == '-' || *p == '+')) negative_exponent = *p++ == '-';
+    const char* e_start = p;
+    int e = 0;
+    while (p != last && unsigned(*p - '0') < 10 && e < 10000) e = e * 10 + (*p++ - '0');
+    if (p == e_start || (p != last && unsigned(*p - '0') < 10)) return nullptr;
+    exponent += negative_exponent ? -e : e;
+  }
+  if (mantissa > (std::uint64_t(1) << 53) || exponent < -22 || exponent > 22) return nullptr;
+  const double v = exponent < 0 ? double(mantissa) / powers_of_ten[-exponent]
+                                : double(mantissa) * powers_of_ten[exponent];
+  value = negative ? -v : v;
+  return p;
+}
 
 CsvScanner::CsvScanner(const std::filesystem::path& file)
     : input_(InputFile::open<DataError>(file, "data file")), name_(file.string()) {
@@ -98,16 +230,22 @@ void CsvScanner::restrict_to(std::uint64_t begin, std::uint64_t end, std::size_t
 }
 
 void CsvScanner::refuse_binary(std::size_t from) const {
-  // A branch-free pass (it vectorises) finds whether there is a bad byte; the search for where
-  // runs only then.
-  const auto* bytes = reinterpret_cast<const unsigned char*>(buffer_.data());
-  unsigned any = 0;
-  for (std::size_t i = from; i < end_; ++i) {
-    const unsigned u = bytes[i];
-    any |= unsigned(u < 0x20) & unsigned(u != '\t') & unsigned(u != '\n') & unsigned(u != '\r');
-    any |= unsigned(u == 0x7f);
+  // Eight bytes at a time: a word with no byte below 0x20 and none equal to 0x7f is clean
+  // (the usual bit tricks; a flag may be false only above a true one, which is enough for
+  // "any"). Words that hold a tab or a line end are looked at byte by byte; the search for
+  // where runs only when a bad byte is found.
+  const char* bytes = buffer_.data();
+  constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  bool any = false;
+  std::size_t i = from;
+  for (; i + 8 <= end_ && !any; i += 8) {
+    const std::uint64_t w = load8(bytes + i);
+    const std::uint64_t del = w ^ (0x7f * ones);
+    if ((((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs)
+      for (std::size_t k = i; k < i + 8; ++k) any |= is_binary(bytes[k]);
   }
-  if (any == 0) return;
+  for (; i < end_ && !any; ++i) any = is_binary(bytes[i]);
+  if (!any) return;
   const auto bad = std::find_if(buffer_.begin() + std::ptrdiff_t(from),
                                 buffer_.begin() + std::ptrdiff_t(end_), is_binary);
   // Line and column of the byte: count the line ends after the current line.
@@ -288,6 +426,12 @@ std::vector<std::string> CsvScanner::header() {
 
 bool CsvScanner::next_row(std::vector<CsvCell>& cells) {
   std::string_view text;
+  if (!next_data_line(text)) return false;
+  cells_of(text, cells);
+  return true;
+}
+
+bool CsvScanner::next_data_line(std::string_view& text) {
   while (true) {
     if (!next_line(text)) return false;  // blank lines at the end are fine
     if (!all_space(text)) break;
@@ -298,6 +442,10 @@ bool CsvScanner::next_row(std::vector<CsvCell>& cells) {
     throw DataError(where(1) +
                     ": blank line inside the data (more rows follow); remove the blank line");
   }
+  return true;
+}
+
+void CsvScanner::cells_of(std::string_view text, std::vector<CsvCell>& cells) const {
   split(text, cells);
   if (cells.size() != columns_) {
     // Point at the first extra cell, or at the end of a short row.
@@ -308,7 +456,6 @@ bool CsvScanner::next_row(std::vector<CsvCell>& cells) {
                     " (one per column of the header on line 1); add or remove the missing or "
                     "extra comma");
   }
-  return true;
 }
 
 double parse_number(const CsvScanner& scanner, const CsvCell& cell,
@@ -322,8 +469,10 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   }
   const char* first = text.data();
   const char* last = text.data() + text.size();
-  if (*first == '+' && text.size() > 1 && first[1] != '-') ++first;  // from_chars rejects '+'
   double value = 0.0;
+  if (parse_decimal_prefix(first, last, value, last) == last) return value;
+  if (*first == '+' && text.size() > 1 && first[1] != '-') ++first;  // from_chars rejects '+'
+
   const auto [end, error] = std::from_chars(first, last, value);
   if (end != last || error == std::errc::invalid_argument) {
     throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +

@@ -46,6 +46,10 @@ class CsvScanner {
   // The next data row's cells; false at the end of the data. DataError for a row whose cell
   // count differs from the header's, for a blank line inside the data and for bad quoting.
   bool next_row(std::vector<CsvCell>& cells);
+  // next_row in two steps, for a reader with a fast path: the next data line (blank lines
+  // handled as next_row does), and its cells (the same errors as next_row).
+  bool next_data_line(std::string_view& text);
+  void cells_of(std::string_view text, std::vector<CsvCell>& cells) const;
 
   // Line number of the row last returned (1 is the header).
   std::size_t line() const { return line_; }
@@ -99,6 +103,18 @@ class CsvScanner {
   std::size_t blank_line_ = 0;       // the first of a run of blank lines, 0 if none
   std::size_t columns_ = 0;
 };
+
+// The common decimal number at p ([+-]digits[.digits][e[+-]digits], at most 19 significant
+// digits, value below 2^53 x 10^22) by Clinger's fast path: one multiplication or division of two
+// exact doubles, correctly rounded, so the same bits as from_chars. Returns the end of the
+// number, or nullptr for anything else (which parse_number reads). Never a NaN or infinity.
+// The bytes up to `readable` (>= last) may be loaded, eight at a time, though not parsed.
+const char* parse_decimal_prefix(const char* p, const char* last, double& value,
+                                 const char* readable);
+
+// The offsets of the commas in `text`, when there are exactly `expected` (false otherwise, or
+// when a quote makes commas ambiguous). Eight bytes at a time.
+bool find_commas(std::string_view text, std::vector<std::uint32_t>& commas, std::size_t expected);
 
 // Parses a numeric cell; DataError naming the cell, its column name and what to change when it
 // is empty, not a number, NaN or infinite.

@@ -127,9 +127,15 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
   std::vector<data::CsvCell> cells;
   std::vector<double> values(scanner.columns());
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
+  // Counted first, the rows go straight into the matrix that holds them (no second copy).
+  const std::size_t expected = scanner.count_rows_left();
+  out.inputs.reserve(expected * (scanner.columns() - 1));
+  out.targets.reserve(expected);
+  out.target_column.reserve(expected);
   std::string_view text;
   while (scanner.next_data_line(text)) {
-    if (out.rows == 0) out.target_column.reserve(scanner.estimated_rows_left() + 1);
+    if (out.rows == 0 && expected == 0)
+      out.target_column.reserve(scanner.estimated_rows_left() + 1);
     if (plain_row(text, values, columns, commas)) {
       for (std::size_t c = 0; c < values.size(); ++c)
         if (c != target) out.inputs.push(values[c]);
@@ -161,6 +167,7 @@ std::size_t read_input_rows(data::CsvScanner& scanner, const std::vector<std::st
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
   std::string_view text;
   std::size_t rows = 0;
+  inputs.reserve(scanner.count_rows_left() * source.size());
   while (scanner.next_data_line(text)) {
     if (plain_row(text, values, columns, commas)) {
       for (std::size_t j = 0; j < source.size(); ++j) inputs.push(values[source[j]]);

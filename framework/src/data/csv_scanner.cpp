@@ -10,6 +10,7 @@
 #include <map>
 
 #include <errno.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "radial/errors.hpp"
@@ -96,7 +97,8 @@ inline const char* read_digits(const char* p, const char* last, std::uint64_t& m
 }  // namespace
 
 bool find_commas(std::string_view text, std::vector<std::uint32_t>& commas, std::size_t expected) {
-  commas.resize(expected + 1);  // room for one more: a row with too many stops there
+  commas.resize(expected + 3);  // room for the two stores of a word past the last comma
+  constexpr std::uint64_t highest = std::uint64_t(1) << 63;
   constexpr std::uint64_t ones = 0x0101010101010101u, lows = 0x7f7f7f7f7f7f7f7fu;
   // Per byte, the top bit of ~((t & 0x7f) + 0x7f | t | 0x7f) is set exactly when t is 0.
   const auto zero_bytes = [&](std::uint64_t t) { return ~(((t & lows) + lows) | t | lows); };
@@ -106,10 +108,20 @@ bool find_commas(std::string_view text, std::vector<std::uint32_t>& commas, std:
   for (; i + 8 <= size; i += 8) {
     const std::uint64_t w = load8(p + i);
     if (zero_bytes(w ^ ('"' * ones))) return false;
-    for (std::uint64_t z = zero_bytes(w ^ (',' * ones)); z != 0; z &= z - 1) {
-      if (found == expected + 1) return false;
-      commas[found++] = std::uint32_t(i + (unsigned(__builtin_ctzll(z)) >> 3));
+    std::uint64_t z = zero_bytes(w ^ (',' * ones));
+    // The first two commas of the word are stored whether there are any (the stores past
+    // `found` are overwritten later), so the usual word costs no branch on its comma count.
+    const std::uint64_t second = z & (z - 1), third = second & (second - 1);
+    const std::size_t first_two = std::size_t(z != 0) + std::size_t(second != 0);
+    commas[found] = std::uint32_t(i + (unsigned(__builtin_ctzll(z | highest)) >> 3));
+    commas[found + 1] = std::uint32_t(i + (unsigned(__builtin_ctzll(second | highest)) >> 3));
+    if (third != 0) {
+      for (z = third; z != 0 && found + 2 <= expected; z &= z - 1)
+        commas[found++ + 2] = std::uint32_t(i + (unsigned(__builtin_ctzll(z)) >> 3));
+      if (z != 0) return false;  // more commas than expected
     }
+    found += first_two;
+    if (found > expected) return false;
   }
   for (; i < size; ++i) {
     if (p[i] == '"') return false;
@@ -122,8 +134,9 @@ bool find_commas(std::string_view text, std::vector<std::uint32_t>& commas, std:
 
 const char* parse_decimal_prefix(const char* p, const char* last, double& value,
                                  const char* readable) {
-  bool negative = false;
-  if (p != last && (*p == '-' || *p == '+')) negative = *p++ == '-';
+  // Without a branch: signs are as often '-' as not, which a branch would mispredict.
+  const bool negative = p != last && *p == '-';
+  p += p != last && (*p == '-' || *p == '+');
   // The usual cell, d.ddd with at most 7 digits on either side and no exponent, from two
   // words read at once (the general loop below reads the same numbers, one step at a time).
   if (readable - p >= 16) {
@@ -196,6 +209,44 @@ std::size_t CsvScanner::estimated_rows_left() const {
   if (!input_.regular() || lines == 0 || line_ < 2 || consumed_ >= end_offset_) return 0;
   const double per_line = double(consumed_ - origin_) / double(lines);
   return std::size_t(double(end_offset_ - consumed_) / per_line) + 1;
+}
+
+std::size_t CsvScanner::count_rows_left() const {
+  if (!input_.regular() || consumed_ >= end_offset_) return 0;
+  const std::uint64_t page = std::uint64_t(::sysconf(_SC_PAGESIZE));
+  constexpr std::uint64_t window = std::uint64_t(32) << 20;  // mapped at a time
+  std::size_t rows = 0;
+  char previous = '\n';  // the byte before consumed_ ends the header's line
+  for (std::uint64_t at = consumed_; at < end_offset_;) {
+    const std::uint64_t base = at / page * page;
+    const std::uint64_t length = std::min(end_offset_, base + window) - base;
+    void* mapped = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, input_.fd(), off_t(base));
+    if (mapped == MAP_FAILED) return 0;  // an estimate only: the chunked path reads anyway
+    ::madvise(mapped, length, MADV_SEQUENTIAL);
+    const char* bytes = static_cast<const char*>(mapped) + (at - base);
+    const std::size_t n = std::size_t(base + length - at);
+    // Eight bytes at a time: flags (top bit of a byte) of line ends, minus those right after
+    // one; a multiply sums the flags of a word.
+    constexpr std::uint64_t ones = 0x0101010101010101u, lows = 0x7f7f7f7f7f7f7f7fu;
+    const auto zero_bytes = [&](std::uint64_t t) { return ~(((t & lows) + lows) | t | lows); };
+    std::uint64_t carry = previous == '\n' ? 0x80 : 0;  // the flag of the byte before
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      const std::uint64_t ends = zero_bytes(load8(bytes + i) ^ ('\n' * ones));
+      const std::uint64_t starts = ends & ~((ends << 8) | carry);
+      rows += std::size_t((((starts >> 7) * ones) >> 56) & 0xff);
+      carry = ends >> 56;
+    }
+    for (; i < n; ++i) {
+      const bool end = bytes[i] == '\n';
+      rows += end && carry == 0;
+      carry = end ? 0x80 : 0;
+    }
+    if (n != 0) previous = bytes[n - 1];
+    ::munmap(mapped, length);
+    at = base + length;
+  }
+  return rows + (previous != '\n');
 }
 
 std::size_t CsvScanner::read_at(std::uint64_t offset, char* out, std::size_t count) const {

@@ -62,6 +62,11 @@ class CsvScanner {
   // line so far; 0 when unknown (a stream).
   std::size_t estimated_rows_left() const;
 
+  // The rows still to come in a regular file (or its range), counted as the line ends that
+  // end a non-empty line plus an unterminated last line, in windows of the file mapped one at a
+  // time (no copy); 0 for a stream. CR-only or blank lines make it inexact, never unsafe.
+  std::size_t count_rows_left() const;
+
   // A regular file (its size known, readable at any offset), and its size.
   bool regular() const { return input_.regular(); }
   std::uint64_t size() const { return input_.size(); }

@@ -1,6 +1,7 @@
 #pragma once
 // Values parsed row by row, kept in chunks of anonymous memory until the row count is known,
-// then moved into one Matrix chunk by chunk. Each chunk is unmapped as soon as it is copied, and
+// then moved into one Matrix chunk by chunk (or, when the rows were counted first, written into
+// that Matrix directly: reserve()). Each chunk is unmapped as soon as it is copied, and
 // the Matrix's pages are only touched as they are written, so the peak is the data plus one
 // chunk, not two copies (a CSV reads in its parsed size + 64 MB). Chunks grow from
 // 64 KB to 32 MB, so a small file costs little.
@@ -21,6 +22,11 @@ class RowStore {
   RowStore(const RowStore&) = delete;
   RowStore& operator=(const RowStore&) = delete;
   ~RowStore();
+
+  // Before the first push: room for `values` values in one Matrix that into_matrix returns
+  // without a copy when exactly that many were pushed (a count of the rows to come makes it
+  // exact; more spill into chunks, fewer are copied out).
+  void reserve(std::size_t values);
 
   void push(double value) {
     if (fill_ == capacity_) grow();
@@ -46,6 +52,8 @@ class RowStore {
   // Mapped directly, so that unmapping returns a chunk to the system at once (a malloc'ed
   // block may stay in the heap).
   std::vector<Chunk> chunks_;
+  Matrix reserved_;  // values x 1 while reserve()'s block is in use, else empty
+  bool reserving_ = false;
   double* current_ = nullptr;
   std::size_t fill_ = 0, capacity_ = 0, full_values_ = 0;
 };

@@ -1,15 +1,21 @@
-// The CSV reader's fast number path (parse_decimal_prefix) against std::from_chars, bit for bit,
-// on random decimals of every shape it takes and many it must refuse; and find_commas against a
-// plain loop.
+// The CSV reader's fast path: parse_decimal_prefix against std::from_chars, bit for bit, on
+// random decimals of every shape it takes and many it must refuse; find_commas against a plain
+// loop; and rows counted before they are read.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "csv_scanner.hpp"
+#include "radial/data_reader.hpp"
 
 namespace {
 
@@ -119,4 +125,44 @@ TEST_CASE("find_commas finds exactly the commas of an unquoted line", "[data][cs
       REQUIRE_FALSE(radial::data::find_commas(line, commas, want.size() - 1));
     if (!quoted) REQUIRE_FALSE(radial::data::find_commas(line, commas, want.size() + 1));
   }
+}
+
+// The reader counts the rows before it parses them, to write them straight into the matrix.
+// Blank lines at the end make the count too high, CR-only line ends too low (one "line"); both
+// must read the same rows as the exact count.
+TEST_CASE("rows counted first: exact, too many and too few give the same data", "[data][csv]") {
+  namespace fs = std::filesystem;
+  const fs::path folder =
+      fs::temp_directory_path() / ("radial-test-row-count-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const std::size_t rows = 7000;  // 14000 input values: past the first chunks of the spill path
+  const auto write = [&](const std::string& name, const std::string& end, const std::string& tail) {
+    std::ofstream out(folder / name, std::ios::binary);
+    out << "a,b,class" << end;
+    for (std::size_t i = 0; i < rows; ++i)
+      out << double(i) * 0.25 << ",-" << i << ".5," << i % 3 << end;
+    out << tail;
+  };
+  write("exact.csv", "\n", "");
+  write("blank-tail.csv", "\r\n", "\r\n\r\n");
+  write("cr-only.csv", "\r", "");
+  write("no-final-end.csv", "\n", "1,2,0");
+  const radial::Dataset exact = radial::read_csv(folder / "exact.csv");
+  REQUIRE(exact.rows() == rows);
+  CHECK(exact.inputs(rows - 1, 0) == double(rows - 1) * 0.25);
+  CHECK(exact.inputs(rows - 1, 1) == -(double(rows - 1) + 0.5));
+  for (const char* name : {"blank-tail.csv", "cr-only.csv"}) {
+    INFO(name);
+    const radial::Dataset other = radial::read_csv(folder / name);
+    REQUIRE(other.rows() == rows);
+    CHECK(std::equal(other.inputs.begin(), other.inputs.end(), exact.inputs.begin()));
+    CHECK(std::equal(other.classes.begin(), other.classes.end(), exact.classes.begin()));
+  }
+  const radial::Dataset longer = radial::read_csv(folder / "no-final-end.csv");
+  REQUIRE(longer.rows() == rows + 1);
+  CHECK(longer.inputs(rows, 1) == 2.0);
+  const radial::Matrix inputs = radial::read_inputs_csv(folder / "cr-only.csv", {"b", "a"});
+  REQUIRE(inputs.shape(0) == rows);
+  CHECK(inputs(rows - 1, 0) == exact.inputs(rows - 1, 1));
+  fs::remove_all(folder);
 }

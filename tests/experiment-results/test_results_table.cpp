@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "radial/errors.hpp"
+#include "radial/json_depth.hpp"
 #include "radial/results_table.hpp"
 
 using nlohmann::json;
@@ -313,4 +314,33 @@ TEST_CASE("results table: runs as JSON carry the report's metric objects") {
   CHECK(fail["train"].is_null());
   CHECK(j["runs"][6]["cv"]["per_fold"].size() == 2);
   CHECK(j["runs"][6]["test"].is_null());
+}
+
+TEST_CASE("results table: a stored report nested 50,000 levels deep is not a report") {
+  // Issue 25, defect 1: such a value made `radial results` and `radial plot results` die by
+  // SIGSEGV after 1.9 GB. It now reads as a run without values, in every reader.
+  RunRecord deep = run("synth", "RBF/EM", 1, tested(0.1));
+  std::string nested;
+  for (int i = 0; i < 50000; ++i) nested += "{\"a\":";
+  nested += "1";
+  nested += std::string(50000, '}');
+  deep.report = "{\"train\":" + nested + "}";
+  deep.overrides = std::string(50000, '[') + std::string(50000, ']');
+  CHECK_FALSE(radial::run_value(deep, "train.mse"));
+  const std::string text = radial::runs_json({deep, run("synth", "RBF/EM", 2, tested(0.2))});
+  const json back = json::parse(text);
+  CHECK(back.at("runs").at(0).at("train").is_null());
+  CHECK(back.at("runs").at(0).at("overrides").is_string());  // kept as stored, not parsed
+  CHECK(back.at("runs").at(1).at("test").at("error_rate") == 0.2);
+  CHECK_THROWS_AS(radial::make_table({deep}, TableSpec{}, "deep"), radial::InputError);
+}
+
+TEST_CASE("json_depth counts arrays and objects outside strings, and stops early") {
+  CHECK(radial::json_depth("{}") == 1);
+  CHECK(radial::json_depth("{\"a\": [1, {\"b\": []}], \"c\": {}}") == 4);
+  CHECK(radial::json_depth("\"[[[{{{\"") == 0);              // inside a string
+  CHECK(radial::json_depth("[\"\\\"[[\", [[]]]") == 3);       // an escaped quote
+  CHECK(radial::json_depth(std::string(300, '['), 10) == 11);  // stopped past the limit
+  CHECK_FALSE(radial::json_depth_ok(std::string(257, '[') + std::string(257, ']')));
+  CHECK(radial::json_depth_ok(std::string(256, '[') + std::string(256, ']')));
 }

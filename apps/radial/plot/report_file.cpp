@@ -5,6 +5,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
+#include "radial/json_depth.hpp"
 
 namespace radial::cli::plot {
 namespace {
@@ -24,6 +25,10 @@ std::string what(const ReportFile& r, const std::string& stage) {
 }  // namespace
 
 ReportFile report_from_text(const std::string& text, const std::string& name) {
+  if (!json_depth_ok(text)) {
+    throw InputError(name + ": JSON nested more than " + std::to_string(max_json_depth) +
+                     " levels deep is not a report; give a file written by radial train --report");
+  }
   ReportFile report{name, json::parse(text, nullptr, false)};
   if (report.json.is_discarded()) {
     throw InputError(name + ": not a JSON report; give a file written by radial train --report");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "radial/errors.hpp"
+#include "radial/json_depth.hpp"
 #include "radial/params.hpp"
 #include "radial/results_table.hpp"
 #include "radial/text.hpp"
@@ -21,7 +22,7 @@ namespace {
 using nlohmann::json;
 
 std::optional<json> parse(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  if (text.empty() || !json_depth_ok(text)) return std::nullopt;  // too deep: not a report
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return std::nullopt;
   return j;

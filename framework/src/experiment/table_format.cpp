@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "radial/json_depth.hpp"
 #include "radial/results_table.hpp"
 
 namespace radial {
@@ -281,10 +282,14 @@ std::string format_table(const Table& table, TableFormat format) {
 std::string runs_json(const std::vector<RunRecord>& runs) {
   json list = json::array();
   for (const RunRecord& r : runs) {
-    json report = r.report.empty() ? json(nullptr)
-                                   : json::parse(r.report, nullptr, /*allow_exceptions=*/false);
+    // Too deep to be a report (radial/json_depth.hpp): read as not JSON.
+    json report = r.report.empty() || !json_depth_ok(r.report)
+                      ? json(nullptr)
+                      : json::parse(r.report, nullptr, /*allow_exceptions=*/false);
     if (report.is_discarded()) report = nullptr;
-    json overrides = json::parse(r.overrides.empty() ? "{}" : r.overrides, nullptr, false);
+    json overrides = json_depth_ok(r.overrides)
+                         ? json::parse(r.overrides.empty() ? "{}" : r.overrides, nullptr, false)
+                         : json(json::value_t::discarded);
     if (overrides.is_discarded()) overrides = r.overrides;  // kept as stored, if not JSON
     list.push_back({{"experiment", r.experiment},
                     {"dataset", r.dataset},

@@ -86,10 +86,17 @@ void check_not_an_input(const fs::path& database, const Experiment& e) {
     if (d.test) inputs.push_back({"test data of dataset '" + d.name + "'", *d.test});
   }
   for (const auto& p : e.pipelines) inputs.push_back({"the file of pipeline '" + p.name + "'", p.file});
+  // SQLite writes beside the database (-wal, -shm, -journal) and deletes those files again.
+  const std::vector<fs::path> written{database, database.string() + "-wal",
+                                      database.string() + "-shm",
+                                      database.string() + "-journal"};
   for (const auto& [what, path] : inputs) {
-    if (same_file(database, path)) {
-      throw InputError("--results " + database.string() + " is " + what +
-                       "; name another file for the results database");
+    for (const fs::path& file : written) {
+      if (!same_file(file, path)) continue;
+      throw InputError("--results " + database.string() + ": " +
+                       (file == database ? std::string("the database")
+                                         : "its SQLite side file " + file.string()) +
+                       " is " + what + "; name another file for the results database");
     }
   }
 }

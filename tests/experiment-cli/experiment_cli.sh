@@ -277,6 +277,17 @@ bad-files)
   err_has "error_rate"
   run 2 experiment exp.toml --results data/iris.csv
   err_has "iris.csv"
+  # Data named like one of the database's SQLite side files is refused and left intact
+  # (issue 25, defect 2: it was overwritten and deleted, exit 0).
+  for side in wal shm journal; do
+    cp data/iris.csv "side.results.sqlite-$side"
+    sed "s#data/iris.csv#side.results.sqlite-$side#" exp.toml > side.toml
+    run 2 experiment side.toml
+    err_has "side file"; err_has "side.results.sqlite-$side"
+    cmp -s "side.results.sqlite-$side" data/iris.csv || fail "the -$side input was changed"
+    [ ! -e side.results.sqlite ] || fail "the refused experiment created its database"
+    rm -f "side.results.sqlite-$side"
+  done
   ;;
 *) fail "unknown case" ;;
 esac

@@ -277,6 +277,18 @@ bad-files)
   err_has "error_rate"
   run 2 experiment exp.toml --results data/iris.csv
   err_has "iris.csv"
+  # A grid of 400 x 400 points (issue 25, defect 3: 10^6 runs took 3.8 GB and ended in
+  # bad_alloc): refused at once, before a pipeline is read per point.
+  $py - <<'PY'
+values = ", ".join(str(0.001 * (i + 1)) for i in range(400))
+counts = ", ".join(str(i + 2) for i in range(400))
+text = open("exp.toml").read().replace('"regularizer.alpha" = [0.001, 0.1]',
+    '"regularizer.alpha" = [%s]\n"centres.count" = [%s]' % (values, counts))
+open("huge.toml", "w").write(text)
+PY
+  run_timeout=20 run 2 experiment huge.toml
+  err_has "more than 100000 runs"
+  [ ! -e huge.results.sqlite ] || fail "the refused experiment created its database"
   # Data named like one of the database's SQLite side files is refused and left intact
   # (issue 25, defect 2: it was overwritten and deleted, exit 0).
   for side in wal shm journal; do

@@ -78,6 +78,8 @@ struct PlannedRun {
 
 // Every run of the experiment in a fixed order (dataset, pipeline, grid point, seed), with its
 // key. Reads each data file once to hash its contents (DataError naming an unreadable one).
+// More runs than max_planned_runs are refused (InputError) before any is planned.
+constexpr std::size_t max_planned_runs = 100'000;
 std::vector<PlannedRun> plan_runs(const Experiment& experiment, const Registry& registry);
 
 struct ExperimentProgress {

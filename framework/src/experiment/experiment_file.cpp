@@ -91,6 +91,21 @@ std::vector<std::size_t> applicable_axes(const std::vector<GridAxis>& grid, cons
   return out;
 }
 
+void check_run_count(const Experiment& e, const std::vector<std::vector<std::size_t>>& axes) {
+  std::size_t count = 0;
+  for (const std::vector<std::size_t>& list : axes) {
+    std::size_t points = e.seeds.size() * e.datasets.size();
+    for (const std::size_t axis : list)
+      if (points <= max_planned_runs) points *= e.grid[axis].values.size();
+    count += std::min(points, max_planned_runs + 1);
+  }
+  if (count <= max_planned_runs) return;
+  throw InputError(e.file.string() + ": the experiment has more than " +
+                   std::to_string(max_planned_runs) +
+                   " runs (datasets x pipelines x grid points x seeds), the most one experiment "
+                   "plans; split it into several experiments or shorten the grid");
+}
+
 std::vector<GridPoint> grid_points(const std::vector<GridAxis>& grid,
                                    const std::vector<std::size_t>& axes) {
   std::vector<GridPoint> points{GridPoint{}};
@@ -660,6 +675,7 @@ class ExperimentReader {
       for (const auto& list : axes) used = used || std::count(list.begin(), list.end(), a) != 0;
       if (!used) no_pipeline(e, a);
     }
+    experiment::check_run_count(e, axes);  // before a pipeline is read per grid point
     for (std::size_t d = 0; d < e.datasets.size(); ++d) {
       for (std::size_t p = 0; p < e.pipelines.size(); ++p) {
         for (const GridPoint& point : experiment::grid_points(e.grid, axes[p])) {

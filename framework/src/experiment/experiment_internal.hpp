@@ -24,6 +24,11 @@ DataReplacement replacement(const Experiment& experiment, std::size_t index);
 std::vector<std::size_t> applicable_axes(const std::vector<GridAxis>& grid, const Pipeline& pipeline,
                                          const Registry& registry);
 
+// InputError naming the experiment file when datasets x (grid points of each pipeline, its
+// applicable axes `axes[p]`) x seeds passes max_planned_runs; counted without enumerating.
+void check_run_count(const Experiment& experiment,
+                     const std::vector<std::vector<std::size_t>>& axes);
+
 // The cartesian product of the axes `axes` (first slowest); one empty point when none.
 std::vector<GridPoint> grid_points(const std::vector<GridAxis>& grid,
                                    const std::vector<std::size_t>& axes);

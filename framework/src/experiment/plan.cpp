@@ -115,6 +115,16 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
   std::vector<std::string> texts;
   for (const ExperimentPipeline& p : e.pipelines) texts.push_back(experiment::pipeline_text(p.file));
 
+  // Counted before any run is planned (each costs a parsed pipeline and a key), so that a grid
+  // of a million points is refused at once, not after gigabytes.
+  std::vector<std::vector<std::size_t>> axes;
+  for (std::size_t p = 0; p < e.pipelines.size() && !e.datasets.empty(); ++p) {
+    const Pipeline base = parse_pipeline(texts[p], e.pipelines[p].file, registry,
+                                         e.pipelines[p].set, experiment::replacement(e, 0));
+    axes.push_back(experiment::applicable_axes(e.grid, base, registry));
+  }
+  experiment::check_run_count(e, axes);
+
   std::vector<PlannedRun> runs;
   for (std::size_t d = 0; d < e.datasets.size(); ++d) {
     const ExperimentDataset& dataset = e.datasets[d];

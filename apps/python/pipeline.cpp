@@ -9,6 +9,7 @@
 #include "bindings.hpp"
 #include "interrupt.hpp"
 #include "radial/errors.hpp"
+#include "radial/input_file.hpp"
 #include "radial/trainer.hpp"
 
 namespace radial::python {
@@ -41,21 +42,16 @@ PipelineHandle parse(const std::string& text, const std::string& label,
 }
 
 PipelineHandle read(const std::string& file, const std::vector<std::string>& overrides) {
-  std::string text;
-  {
-    std::ifstream in(file, std::ios::binary);
-    if (in) {
-      std::ostringstream buffer;
-      buffer << in.rdbuf();
-      text = buffer.str();
-    }
-  }
+  // Read once, as the CLI does: at most max_pipeline_bytes, a larger or endless file refused
+  // before it is held (not read whole first).
+  InputFile in = InputFile::open<PipelineError>(file, "pipeline file");
+  const std::string text = in.read_all<PipelineError>(max_pipeline_bytes);
   PipelineHandle h;
-  const auto r =
-      text.empty() || text.size() > max_pipeline_bytes ? std::nullopt : replacement_for(text);
+  const auto r = text.empty() ? std::nullopt : replacement_for(text);
   h.in_memory = r.has_value();
-  h.pipeline = std::make_shared<const Pipeline>(r ? read_pipeline(file, registry(), overrides, *r)
-                                                  : read_pipeline(file, registry(), overrides));
+  h.pipeline = std::make_shared<const Pipeline>(
+      r ? parse_pipeline(text, file, registry(), overrides, *r)
+        : parse_pipeline(text, file, registry(), overrides));
   return h;
 }
 

@@ -127,3 +127,26 @@ def test_the_process_carries_on_after_errors():
             radial.Pipeline(text=GOOD.replace("count = 4", "count = 100")).fit(X, y)
     model = radial.Pipeline(text=GOOD).fit(X, y, seed=1)
     assert model.predict(X).shape == (60,)
+
+
+def test_a_huge_or_endless_pipeline_file_is_refused_before_it_is_held(tmp_path):
+    """Issue 25, defect 4: Pipeline(path) read the whole file before its 1 MB check (3.0 GB
+    for a 1.5 GB sparse file; a character device grew until MemoryError)."""
+    import os
+    import resource
+    sparse = tmp_path / "sparse.toml"
+    with open(sparse, "wb") as f:
+        f.truncate(1500 << 20)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(radial.PipelineError, match="larger than 1.0 MB"):
+        radial.Pipeline(str(sparse))
+    endless = tmp_path / "zero"
+    try:
+        os.mknod(endless, 0o600 | 0o020000, os.makedev(1, 5))  # a /dev/zero of our own
+    except PermissionError:
+        endless = None
+    if endless is not None:
+        with pytest.raises(radial.PipelineError, match="larger than 1.0 MB"):
+            radial.Pipeline(str(endless))
+    grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kb < 64 << 10, grown_kb

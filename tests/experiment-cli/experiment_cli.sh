@@ -289,6 +289,17 @@ PY
   run_timeout=20 run 2 experiment huge.toml
   err_has "more than 100000 runs"
   [ ! -e huge.results.sqlite ] || fail "the refused experiment created its database"
+  # Data from a character device or a FIFO (issue 25, defects 7 and 8: hashed forever, or
+  # waiting for a writer): refused at once, naming the file.
+  mknod zero c 1 5 2>/dev/null && {
+    sed 's#data/iris.csv#zero#' exp.toml > device.toml
+    run_timeout=20 run 2 experiment device.toml
+    err_has "zero: is not a regular file"
+  }
+  mkfifo fifo.csv
+  sed 's#data/iris.csv#fifo.csv#' exp.toml > fifo.toml
+  run_timeout=20 run 2 experiment fifo.toml
+  err_has "fifo.csv: is not a regular file"
   # Data named like one of the database's SQLite side files is refused and left intact
   # (issue 25, defect 2: it was overwritten and deleted, exit 0).
   for side in wal shm journal; do

@@ -53,3 +53,17 @@ file=$(broken "$middle" text)
 for np in 0 3; do expect_exit2 "$np" "$file" "$middle"; done
 file=$(broken 10 ragged)
 for np in 0 3; do expect_exit2 "$np" "$file" 10; done
+
+# A FIFO as the data of a run of 2 ranks (issue 25, defect 8: both ranks waited for a writer,
+# and stayed after mpirun was killed): refused by its type before a rank opens it, exit 2.
+fifo="$work/data.fifo"
+rm -f "$fifo" && mkfifo "$fifo"
+status=0
+timeout 60 "$mpirun" 2 "$radial" train "$pipeline" --set "data.train=\"$fifo\"" \
+  --model "$work/fifo.model" --quiet --threads 1 2> "$work/fifo.err" || status=$?
+[ "$status" = 124 ] && fail "FIFO data under 2 ranks: still running after 60 s (a hang)"
+[ "$status" = 2 ] || fail "FIFO data under 2 ranks: exit $status, expected 2: $(cat "$work/fifo.err")"
+grep -q "cannot be split among the 2 ranks" "$work/fifo.err" ||
+  fail "FIFO data under 2 ranks: stderr lacks the reason: $(cat "$work/fifo.err")"
+[ ! -e "$work/fifo.model" ] || fail "FIFO data under 2 ranks: a model file was written"
+echo "ok: FIFO data under 2 ranks refused, exit 2"

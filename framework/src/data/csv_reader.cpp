@@ -304,8 +304,22 @@ Dataset read_dataset(const std::filesystem::path& file, const DataOptions& optio
   return read_csv(file, options);
 }
 
+// Before a rank opens its shard: a FIFO or device cannot be split (and opening a FIFO would
+// wait for a writer on every rank), so it is refused by its type. Collective.
+void require_regular_for_ranks(const std::filesystem::path& file) {
+  agreed([&] {
+    std::error_code error;
+    const auto status = std::filesystem::status(file, error);
+    const bool special = std::filesystem::exists(status) &&
+                         !std::filesystem::is_regular_file(status) &&
+                         !std::filesystem::is_directory(status);
+    data::require_shardable(!special, file.string(), collectives().size());
+  });
+}
+
 Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions& options) {
   if (collectives().size() == 1) return read_dataset(file, options);
+  require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_shard(file, options);
   return read_csv_shard(file, options);
 }
@@ -313,6 +327,7 @@ Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions&
 Matrix read_inputs_shard(const std::filesystem::path& file,
                          const std::vector<std::string>& feature_names) {
   if (collectives().size() == 1) return read_inputs_csv(file, feature_names);
+  require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_inputs_shard(file, feature_names);
   return read_inputs_csv_shard(file, feature_names);
 }

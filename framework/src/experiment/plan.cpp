@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -60,10 +61,24 @@ class Sha1 {
 
 // SHA-1 of a data file's bytes: the key follows the contents, not the name or the date.
 std::string file_digest(const fs::path& file) {
-  InputFile in = InputFile::open<DataError>(file, "data file");
+  // A run is known by its data's contents, so they must have an end and stay put: a device or
+  // a pipe would be hashed forever or consumed before the run reads it (and opening a FIFO
+  // waits for a writer, so this is asked before the file is opened).
+  std::error_code error;
+  const fs::file_status status = fs::status(file, error);
+  const bool special =
+      fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status);
+  std::optional<InputFile> in;
+  if (!special) in.emplace(InputFile::open<DataError>(file, "data file"));
+  if (special || !in->regular()) {
+    throw DataError(file.string() +
+                    ": is not a regular file (a device, pipe or FIFO); an experiment hashes its "
+                    "data files to know when they change, so give a regular file (radial train "
+                    "reads streams)");
+  }
   Sha1 hash;
   std::vector<char> buffer(std::size_t(1) << 20);
-  while (const std::size_t got = in.read_some<DataError>(buffer.data(), buffer.size())) {
+  while (const std::size_t got = in->read_some<DataError>(buffer.data(), buffer.size())) {
     hash.bytes(buffer.data(), got);
   }
   return hash.hex();

@@ -162,7 +162,7 @@ int results_command(const ResultsArgs& args) {
   if (!fs::is_regular_file(status)) {
     throw InputError(args.database + ": is not a file; name a results database (.sqlite)");
   }
-  const ResultsStore store(args.database);
+  const ResultsStore store(args.database, ResultsStore::Access::ReadOnly);
   const std::vector<RunRecord> runs = store.runs();
   const TableFormat format = table_format(args.format);
   if (format == TableFormat::Json) {

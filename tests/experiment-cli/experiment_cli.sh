@@ -277,6 +277,45 @@ bad-files)
   err_has "error_rate"
   run 2 experiment exp.toml --results data/iris.csv
   err_has "iris.csv"
+  # Readers neither create nor change their input (issue 25, defect 11: an empty file got a
+  # 24 KB schema), and a damaged database is named, exit 2 (defect 12: "internal error").
+  : > empty.sqlite
+  run 2 results empty.sqlite
+  err_has "empty.sqlite"; err_has "an empty file"
+  run 2 plot results empty.sqlite --value test.error_rate -o empty.svg
+  [ ! -s empty.sqlite ] || fail "a reader wrote into an empty database file"
+  [ ! -e empty.svg ] || fail "a plot was written for an empty database"
+  $py - <<'PY'
+import shutil, sqlite3
+for name, sql in [("dropped", "DROP TABLE runs"),
+                  ("view", "ALTER TABLE runs RENAME TO r2; CREATE VIEW runs AS SELECT * FROM r2")]:
+    shutil.copy("exp.results.sqlite", name + ".sqlite")
+    c = sqlite3.connect(name + ".sqlite")
+    c.executescript(sql)
+    c.close()
+PY
+  for damaged in dropped view; do
+    run 2 results $damaged.sqlite
+    err_has "$damaged.sqlite"; err_has "damaged"
+    run 2 experiment exp.toml --results $damaged.sqlite --quiet
+    err_has "damaged"
+  done
+  # A read-only database in a folder its reader cannot write: `results` reads it (a WAL
+  # database with no -shm possible), `experiment` cannot store into it: exit 1 as documented.
+  if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    mkdir -p locked && cp exp.results.sqlite locked/ && cp -r data pipelines exp.toml locked/
+    chmod 555 locked && chmod 444 locked/exp.results.sqlite
+    as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+    status=0
+    (cd locked && as_nobody "$radial" results exp.results.sqlite > ../ro.out 2> ../ro.err) || status=$?
+    [ "$status" = 0 ] || fail "results on a read-only database: exit $status: $(cat ro.err)"
+    grep -q "synth3" ro.out || fail "results on a read-only database printed no table"
+    status=0
+    (cd locked && as_nobody "$radial" experiment exp.toml --quiet > /dev/null 2> ../ro.err) || status=$?
+    [ "$status" = 1 ] || fail "experiment on a read-only database: exit $status, expected 1: $(cat ro.err)"
+    grep -q "read-only" ro.err || fail "experiment on a read-only database: $(cat ro.err)"
+    chmod 755 locked
+  fi
   # A grid of 400 x 400 points (issue 25, defect 3: 10^6 runs took 3.8 GB and ended in
   # bad_alloc): refused at once, before a pipeline is read per point.
   $py - <<'PY'

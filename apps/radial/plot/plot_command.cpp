@@ -114,7 +114,7 @@ int plot_command(const Registry& registry, const PlotArgs& args) {
     if (!args.value.empty()) spec.value = args.value;
     // Opened as an input first: a missing database is an error, never a new empty one.
     InputFile::open(args.inputs[0], "results database");
-    const ResultsStore store(args.inputs[0]);
+    const ResultsStore store(args.inputs[0], ResultsStore::Access::ReadOnly);
     const std::vector<RunRecord> runs = store.runs();
     const std::string title = runs.empty() ? std::string() : runs.front().experiment;
     body = results_plot(make_table(runs, spec, title), args.inputs[0]);

@@ -30,9 +30,13 @@ struct RunRecord {
 
 class ResultsStore {
  public:
-  // Opens or creates the database. InputError naming the file when it cannot be opened or
-  // created, or is not a Radial results database (another SQLite file, a text file).
-  explicit ResultsStore(const std::filesystem::path& file);
+  // ReadWrite opens or creates the database (OutputError when it is read-only). ReadOnly, for
+  // readers (`radial results`, `radial plot results`), neither creates nor changes anything:
+  // the file must exist and be a results database already. InputError naming the file when it
+  // cannot be opened, or is not a Radial results database (another SQLite file, a text file,
+  // an empty file for a reader, a database whose tables were dropped or replaced).
+  enum class Access { ReadWrite, ReadOnly };
+  explicit ResultsStore(const std::filesystem::path& file, Access access = Access::ReadWrite);
   ~ResultsStore();
   ResultsStore(const ResultsStore&) = delete;
   ResultsStore& operator=(const ResultsStore&) = delete;

@@ -3,6 +3,7 @@
 // once; the busy timeout makes concurrent writers (threads or processes) wait their turn.
 #include "radial/results_store.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <thread>
@@ -116,7 +117,9 @@ struct ResultsStore::Impl {
   std::string error() const { return sqlite3_errmsg(db); }
 };
 
-ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_unique<Impl>()) {
+ResultsStore::ResultsStore(const fs::path& file, Access access)
+    : file_(file), impl_(std::make_unique<Impl>()) {
+  const bool reader = access == Access::ReadOnly;
   // SQLite would create the file; refuse what cannot be a database file first, naming it.
   std::error_code ec;
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
@@ -129,21 +132,54 @@ ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_
     throw InputError("results database " + quoted(file) +
                      " is not a regular file (a folder?); give a file name");
   }
+  if (reader && !fs::exists(status)) {
+    throw InputError("results database " + quoted(file) +
+                     " not found; run `radial experiment FILE` first, or name the file");
+  }
+  if (reader && fs::file_size(file, ec) == 0) not_ours(file, "an empty file");
 
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  const int flags = reader ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(file.c_str(), &impl_->db, flags, nullptr) != SQLITE_OK) {
     const std::string why = impl_->db ? impl_->error() : "out of memory";
     throw InputError("cannot open the results database " + quoted(file) + ": " + why);
   }
   sqlite3_extended_result_codes(impl_->db, 1);
   sqlite3_busy_timeout(impl_->db, busy_timeout_ms);
-  if (sqlite3_db_readonly(impl_->db, "main") == 1) {
-    throw InputError("cannot write the results database " + quoted(file) +
-                     " (read-only); give a writable --results file");
+  if (!reader && sqlite3_db_readonly(impl_->db, "main") == 1) {
+    throw OutputError("cannot write the results database " + quoted(file) +
+                          " (read-only); give a writable --results file",
+                      EROFS);
   }
 
   int rc = SQLITE_OK;
   std::int64_t id = impl_->integer("PRAGMA application_id", rc);
+  if (reader && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)) {
+    // A WAL database whose folder a reader cannot write (no -shm can be made): read it as
+    // immutable, which needs no side files (the experiment that wrote it checkpointed on exit).
+    sqlite3_close_v2(impl_->db);
+    impl_->db = nullptr;
+    std::string uri = "file:";
+    for (const unsigned char c : fs::absolute(file).string()) {
+      static const char* hex = "0123456789ABCDEF";
+      if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_') {
+        uri += char(c);
+      } else {
+        uri += '%';
+        uri += hex[c >> 4];
+        uri += hex[c & 15];
+      }
+    }
+    uri += "?immutable=1";
+    if (sqlite3_open_v2(uri.c_str(), &impl_->db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
+      const std::string why = impl_->db ? impl_->error() : "out of memory";
+      throw InputError("cannot open the results database " + quoted(file) + ": " + why);
+    }
+    sqlite3_extended_result_codes(impl_->db, 1);
+    id = impl_->integer("PRAGMA application_id", rc);
+  }
   if ((rc & 0xff) == SQLITE_NOTADB) not_ours(file, "not an SQLite file");
   if (rc != SQLITE_OK) {
     throw InputError("cannot read the results database " + quoted(file) + ": " + impl_->error());
@@ -158,6 +194,7 @@ ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_
     if (tables != 0) id = impl_->integer("PRAGMA application_id", rc);
     if (tables != 0 && id != application_id) not_ours(file, "an SQLite database of something else");
   }
+  if (id == 0 && reader) not_ours(file, "no Radial tables");
   if (id == 0) {
     // WAL must be chosen outside a transaction; it is persistent in the file.
     if (impl_->exec_waiting("PRAGMA journal_mode=WAL") != SQLITE_OK ||
@@ -201,6 +238,23 @@ ResultsStore::ResultsStore(const fs::path& file) : file_(file), impl_(std::make_
                                                                format_marker + "'");
     }
   }
+  // The tables the store reads and writes, as tables (dropped or replaced by a view, the
+  // file is damaged: named here rather than failing later as an internal error).
+  for (const char* table : {"runs", "meta"}) {
+    sqlite3_stmt* s = nullptr;
+    std::string type;
+    if (sqlite3_prepare_v2(impl_->db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &s,
+                           nullptr) == SQLITE_OK) {
+      sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+      if (sqlite3_step(s) == SQLITE_ROW) type = column_text(s, 0);
+    }
+    sqlite3_finalize(s);
+    if (type != "table") {
+      not_ours(file, "damaged: " + std::string(type.empty() ? "no" : "a " + type + " as its") +
+                         " '" + table + "' table");
+    }
+  }
+  if (reader) return;
   // Per connection: WAL is durable enough at NORMAL (a power loss may drop the last commits,
   // never corrupt); a kill -9 loses nothing committed.
   impl_->exec("PRAGMA journal_mode=WAL");

@@ -45,6 +45,22 @@ struct DesignMatrix::Impl {
   }
 
   // One block into `out`, with the caller's buffers for the input rows and distances.
+  // A basis value that overflowed (r^4 log r of inputs near 1e80) is the inputs' scale, not a
+  // bug: a DataError (exit 2) naming where, with the remedy. One branch-free pass per block.
+  void check_finite(const Matrix& phi, std::size_t first) const {
+    bool bad = false;
+    for (const double v : phi) bad |= !(v - v == 0);
+    if (!bad) return;
+    const std::size_t m = phi.shape(1);
+    std::size_t at = 0;
+    while (phi.data()[at] - phi.data()[at] == 0) ++at;
+    throw DataError("the basis gives the non-finite value " + std::to_string(phi.data()[at]) +
+                    " at row " + std::to_string(first + at / m + 1) + ", centre " +
+                    std::to_string(at % m) +
+                    ": the inputs are too large for it; standardize them ([data] standardize = "
+                    "true) or rescale the columns");
+  }
+
   void compute(std::size_t first, std::size_t count, Matrix& x_buffer, Matrix& r2,
                Matrix& out) const {
     if (first > rows() || count > rows() - first)
@@ -65,6 +81,7 @@ struct DesignMatrix::Impl {
     }
     distances.compute(*x, r2);
     basis.map(r2);
+    check_finite(r2, first);
     out.resize({count, m + 1});
     for (std::size_t row = 0; row < count; ++row) {
       double* o = out.data() + row * (m + 1);

@@ -149,6 +149,33 @@ for name in ('train', 'test'):
   run 2 train raw.toml --model raw.model --quiet
   err_has "train-996.csv: input column 'x1' holds"
   err_has "set standardize = true in [data]"
+  # Inputs near 1e80, raw: squared distances are finite, but r^4 log r overflows (issue 25,
+  # defect 14: "internal error", exit 1). Every output layer gets the same exit 2 and remedy.
+  /usr/bin/python3 -c "
+import csv
+rows = list(csv.reader(open('$examples/data/synth3_train.csv')))
+with open('train-e80.csv', 'w') as f:
+    f.write(','.join(rows[0]) + '\n')
+    for r in rows[1:]:
+        f.write('%r,%r,%s\n' % (float(r[0]) * 1e80, float(r[1]) * 1e80, r[2]))"
+  for output in least-squares irls; do
+    cat > r4-$output.toml <<TOML
+[data]
+train = "$work/train-e80.csv"
+standardize = false
+[basis]
+plugin = "r4logr"
+[centres]
+plugin = "kmeans"
+count = 4
+[output]
+plugin = "$output"
+TOML
+    run 2 train r4-$output.toml --model r4.model --quiet
+    err_has "the basis gives the non-finite value inf"
+    err_has "standardize them"
+    [ ! -e r4.model ] || fail "a model was written from an overflowing basis"
+  done
   ;;
 *)
   fail "unknown case"

@@ -331,6 +331,39 @@ no-gnuplot)
   [ $code -eq 1 ] || { cat err.txt; fail "exit $code from a gnuplot that drew nothing, expected 1"; }
   err_has "wrote no image"
   [ "$(cat c.svg)" = old ] || fail "a failed gnuplot replaced c.svg"
+  # A gnuplot that never exits (issue 25, defect 9): stopped after RADIAL_GNUPLOT_TIMEOUT,
+  # exit 1, nothing written, and no gnuplot left running; nor after radial is sent SIGTERM.
+  marker="radial-test-hung-gnuplot-$$"
+  printf '#!/bin/bash
+exec -a %s sleep 60
+' "$marker" > bin/gnuplot
+  start=$(date +%s)
+  env PATH="$work/bin:/usr/bin:/bin" RADIAL_GNUPLOT_TIMEOUT=2 "$radial" plot learning-curve \
+    scg.json --output c.svg >out.txt 2>err.txt
+  code=$?
+  [ $code -eq 1 ] || { cat err.txt; fail "exit $code from a hung gnuplot, expected 1"; }
+  err_has "did not finish within 2 s"
+  [ $(( $(date +%s) - start )) -lt 20 ] || fail "a hung gnuplot held radial $(( $(date +%s) - start )) s"
+  [ "$(cat c.svg)" = old ] || fail "a hung gnuplot replaced c.svg"
+  sleep 0.2
+  ! pgrep -f "$marker" > /dev/null || fail "the hung gnuplot was left running"
+  env PATH="$work/bin:/usr/bin:/bin" "$radial" plot learning-curve scg.json --output c.svg \
+    >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 50); do pgrep -f "$marker" > /dev/null && break; sleep 0.1; done
+  pgrep -f "$marker" > /dev/null || fail "the fake gnuplot did not start"
+  kill -TERM $pid; wait $pid
+  for _ in $(seq 50); do pgrep -f "$marker" > /dev/null || break; sleep 0.1; done
+  ! pgrep -f "$marker" > /dev/null || { pkill -f "$marker"; fail "gnuplot outlived radial's SIGTERM"; }
+  # PATH=":/usr/bin" (defect 16): a ./gnuplot in the current folder is never run.
+  mkdir -p here && printf '#!/bin/sh
+touch "%s/ran-relative"
+exit 1
+' "$work" > here/gnuplot
+  chmod +x here/gnuplot
+  (cd here && env PATH=":.:bin:/usr/bin:/bin" "$radial" plot learning-curve ../scg.json \
+     --output ../rel.svg >../out.txt 2>../err.txt)
+  [ ! -e ran-relative ] || fail "radial ran ./gnuplot from a relative PATH entry"
   no_leftovers
   ;;
 *) fail "unknown case" ;;

@@ -3,13 +3,19 @@
 #include "gnuplot.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -18,6 +24,7 @@
 #include <system_error>
 
 #include "radial/errors.hpp"
+#include "radial/output_file.hpp"
 
 namespace radial::cli::plot {
 namespace {
@@ -56,19 +63,55 @@ class MemoryFile {
   int fd_;
 };
 
-// Writes all of `text` to the socket; false when gnuplot closed its end (it died early).
-// send() with MSG_NOSIGNAL: a reader that leaves is an error here, never a SIGPIPE.
-bool send_all(int fd, const std::string& text) {
+using Clock = std::chrono::steady_clock;
+
+// How long gnuplot may take: RADIAL_GNUPLOT_TIMEOUT seconds, else 120 (a figure takes well
+// under a second; a gnuplot that hangs must not hold radial forever).
+double gnuplot_timeout() {
+  const char* text = std::getenv("RADIAL_GNUPLOT_TIMEOUT");
+  char* end = nullptr;
+  const double seconds = text ? std::strtod(text, &end) : 0;
+  return text && end != text && seconds > 0 ? seconds : 120.0;
+}
+
+int milliseconds_left(Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  return int(std::max<std::int64_t>(0, std::min<std::int64_t>(left.count(), 60'000)));
+}
+
+// Writes all of `text` to the (non-blocking) socket before the deadline; false when gnuplot
+// closed its end (it died early) or the time ran out. send() with MSG_NOSIGNAL: a reader that
+// leaves is an error here, never a SIGPIPE.
+bool send_all(int fd, const std::string& text, Clock::time_point deadline) {
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
+    if (n >= 0) {
+      done += std::size_t(n);
+      continue;
     }
-    done += std::size_t(n);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+    pollfd p{fd, POLLOUT, 0};
+    if (Clock::now() >= deadline) return false;
+    if (::poll(&p, 1, milliseconds_left(deadline)) < 0 && errno != EINTR) return false;
   }
   return true;
+}
+
+// The child's exit status, waiting until the deadline; then it is killed (and reaped).
+bool wait_until(pid_t child, int& status, Clock::time_point deadline) {
+  while (true) {
+    const pid_t got = ::waitpid(child, &status, WNOHANG);
+    if (got == child) return true;
+    if (got < 0 && errno != EINTR) return true;
+    if (Clock::now() >= deadline) break;
+    ::usleep(2000);
+  }
+  ::kill(child, SIGKILL);
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return false;
 }
 
 }  // namespace
@@ -79,7 +122,9 @@ fs::path find_gnuplot() {
   std::istringstream in(folders);
   std::string folder;
   while (std::getline(in, folder, ':')) {
-    if (folder.empty()) folder = ".";
+    // Only absolute entries: an empty or relative one would run a `gnuplot` from whatever
+    // folder radial is started in (execvp's rule), as the host already refuses for plugins.
+    if (folder.empty() || folder.front() != '/') continue;
     const fs::path candidate = fs::path(folder) / "gnuplot";
     struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
@@ -107,6 +152,7 @@ std::string run_gnuplot(const std::string& terminal, const std::string& script) 
   }
   std::cout.flush();
   std::cerr.flush();
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     ::close(ends[0]);
@@ -114,6 +160,9 @@ std::string run_gnuplot(const std::string& terminal, const std::string& script) 
     throw std::runtime_error(std::string("cannot start gnuplot: ") + std::strerror(errno));
   }
   if (child == 0) {
+    // gnuplot dies with radial, however radial ends (SIGTERM, SIGINT, SIGKILL included).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // radial ended before prctl took effect
     // stdout too goes to the error file: gnuplot's `print` and chatter are never results.
     ::dup2(ends[1], 0);
     ::dup2(errors.fd(), 1);
@@ -125,11 +174,21 @@ std::string run_gnuplot(const std::string& terminal, const std::string& script) 
     ::_exit(127);
   }
   ::close(ends[1]);
-  send_all(ends[0], full);  // a refusal shows as gnuplot's exit status below
+  const double timeout = gnuplot_timeout();
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::microseconds(std::int64_t(timeout * 1e6));
+  ::fcntl(ends[0], F_SETFL, ::fcntl(ends[0], F_GETFL) | O_NONBLOCK);
+  send_all(ends[0], full, deadline);  // a refusal shows as gnuplot's exit status below
   ::shutdown(ends[0], SHUT_WR);
   ::close(ends[0]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  if (!wait_until(child, status, deadline)) {
+    std::ostringstream seconds;
+    seconds << timeout;
+    throw OutputError("gnuplot (" + gnuplot.string() + ") did not finish within " +
+                          seconds.str() + " s and was stopped; no figure was written (set "
+                          "RADIAL_GNUPLOT_TIMEOUT, in seconds, to give it longer)",
+                      ETIMEDOUT);
   }
   std::string messages = errors.contents();
   while (!messages.empty() && (messages.back() == '\n' || messages.back() == ' ')) messages.pop_back();

@@ -316,6 +316,39 @@ PY
     grep -q "read-only" ro.err || fail "experiment on a read-only database: $(cat ro.err)"
     chmod 755 locked
   fi
+  # Stored names with terminal escapes (issue 25, defect 15): shown as escapes at a terminal,
+  # kept as stored in a pipe. Skipped where the machine has no pseudo-terminals.
+  cp exp.results.sqlite evil.sqlite
+  $py - "$radial" <<'PY' || fail "terminal escapes in stored names"
+import os, pty, sqlite3, subprocess, sys
+c = sqlite3.connect("evil.sqlite")
+c.execute("UPDATE runs SET dataset = ? WHERE dataset = 'iris'", ("iris\x1b[2J\x1b]0;owned\x07\u009b",))
+c.commit()
+c.close()
+piped = subprocess.run([sys.argv[1], "results", "evil.sqlite"], capture_output=True).stdout
+assert b"\x1b[2J" in piped, "a pipe gets the names as stored"
+try:
+    pid, fd = pty.fork()
+except OSError:
+    print("no pseudo-terminal: the terminal half skipped")
+    sys.exit(0)
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "results", "evil.sqlite"])
+shown = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    shown += chunk
+os.waitpid(pid, 0)
+assert b"iris" in shown, shown[:300]
+for raw in (b"\x1b", b"\x07", "\u009b".encode()):
+    assert raw not in shown, (raw, shown[:300])
+assert b"\\x1b[2J" in shown and b"\\u009b" in shown, shown[:300]
+PY
   # A grid of 400 x 400 points (issue 25, defect 3: 10^6 runs took 3.8 GB and ended in
   # bad_alloc): refused at once, before a pipeline is read per point.
   $py - <<'PY'

@@ -70,7 +70,8 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
 
 // Writes all of `text` to standard output (fd 1, after flushing std::cout). Throws OutputError
 // (error_number() EBADF for a closed stdout, ENOSPC for /dev/full, EPIPE for a reader that left
-// while SIGPIPE is ignored).
+// while SIGPIPE is ignored). To a terminal, control characters are written as visible escapes
+// (\x1b, \u009b): a name stored in a results database cannot drive the terminal.
 void write_stdout(const std::string& text);
 
 // For programs: on SIGINT, SIGTERM, SIGHUP and SIGPIPE (unless ignored when the program

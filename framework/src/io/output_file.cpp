@@ -279,9 +279,37 @@ void write_file_atomically(const fs::path& file, const std::string& contents) {
   output.commit();
 }
 
+// For a terminal: control characters (C0 but tab and line end, DEL, and UTF-8's C1 range) as
+// visible escapes, so that a stored name holding ESC[2J or an OSC title is shown, not obeyed.
+std::string terminal_safe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  static const char* hex = "0123456789abcdef";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xc2 && i + 1 < text.size() &&
+                    static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (c1) {
+      const auto d = static_cast<unsigned char>(text[++i]);
+      out += "\\u00";
+      out += hex[d >> 4];
+      out += hex[d & 15];
+    } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
 void write_stdout(const std::string& text) {
   std::cout.flush();
-  if (const int error = write_all(STDOUT_FILENO, text)) {
+  if (const int error =
+          write_all(STDOUT_FILENO, ::isatty(STDOUT_FILENO) ? terminal_safe(text) : text)) {
     throw OutputError("writing the results to stdout failed (" + std::string(std::strerror(error)) + ")",
                       error);
   }

@@ -73,6 +73,30 @@ TOML
   check svg dem.svg 2 "log_Rd (left axis)" "eta (right axis)" iteration
   run 0 plot series dem.json --stage centres --names log_Rd --output dem1.png --width 500 --height 400
   check png dem1.png 500 400
+  # Values gnuplot cannot draw (issue 25, defect 13: "internal error: gnuplot exited with status
+  # 1"): refused first, exit 2, naming the place; null in some places is a gap.
+  for bad in 1e308 -1e308 null text some-null; do
+    /usr/bin/python3 - "$bad" <<'PY'
+import json, sys
+bad = sys.argv[1]
+j = json.load(open("dem.json"))
+s = j["centres"]["series"]["log_Rd"]
+if bad == "some-null":
+    s[1] = None
+elif bad in ("null", "text"):
+    s[:] = [None if bad == "null" else "x" for _ in s]
+else:
+    s[2] = float(bad)
+json.dump(j, open("bad-%s.json" % bad, "w"))
+PY
+    if [ "$bad" = some-null ]; then
+      run 0 plot series bad-$bad.json --stage centres --names log_Rd --output gap.svg
+      continue
+    fi
+    run 2 plot series bad-$bad.json --stage centres --names log_Rd --output bad.svg
+    err_has "centres.series.log_Rd"
+    [ ! -e bad.svg ] || fail "a figure was written for series value $bad"
+  done
   ;;
 selection)
   # The leave-one-out curves a default Gaussian pipeline chose its width and penalty from: one
@@ -230,6 +254,26 @@ TOML
   run 2 plot results missing.sqlite --output r.svg
   err_has "missing.sqlite"
   [ ! -e missing.sqlite ] || fail "plot created a database"
+  # A stored value of 1e308 (issue 25, defect 13) is refused naming the cell, exit 2; a row
+  # label "nan" or "inf" makes bars, not a line at no place.
+  /usr/bin/python3 - <<'PY'
+import json, shutil, sqlite3
+shutil.copy("exp.sqlite", "huge.sqlite")
+c = sqlite3.connect("huge.sqlite")
+key, text = c.execute("SELECT key, report FROM runs LIMIT 1").fetchone()
+r = json.loads(text)
+r["test"]["error_rate"] = 1e308
+c.execute("UPDATE runs SET report = ? WHERE key = ?", (json.dumps(r), key))
+c.commit()
+shutil.copy("exp.sqlite", "nan.sqlite")
+c = sqlite3.connect("nan.sqlite")
+c.execute("""UPDATE runs SET overrides = replace(overrides, '"centres.count":2', '"centres.count":"nan"')""")
+c.commit()
+PY
+  run 2 plot results huge.sqlite --rows centres.count --columns pipeline --value test.error_rate --output huge.svg
+  err_has "huge.sqlite: test.error_rate of"; err_has "which a figure cannot draw"
+  [ ! -e huge.svg ] || fail "a figure was written for a value of 1e308"
+  run 0 plot results nan.sqlite --rows centres.count --columns pipeline --value test.error_rate --output nan.svg
   ;;
 train-plots)
   example synth3-thin-plate-scg.toml scg.toml

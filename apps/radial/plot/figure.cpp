@@ -124,6 +124,15 @@ std::string quote(const std::string& text) {
   return out + "'";
 }
 
+void require_drawable(double value, const std::string& what) {
+  if (std::isfinite(value) && std::fabs(value) <= largest_drawable) return;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  throw InputError(what + " is " + buf +
+                   ", which a figure cannot draw (finite values up to 1e300 in magnitude); "
+                   "check the runs or reports, or choose another value");
+}
+
 std::string number(double value) {
   if (!std::isfinite(value)) return "NaN";
   char buf[32];

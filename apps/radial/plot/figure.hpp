@@ -41,6 +41,14 @@ unsigned rgb_value(const std::string& colour);
 std::string quote(const std::string& text);
 // A number as gnuplot reads it back exactly; NaN ("NaN") for non-finite values.
 std::string number(double value);
+
+// The largest magnitude a figure draws: gnuplot's axis arithmetic overflows near 1e308 and
+// then fails with "all points undefined".
+constexpr double largest_drawable = 1e300;
+
+// InputError "`what` is `value`, which a figure cannot draw ..." unless value is finite and at
+// most largest_drawable in magnitude.
+void require_drawable(double value, const std::string& what);
 // `$NAME << EOD` ... `EOD` with `rows` (each a line of space-separated fields).
 std::string data_block(const std::string& name, const std::vector<std::string>& rows);
 

@@ -1,6 +1,7 @@
 // results: an experiment's table as lines over a numeric row dimension (error against M for each
 // alpha, Constantinopoulos's table 4) or as grouped bars, each with +-1 sd over seeds.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "figure.hpp"
@@ -14,7 +15,8 @@ bool numeric(const std::string& text, double& value) {
   if (text.empty()) return false;
   char* end = nullptr;
   value = std::strtod(text.c_str(), &end);
-  return end && *end == '\0';
+  // "nan" and "inf" read as numbers but are no place on an axis: such rows are bars.
+  return end && *end == '\0' && std::isfinite(value) && std::fabs(value) <= largest_drawable;
 }
 
 }  // namespace
@@ -24,6 +26,15 @@ PlotBody results_plot(const Table& table, const std::string& database) {
     throw InputError(database + ": no runs to plot (the database holds no run with the value " +
                      table.value + "); run the experiment first, or choose another --value");
   }
+  // Every value drawn, checked first: gnuplot would fail on it with a message about its script.
+  for (std::size_t r = 0; r < table.row_labels.size(); ++r)
+    for (std::size_t c = 0; c < table.column_labels.size(); ++c) {
+      const TableCell& cell = table.cells[r][c];
+      const std::string at = database + ": " + table.value + " of " + table.row_labels[r] + " / " +
+                             table.column_labels[c];
+      if (cell.mean) require_drawable(*cell.mean, at + " (mean over runs)");
+      if (cell.sd) require_drawable(*cell.sd, at + " (sd over runs)");
+    }
   bool lines = table.row_labels.size() > 1;
   std::vector<double> xs(table.row_labels.size());
   for (std::size_t r = 0; r < xs.size() && lines; ++r) lines = numeric(table.row_labels[r], xs[r]);

@@ -1,4 +1,6 @@
 // series: any named per-iteration trace of a stage (DEM's log R^d and eta, PRBF's L(theta)).
+#include <cmath>
+
 #include "figure.hpp"
 #include "kinds.hpp"
 #include "radial/errors.hpp"
@@ -15,6 +17,18 @@ PlotBody series_plot(const ReportFile& report, const std::string& stage,
   std::string blocks, plots;
   for (std::size_t k = 0; k < names.size(); ++k) {
     const std::vector<double> values = report_series(report, stage, names[k]);
+    // Checked first: null, text or +-1e308 would reach gnuplot as points it cannot draw.
+    bool any = false;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i])) continue;  // drawn as a gap
+      require_drawable(values[i], report.file + ": " + stage + ".series." + names[k] + "[" +
+                                      std::to_string(i) + "]");
+      any = true;
+    }
+    if (!any) {
+      throw InputError(report.file + ": " + stage + ".series." + names[k] +
+                       " holds no finite number (null or text in every place); nothing to draw");
+    }
     std::vector<std::string> rows;
     // A series one longer than the stage's iterations starts with the value before the first.
     const nlohmann::json iterations = report_stage(report, stage).value("iterations", nlohmann::json());

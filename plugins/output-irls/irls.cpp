@@ -17,9 +17,24 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   using glm::HessianKind;
   const std::size_t c = objective.cols(), k = objective.outputs(), p = objective.size();
   const glm::StoppingRule rule{options.tolerance, options.iterations};
-  const bool softmax_exact =
-      objective.link() == Link::Softmax && options.hessian == HessianKind::Exact;
-  const HessianKind kind = softmax_exact ? HessianKind::Exact : options.hessian;
+  const bool too_large =
+      objective.link() == Link::Softmax && options.hessian == HessianKind::Exact &&
+      p > glm::max_exact_softmax_weights;
+  if (too_large) {
+    std::ostringstream m;
+    m << "the exact softmax Hessian of K (M + 1) = " << p << " weights (" << k << " outputs, "
+      << c << " basis columns) would need " << (4.0 * 8.0 * double(p) * double(p) / 1e9)
+      << " GB and ~" << (9.0 * double(p) * double(p) * double(p) / 1e9)
+      << " GFLOP per iteration; above " << glm::max_exact_softmax_weights
+      << " weights the block-diagonal Hessian (hessian = \"simplified\") is used instead";
+    ctx.warn(irls_id, "exact-hessian-too-large", m.str(),
+             "set hessian = \"simplified\" to say so, or use fewer centres or output plugin "
+             "\"scg\"");
+  }
+  const bool softmax_exact = objective.link() == Link::Softmax &&
+                             options.hessian == HessianKind::Exact && !too_large;
+  const HessianKind effective = too_large ? HessianKind::Simplified : options.hessian;
+  const HessianKind kind = softmax_exact ? HessianKind::Exact : effective;
   const bool block_diagonal =
       objective.link() == Link::Softmax && kind == HessianKind::Simplified;
   // The paper solves the exact softmax system by SVD: it is singular by construction.

@@ -126,8 +126,10 @@ void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t ce
                        : 1.0;
   const double m1 = double(centres) + 1.0, weights = k * m1;
   const std::string& plugin = p.output.plugin;
-  const bool exact_softmax = plugin == "irls" && k > 1 && (!p.output.params.has("hessian") ||
-                                                           p.output.params.string("hessian") == "exact");
+  const bool exact_softmax = plugin == "irls" && k > 1 &&
+                             weights <= double(glm::max_exact_softmax_weights) &&
+                             (!p.output.params.has("hessian") ||
+                              p.output.params.string("hessian") == "exact");
   double doubles = 4.0 * m1 * m1 + double(train.rows()) * k;
   std::string what = "a few (M + 1)^2 blocks";
   if (exact_softmax) {

@@ -53,6 +53,12 @@ namespace radial::glm {
 
 enum class HessianKind { Exact, Simplified };
 
+// The most weights K (M + 1) for which the exact softmax Hessian is formed and decomposed: its
+// eigendecomposition costs ~9 (K (M + 1))^3 flops per iteration (2 s at 2048 weights, minutes at
+// 10^4) and four copies of 8 (K (M + 1))^2 bytes. Above it the block-diagonal (simplified)
+// Hessian is used instead, with a warning.
+constexpr std::size_t max_exact_softmax_weights = 2048;
+
 struct Counters {
   std::size_t function_evaluations = 0;  // passes that computed E
   std::size_t gradient_evaluations = 0;  // passes that also computed the gradient

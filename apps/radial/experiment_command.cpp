@@ -163,29 +163,23 @@ int results_command(const ResultsArgs& args) {
     throw InputError(args.database + ": is not a file; name a results database (.sqlite)");
   }
   const ResultsStore store(args.database, ResultsStore::Access::ReadOnly);
-  const std::vector<RunRecord> runs = store.runs();
   const TableFormat format = table_format(args.format);
   if (format == TableFormat::Json) {
-    write_stdout(runs_json(runs));
+    write_stdout(runs_json(store.runs()));
     return 0;
   }
-  // One table per experiment in the database.
-  std::vector<std::string> experiments;
-  for (const RunRecord& r : runs) {
-    if (std::find(experiments.begin(), experiments.end(), r.experiment) == experiments.end()) {
-      experiments.push_back(r.experiment);
-    }
-  }
+  // One table per experiment in the database, its runs read one at a time and cut to what
+  // the table needs (200,000 stored runs would otherwise be held whole, twice).
+  const std::vector<std::string> experiments = store.experiments();
   std::string text;
   for (const std::string& name : experiments) {
     // The experiment's own [table] (stored by `radial experiment`), changed by --table.
     const std::string stored = store.table(name);
     const TableSpec spec =
         table_option(args.table, stored.empty() ? TableSpec() : table_spec_from_json(stored));
-    std::vector<RunRecord> of;
-    for (const RunRecord& r : runs) {
-      if (r.experiment == name) of.push_back(r);
-    }
+    const std::vector<RunRecord> of = runs_for_table(
+        [&](const std::function<void(RunRecord&&)>& visit) { store.for_each_run(visit, name); },
+        spec);
     if (!text.empty()) text += format == TableFormat::Csv ? "\n" : "\n\n";
     text += format_table(make_table(of, spec, name), format);
   }

@@ -115,7 +115,8 @@ int plot_command(const Registry& registry, const PlotArgs& args) {
     // Opened as an input first: a missing database is an error, never a new empty one.
     InputFile::open(args.inputs[0], "results database");
     const ResultsStore store(args.inputs[0], ResultsStore::Access::ReadOnly);
-    const std::vector<RunRecord> runs = store.runs();
+    const std::vector<RunRecord> runs = runs_for_table(
+        [&](const std::function<void(RunRecord&&)>& visit) { store.for_each_run(visit); }, spec);
     const std::string title = runs.empty() ? std::string() : runs.front().experiment;
     body = results_plot(make_table(runs, spec, title), args.inputs[0]);
   }

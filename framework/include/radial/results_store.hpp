@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +54,12 @@ class ResultsStore {
   // Every run, ordered by experiment, dataset, pipeline, overrides, seed; or only those of
   // `experiment` when it is not empty.
   std::vector<RunRecord> runs(const std::string& experiment = {}) const;
+  // The same runs one at a time, never all in memory (tables over 10^5 runs); `visit` must not
+  // call the store.
+  void for_each_run(const std::function<void(RunRecord&&)>& visit,
+                    const std::string& experiment = {}) const;
+  // The experiments with stored runs, by name.
+  std::vector<std::string> experiments() const;
 
   // The [table] an experiment asked for, as JSON (results_table.hpp: table_spec_json), so that
   // `radial results` prints the same table; empty when none is stored. One transaction.

@@ -4,6 +4,7 @@
 // a pair of columns compared, paired statistics over the paired seeds and folds.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,14 @@ std::string value_path_problem(const std::string& path);
 // InputError naming the unknown dimension or value (with "did you mean").
 Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
                  const std::string& title = {});
+
+// The runs make_table needs for `spec`, read one at a time through `for_each` (a
+// ResultsStore::for_each_run): each report cut to the parts the value can come from (its first
+// key, "test" and "cv"), except the first few successful runs, kept whole for "did you mean".
+// Tables over 10^5 stored runs then fit in the runs' identities plus their values.
+std::vector<RunRecord> runs_for_table(
+    const std::function<void(const std::function<void(RunRecord&&)>&)>& for_each,
+    const TableSpec& spec);
 
 enum class TableFormat { Text, Markdown, Csv, Json };
 std::string format_table(const Table& table, TableFormat format);

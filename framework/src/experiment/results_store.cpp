@@ -315,6 +315,25 @@ void ResultsStore::put(const RunRecord& run) {
 }
 
 std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) const {
+  std::vector<RunRecord> runs;
+  for_each_run([&](RunRecord&& r) { runs.push_back(std::move(r)); }, experiment);
+  return runs;
+}
+
+std::vector<std::string> ResultsStore::experiments() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Statement s(impl_->db, "SELECT DISTINCT experiment FROM runs ORDER BY experiment");
+  std::vector<std::string> names;
+  int rc;
+  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) names.push_back(column_text(s.get(), 0));
+  if (rc != SQLITE_DONE) {
+    throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
+  }
+  return names;
+}
+
+void ResultsStore::for_each_run(const std::function<void(RunRecord&&)>& visit,
+                                const std::string& experiment) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   Statement s(impl_->db,
               "SELECT key, experiment, dataset, pipeline, overrides, seed, status, message,"
@@ -322,7 +341,6 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) const {
               " ORDER BY experiment, dataset, pipeline, overrides, seed");
   sqlite3_bind_text(s.get(), 1, experiment.data(), static_cast<int>(experiment.size()),
                     SQLITE_TRANSIENT);
-  std::vector<RunRecord> runs;
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
     sqlite3_stmt* st = s.get();
@@ -339,12 +357,11 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) const {
                     ? std::numeric_limits<double>::quiet_NaN()
                     : sqlite3_column_double(st, 8);
     r.report = column_text(st, 9);
-    runs.push_back(std::move(r));
+    visit(std::move(r));
   }
   if (rc != SQLITE_DONE) {
     throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
   }
-  return runs;
 }
 
 // Tables are kept in meta as "table:<experiment>": no new table, so the format stays 1.

@@ -149,6 +149,27 @@ struct Group {
 
 }  // namespace
 
+std::vector<RunRecord> runs_for_table(
+    const std::function<void(const std::function<void(RunRecord&&)>&)>& for_each,
+    const TableSpec& spec) {
+  constexpr std::size_t kept_whole = 16;  // enough to name every report key in "did you mean"
+  const std::string first = spec.value.substr(0, spec.value.find('.'));
+  std::size_t whole = 0;
+  std::vector<RunRecord> runs;
+  for_each([&](RunRecord&& r) {
+    if (r.status == "ok" && whole < kept_whole) {
+      ++whole;
+    } else if (const auto report = parse(r.report); report && report->is_object()) {
+      json cut = json::object();
+      for (const std::string& key : {first, std::string("test"), std::string("cv")})
+        if (const auto it = report->find(key); it != report->end()) cut[key] = *it;
+      r.report = cut.dump();
+    }
+    runs.push_back(std::move(r));
+  });
+  return runs;
+}
+
 std::optional<double> run_value(const RunRecord& run, const std::string& path) {
   if (run.status != "ok") return std::nullopt;
   const auto report = parse(run.report);

@@ -227,6 +227,8 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     if (!args.output.empty())
       output_target = checked_output("--output", args.output, "output file",
                                      {{"model being read", args.model}, {"data file", args.data}});
+    else
+      require_launcher_stdout();
   });
   Model model;
   std::shared_ptr<Basis> basis;
@@ -286,6 +288,8 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
     if (!args.report.empty())
       report_target = checked_output("--report", args.report, "report file",
                                      {{"model being read", args.model}, {"data file", args.data}});
+    else
+      require_launcher_stdout();
   });
   Model model;
   std::shared_ptr<Basis> basis;

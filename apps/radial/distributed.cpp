@@ -1,7 +1,13 @@
 // The CLI's side of data-parallel runs (distributed.hpp).
 #include "distributed.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <iostream>
 #include <thread>
 
@@ -13,6 +19,35 @@ namespace radial::cli {
 bool distributed() { return world().size() > 1; }
 
 bool writes_results() { return world().rank() == 0; }
+
+void require_launcher_stdout() {
+  if (!distributed()) return;
+  const std::string parent = "/proc/" + std::to_string(::getppid());
+  std::ifstream comm(parent + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  // mpirun, orterun, prterun: the process that forwards this rank's output to the user.
+  if (name.find("mpirun") == std::string::npos && name.find("orterun") == std::string::npos &&
+      name.find("prterun") == std::string::npos)
+    return;
+  // Closed, fd 1 is absent, or (more often) reused by one of the launcher's own descriptors,
+  // opened for reading: either way nothing it writes there reaches anyone.
+  char target[4096];
+  const bool absent =
+      ::readlink((parent + "/fd/1").c_str(), target, sizeof target) < 0 && errno == ENOENT;
+  bool read_only = false;
+  std::ifstream info(parent + "/fdinfo/1");
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("flags:", 0) != 0) continue;
+    const unsigned long flags = std::stoul(line.substr(6), nullptr, 8);
+    read_only = (flags & O_ACCMODE) == O_RDONLY;
+  }
+  if (!absent && !read_only) return;
+  throw OutputError("the standard output of " + name +
+                        " is closed, so the results written to it would be lost; give "
+                        "--output FILE (or --report FILE), or run with a standard output",
+                    EBADF);
+}
 
 bool quiet_rank() {
   try {

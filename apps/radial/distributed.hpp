@@ -23,6 +23,13 @@ bool distributed();
 // The process that writes results, the report and progress: rank 0, or the only process.
 bool writes_results();
 
+// Under mpirun, rank 0's standard output is a pipe to the launcher, which forwards it to its
+// own: when that is closed (`mpirun ... >&-`) the launcher drops the results silently and the
+// rank's own writes succeed. Called by rank 0 before results go to stdout: OutputError (exit
+// 1, nothing lost unknowingly) when the launcher that started this rank on this machine has
+// no standard output; nothing when it cannot tell (another machine's daemon).
+void require_launcher_stdout();
+
 // True on ranks other than 0 of an MPI job, which print nothing of their own (usage errors,
 // help); false without MPI, and when MPI cannot start.
 bool quiet_rank();

@@ -67,3 +67,20 @@ grep -q "cannot be split among the 2 ranks" "$work/fifo.err" ||
   fail "FIFO data under 2 ranks: stderr lacks the reason: $(cat "$work/fifo.err")"
 [ ! -e "$work/fifo.model" ] || fail "FIFO data under 2 ranks: a model file was written"
 echo "ok: FIFO data under 2 ranks refused, exit 2"
+
+# predict and evaluate to a closed standard output under mpirun (issue 25, defect 10: exit 0,
+# the rows lost in mpirun's forwarding): exit 1 with the reason, and --output still works.
+timeout 60 "$radial" train "$pipeline" --set "data.train=\"$data/waveform.csv\"" \
+  --model "$work/closed.model" --quiet --threads 1 --report /dev/null || fail "training the model for the closed-stdout case failed"
+for command in predict evaluate; do
+  status=0
+  timeout 60 "$mpirun" 2 "$radial" $command "$work/closed.model" "$data/waveform.csv" \
+    >&- 2> "$work/closed.err" || status=$?
+  [ "$status" = 1 ] || fail "$command to a closed stdout under 2 ranks: exit $status, expected 1: $(cat "$work/closed.err")"
+  grep -q "standard output of mpirun is closed" "$work/closed.err" ||
+    fail "$command to a closed stdout: stderr lacks the reason: $(cat "$work/closed.err")"
+done
+timeout 60 "$mpirun" 2 "$radial" predict "$work/closed.model" "$data/waveform.csv" \
+  --output "$work/closed.csv" >&- 2> "$work/closed.err" || fail "predict --output with a closed stdout failed: $(cat "$work/closed.err")"
+[ "$(wc -l < "$work/closed.csv")" = "$rows" ] || fail "predict --output: $(wc -l < "$work/closed.csv") lines, expected $rows"
+echo "ok: results to a closed stdout under 2 ranks refused, exit 1"

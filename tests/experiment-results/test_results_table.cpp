@@ -228,6 +228,14 @@ TEST_CASE("results table: unknown dimensions and values are named with a suggest
   std::vector<RunRecord> runs = em_dem();
   runs[0].overrides = R"({"regularizer.alpha": 5})";
   CHECK_THAT(input_error(runs, spec), Catch::Contains("did you mean 'regularizer.alpha'"));
+  // A value that is null in every report is not suggested for itself (issue 25).
+  runs = {run("synth", "RBF/EM", 1,
+              {{"test", {{"error_rate", 0.1}, {"cross_entropy", nullptr}}}})};
+  spec = TableSpec{};
+  spec.value = "test.cross_entropy";
+  const std::string message = input_error(runs, spec);
+  CHECK_THAT(message, Catch::Contains("null in every report"));
+  CHECK_THAT(message, !Catch::Contains("did you mean 'test.cross_entropy'"));
 }
 
 TEST_CASE("results table: text, markdown, csv and json") {

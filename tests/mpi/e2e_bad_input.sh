@@ -84,3 +84,12 @@ timeout 60 "$mpirun" 2 "$radial" predict "$work/closed.model" "$data/waveform.cs
   --output "$work/closed.csv" >&- 2> "$work/closed.err" || fail "predict --output with a closed stdout failed: $(cat "$work/closed.err")"
 [ "$(wc -l < "$work/closed.csv")" = "$rows" ] || fail "predict --output: $(wc -l < "$work/closed.csv") lines, expected $rows"
 echo "ok: results to a closed stdout under 2 ranks refused, exit 1"
+
+# An empty regular file under 2 ranks is "empty", not "a pipe, FIFO or stream".
+: > "$work/empty.csv"
+status=0
+timeout 60 "$mpirun" 2 "$radial" train "$pipeline" --set "data.train=\"$work/empty.csv\"" \
+  --quiet --threads 1 --report /dev/null 2> "$work/empty.err" || status=$?
+[ "$status" = 2 ] || fail "empty data under 2 ranks: exit $status: $(cat "$work/empty.err")"
+grep -q "the file is empty" "$work/empty.err" || fail "empty data under 2 ranks: $(cat "$work/empty.err")"
+echo "ok: an empty file under 2 ranks is called empty"

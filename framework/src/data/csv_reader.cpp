@@ -216,8 +216,9 @@ void open_shard(ShardScanner& s, const std::filesystem::path& file,
                 const std::function<void(const data::CsvScanner&)>& check_header) {
   agreed([&] {
     s.scanner.emplace(file);
-    data::require_shardable(s.scanner->regular(), s.scanner->name(), collectives().size());
+    // The header first: an empty file is "empty", not "a stream" (its size, 0, is a stream's).
     s.names = s.scanner->header();
+    data::require_shardable(s.scanner->regular(), s.scanner->name(), collectives().size());
     check_header(*s.scanner);
   });
   s.shard = data::plan_csv_shard(*s.scanner);

@@ -341,8 +341,13 @@ Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
       }
     }
     std::string message = "table value: no run has a number at '" + spec.value + "'";
-    const std::string guess = did_you_mean(spec.value, {paths.begin(), paths.end()});
-    if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    if (paths.count(spec.value) != 0) {
+      // Present but null in every run: the runs' plugins do not compute it.
+      message += " (it is null in every report: the runs' plugins do not compute it)";
+    } else {
+      const std::string guess = did_you_mean(spec.value, {paths.begin(), paths.end()});
+      if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    }
     throw InputError(message + "; e.g. test.error_rate, train.mse, cv.error_rate, output.flops");
   }
 

@@ -22,10 +22,9 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       p > glm::max_exact_softmax_weights;
   if (too_large) {
     std::ostringstream m;
-    m << "the exact softmax Hessian of K (M + 1) = " << p << " weights (" << k << " outputs, "
-      << c << " basis columns) would need " << (4.0 * 8.0 * double(p) * double(p) / 1e9)
-      << " GB and ~" << (9.0 * double(p) * double(p) * double(p) / 1e9)
-      << " GFLOP per iteration; above " << glm::max_exact_softmax_weights
+    m << "solving the exact softmax Hessian of K (M + 1) = " << p << " weights (" << k
+      << " outputs, " << c << " basis columns) would cost ~"
+      << (9.0 * double(p) * double(p) * double(p) / 1e9) << " GFLOP per iteration; above " << glm::max_exact_softmax_weights
       << " weights the block-diagonal Hessian (hessian = \"simplified\") is used instead";
     ctx.warn(irls_id, "exact-hessian-too-large", m.str(),
              "set hessian = \"simplified\" to say so, or use fewer centres or output plugin "

@@ -87,11 +87,14 @@ std::size_t InputFile::read_impl(char* buffer, std::size_t capacity, std::string
 
 std::string InputFile::read_all_impl(std::size_t limit, std::string& problem) {
   const std::string too_large = name_ + ": the " + role_ + " is larger than " +
-                                byte_count_text(limit) + ", the most Radial reads as a " + role_;
+                                byte_count_text(limit) + ", the most Radial reads as one " + role_;
   std::string bytes;
   if (regular_) {
     if (size_ > limit) {
-      problem = too_large + " (it holds " + byte_count_text(size_) + ")";
+      // Exact bytes when rounding would show the limit again (1.1e6 bytes is "1.0 MB" too).
+      const std::string held = byte_count_text(size_);
+      problem = too_large + " (it holds " +
+                (held == byte_count_text(limit) ? std::to_string(size_) + " bytes" : held) + ")";
       return {};
     }
     bytes.reserve(std::size_t(size_));

@@ -126,15 +126,14 @@ void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t ce
                        : 1.0;
   const double m1 = double(centres) + 1.0, weights = k * m1;
   const std::string& plugin = p.output.plugin;
-  const bool exact_softmax = plugin == "irls" && k > 1 &&
-                             weights <= double(glm::max_exact_softmax_weights) &&
-                             (!p.output.params.has("hessian") ||
-                              p.output.params.string("hessian") == "exact");
+  // IRLS forms the softmax Hessian whole, K (M + 1) square, exact or block-diagonal (which
+  // only changes the solve: glm::max_exact_softmax_weights).
+  const bool softmax_irls = plugin == "irls" && k > 1;
   double doubles = 4.0 * m1 * m1 + double(train.rows()) * k;
   std::string what = "a few (M + 1)^2 blocks";
-  if (exact_softmax) {
+  if (softmax_irls) {
     doubles += 4.0 * weights * weights;
-    what = "the exact softmax Hessian and its SVD, 4 (K (M + 1))^2 doubles";
+    what = "the softmax Hessian and its solve, 4 (K (M + 1))^2 doubles";
   } else if (plugin == "bfgs") {
     doubles += 2.0 * weights * weights;
     what = "the inverse Hessian estimate, 2 (K (M + 1))^2 doubles";
@@ -151,8 +150,7 @@ void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t ce
   throw InputError("output plugin '" + plugin + "' with K = " + std::to_string(std::size_t(k)) +
                    " outputs and M = " + std::to_string(centres) + " centres needs about " + sizes +
                    " (" + what + "); use fewer centres, fewer classes" +
-                   (exact_softmax ? ", hessian = \"simplified\" or output plugin \"scg\"" : "") +
-                   (plugin == "bfgs" ? ", or output plugin \"scg\"" : ""));
+                   (softmax_irls || plugin == "bfgs" ? ", or output plugin \"scg\"" : ""));
 }
 
 // Warns "saturated-basis" when nearly every activation on the training rows is at 0 or at 1

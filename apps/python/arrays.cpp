@@ -91,6 +91,21 @@ Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
   if (feature_names.empty()) {
     for (std::size_t j = 0; j < d; ++j) feature_names.push_back("x" + std::to_string(j));
   }
+  // As a CSV header would be checked: one name per column, none empty, none twice (the model
+  // file finds columns by name).
+  if (feature_names.size() != d) {
+    throw ShapeError("feature_names has " + std::to_string(feature_names.size()) +
+                     " names for " + std::to_string(d) + " columns of X; give one per column");
+  }
+  for (std::size_t j = 0; j < d; ++j) {
+    if (feature_names[j].empty())
+      throw InputError("feature_names[" + std::to_string(j) + "] is empty; give every column a name");
+    for (std::size_t i = 0; i < j; ++i)
+      if (feature_names[i] == feature_names[j])
+        throw InputError("feature_names has '" + feature_names[j] + "' twice (columns " +
+                         std::to_string(i) + " and " + std::to_string(j) +
+                         "); give every column its own name");
+  }
   DataOptions options;
   options.task = task;
   options.class_values = class_values;

@@ -74,6 +74,10 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
                 std::vector<std::string> feature_names, std::string target_name) {
   const std::shared_ptr<const Pipeline> pipeline = h.pipeline;
   const Registry& reg = registry();
+  if (threads && *threads < 0) {
+    throw ParameterError("threads = " + std::to_string(*threads) +
+                         " is negative; give 0 (all cores) or a number of threads");
+  }
   TrainOptions options;
   options.seed = seed;
   options.threads = threads;

@@ -150,3 +150,17 @@ def test_a_huge_or_endless_pipeline_file_is_refused_before_it_is_held(tmp_path):
             radial.Pipeline(str(endless))
     grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kb < 64 << 10, grown_kb
+
+
+def test_feature_names_are_checked_as_a_header_is_and_threads_is_not_negative():
+    """Issue 25 (minor): duplicate feature_names and threads=-1 were accepted."""
+    X = np.random.default_rng(0).random((40, 2))
+    y = (X[:, 0] > 0.5).astype(float)
+    p = radial.Pipeline(text=GOOD)
+    with pytest.raises(radial.InputError, match="'a' twice"):
+        p.fit(X, y, feature_names=["a", "a"])
+    with pytest.raises(radial.ShapeError, match="1 names for 2 columns"):
+        p.fit(X, y, feature_names=["a"])
+    with pytest.raises(radial.ParameterError, match="negative"):
+        p.fit(X, y, threads=-1)
+    assert p.fit(X, y, feature_names=["a", "b"]).feature_names == ["a", "b"]

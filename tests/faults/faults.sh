@@ -50,7 +50,106 @@ count = 800
 plugin = "least-squares"
 TOML
 
+# An experiment of 20 quick runs (synth3, k-means + thin-plate + least squares, 20 seeds),
+# for the results-database cases.
+experiment_files() {
+  sed "s#data/#$examples/data/#" "$examples/two-class-kmeans-thin-plate.toml" |
+    sed '/^\[data\]/,/^\[/{/^\[data\]/d;/^\[/!d}' > ls.toml
+  cat > exp.toml <<TOML
+name = "faults"
+seeds = [$(seq -s ', ' 1 20)]
+[[datasets]]
+name = "synth3"
+train = "$examples/data/synth3_train.csv"
+test = "$examples/data/synth3_test.csv"
+target = "label"
+[[pipelines]]
+name = "LS"
+file = "$work/ls.toml"
+TOML
+}
+# check_database FILE: SQLite's integrity check passes and every stored run is whole (its
+# report parses, its status is ok); prints the number of runs.
+check_database() {
+  /usr/bin/python3 - "$1" <<'PY' || fail "$1: damaged or half-written"
+import json, sqlite3, sys
+c = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+rows = c.execute("SELECT status, report FROM runs").fetchall()
+for status, report in rows:
+    assert status == "ok", status
+    assert isinstance(json.loads(report)["test"]["error_rate"], float)
+print(len(rows))
+PY
+}
+# The stored runs without timings, sorted: equal for equal results.
+stored_results() {
+  "$radial" results "$1" --format json | /usr/bin/python3 -c '
+import json, sys
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "cpu_seconds", "threads")}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+print(json.dumps(sorted((strip(r) for r in json.load(sys.stdin)["runs"]), key=lambda r: r["seed"])))'
+}
+
 case "$case_name" in
+results-database)
+  promise "a full disk stops an experiment with exit 1 and a database that is whole: every stored run complete, the rest run on resuming, the results those of an uninterrupted run"
+  promise "on a read-only mount radial results reads the database and experiment exits 1 saying so, the file unchanged"
+  promise "a database locked by another process is waited for, then written; kill -9 of radial results at 20 random moments changes nothing"
+  experiment_files
+  run 0 experiment exp.toml --results reference.sqlite --quiet
+  reference=$(stored_results reference.sqlite)
+  mount_tmpfs disk size=160k
+  run 1 experiment exp.toml --results disk/exp.sqlite --quiet
+  grep -Eq "full|No space" err.txt || { cat err.txt; fail "a full disk was not named"; }
+  stored=$(check_database disk/exp.sqlite)
+  echo "stored before the disk filled: $stored of 20 runs"
+  [ "$stored" -ge 1 ] && [ "$stored" -lt 20 ] || fail "expected a partial database, found $stored runs"
+  cp disk/exp.sqlite* . 2>/dev/null || cp disk/exp.sqlite .
+  run 0 experiment exp.toml --results exp.sqlite --quiet
+  [ "$(check_database exp.sqlite)" = 20 ] || fail "resuming did not complete the runs"
+  [ "$(stored_results exp.sqlite)" = "$reference" ] || fail "resumed results differ from an uninterrupted run"
+  # Read-only: the reference copied onto the mount, which is then made read-only.
+  rm -f disk/exp.sqlite* && cp reference.sqlite disk/ro.sqlite
+  mount -o remount,ro "$mounted" 2>/dev/null || skip "mount -o remount,ro is not permitted here"
+  before=$(sha256sum disk/ro.sqlite)
+  run 0 results disk/ro.sqlite
+  out_has "synth3"
+  run 1 experiment exp.toml --results disk/ro.sqlite --quiet
+  err_has "read-only"
+  [ "$(sha256sum disk/ro.sqlite)" = "$before" ] || fail "a read-only database changed"
+  # Locked: another process holds an exclusive transaction for 2 s; the experiment waits.
+  cp reference.sqlite locked.sqlite
+  /usr/bin/python3 - <<'PY' &
+import sqlite3, time
+c = sqlite3.connect("locked.sqlite", isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+open("locked.flag", "w").close()
+time.sleep(2)
+c.execute("DELETE FROM runs WHERE seed > 10")
+c.execute("COMMIT")
+PY
+  locker=$!
+  while [ ! -e locked.flag ]; do sleep 0.05; done
+  run 0 experiment exp.toml --results locked.sqlite --quiet
+  wait $locker
+  [ "$(check_database locked.sqlite)" = 20 ] || fail "the locked database was not completed"
+  # kill -9 of a reader: nothing it opens changes.
+  before=$(sha256sum reference.sqlite)
+  for i in $(seq 1 20); do
+    "$radial" results reference.sqlite --format json > /dev/null 2>&1 &
+    pid=$!
+    sleep "$(printf '0.%03d' $(( RANDOM % 60 )))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+  done
+  [ "$(sha256sum reference.sqlite)" = "$before" ] || fail "kill -9 of radial results changed the database"
+  check_database reference.sqlite > /dev/null
+  ;;
 full-disk-fsize)
   promise "a write that hits the file size limit (as on a full disk) exits 1 naming the file, keeps the old model byte for byte, writes no report, and leaves no temporary"
   run 0 train small.toml --model m.model --quiet --report r0.json

@@ -175,6 +175,14 @@ full-disk-tmpfs)
   valid_model disk/m.model
   [ ! -e disk/r.json ] || fail "a report was written by a run that failed"
   no_temporaries disk
+  # A figure on the full disk exits 1 like every result (issue 25: plot said 2, train 1).
+  if command -v gnuplot > /dev/null; then
+    dd if=/dev/zero of=disk/filler bs=4k 2>/dev/null
+    run 1 plot learning-curve r0.json --stage centres --output disk/c.svg
+    err_has "No space left on device"
+    [ ! -e disk/c.svg ] || fail "a figure was written on a full disk"
+    no_temporaries disk
+  fi
   ;;
 read-only-folder)
   promise "a read-only folder keeps the old model, and the run says so (exit 1, 'Read-only file system')"

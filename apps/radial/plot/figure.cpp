@@ -1,6 +1,8 @@
 // Figures: output checks, the house style, gnuplot's terminal for each format.
 #include "figure.hpp"
 
+#include <cerrno>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -155,7 +157,11 @@ void write_figure(const FigureTarget& target, const std::string& bytes) {
   try {
     PendingOutput(target.target, bytes).commit();
   } catch (const OutputError& e) {
-    // For a picture, an output that cannot be written is a bad --output (exit 2).
+    // A full disk (or a quota, a size limit, an I/O error) is the machine's trouble: exit 1 as
+    // for every result, `train --plots` too. Any other failure means --output names a place
+    // that cannot hold a file (/proc, a missing folder): a bad --output, exit 2.
+    const int error = e.error_number();
+    if (error == ENOSPC || error == EDQUOT || error == EFBIG || error == EIO) throw;
     throw InputError(std::string(e.what()));
   }
 }

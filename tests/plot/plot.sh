@@ -294,6 +294,7 @@ train-plots)
   ;;
 summary)
   command -v script >/dev/null || skip "script (util-linux) is needed to give radial a terminal"
+  script -qec true /dev/null >/dev/null 2>&1 || skip "no pseudo-terminal can be opened here"
   example synth3-thin-plate-scg.toml scg.toml
   # At a terminal: the summary, not JSON.
   script -qec "'$radial' train scg.toml --quiet --model m.model" /dev/null > tty.txt 2>&1 || { cat tty.txt; fail "train at a terminal failed"; }

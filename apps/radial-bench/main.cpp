@@ -35,6 +35,7 @@
 #include "guard.hpp"
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
+#include "radial/data_reader.hpp"
 #include "radial/dataset.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
@@ -58,8 +59,8 @@ namespace {
 struct Settings {
   std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000};
   std::vector<std::size_t> dims{2, 16};
-  std::vector<std::string> tasks{"kmeans",   "gmm",    "logistic",
-                                 "pipeline", "design", "experiment"};
+  std::vector<std::string> tasks{"kmeans", "gmm",  "logistic",  "pipeline",
+                                 "design", "csv",  "experiment"};
   std::size_t repeats = 3;
   std::size_t iterations = 5;           // EM iterations per timed run
   std::size_t kmeans_iterations = 20;   // Lloyd iterations per timed run (bounds pay off after
@@ -68,6 +69,7 @@ struct Settings {
   std::size_t pipeline_rows = 1'000'000;
   std::size_t design_rows = 20'000;
   std::size_t experiment_runs = 200;
+  std::size_t csv_rows = 1'000'000;       // rows of the CSV reading part (d = 16 + class)
   radial::bench::DistributedSettings distributed;  // --tasks distributed (not in the default)
   fs::path experiment_data = fs::path(RADIAL_SOURCE_DIR) / "docs" / "examples" / "data";
   int threads = 0;
@@ -188,6 +190,7 @@ class Bench {
                logistic_);
     if (wants("pipeline")) pipeline();
     if (wants("design")) design_fraction();
+    if (wants("csv")) csv_reading();
     if (wants("experiment"))
       radial::bench::experiment_bench(registry_, s_.experiment_data, s_.work, s_.experiment_runs,
                                       s_.repeats, std::cout);
@@ -546,6 +549,59 @@ class Bench {
               << std::defaultfloat;
   }
 
+  // Reading a CSV of csv_rows x 17 (16 inputs with 6 decimals, an integer class), about 155
+  // bytes a row, as `radial train` reads it: in a child process (this program with --read-csv)
+  // so that its peak memory is its own; against the data's size in memory and the time to
+  // read the file's bytes alone (the page cache's copy rate, measured in the same child).
+  void csv_reading() {
+    const std::size_t n = s_.csv_rows, d = 16;
+    std::cerr << "[radial-bench] CSV reading, N=" << n << "\n";
+    const auto data = radial::bench::gaussian_mixture(n, d, 4, 4000 + d);
+    const fs::path file = s_.work / "read.csv";
+    {
+      std::ofstream out(file);
+      for (std::size_t j = 0; j < d; ++j) out << "x" << j << ",";
+      out << "class\n";
+      char cell[32];
+      std::string line;
+      for (std::size_t i = 0; i < n; ++i) {
+        line.clear();
+        for (std::size_t j = 0; j < d; ++j) {
+          std::snprintf(cell, sizeof cell, "%.6f,", data.x(i, j));
+          line += cell;
+        }
+        line += std::to_string(data.classes(i));
+        line += '\n';
+        out << line;
+      }
+    }
+    const double file_mb = double(fs::file_size(file)) / 1e6;
+    const double data_mb = double(n) * double(d + 1) * 8 / 1e6;
+    std::vector<double> secs, copy_secs, peaks;
+    for (std::size_t r = 0; r < s_.repeats; ++r) {
+      const ChildRun run = run_child({(self_dir() / "radial-bench").string(), "--read-csv",
+                                      file.string()},
+                                     1, s_.work / "read.out");
+      if (run.status != 0) throw radial::Error("radial-bench: reading the CSV failed: " + run.out);
+      std::istringstream in(run.out);
+      double seconds = 0, copy = 0;
+      in >> seconds >> copy;
+      secs.push_back(seconds);
+      copy_secs.push_back(copy);
+      peaks.push_back(run.peak_bytes / 1e6);
+    }
+    std::cout << "\nCSV reading: " << n << " x " << d + 1 << ", " << std::fixed
+              << std::setprecision(0) << file_mb << " MB file, " << data_mb
+              << " MB of doubles (radial::read_dataset in a child process, median of "
+              << s_.repeats << ")\n"
+              << "  read: " << std::setprecision(3) << median(secs) << " s, "
+              << std::setprecision(0) << file_mb / median(secs) << " MB/s (the file's bytes "
+              << "alone: " << file_mb / median(copy_secs) << " MB/s)\n"
+              << "  peak RSS: " << median(peaks) << " MB = the data + " << median(peaks) - data_mb
+              << " MB\n"
+              << std::defaultfloat;
+  }
+
   void print_rows(const std::string& title, const std::vector<Row>& rows) const {
     if (rows.empty()) return;
     std::cout << "\n" << title << "\n";
@@ -577,8 +633,8 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", s.sizes, "row counts N of the k-means / GMM / output grid");
   app.add_option("--dims", s.dims, "dimensions d of the grid");
   app.add_option("--tasks", s.tasks,
-                 "any of kmeans gmm logistic pipeline design experiment, and distributed (not "
-                 "in the default: mpirun, N up to 10^7)");
+                 "any of kmeans gmm logistic pipeline design csv experiment, and distributed "
+                 "(not in the default: mpirun, N up to 10^7)");
   app.add_option("--repeats", s.repeats, "runs per measurement (the median is shown)");
   app.add_option("--iterations", s.iterations, "EM iterations per timed run");
   app.add_option("--kmeans-iterations", s.kmeans_iterations, "Lloyd iterations per timed run");
@@ -586,6 +642,7 @@ int main(int argc, char** argv) {
   app.add_option("--pipeline-rows", s.pipeline_rows, "N of the whole-pipeline comparison");
   app.add_option("--design-rows", s.design_rows, "N of the design matrix + Phi^T Phi pass");
   app.add_option("--experiment-runs", s.experiment_runs, "runs of the experiment part");
+  app.add_option("--csv-rows", s.csv_rows, "rows of the CSV reading part (--tasks csv)");
   app.add_option("--experiment-data", s.experiment_data,
                  "folder holding synth3_train.csv and synth3_test.csv");
   app.add_option("--distributed-sizes", s.distributed.sizes, "N of the distributed scaling runs");
@@ -606,7 +663,28 @@ int main(int argc, char** argv) {
   app.add_option("--guard-rounds", s.guard_rounds,
                  "at most this many measurements of every ratio before the guard fails")
       ->check(CLI::Range(1, 10));
+  std::string read_csv_file;
+  app.add_option("--read-csv", read_csv_file)->group("");  // the child of the csv part
   CLI11_PARSE(app, argc, argv);
+  if (!read_csv_file.empty()) {
+    // Prints the seconds of read_dataset and of reading the file's bytes alone.
+    try {
+      const auto start = Clock::now();
+      const radial::Dataset data = radial::read_dataset(read_csv_file);
+      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+      std::vector<char> buffer(std::size_t(1) << 20);
+      std::ifstream in(read_csv_file, std::ios::binary);
+      const auto copy_start = Clock::now();
+      while (in.read(buffer.data(), std::streamsize(buffer.size())) || in.gcount() > 0) {
+      }
+      const double copy = std::chrono::duration<double>(Clock::now() - copy_start).count();
+      std::cout << seconds << " " << copy << " " << data.rows() << "\n";
+      return 0;
+    } catch (const std::exception& e) {
+      std::cout << e.what() << "\n";
+      return 1;
+    }
+  }
   const bool guarding = !s.guard.empty() || !s.write_baseline.empty();
   if (guarding) {
     // The guard's sizes: every headline ratio at d = 16 in about a minute per round, one
@@ -629,6 +707,7 @@ int main(int argc, char** argv) {
     s.pipeline_rows = 10'000;
     s.design_rows = 2'048;
     s.experiment_runs = 40;
+    s.csv_rows = 20'000;
   }
   try {
     if (!guarding) {

@@ -49,7 +49,7 @@ struct ViewSums {
 
 // The Full quadratic-feature form (SquaredDistances): log N(x_n|j) = min((F W')_nj, c_j) in one
 // GEMM with W' = -0.5 W and c_j added to the coefficient of the constant feature (r^2 >= 0
-// clamped), and the Full counts then one GEMM R^T F (scatter about the reference g).
+// clamped); the Full counts then reuse F (accumulate_block).
 struct FeatureForm {
   std::size_t p = 0;
   Matrix coefficients;       // P x M
@@ -71,32 +71,11 @@ FeatureForm make_feature_form(const GaussianLogDensity& density) {
   return form;
 }
 
-// counts (reset, shape Full) from the feature statistics G^T = sum over blocks of F^T R
-// (P x M), F = [(y_a y_b)_{a<=b}, y, 1] with y = x - g: scatter about g, C(x) = C(y) + C(1) g.
-void unpack_full_features(const Matrix& gt, const SquaredDistances& dist, MixtureCounts& counts) {
-  const std::size_t m = gt.shape(1), d = dist.dim(), p = dist.feature_count();
-  const std::size_t pairs = d * (d + 1) / 2;
-  const Vector& ref = dist.feature_reference();
-  for (std::size_t j = 0; j < m; ++j) {
-    const double c1 = gt(p - 1, j);
-    counts.c1(j) = c1;
-    std::size_t f = 0;
-    for (std::size_t a = 0; a < d; ++a)
-      for (std::size_t b = a; b < d; ++b, ++f)
-        counts.scatter(j, a, b) = counts.scatter(j, b, a) = gt(f, j);
-    for (std::size_t k = 0; k < d; ++k) {
-      counts.cy(j, k) = gt(pairs + k, j);
-      counts.cx(j, k) = gt(pairs + k, j) + c1 * ref(k);
-      counts.reference(j, k) = ref(k);
-    }
-  }
-}
-
 void add_to(double* to, const double* from, std::size_t size) {
   for (std::size_t i = 0; i < size; ++i) to[i] += from[i];
 }
 
-// accumulate_block's shift from the block's means g to a component's centre m_j cancels when
+// accumulate_block's shift from the shared g to a component's centre m_j cancels when
 // the terms S(g) + C(1) e^2 dwarf the result; beyond this ratio (in any dimension) the
 // component's block is summed directly about m_j, so the product form loses at most ~12 bits
 // more than the direct sum.
@@ -106,7 +85,7 @@ constexpr double shift_cancellation_limit = 4096;
 constexpr std::size_t feature_budget = std::size_t(1) << 20;
 
 struct BlockScratch {
-  std::vector<double> g;      // d: the block's column means, the shared shift
+  std::vector<double> g;      // d: the shared shift (the block's column means, or the features')
   Matrix f;                   // rows x P: features of y = x - g
   Matrix stats;               // P x M: F^T R
   Matrix z, rz;               // class counts: [x, 1] and R with the rows grouped by class
@@ -154,36 +133,46 @@ void direct_block(const Matrix& xb, const Matrix& r, std::size_t j, const double
     }
     if (full) {
       for (std::size_t a = 0; a < d; ++a)
-        for (std::size_t b = 0; b < d; ++b) s[a * d + b] += w * e[a] * e[b];
+        for (std::size_t b = a; b < d; ++b) s[a * d + b] += w * e[a] * e[b];
     } else {
       for (std::size_t k = 0; k < d; ++k) s[k] += w * e[k] * e[k];
     }
   }
+  if (full)
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < a; ++b) s[a * d + b] = s[b * d + a];
 }
 
 // counts += the statistics of responsibilities r (rows x M) over the block xb (rows x d), in one
-// product for all components: G = F^T R with F the features of y = x - g about the block's
-// column means g (shifted_features), so C(1), C(y) and the scatter about g; then each
-// component's terms are moved to its reference m_j with e = m_j - g (exact algebra):
+// product for all components: G = F^T R with F the features of y = x - g, so C(1), C(y) and the
+// scatter about g. F is the density's (`features`, about `feature_g`: SquaredDistances' Full
+// quadratic form, g the mean of the centre means) or made here about the block's column means
+// (shifted_features). Then each component's terms are moved to its reference m_j with
+// e = m_j - g (exact algebra):
 //   C(x - m_j) = C(y) - C(1) e,   S(m_j) = S(g) - e C(y)^T - C(y) e^T + C(1) e e^T.
 // x - g is exact for data far from the origin (same binade), so only |m_j - g| / sigma_j can
 // cancel, and a component whose shift would lose too much is summed directly (direct_block).
-void accumulate_block(const Matrix& xb, const Matrix& r, MixtureCounts& counts,
-                      BlockScratch& s) {
+void accumulate_block(const Matrix& xb, const Matrix& r, const Matrix* features,
+                      const double* feature_g, MixtureCounts& counts, BlockScratch& s) {
   const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
   if (rows == 0) return;
   const bool full = counts.shape == Shape::Full;
-  s.g.assign(d, 0.0);
-  for (std::size_t n = 0; n < rows; ++n)
-    for (std::size_t k = 0; k < d; ++k) s.g[k] += xb(n, k);
-  for (double& v : s.g) v /= double(rows);
   const std::size_t q = full ? d * (d + 1) / 2 : d, p = q + d + 1;
   if (s.stats.shape(0) != p || s.stats.shape(1) != m) s.stats.resize({p, m});
-  const std::size_t chunk = std::max<std::size_t>(1, feature_budget / p);
-  for (std::size_t from = 0; from < rows; from += chunk) {
-    const std::size_t count = std::min(chunk, rows - from);
-    shifted_features(xb, from, count, s.g, full, s.f);
-    small_gemm(p, m, count, s.f.data(), 1, p, &r(from, 0), m, s.stats.data(), m, from > 0);
+  if (features) {
+    s.g.assign(feature_g, feature_g + d);
+    small_gemm(p, m, rows, features->data(), 1, p, r.data(), m, s.stats.data(), m, false);
+  } else {
+    s.g.assign(d, 0.0);
+    for (std::size_t n = 0; n < rows; ++n)
+      for (std::size_t k = 0; k < d; ++k) s.g[k] += xb(n, k);
+    for (double& v : s.g) v /= double(rows);
+    const std::size_t chunk = std::max<std::size_t>(1, feature_budget / p);
+    for (std::size_t from = 0; from < rows; from += chunk) {
+      const std::size_t count = std::min(chunk, rows - from);
+      shifted_features(xb, from, count, s.g, full, s.f);
+      small_gemm(p, m, count, s.f.data(), 1, p, &r(from, 0), m, s.stats.data(), m, from > 0);
+    }
   }
 
   std::vector<double> e(d), cyg(d), cy(d), sm(full ? d * d : d);
@@ -317,21 +306,12 @@ struct EStepTotals {
 
 // Sums every total of the E-step over the ranks of collectives() in one message (each rank's
 // block-ordered partials, added in rank order: the same bits on every rank).
-void sum_totals_over_ranks(EStepTotals& totals, std::vector<View>& views,
-                           std::vector<Matrix>& stats, bool statistics, bool full_features) {
+void sum_totals_over_ranks(EStepTotals& totals, std::vector<View>& views, bool statistics) {
   std::vector<std::pair<double*, std::size_t>> arrays;
   if (statistics)
-    for (std::size_t v = 0; v < views.size(); ++v) {
-      if (full_features) {
-        // the counts come from the feature statistics after the sum; the class counts do not
-        MixtureCounts& c = *views[v].counts;
-        arrays.push_back({stats[v].data(), stats[v].size()});
-        arrays.push_back({c.class_c1.data(), c.class_c1.size()});
-        arrays.push_back({c.class_cx.data(), c.class_cx.size()});
-      } else {
-        const auto c = count_arrays(*views[v].counts);
-        arrays.insert(arrays.end(), c.begin(), c.end());
-      }
+    for (View& v : views) {
+      const auto c = count_arrays(*v.counts);
+      arrays.insert(arrays.end(), c.begin(), c.end());
     }
   std::vector<double> packed(totals.log_likelihood);
   packed.push_back(double(totals.fallback_rows));
@@ -416,7 +396,6 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
     std::vector<std::uint32_t> used, wide_comp;
     std::vector<double> resp, wide_logn;
     std::vector<MixtureCounts> counts;
-    std::vector<Matrix> stats;  // Full feature form: P x M per view
     std::vector<double> log_likelihood;
     std::size_t fallback_rows = 0;
     double evaluated = 0;
@@ -424,21 +403,15 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
   EStepTotals totals;
   totals.log_likelihood.assign(nv, 0.0);
   totals.rows = n_rows;
-  std::vector<Matrix> stats(nv);
-  if (full_features)
-    for (Matrix& s : stats) s = xt::zeros<double>({p, m});
 
   ordered_reduce<Partial>(
       n_rows, block, options.threads,
       [&] {
         Partial q;
         q.counts.resize(nv);
-        q.stats.resize(nv);
-        for (std::size_t v = 0; v < nv; ++v) {
+        for (std::size_t v = 0; v < nv; ++v)
           reset_counts(q.counts[v], m, d, shape, components.means,
                        views[v].class_counts ? classes : 0);
-          if (full_features) q.stats[v] = Matrix::from_shape({p, m});
-        }
         q.log_likelihood.assign(nv, 0.0);
         return q;
       },
@@ -485,12 +458,10 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
               q.log_likelihood[v] += q.lse[n];
             }
             if (!statistics) continue;
-            if (full_features) {
-              small_gemm(p, m, rows, q.f.data(), 1, p, q.a.data(), m, q.stats[v].data(), m,
-                         false);
-            } else {
-              accumulate_block(q.xb, q.a, q.counts[v], q.scratch);
-            }
+            accumulate_block(q.xb, q.a, full_features ? &q.f : nullptr,
+                             full_features ? dense->distances().feature_reference().data()
+                                           : nullptr,
+                             q.counts[v], q.scratch);
             if (view.class_counts)
               accumulate_classes(q.xb, q.a, *view.weight_groups, first, q.counts[v], q.scratch);
           }
@@ -540,17 +511,12 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
         for (std::size_t v = 0; v < nv; ++v) {
           totals.log_likelihood[v] += q.log_likelihood[v];
           if (!statistics) continue;
-          if (full_features) add_to(stats[v].data(), q.stats[v].data(), stats[v].size());
           add_counts(*views[v].counts, q.counts[v]);
         }
         totals.fallback_rows += q.fallback_rows;
         totals.evaluated += q.evaluated;
       });
-  if (collectives().size() > 1)
-    sum_totals_over_ranks(totals, views, stats, statistics, full_features);
-  if (full_features && statistics)
-    for (std::size_t v = 0; v < nv; ++v)
-      unpack_full_features(stats[v], dense->distances(), *views[v].counts);
+  if (collectives().size() > 1) sum_totals_over_ranks(totals, views, statistics);
   return totals;
 }
 

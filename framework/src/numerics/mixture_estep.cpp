@@ -429,14 +429,12 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
             q.logn.resize({rows, m});
             small_gemm(rows, m, p, q.f.data(), p, 1, form.coefficients.data(), m, q.logn.data(),
                        m, false);
-            for (std::size_t n = 0; n < rows; ++n) {
-              double* l = &q.logn(n, 0);
-              for (std::size_t j = 0; j < m; ++j) l[j] = std::min(l[j], form.cap[j]);
-            }
+            // clamped to form.cap in the views' pass below (one pass over the block, not two)
           } else {
             dense->compute(q.xb, q.logn);
           }
           q.evaluated = double(m) * double(rows);
+          const double* cap = p ? form.cap.data() : nullptr;
           for (std::size_t v = 0; v < nv; ++v) {
             const View& view = views[v];
             if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
@@ -444,12 +442,14 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
               const double* l = &q.logn(n, 0);
               const double* lw = view.row_weights(first + n);
               double* r = &q.a(n, 0);
-              if (!view.allowed) {
-                for (std::size_t j = 0; j < m; ++j) r[j] = l[j] + lw[j];  // vectorised
-                continue;
+              if (cap) {
+                for (std::size_t j = 0; j < m; ++j) r[j] = std::min(l[j], cap[j]) + lw[j];
+              } else {
+                for (std::size_t j = 0; j < m; ++j) r[j] = l[j] + lw[j];
               }
-              for (std::size_t j = 0; j < m; ++j)
-                r[j] = view.masked(first + n, j) ? minus_inf : l[j] + lw[j];
+              if (view.allowed)
+                for (std::size_t j = 0; j < m; ++j)
+                  if (view.masked(first + n, j)) r[j] = minus_inf;
             }
             q.lse.resize(rows);
             exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());

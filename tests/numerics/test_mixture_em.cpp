@@ -2,7 +2,8 @@
 // scikit-learn's GaussianMixture from the same start (tests/reference/reference_gmm.py
 // writes reference_gmm.json), the log-likelihood trace, the K-d tree E-step against brute
 // force, the discriminative E-step against log R^d computed from its definition (Klautau,
-// paper 002, fig. 2), the centred scatter on data far from the origin against a two-pass sum in long
+// paper 002, fig. 2), the centred scatter on data far from the origin (1e6; two clusters at 1e8
+// through the plain, class-weighted and discriminative E-steps) against a two-pass sum in long
 // double, and class-specific weights (PRBF eq 4) against one E-step per class.
 #include <catch2/catch.hpp>
 
@@ -337,6 +338,156 @@ TEST_CASE("the M-step variance of data far from the origin equals a two-pass sum
       for (std::size_t a = 0; a < d; ++a)
         for (std::size_t b = 0; b < d; ++b)
           CHECK(c.covariances(0, a, b) == Approx(double(cov[a * d + b])).epsilon(1e-9).margin(1e-15));
+  }
+}
+
+namespace {
+
+// Two clusters at 1e8 (and 1e8 + separation in every coordinate) with unit spread, rows
+// interleaved so every E-step block holds both: the product form's shift to a component's
+// centre then cancels by ~(separation / 2)^2, and at separation 1e5 it falls back to the
+// direct sum. Reference: each cluster's mean and population (co)variance in long double.
+struct FarClusters {
+  Matrix x;
+  Labels cluster;
+  std::vector<std::vector<long double>> mean, cov;  // per cluster: d, d x d
+};
+
+FarClusters far_clusters(std::size_t n, std::size_t d, double separation) {
+  FarClusters f;
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> z;
+  f.x = Matrix::from_shape({n, d});
+  f.cluster = Labels::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) {
+    f.cluster(i) = std::int64_t(i % 2);
+    for (std::size_t a = 0; a < d; ++a) f.x(i, a) = 1e8 + separation * double(i % 2) + z(rng);
+  }
+  f.mean.assign(2, std::vector<long double>(d, 0.0L));
+  f.cov.assign(2, std::vector<long double>(d * d, 0.0L));
+  std::vector<std::size_t> size(2, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto j = std::size_t(f.cluster(i));
+    ++size[j];
+    for (std::size_t a = 0; a < d; ++a) f.mean[j][a] += f.x(i, a);
+  }
+  for (std::size_t j = 0; j < 2; ++j)
+    for (auto& m : f.mean[j]) m /= size[j];
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto j = std::size_t(f.cluster(i));
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b)
+        f.cov[j][a * d + b] += (f.x(i, a) - f.mean[j][a]) * (f.x(i, b) - f.mean[j][b]) / size[j];
+  }
+  return f;
+}
+
+// Unit shapes at the cluster centres plus 0.3 (the update must move them).
+Centres far_start(std::size_t d, double separation, Shape shape) {
+  Centres c;
+  c.shape = shape;
+  c.means = Matrix::from_shape({2, d});
+  for (std::size_t j = 0; j < 2; ++j)
+    for (std::size_t a = 0; a < d; ++a) c.means(j, a) = 1e8 + separation * double(j) + 0.3;
+  if (shape == Shape::Spherical) c.variances = xt::ones<double>({std::size_t(2)});
+  if (shape == Shape::Diagonal) c.diagonal = xt::ones<double>({std::size_t(2), d});
+  if (shape == Shape::Full) {
+    c.covariances = xt::zeros<double>({std::size_t(2), d, d});
+    for (std::size_t j = 0; j < 2; ++j)
+      for (std::size_t a = 0; a < d; ++a) c.covariances(j, a, a) = 1.0;
+  }
+  return c;
+}
+
+// The M-step's (co)variances of component j against cluster j's two-pass values, relative.
+void check_far_shape(const Centres& c, const FarClusters& f, std::size_t j, double tolerance) {
+  const std::size_t d = c.dim();
+  for (std::size_t a = 0; a < d; ++a)
+    CHECK(c.means(j, a) == Approx(double(f.mean[j][a])).epsilon(1e-15));
+  if (c.shape == Shape::Spherical) {
+    long double v = 0;
+    for (std::size_t a = 0; a < d; ++a) v += f.cov[j][a * d + a] / d;
+    CHECK(c.variances(j) == Approx(double(v)).epsilon(tolerance));
+  }
+  if (c.shape == Shape::Diagonal)
+    for (std::size_t a = 0; a < d; ++a)
+      CHECK(c.diagonal(j, a) == Approx(double(f.cov[j][a * d + a])).epsilon(tolerance));
+  if (c.shape == Shape::Full)
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b)
+        // off-diagonal sample covariances are ~0.03: measured against the unit variances
+        CHECK(c.covariances(j, a, b) ==
+              Approx(double(f.cov[j][a * d + b])).epsilon(0).margin(tolerance));
+}
+
+}  // namespace
+
+TEST_CASE("the M-step variance of unit-spread clusters at 1e8 equals a two-pass sum",
+          "[mixture-em][centred]") {
+  // d = 3 (Full by quadratic features) and d = 65 (Full summed in accumulate_block); a variance
+  // of 1 at 1e8 is 1e-16 of x^2, so any uncentred sum keeps no digit of it.
+  for (const std::size_t d : {std::size_t(3), std::size_t(65)})
+    for (const double separation : {40.0, 1e5})
+      for (const Shape shape : {Shape::Spherical, Shape::Diagonal, Shape::Full}) {
+        if (d > 3 && shape != Shape::Full) continue;
+        INFO("d " << d << ", separation " << separation << ", shape " << radial::to_string(shape));
+        const FarClusters f = far_clusters(2000, d, separation);
+        Centres c = far_start(d, separation, shape);
+        radial::MixtureCounts counts;
+        radial::e_step(f.x, c, Vector{std::log(0.5), std::log(0.5)}, nullptr,
+                       radial::EStepOptions(), counts);
+        Vector w;
+        radial::MStepOptions options;
+        options.covariance_floor = 1e-12;
+        radial::m_step(counts, options, c, w);
+        for (std::size_t j = 0; j < 2; ++j) check_far_shape(c, f, j, 1e-9);
+      }
+}
+
+TEST_CASE("class-weighted and discriminative E-step counts of clusters at 1e8 are exact",
+          "[mixture-em][centred]") {
+  const std::size_t d = 3;
+  for (const double separation : {40.0, 1e5}) {
+    INFO("separation " << separation);
+    const FarClusters f = far_clusters(2000, d, separation);
+    for (const Shape shape : {Shape::Diagonal, Shape::Full}) {
+      INFO("shape " << radial::to_string(shape));
+      // PRBF's E-step (eq 4), pi_jk = 1/2: class sums and covariance_about (eq 7).
+      const Centres c = far_start(d, separation, shape);
+      radial::MixtureCounts counts;
+      const Matrix log_pi = xt::ones<double>({std::size_t(2), std::size_t(2)}) * std::log(0.5);
+      radial::e_step(f.x, c, log_pi, f.cluster, radial::EStepOptions(), counts);
+      for (std::size_t j = 0; j < 2; ++j) {
+        REQUIRE(counts.class_c1(j, j) == 1000.0);
+        CHECK(counts.class_c1(j, 1 - j) == 0.0);
+        std::vector<double> mean(d), cov(shape == Shape::Full ? d * d : d);
+        for (std::size_t a = 0; a < d; ++a) {
+          mean[a] = counts.class_cx(j, j, a) / counts.class_c1(j, j);
+          CHECK(mean[a] == Approx(double(f.mean[j][a])).epsilon(1e-15));
+        }
+        radial::covariance_about(counts, j, mean.data(), cov.data());
+        for (std::size_t a = 0; a < d; ++a) {
+          const double got = shape == Shape::Full ? cov[a * d + a] : cov[a];
+          CHECK(got == Approx(double(f.cov[j][a * d + a])).epsilon(1e-9));
+        }
+      }
+    }
+    // DEM's E-step (paper 002, fig. 2): both counts centred on the old means m_j.
+    Centres c = far_start(d, separation, Shape::Diagonal);
+    c.owner = Labels{0, 1};
+    radial::MixtureCounts num, den;
+    radial::e_step_discriminative(f.x, f.cluster, c, Vector{0.0, 0.0},
+                                  Vector{std::log(0.5), std::log(0.5)}, radial::EStepOptions(),
+                                  num, den);
+    for (const radial::MixtureCounts* counts : {&num, &den})
+      for (std::size_t j = 0; j < 2; ++j)
+        for (std::size_t a = 0; a < d; ++a) {
+          // sum (x - m)^2 = n (var + (mean - m)^2) over the cluster's 1000 rows
+          const long double e = f.mean[j][a] - c.means(j, a);
+          const long double want = 1000.0L * (f.cov[j][a * d + a] + e * e);
+          CHECK(counts->scatter_diagonal(j, a) == Approx(double(want)).epsilon(1e-9));
+          CHECK(counts->cy(j, a) == Approx(double(1000.0L * e)).epsilon(1e-9));
+        }
   }
 }
 

@@ -49,7 +49,7 @@ struct ViewSums {
 
 // The Full quadratic-feature form (SquaredDistances): log N(x_n|j) = min((F W')_nj, c_j) in one
 // GEMM with W' = -0.5 W and c_j added to the coefficient of the constant feature (r^2 >= 0
-// clamped), and the Full counts then one GEMM R^T F (scatter about the reference g).
+// clamped); the Full counts then reuse F (accumulate_block).
 struct FeatureForm {
   std::size_t p = 0;
   Matrix coefficients;       // P x M
@@ -71,87 +71,177 @@ FeatureForm make_feature_form(const GaussianLogDensity& density) {
   return form;
 }
 
-// counts (reset, shape Full) from the feature statistics G^T = sum over blocks of F^T R
-// (P x M), F = [(y_a y_b)_{a<=b}, y, 1] with y = x - g: scatter about g, C(x) = C(y) + C(1) g.
-void unpack_full_features(const Matrix& gt, const SquaredDistances& dist, MixtureCounts& counts) {
-  const std::size_t m = gt.shape(1), d = dist.dim(), p = dist.feature_count();
-  const std::size_t pairs = d * (d + 1) / 2;
-  const Vector& ref = dist.feature_reference();
-  for (std::size_t j = 0; j < m; ++j) {
-    const double c1 = gt(p - 1, j);
-    counts.c1(j) = c1;
-    std::size_t f = 0;
-    for (std::size_t a = 0; a < d; ++a)
-      for (std::size_t b = a; b < d; ++b, ++f)
-        counts.scatter(j, a, b) = counts.scatter(j, b, a) = gt(f, j);
+void add_to(double* to, const double* from, std::size_t size) {
+  for (std::size_t i = 0; i < size; ++i) to[i] += from[i];
+}
+
+// accumulate_block's shift from the shared g to a component's centre m_j cancels when
+// the terms S(g) + C(1) e^2 dwarf the result; beyond this ratio (in any dimension) the
+// component's block is summed directly about m_j, so the product form loses at most ~12 bits
+// more than the direct sum.
+constexpr double shift_cancellation_limit = 4096;
+
+// Values of F per product (8 MB): Full features of large d are made in row chunks.
+constexpr std::size_t feature_budget = std::size_t(1) << 20;
+
+struct BlockScratch {
+  std::vector<double> g;      // d: the shared shift (the block's column means, or the features')
+  Matrix f;                   // rows x P: features of y = x - g
+  Matrix stats;               // P x M: F^T R
+  Matrix z, rz;               // class counts: [x, 1] and R with the rows grouped by class
+  Matrix class_stats;         // (d + 1) x M
+  std::vector<std::size_t> order, starts;
+};
+
+// f (count x P) = [q(y), y, 1] for rows first.. of xb, with y = x - g and q(y) = y^2
+// elementwise (Diagonal, Spherical) or (y_a y_b)_{a<=b} (Full), SquaredDistances' layout.
+void shifted_features(const Matrix& xb, std::size_t first, std::size_t count,
+                      const std::vector<double>& g, bool full, Matrix& f) {
+  const std::size_t d = xb.shape(1);
+  const std::size_t q = full ? d * (d + 1) / 2 : d, p = q + d + 1;
+  if (f.shape(0) != count || f.shape(1) != p) f.resize({count, p});
+  for (std::size_t n = 0; n < count; ++n) {
+    const double* x = &xb(first + n, 0);
+    double* out = &f(n, 0);
+    double* y = out + q;
+    for (std::size_t k = 0; k < d; ++k) y[k] = x[k] - g[k];
+    if (full) {
+      std::size_t i = 0;
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = a; b < d; ++b) out[i++] = y[a] * y[b];
+    } else {
+      for (std::size_t k = 0; k < d; ++k) out[k] = y[k] * y[k];
+    }
+    out[p - 1] = 1.0;
+  }
+}
+
+// Component j's statistics of one block summed directly about its reference m_j (the
+// per-pair form, for the rare block where the shift cancels): replaces cy and scatter terms.
+void direct_block(const Matrix& xb, const Matrix& r, std::size_t j, const double* ref, bool full,
+                  double* cy, double* s) {
+  const std::size_t rows = xb.shape(0), d = xb.shape(1);
+  std::vector<double> e(d);
+  std::fill(cy, cy + d, 0.0);
+  std::fill(s, s + (full ? d * d : d), 0.0);
+  for (std::size_t n = 0; n < rows; ++n) {
+    const double w = r(n, j);
+    if (w == 0) continue;
     for (std::size_t k = 0; k < d; ++k) {
-      counts.cy(j, k) = gt(pairs + k, j);
-      counts.cx(j, k) = gt(pairs + k, j) + c1 * ref(k);
-      counts.reference(j, k) = ref(k);
+      e[k] = xb(n, k) - ref[k];
+      cy[k] += w * e[k];
+    }
+    if (full) {
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = a; b < d; ++b) s[a * d + b] += w * e[a] * e[b];
+    } else {
+      for (std::size_t k = 0; k < d; ++k) s[k] += w * e[k] * e[k];
     }
   }
+  if (full)
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < a; ++b) s[a * d + b] = s[b * d + a];
 }
 
-// counts += the statistics of responsibilities r (rows x M) over the block xb (rows x d):
-// C(1), C(x) = R^T X, and the scatter about counts.reference, summed term by term as
-// r_nj (x_n - m_j)^2 (Diagonal, Spherical) or as Y^T Y with Y = sqrt(r_nj) (x_n - m_j) (Full).
-void accumulate_block(const Matrix& xb, const Matrix& r, MixtureCounts& counts, Matrix& scaled) {
+// counts += the statistics of responsibilities r (rows x M) over the block xb (rows x d), in one
+// product for all components: G = F^T R with F the features of y = x - g, so C(1), C(y) and the
+// scatter about g. F is the density's (`features`, about `feature_g`: SquaredDistances' Full
+// quadratic form, g the mean of the centre means) or made here about the block's column means
+// (shifted_features). Then each component's terms are moved to its reference m_j with
+// e = m_j - g (exact algebra):
+//   C(x - m_j) = C(y) - C(1) e,   S(m_j) = S(g) - e C(y)^T - C(y) e^T + C(1) e e^T.
+// x - g is exact for data far from the origin (same binade), so only |m_j - g| / sigma_j can
+// cancel, and a component whose shift would lose too much is summed directly (direct_block).
+void accumulate_block(const Matrix& xb, const Matrix& r, const Matrix* features,
+                      const double* feature_g, MixtureCounts& counts, BlockScratch& s) {
   const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
-  for (std::size_t n = 0; n < rows; ++n) {
-    const double* rr = &r(n, 0);
-    for (std::size_t j = 0; j < m; ++j) counts.c1(j) += rr[j];
-  }
-  xt::blas::gemm(r, xb, counts.cx, true, false, 1.0, 1.0);
-  if (counts.shape == Shape::Full) {
-    if (scaled.shape(0) != rows || scaled.shape(1) != d) scaled.resize({rows, d});
-    Matrix cov = Matrix::from_shape({d, d});
-    for (std::size_t j = 0; j < m; ++j) {
-      const double* ref = &counts.reference(j, 0);
-      double* cy = &counts.cy(j, 0);
-      for (std::size_t n = 0; n < rows; ++n) {
-        const double s = std::sqrt(r(n, j)), w = r(n, j);
-        for (std::size_t k = 0; k < d; ++k) {
-          const double e = xb(n, k) - ref[k];
-          scaled(n, k) = s * e;
-          cy[k] += w * e;
-        }
-      }
-      xt::blas::gemm(scaled, scaled, cov, true, false, 1.0, 0.0);
-      double* out = &counts.scatter(j, 0, 0);
-      for (std::size_t i = 0; i < d * d; ++i) out[i] += cov.data()[i];
-    }
+  if (rows == 0) return;
+  const bool full = counts.shape == Shape::Full;
+  const std::size_t q = full ? d * (d + 1) / 2 : d, p = q + d + 1;
+  if (s.stats.shape(0) != p || s.stats.shape(1) != m) s.stats.resize({p, m});
+  if (features) {
+    s.g.assign(feature_g, feature_g + d);
+    small_gemm(p, m, rows, features->data(), 1, p, r.data(), m, s.stats.data(), m, false);
   } else {
-    for (std::size_t j = 0; j < m; ++j) {
-      const double* ref = &counts.reference(j, 0);
-      double* s = &counts.scatter_diagonal(j, 0);
-      double* cy = &counts.cy(j, 0);
-      for (std::size_t n = 0; n < rows; ++n) {
-        const double w = r(n, j);
-        if (w == 0) continue;
-        const double* xr = &xb(n, 0);
-        for (std::size_t k = 0; k < d; ++k) {
-          const double e = xr[k] - ref[k];
-          cy[k] += w * e;
-          s[k] += w * e * e;
+    s.g.assign(d, 0.0);
+    for (std::size_t n = 0; n < rows; ++n)
+      for (std::size_t k = 0; k < d; ++k) s.g[k] += xb(n, k);
+    for (double& v : s.g) v /= double(rows);
+    const std::size_t chunk = std::max<std::size_t>(1, feature_budget / p);
+    for (std::size_t from = 0; from < rows; from += chunk) {
+      const std::size_t count = std::min(chunk, rows - from);
+      shifted_features(xb, from, count, s.g, full, s.f);
+      small_gemm(p, m, count, s.f.data(), 1, p, &r(from, 0), m, s.stats.data(), m, from > 0);
+    }
+  }
+
+  std::vector<double> e(d), cyg(d), cy(d), sm(full ? d * d : d);
+  for (std::size_t j = 0; j < m; ++j) {
+    const double c1 = s.stats(p - 1, j);
+    const double* ref = &counts.reference(j, 0);
+    for (std::size_t k = 0; k < d; ++k) {
+      e[k] = ref[k] - s.g[k];
+      cyg[k] = s.stats(q + k, j);
+      cy[k] = cyg[k] - c1 * e[k];
+    }
+    bool cancels = false;
+    if (full) {
+      std::size_t i = 0;
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = a; b < d; ++b, ++i) {
+          const double sg = s.stats(i, j);
+          const double v = sg - e[a] * cyg[b] - cyg[a] * e[b] + c1 * e[a] * e[b];
+          sm[a * d + b] = sm[b * d + a] = v;
+          if (a == b && sg + c1 * e[a] * e[a] > shift_cancellation_limit * v) cancels = true;
         }
+    } else {
+      for (std::size_t k = 0; k < d; ++k) {
+        const double sg = s.stats(k, j);
+        sm[k] = sg + e[k] * (c1 * e[k] - 2.0 * cyg[k]);
+        if (sg + c1 * e[k] * e[k] > shift_cancellation_limit * sm[k]) cancels = true;
       }
     }
+    if (cancels) direct_block(xb, r, j, ref, full, cy.data(), sm.data());
+    counts.c1(j) += c1;
+    double* cx = &counts.cx(j, 0);
+    double* cyj = &counts.cy(j, 0);
+    for (std::size_t k = 0; k < d; ++k) {
+      cx[k] += cyg[k] + c1 * s.g[k];
+      cyj[k] += cy[k];
+    }
+    double* out = full ? &counts.scatter(j, 0, 0) : &counts.scatter_diagonal(j, 0);
+    add_to(out, sm.data(), sm.size());
   }
 }
 
-// counts.class_c1 / class_cx += the block's responsibilities split by the rows' classes.
+// counts.class_c1 / class_cx += the block's responsibilities split by the rows' classes: the
+// rows grouped by class, then one product [x, 1]^T R per class present.
 void accumulate_classes(const Matrix& xb, const Matrix& r, const Labels& classes,
-                        std::size_t first, MixtureCounts& counts) {
+                        std::size_t first, MixtureCounts& counts, BlockScratch& s) {
   const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
+  const std::size_t k = counts.class_c1.shape(1), w = d + 1;
+  s.starts.assign(k + 1, 0);
+  for (std::size_t n = 0; n < rows; ++n) ++s.starts[std::size_t(classes(first + n)) + 1];
+  for (std::size_t c = 0; c < k; ++c) s.starts[c + 1] += s.starts[c];
+  s.order.assign(s.starts.begin(), s.starts.end() - 1);  // next slot of each class
+  if (s.z.shape(0) != rows || s.z.shape(1) != w) s.z.resize({rows, w});
+  if (s.rz.shape(0) != rows || s.rz.shape(1) != m) s.rz.resize({rows, m});
   for (std::size_t n = 0; n < rows; ++n) {
-    const auto k = std::size_t(classes(first + n));
-    const double* xr = &xb(n, 0);
+    const std::size_t at = s.order[std::size_t(classes(first + n))]++;
+    std::copy(&xb(n, 0), &xb(n, 0) + d, &s.z(at, 0));
+    s.z(at, d) = 1.0;
+    std::copy(&r(n, 0), &r(n, 0) + m, &s.rz(at, 0));
+  }
+  if (s.class_stats.shape(0) != w || s.class_stats.shape(1) != m) s.class_stats.resize({w, m});
+  for (std::size_t c = 0; c < k; ++c) {
+    const std::size_t from = s.starts[c], count = s.starts[c + 1] - from;
+    if (count == 0) continue;
+    small_gemm(w, m, count, &s.z(from, 0), 1, w, &s.rz(from, 0), m, s.class_stats.data(), m,
+               false);
     for (std::size_t j = 0; j < m; ++j) {
-      const double w = r(n, j);
-      if (w == 0) continue;
-      counts.class_c1(j, k) += w;
-      double* s = &counts.class_cx(j, k, 0);
-      for (std::size_t a = 0; a < d; ++a) s[a] += w * xr[a];
+      counts.class_c1(j, c) += s.class_stats(d, j);
+      double* cx = &counts.class_cx(j, c, 0);
+      for (std::size_t a = 0; a < d; ++a) cx[a] += s.class_stats(a, j);
     }
   }
 }
@@ -216,21 +306,12 @@ struct EStepTotals {
 
 // Sums every total of the E-step over the ranks of collectives() in one message (each rank's
 // block-ordered partials, added in rank order: the same bits on every rank).
-void sum_totals_over_ranks(EStepTotals& totals, std::vector<View>& views,
-                           std::vector<Matrix>& stats, bool statistics, bool full_features) {
+void sum_totals_over_ranks(EStepTotals& totals, std::vector<View>& views, bool statistics) {
   std::vector<std::pair<double*, std::size_t>> arrays;
   if (statistics)
-    for (std::size_t v = 0; v < views.size(); ++v) {
-      if (full_features) {
-        // the counts come from the feature statistics after the sum; the class counts do not
-        MixtureCounts& c = *views[v].counts;
-        arrays.push_back({stats[v].data(), stats[v].size()});
-        arrays.push_back({c.class_c1.data(), c.class_c1.size()});
-        arrays.push_back({c.class_cx.data(), c.class_cx.size()});
-      } else {
-        const auto c = count_arrays(*views[v].counts);
-        arrays.insert(arrays.end(), c.begin(), c.end());
-      }
+    for (View& v : views) {
+      const auto c = count_arrays(*v.counts);
+      arrays.insert(arrays.end(), c.begin(), c.end());
     }
   std::vector<double> packed(totals.log_likelihood);
   packed.push_back(double(totals.fallback_rows));
@@ -259,10 +340,6 @@ void reset_counts(MixtureCounts& c, std::size_t m, std::size_t d, Shape shape,
     c.class_c1 = xt::zeros<double>({m, classes});
     c.class_cx = xt::zeros<double>({m, classes, d});
   }
-}
-
-void add_to(double* to, const double* from, std::size_t size) {
-  for (std::size_t i = 0; i < size; ++i) to[i] += from[i];
 }
 
 void add_counts(MixtureCounts& to, const MixtureCounts& from) {
@@ -312,13 +389,13 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
   const std::size_t p = form.p;
 
   struct Partial {
-    Matrix xb, f, logn, a, scaled;
+    Matrix xb, f, logn, a;
+    BlockScratch scratch;
     std::vector<double> lse;
     SparseLogDensity sparse;
     std::vector<std::uint32_t> used, wide_comp;
     std::vector<double> resp, wide_logn;
     std::vector<MixtureCounts> counts;
-    std::vector<Matrix> stats;  // Full feature form: P x M per view
     std::vector<double> log_likelihood;
     std::size_t fallback_rows = 0;
     double evaluated = 0;
@@ -326,21 +403,15 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
   EStepTotals totals;
   totals.log_likelihood.assign(nv, 0.0);
   totals.rows = n_rows;
-  std::vector<Matrix> stats(nv);
-  if (full_features)
-    for (Matrix& s : stats) s = xt::zeros<double>({p, m});
 
   ordered_reduce<Partial>(
       n_rows, block, options.threads,
       [&] {
         Partial q;
         q.counts.resize(nv);
-        q.stats.resize(nv);
-        for (std::size_t v = 0; v < nv; ++v) {
+        for (std::size_t v = 0; v < nv; ++v)
           reset_counts(q.counts[v], m, d, shape, components.means,
                        views[v].class_counts ? classes : 0);
-          if (full_features) q.stats[v] = Matrix::from_shape({p, m});
-        }
         q.log_likelihood.assign(nv, 0.0);
         return q;
       },
@@ -358,14 +429,12 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
             q.logn.resize({rows, m});
             small_gemm(rows, m, p, q.f.data(), p, 1, form.coefficients.data(), m, q.logn.data(),
                        m, false);
-            for (std::size_t n = 0; n < rows; ++n) {
-              double* l = &q.logn(n, 0);
-              for (std::size_t j = 0; j < m; ++j) l[j] = std::min(l[j], form.cap[j]);
-            }
+            // clamped to form.cap in the views' pass below (one pass over the block, not two)
           } else {
             dense->compute(q.xb, q.logn);
           }
           q.evaluated = double(m) * double(rows);
+          const double* cap = p ? form.cap.data() : nullptr;
           for (std::size_t v = 0; v < nv; ++v) {
             const View& view = views[v];
             if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
@@ -373,8 +442,14 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
               const double* l = &q.logn(n, 0);
               const double* lw = view.row_weights(first + n);
               double* r = &q.a(n, 0);
-              for (std::size_t j = 0; j < m; ++j)
-                r[j] = view.masked(first + n, j) ? minus_inf : l[j] + lw[j];
+              if (cap) {
+                for (std::size_t j = 0; j < m; ++j) r[j] = std::min(l[j], cap[j]) + lw[j];
+              } else {
+                for (std::size_t j = 0; j < m; ++j) r[j] = l[j] + lw[j];
+              }
+              if (view.allowed)
+                for (std::size_t j = 0; j < m; ++j)
+                  if (view.masked(first + n, j)) r[j] = minus_inf;
             }
             q.lse.resize(rows);
             exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
@@ -383,14 +458,12 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
               q.log_likelihood[v] += q.lse[n];
             }
             if (!statistics) continue;
-            if (full_features) {
-              small_gemm(p, m, rows, q.f.data(), 1, p, q.a.data(), m, q.stats[v].data(), m,
-                         false);
-            } else {
-              accumulate_block(q.xb, q.a, q.counts[v], q.scaled);
-            }
+            accumulate_block(q.xb, q.a, full_features ? &q.f : nullptr,
+                             full_features ? dense->distances().feature_reference().data()
+                                           : nullptr,
+                             q.counts[v], q.scratch);
             if (view.class_counts)
-              accumulate_classes(q.xb, q.a, *view.weight_groups, first, q.counts[v]);
+              accumulate_classes(q.xb, q.a, *view.weight_groups, first, q.counts[v], q.scratch);
           }
           return;
         }
@@ -438,17 +511,12 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
         for (std::size_t v = 0; v < nv; ++v) {
           totals.log_likelihood[v] += q.log_likelihood[v];
           if (!statistics) continue;
-          if (full_features) add_to(stats[v].data(), q.stats[v].data(), stats[v].size());
           add_counts(*views[v].counts, q.counts[v]);
         }
         totals.fallback_rows += q.fallback_rows;
         totals.evaluated += q.evaluated;
       });
-  if (collectives().size() > 1)
-    sum_totals_over_ranks(totals, views, stats, statistics, full_features);
-  if (full_features && statistics)
-    for (std::size_t v = 0; v < nv; ++v)
-      unpack_full_features(stats[v], dense->distances(), *views[v].counts);
+  if (collectives().size() > 1) sum_totals_over_ranks(totals, views, statistics);
   return totals;
 }
 

@@ -62,11 +62,11 @@ namespace radial {
 constexpr double empty_component_count = 1e-8;
 
 // Occupation counts of a mixture (paper 002, section III-A). The scatter is centred on a
-// reference m_j (`reference`, M x d): the means at the E-step, except on the Full
-// quadratic-feature path, where the counts are one GEMM and m_j = g for all j, the mean of the
-// component means (SquaredDistances bounds |m_j - g|^2 / sigma_min^2 there, which bounds the
-// cancellation in the update). Spherical and Diagonal keep the diagonal of the scatter,
-// scatter_diagonal(j, k) = sum_n r_nj (x_nk - m_jk)^2; Full keeps all of it.
+// reference m_j (`reference`, M x d): the means at the E-step (the brute-force E-step sums it
+// as one product per row block about a shared shift and moves it to each m_j exactly, or
+// directly where that shift would cancel; mixture_estep.cpp). Spherical and Diagonal keep the
+// diagonal of the scatter, scatter_diagonal(j, k) = sum_n r_nj (x_nk - m_jk)^2; Full keeps all
+// of it.
 // With class-specific weights (e_step with a weight matrix) class_c1 and class_cx hold
 // C(1) and C(x) of each class's rows (PRBF's sum_{x in X_k} P(j|x,C_k) and its x-weighted sum).
 struct MixtureCounts {

@@ -46,11 +46,8 @@ struct DesignMatrix::Impl {
 
   // One block into `out`, with the caller's buffers for the input rows and distances.
   // A basis value that overflowed (r^4 log r of inputs near 1e80) is the inputs' scale, not a
-  // bug: a DataError (exit 2) naming where, with the remedy. One branch-free pass per block.
-  void check_finite(const Matrix& phi, std::size_t first) const {
-    bool bad = false;
-    for (const double v : phi) bad |= !(v - v == 0);
-    if (!bad) return;
+  // bug: a DataError (exit 2) naming where, with the remedy. Called when one was seen.
+  [[noreturn]] void refuse_non_finite(const Matrix& phi, std::size_t first) const {
     const std::size_t m = phi.shape(1);
     std::size_t at = 0;
     while (phi.data()[at] - phi.data()[at] == 0) ++at;
@@ -81,13 +78,18 @@ struct DesignMatrix::Impl {
     }
     distances.compute(*x, r2);
     basis.map(r2);
-    check_finite(r2, first);
     out.resize({count, m + 1});
+    bool bad = false;  // checked in the copy: no pass of its own
     for (std::size_t row = 0; row < count; ++row) {
       double* o = out.data() + row * (m + 1);
-      std::copy_n(r2.data() + row * m, m, o);
+      const double* v = r2.data() + row * m;
+      for (std::size_t j = 0; j < m; ++j) {
+        o[j] = v[j];
+        bad |= !(v[j] - v[j] == 0);
+      }
       o[m] = 1.0;  // bias column
     }
+    if (bad) refuse_non_finite(r2, first);
   }
 };
 

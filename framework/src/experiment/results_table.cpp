@@ -100,8 +100,10 @@ std::optional<DimValue> dim_value(const RunRecord& run, const json& overrides,
   if (!overrides.is_object() || !overrides.contains(dim)) return std::nullopt;
   const json& v = overrides.at(dim);
   if (v.is_string()) return DimValue{v.get<std::string>(), std::nullopt};
-  if (v.is_number()) return DimValue{v.dump(), v.get<double>()};
-  return DimValue{v.dump(), std::nullopt};
+  // Stored values may hold bytes that are not UTF-8 (a damaged database): U+FFFD, not thrown.
+  const std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (v.is_number()) return DimValue{text, v.get<double>()};
+  return DimValue{text, std::nullopt};
 }
 
 // Values of one dimension in table order: first appearance, or numerically when all are
@@ -163,7 +165,7 @@ std::vector<RunRecord> runs_for_table(
       json cut = json::object();
       for (const std::string& key : {first, std::string("test"), std::string("cv")})
         if (const auto it = report->find(key); it != report->end()) cut[key] = *it;
-      r.report = cut.dump();
+      r.report = cut.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     runs.push_back(std::move(r));
   });
@@ -204,7 +206,7 @@ std::vector<double> run_fold_values(const RunRecord& run, const std::string& pat
 std::string table_spec_json(const TableSpec& spec) {
   return json{{"rows", spec.rows}, {"columns", spec.columns}, {"value", spec.value},
               {"compare", spec.compare}}
-      .dump();
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 TableSpec table_spec_from_json(const std::string& text) {

@@ -274,7 +274,7 @@ std::string format_table(const Table& table, TableFormat format) {
     case TableFormat::Csv:
       return table_csv(table);
     case TableFormat::Json:
-      return table_json(table).dump(2) + "\n";
+      return table_json(table).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
   }
   return {};
 }
@@ -304,7 +304,10 @@ std::string runs_json(const std::vector<RunRecord>& runs) {
                     {"cv", parsed_or_null(report, "cv")},
                     {"search", parsed_or_null(report, "search")}});
   }
-  return json{{"runs", std::move(list)}}.dump(2) + "\n";
+  // Stored names and overrides that are not UTF-8 (a damaged or crafted database) come out
+  // with U+FFFD in place of the bad bytes, not as an exception.
+  return json{{"runs", std::move(list)}}.dump(2, ' ', false, json::error_handler_t::replace) +
+         "\n";
 }
 
 }  // namespace radial

@@ -149,7 +149,7 @@ json to_json(const SelectionReport& s) {
 
 }  // namespace
 
-std::string metrics_json(const Metrics& metrics) { return to_json(metrics).dump(2) + "\n"; }
+std::string metrics_json(const Metrics& metrics) { return to_json(metrics).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
 std::string report_json(const TrainingReport& r) {
   json j;
@@ -190,7 +190,8 @@ std::string report_json(const TrainingReport& r) {
   json warnings = json::array();
   for (const Warning& w : r.warnings) warnings.push_back(to_json(w));
   j["warnings"] = std::move(warnings);
-  return j.dump(2) + "\n";
+  // Names from data files may hold bytes that are not UTF-8: written as U+FFFD, not thrown.
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace radial

@@ -75,22 +75,6 @@ TOML
 # 3 datasets x (LS: 1 + IRLS: 2 grid points) x 3 seeds
 total=27
 
-# The stored runs as JSON without timings, sorted: equal for equal results.
-results_without_timing() {
-  "$radial" results "$1" --format json > all.json || fail "radial results $1 failed"
-  $py - "$@" <<'PY'
-import json, sys
-runs = json.load(open("all.json"))["runs"]
-def strip(x):
-    if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "cpu_seconds", "threads")}
-    if isinstance(x, list):
-        return [strip(v) for v in x]
-    return x
-runs = sorted((strip(r) for r in runs), key=lambda r: json.dumps(r, sort_keys=True))
-print(json.dumps(runs, sort_keys=True))
-PY
-}
 stored_count() { "$radial" results "$1" --format json | $py -c "import json,sys; print(len(json.load(sys.stdin)['runs']))"; }
 ran_now() { sed -n 's/.* \([0-9]*\) run now.*/\1/p' err.txt; }
 

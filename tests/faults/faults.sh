@@ -82,19 +82,6 @@ for status, report in rows:
 print(len(rows))
 PY
 }
-# The stored runs without timings, sorted: equal for equal results.
-stored_results() {
-  "$radial" results "$1" --format json | /usr/bin/python3 -c '
-import json, sys
-def strip(x):
-    if isinstance(x, dict):
-        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "cpu_seconds", "threads")}
-    if isinstance(x, list):
-        return [strip(v) for v in x]
-    return x
-print(json.dumps(sorted((strip(r) for r in json.load(sys.stdin)["runs"]), key=lambda r: r["seed"])))'
-}
-
 case "$case_name" in
 results-database)
   promise "a full disk stops an experiment with exit 1 and a database that is whole: every stored run complete, the rest run on resuming, the results those of an uninterrupted run"
@@ -102,7 +89,7 @@ results-database)
   promise "a database locked by another process is waited for, then written; kill -9 of radial results at 20 random moments changes nothing"
   experiment_files
   run 0 experiment exp.toml --results reference.sqlite --quiet
-  reference=$(stored_results reference.sqlite)
+  reference=$(results_without_timing reference.sqlite)
   mount_tmpfs disk size=160k
   run 1 experiment exp.toml --results disk/exp.sqlite --quiet
   grep -Eq "full|No space" err.txt || { cat err.txt; fail "a full disk was not named"; }
@@ -112,7 +99,7 @@ results-database)
   cp disk/exp.sqlite* . 2>/dev/null || cp disk/exp.sqlite .
   run 0 experiment exp.toml --results exp.sqlite --quiet
   [ "$(check_database exp.sqlite)" = 20 ] || fail "resuming did not complete the runs"
-  [ "$(stored_results exp.sqlite)" = "$reference" ] || fail "resumed results differ from an uninterrupted run"
+  [ "$(results_without_timing exp.sqlite)" = "$reference" ] || fail "resumed results differ from an uninterrupted run"
   # Read-only: the reference copied onto the mount, which is then made read-only.
   rm -f disk/exp.sqlite* && cp reference.sqlite disk/ro.sqlite
   mount -o remount,ro "$mounted" 2>/dev/null || skip "mount -o remount,ro is not permitted here"

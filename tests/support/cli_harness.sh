@@ -32,3 +32,21 @@ limit_memory() {
     ulimit -v "$1"
   fi
 }
+
+# results_without_timing DB: the runs stored in a results database as JSON without timings,
+# sorted: equal for equal results (the experiment and fault tests compare databases so).
+results_without_timing() {
+  "$radial" results "$1" --format json > all.json || fail "radial results $1 failed"
+  /usr/bin/python3 - <<'PY'
+import json
+runs = json.load(open("all.json"))["runs"]
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k not in ("seconds", "cpu_seconds", "threads")}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+runs = sorted((strip(r) for r in runs), key=lambda r: json.dumps(r, sort_keys=True))
+print(json.dumps(runs, sort_keys=True))
+PY
+}

@@ -127,8 +127,11 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
   std::vector<data::CsvCell> cells;
   std::vector<double> values(scanner.columns());
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
-  // Counted first, the rows go straight into the matrix that holds them (no second copy).
-  const std::size_t expected = scanner.count_rows_left();
+  // Counted first, the rows go straight into the matrix that holds them (no second copy). A
+  // count that the file's bytes cannot hold (every cell takes at least two: a digit and a comma)
+  // is a malformed file, refused row by row below: nothing is reserved for it.
+  std::size_t expected = scanner.count_rows_left();
+  if (expected > scanner.size() / (2 * scanner.columns())) expected = 0;
   out.inputs.reserve(expected * (scanner.columns() - 1));
   out.targets.reserve(expected);
   out.target_column.reserve(expected);
@@ -167,7 +170,8 @@ std::size_t read_input_rows(data::CsvScanner& scanner, const std::vector<std::st
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
   std::string_view text;
   std::size_t rows = 0;
-  inputs.reserve(scanner.count_rows_left() * source.size());
+  const std::size_t expected = scanner.count_rows_left();  // as in read_rows
+  if (expected <= scanner.size() / (2 * scanner.columns())) inputs.reserve(expected * source.size());
   while (scanner.next_data_line(text)) {
     if (plain_row(text, values, columns, commas)) {
       for (std::size_t j = 0; j < source.size(); ++j) inputs.push(values[source[j]]);

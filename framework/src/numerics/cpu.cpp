@@ -1,6 +1,11 @@
 #include "radial/numerics/cpu.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <string>
+
+extern "C" char* openblas_get_corename(void);
 
 namespace radial {
 
@@ -19,6 +24,16 @@ bool use_avx512_kernels() {
 #endif
   }();
   return use;
+}
+
+bool blas_has_avx512_kernels() {
+  static const bool has = [] {
+    std::string core = openblas_get_corename();
+    std::transform(core.begin(), core.end(), core.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return core == "skylakex" || core == "cooperlake" || core == "sapphirerapids";
+  }();
+  return has;
 }
 
 }  // namespace radial

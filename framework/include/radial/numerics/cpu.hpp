@@ -12,4 +12,10 @@ bool portable_kernels_forced();
 
 bool use_avx512_kernels();
 
+// True when the OpenBLAS in use runs its own AVX-512 kernels (its core is SkylakeX, Cooperlake
+// or SapphireRapids): its dsyrk then forms Gram matrices faster than Radial's kernel (the GLM
+// Hessians: 1.24 s against 1.53 s on the Skin pipeline, AMD EPYC), so that kernel is used only
+// when OpenBLAS runs generic code on an AVX-512 CPU (Debian 12's on a Sapphire Rapids Xeon).
+bool blas_has_avx512_kernels();
+
 }  // namespace radial

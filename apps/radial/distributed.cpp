@@ -6,9 +6,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
-#include <string>
 #include <iostream>
+#include <string>
 #include <thread>
 
 #include "radial/errors.hpp"
@@ -39,7 +40,7 @@ void require_launcher_stdout() {
   std::ifstream info(parent + "/fdinfo/1");
   for (std::string line; std::getline(info, line);) {
     if (line.rfind("flags:", 0) != 0) continue;
-    const unsigned long flags = std::stoul(line.substr(6), nullptr, 8);
+    const unsigned long flags = std::strtoul(line.c_str() + 6, nullptr, 8);  // never throws
     read_only = (flags & O_ACCMODE) == O_RDONLY;
   }
   if (!absent && !read_only) return;

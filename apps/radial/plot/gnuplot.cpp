@@ -71,7 +71,8 @@ double gnuplot_timeout() {
   const char* text = std::getenv("RADIAL_GNUPLOT_TIMEOUT");
   char* end = nullptr;
   const double seconds = text ? std::strtod(text, &end) : 0;
-  return text && end != text && seconds > 0 ? seconds : 120.0;
+  // At most a day: a larger value is no different, and the deadline must stay representable.
+  return text && end != text && seconds > 0 ? std::min(seconds, 86400.0) : 120.0;
 }
 
 int milliseconds_left(Clock::time_point deadline) {

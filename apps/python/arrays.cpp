@@ -2,6 +2,7 @@
 // (any strides: C- or F-ordered or sliced); the trainer standardises that copy in place.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "bindings.hpp"
 #include "radial/data_reader.hpp"
@@ -97,14 +98,15 @@ Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
     throw ShapeError("feature_names has " + std::to_string(feature_names.size()) +
                      " names for " + std::to_string(d) + " columns of X; give one per column");
   }
+  std::map<std::string, std::size_t> seen;  // name -> first column
   for (std::size_t j = 0; j < d; ++j) {
     if (feature_names[j].empty())
       throw InputError("feature_names[" + std::to_string(j) + "] is empty; give every column a name");
-    for (std::size_t i = 0; i < j; ++i)
-      if (feature_names[i] == feature_names[j])
-        throw InputError("feature_names has '" + feature_names[j] + "' twice (columns " +
-                         std::to_string(i) + " and " + std::to_string(j) +
-                         "); give every column its own name");
+    const auto [it, fresh] = seen.emplace(feature_names[j], j);
+    if (!fresh)
+      throw InputError("feature_names has '" + feature_names[j] + "' twice (columns " +
+                       std::to_string(it->second) + " and " + std::to_string(j) +
+                       "); give every column its own name");
   }
   DataOptions options;
   options.task = task;

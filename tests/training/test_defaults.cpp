@@ -2,6 +2,8 @@
 // penalty chosen in closed form (the model is the pipeline with the chosen values written in),
 // R^2 against its formula, and the warning for a dead basis.
 #include <cmath>
+#include <limits>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -103,4 +105,30 @@ TEST_CASE("a dead basis is reported, not trained silently") {
   // The chosen widths are alive: no such warning.
   for (const auto& w : radial::train(parse(sine), plugins()).report.warnings)
     CHECK(w.guard != "saturated-basis");
+}
+
+TEST_CASE("Regression's width climb chooses what the whole width grid chooses") {
+  // The climb's choice against an independent sweep: the same pipeline once per width scale
+  // of the grid, the scale given and only alpha chosen; the lowest leave-one-out error of the
+  // sweep is the climb's score, at the climb's scale.
+  const auto climbed = radial::train(parse(sine), plugins());
+  REQUIRE(climbed.report.selection);
+  const radial::SelectionReport& s = *climbed.report.selection;
+  double best = std::numeric_limits<double>::infinity(), best_scale = 0;
+  const std::vector<double> grid = {0.25, 0.5, 1, 2, 4, 8, 16, 32};  // docs/pipeline-format.md
+  for (const double scale : grid) {
+    const auto swept = radial::train(
+        parse(sine + "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = \"choose\"\n",
+              {"basis.width_scale=" + radial::to_string(radial::ParamValue(scale))}),
+        plugins());
+    REQUIRE(swept.report.selection);
+    if (swept.report.selection->score < best) {
+      best = swept.report.selection->score;
+      best_scale = scale;
+    }
+  }
+  CHECK(s.score == best);
+  CHECK(chosen(s, "basis.width_scale") == best_scale);
+  // ... at fewer decompositions than the grid has widths.
+  CHECK(s.curves.size() < grid.size());
 }

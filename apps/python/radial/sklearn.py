@@ -115,7 +115,8 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     Parameters: basis, centres, output, regularizer (plugin ids, radial.plugins()), their
     parameter dicts basis_params, centres_params, output_params, regularizer_params,
     standardize (inputs to zero mean, unit variance on the training rows), random_state (int
-    seed, RandomState or None) and threads (row-block workers; results never depend on it).
+    seed, RandomState or None) and threads (row-block workers; 0, the default, is every core, as
+    in the CLI; results never depend on it: give 1 inside a parallel cross-validation).
 
     Fitted attributes: classes_, n_features_in_, feature_names_in_ (when X has column names),
     model_ (radial.Model), pipeline_ (radial.Pipeline), report_ (the training report).
@@ -125,7 +126,7 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
 
     def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
                  centres_params=None, output="least-squares", output_params=None, regularizer=None,
-                 regularizer_params=None, standardize=True, random_state=None, threads=1):
+                 regularizer_params=None, standardize=True, random_state=None, threads=0):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -182,7 +183,7 @@ class RBFRegressor(RegressorMixin, _RBFBase):
     def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
                  centres_params=None, output="least-squares", output_params=None,
                  regularizer=None, regularizer_params=None, standardize=True,
-                 random_state=None, threads=1):
+                 random_state=None, threads=0):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres

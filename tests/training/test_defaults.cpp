@@ -132,3 +132,36 @@ TEST_CASE("Regression's width climb chooses what the whole width grid chooses") 
   // ... at fewer decompositions than the grid has widths.
   CHECK(s.curves.size() < grid.size());
 }
+
+TEST_CASE("Selection gives the same model on 1, 2 and 3 threads (widths evaluated at once)") {
+  // Classification evaluates every width; with threads to spare several run at once, each on
+  // one thread. The model and every curve are the same bits as one width at a time.
+  const std::string wine = R"(seed = 2
+[data]
+train = "data/wine.csv"
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+[output]
+plugin = "least-squares"
+)";
+  std::vector<radial::TrainingResult> runs;
+  for (const int threads : {1, 2, 3})
+    runs.push_back(radial::train(parse("threads = " + std::to_string(threads) + "\n" + wine),
+                                 plugins()));
+  for (const auto& run : runs) {
+    REQUIRE(run.report.selection);
+    const auto& curves = run.report.selection->curves;
+    const auto& first = runs.front().report.selection->curves;
+    CHECK(curves.size() == 8);
+    REQUIRE(curves.size() == first.size());
+    for (std::size_t i = 0; i < curves.size(); ++i) {
+      CHECK(curves[i].width_scale == first[i].width_scale);
+      CHECK(curves[i].loo == first[i].loo);
+      CHECK(curves[i].loo_error == first[i].loo_error);
+    }
+    CHECK(run.model.weights == runs.front().model.weights);
+    CHECK(run.model.centres.means == runs.front().model.centres.means);
+  }
+}

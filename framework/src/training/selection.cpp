@@ -15,6 +15,7 @@
 #include "radial/network.hpp"
 #include "radial/numerics/ridge_loo.hpp"
 #include "radial/output_layer.hpp"
+#include "radial/parallel.hpp"
 #include "radial/text.hpp"
 #include "radial/width_rule.hpp"
 
@@ -165,18 +166,23 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     bool kept = false;
     // Each width's best (score, tie) over the penalties, once evaluated.
     std::vector<std::optional<std::pair<double, double>>> at_width(scales.size());
-    const auto evaluate = [&](std::size_t si) {
+    // One width's closed-form path on `inner` threads: no shared state is touched, so several
+    // widths may run at once.
+    const auto evaluate = [&](std::size_t si, int inner) {
       Params bp = p.basis.params;
       if (choose_scale) bp.set("width_scale", scales[si]);
       const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, bp);
       Centres centres = fitted.centres;
-      FitContext bctx(basis_seed, threads);
+      FitContext bctx(basis_seed, inner);
       basis->prepare(centres, bctx);
       DesignMatrix design(train.inputs, centres, *basis, false);
-      design.set_threads(threads);
-      const RidgePath path = ridge_loo_path(design, targets, lambdas, relative, classes);
-      SelectionCurve curve{centres.count(), scales[si], path.lambdas, path.loo,
-                           path.loo_error,  path.gcv,   path.dof};
+      design.set_threads(inner);
+      return std::make_pair(centres.count(),
+                            ridge_loo_path(design, targets, lambdas, relative, classes));
+    };
+    // Folds one evaluated width into the choice, the log and the report (grid order within a
+    // batch, so the outcome never depends on which width finished first).
+    const auto consider = [&](std::size_t si, std::size_t count, const RidgePath& path) {
       std::pair<double, double> width_best{std::numeric_limits<double>::infinity(),
                                            std::numeric_limits<double>::infinity()};
       for (std::size_t l = 0; l < path.loo.size(); ++l) {
@@ -197,12 +203,29 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       }
       if (log) {
         const std::vector<double>& scores = classes ? path.loo_error : path.loo;
-        log("select: " + std::to_string(centres.count()) + " centres, width_scale " +
+        log("select: " + std::to_string(count) + " centres, width_scale " +
             text::number(scales[si]) + ": leave-one-out " + (classes ? "error rate " : "") +
             text::number(*std::min_element(scores.begin(), scores.end())));
       }
-      report.curves.push_back(std::move(curve));
+      report.curves.push_back(SelectionCurve{count, scales[si], path.lambdas, path.loo,
+                                             path.loo_error, path.gcv, path.dof});
       at_width[si] = width_best;
+    };
+    // Several widths at once, one thread each, when there are threads to spare: the
+    // eigendecomposition is serial, so this beats giving every width all the threads. Each
+    // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under several
+    // ranks the paths' sums over ranks must run in the same order everywhere: one at a time.
+    const auto evaluate_batch = [&](const std::vector<std::size_t>& which) {
+      std::vector<std::pair<std::size_t, RidgePath>> done(which.size());
+      if (which.size() > 1 && resolve_threads(threads) > 1 && collectives().size() == 1) {
+        parallel_for_blocks(which.size(), 1, threads, [&](std::size_t, const RowBlock& b) {
+          done[b.index] = evaluate(which[b.index], 1);
+        });
+      } else {
+        for (std::size_t i = 0; i < which.size(); ++i) done[i] = evaluate(which[i], threads);
+      }
+      for (std::size_t i = 0; i < which.size(); ++i)
+        consider(which[i], done[i].first, done[i].second);
     };
     const auto width_better = [&](std::size_t a, std::size_t b) {  // a's best beats b's
       return better(at_width[a]->first, at_width[a]->second, {0, a, 0}, at_width[b]->first,
@@ -216,16 +239,17 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     // leave-one-out error rate has plateaus and a second, often better, dip at large widths
     // (digits: 24 errors at scales 1 to 4, 18 at 16), which a climb from the middle misses.
     if (classes || scales.size() < 3) {
-      for (std::size_t si = 0; si < scales.size(); ++si) evaluate(si);
+      std::vector<std::size_t> all(scales.size());
+      for (std::size_t si = 0; si < scales.size(); ++si) all[si] = si;
+      evaluate_batch(all);
     } else {
       const std::size_t lo = scales.size() / 2 - 1, hi = lo + 1;
-      evaluate(lo);
-      evaluate(hi);
+      evaluate_batch({lo, hi});
       const bool up = width_better(hi, lo);
       std::size_t top = up ? hi : lo, misses = 0;
       for (std::size_t si = up ? hi + 1 : lo - 1; si < scales.size() && misses < 2;
            si = up ? si + 1 : si - 1) {
-        evaluate(si);
+        evaluate_batch({si});
         if (width_better(si, top)) {
           top = si;
           misses = 0;

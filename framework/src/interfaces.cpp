@@ -13,6 +13,9 @@ Basis::~Basis() = default;
 void Basis::log_map(Matrix&) const {
   throw Error("this basis has no log map (has_log_map() is false)");
 }
+void Basis::map_derivative(const Matrix&, const Matrix&, Matrix&) const {
+  throw Error("this basis has no derivative (differentiable() is false)");
+}
 EuclideanBasis::~EuclideanBasis() = default;
 CentreLearner::~CentreLearner() = default;
 OutputLayer::~OutputLayer() = default;

@@ -66,6 +66,11 @@ void GaussianBasis::map(Matrix& r2) const {
   exp_in_place(r2);
 }
 
+void GaussianBasis::map_derivative(const Matrix&, const Matrix& phi, Matrix& dphi) const {
+  if (dphi.shape() != phi.shape()) dphi.resize({phi.shape(0), phi.shape(1)});
+  for (std::size_t i = 0, n = phi.size(); i < n; ++i) dphi.data()[i] = -0.5 * phi.data()[i];
+}
+
 State GaussianBasis::state() const {
   return {{"log_scale", log_scale_},
           {"density", std::int64_t(density_ ? 1 : 0)},

@@ -35,6 +35,10 @@ class GaussianBasis final : public Basis {
   void map(Matrix& r2) const override;
   bool has_log_map() const override { return true; }
   bool width_scale_selectable() const override;
+  bool differentiable() const override { return true; }
+  // dphi/dr^2 = -phi / 2 (the density's constant does not depend on r^2).
+  void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override;
+  bool shapes_trainable() const override { return !density_; }
   void log_map(Matrix& r2) const override;
   State state() const override;
   void load_state(const State& state) override;

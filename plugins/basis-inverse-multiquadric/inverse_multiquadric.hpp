@@ -23,6 +23,10 @@ class InverseMultiquadricBasis final : public EuclideanBasis {
 
   // phi = (r^2 + c^2)^(-1/2), positive everywhere, so log phi = -0.5 log(r^2 + c^2).
   void map(Matrix& r2) const override { shift_.power(r2, -1); }
+  bool differentiable() const override { return true; }
+  void map_derivative(const Matrix&, const Matrix& phi, Matrix& dphi) const override {
+    shift_.power_derivative(phi, -1, dphi);  // -phi^3 / 2
+  }
   bool has_log_map() const override { return true; }
   void log_map(Matrix& r2) const override { shift_.log_power(r2, -1); }
   State state() const override;

@@ -8,6 +8,8 @@ namespace radial::plugins {
 class ThinPlateBasis final : public EuclideanBasis {
  public:
   void map(Matrix& r2) const override;
+  bool differentiable() const override { return true; }
+  void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override;
 };
 
 }  // namespace radial::plugins

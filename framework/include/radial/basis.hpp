@@ -41,6 +41,16 @@ class Basis {
   virtual bool has_log_map() const { return false; }
   virtual void log_map(Matrix& r2) const;
 
+  // For training the whole network (radial/refine/network_objective.hpp): dphi/d(r^2) at the
+  // squared distances r2 (rows x M), given phi = map(r2), into dphi (resized). Only bases with
+  // differentiable() provide it; the rest throw.
+  virtual bool differentiable() const { return false; }
+  virtual void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const;
+  // True when phi depends on the centres' shapes only through r^2 (so the shapes may be
+  // trained): not a density, whose normalising constant moves with the shapes. Shape-metric
+  // bases only.
+  virtual bool shapes_trainable() const { return false; }
+
   // True when prepare() multiplies its widths by a parameter `width_scale` that the trainer may
   // choose (the trainer's selection, framework/src/training/selection.hpp): the basis declares
   // width_param_table() and its rule uses a scale. Known after construction, before prepare().

@@ -32,15 +32,23 @@ double cubic_step(const LineSample& a, const LineSample& b) {
 
 LineFunction::LineFunction(Objective& objective, const Matrix& x, const Matrix& d,
                            std::size_t budget)
-    : objective_(objective), x_(x), d_(d), budget_(budget) {}
+    : objective_(&objective), x_(x), d_(d), budget_(budget) {}
+
+LineFunction::LineFunction(GradientAt gradient_at, const Matrix& x, const Matrix& d,
+                           std::size_t budget)
+    : gradient_at_(std::move(gradient_at)), x_(x), d_(d), budget_(budget) {}
 
 LineSample LineFunction::at(double a) {
   LineSample pt;
   pt.step = a;
   pt.weights = axpy(a, d_, x_);
-  pt.value = objective_.gradient(pt.weights, pt.gradient);
+  if (objective_) {
+    pt.value = objective_->gradient(pt.weights, pt.gradient);
+    objective_->add_flops(flops::axpy(x_.size()) + flops::dot(x_.size()));
+  } else {
+    pt.value = gradient_at_(pt.weights, pt.gradient);
+  }
   pt.slope = dot(pt.gradient, d_);
-  objective_.add_flops(flops::axpy(x_.size()) + flops::dot(x_.size()));
   ++used_;
   return pt;
 }

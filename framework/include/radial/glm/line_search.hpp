@@ -29,12 +29,16 @@ struct LineSample {
 class LineFunction {
  public:
   LineFunction(Objective& objective, const Matrix& x, const Matrix& d, std::size_t budget);
+  // Any differentiable function: gradient_at(w, g) returns E(w) and sets g = grad E(w).
+  using GradientAt = std::function<double(const Matrix& weights, Matrix& gradient)>;
+  LineFunction(GradientAt gradient_at, const Matrix& x, const Matrix& d, std::size_t budget);
   LineSample at(double a);
   bool exhausted() const { return used_ >= budget_; }
   std::size_t evaluations() const { return used_; }
 
  private:
-  Objective& objective_;
+  Objective* objective_ = nullptr;
+  GradientAt gradient_at_;
   const Matrix& x_;
   const Matrix& d_;
   std::size_t budget_, used_ = 0;

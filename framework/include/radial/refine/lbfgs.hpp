@@ -1,0 +1,44 @@
+#pragma once
+// Limited-memory BFGS (Nocedal & Wright, Numerical Optimization, 2nd ed., algorithms 7.4 and
+// 7.5) on the framework's strong-Wolfe line search (radial/glm/line_search.hpp): the inverse
+// Hessian is never formed, only the last `memory` pairs (s, y) are kept, so the memory is
+// O(memory x P) for the tens of thousands of parameters of a network's centres and diagonal
+// widths. The first step of each iteration is 1, which the Wolfe search then accepts or
+// brackets; the first iteration scales the steepest-descent direction to length 1.
+//
+// Stops, as the output trainers do (papers 000/003, section 4), when both the largest absolute
+// parameter change and the absolute error change fall below `tolerance` (or the gradient
+// vanishes); at the iteration cap; when the line search finds no lower point; or on a
+// non-finite value. The error never rises: each accepted step satisfies sufficient decrease.
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "radial/fit_context.hpp"
+#include "radial/types.hpp"
+
+namespace radial::refine {
+
+struct LbfgsOptions {
+  std::size_t iterations = 200;
+  double tolerance = 1e-6;
+  std::size_t memory = 10;
+};
+
+struct MinimiseResult {
+  Vector x;                    // the parameters at the end
+  double value = 0;            // the error there
+  std::size_t iterations = 0;  // accepted steps
+  std::size_t evaluations = 0; // gradient evaluations, the start's included
+  Termination termination = Termination::Converged;
+  std::vector<double> curve;   // the error at the start and after each iteration
+};
+
+// E and its gradient at x: returns E(x) and sets g (resized) to grad E(x).
+using GradientFunction = std::function<double(const Vector& x, Vector& g)>;
+
+MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
+                              const LbfgsOptions& options);
+
+}  // namespace radial::refine

@@ -1,0 +1,404 @@
+// The whole network's error and gradient (radial/refine/network_objective.hpp).
+#include "radial/refine/network_objective.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor/xview.hpp>
+
+#include "radial/collectives.hpp"
+#include "radial/errors.hpp"
+#include "radial/numerics/distances.hpp"
+#include "radial/numerics/log_sum_exp.hpp"
+#include "radial/parallel.hpp"
+#include "radial/sharded_pass.hpp"
+
+namespace radial::refine {
+
+namespace {
+
+using Index = xt::blas_index_t;
+
+// C (m x n, row-major) = op(A) op(B) (+ C when accumulate).
+void gemm(bool ta, bool tb, std::size_t m, std::size_t n, std::size_t k, const double* a,
+          std::size_t lda, const double* b, std::size_t ldb, double* c, std::size_t ldc,
+          bool accumulate = false) {
+  cxxblas::gemm<Index>(cxxblas::RowMajor, ta ? cxxblas::Trans : cxxblas::NoTrans,
+                       tb ? cxxblas::Trans : cxxblas::NoTrans, Index(m), Index(n), Index(k), 1.0,
+                       a, Index(lda), b, Index(ldb), accumulate ? 1.0 : 0.0, c, Index(ldc));
+}
+
+void fit(Matrix& m, std::size_t rows, std::size_t cols) {
+  if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m.resize({rows, cols});
+}
+
+// Block error and dE/dA = Y - T in place of the activations (the canonical pairs of
+// radial/glm/objective.hpp, computed the same safe way: log(1 + e^a) and log-sum-exp).
+double error_and_delta(const Link& link, Matrix& a, const double* t) {
+  const std::size_t rows = a.shape(0), k = a.shape(1);
+  double e = 0;
+  if (link == Link::Identity) {
+    for (std::size_t i = 0; i < rows * k; ++i) {
+      const double r = a.data()[i] - t[i];
+      e += 0.5 * r * r;
+      a.data()[i] = r;
+    }
+  } else if (link == Link::Logistic) {
+    for (std::size_t i = 0; i < rows; ++i) {
+      const double v = a.data()[i];
+      e += log1p_exp(v) - t[i] * v;
+      a.data()[i] = sigmoid(v) - t[i];
+    }
+  } else {  // softmax: E = sum_n (sum_k t_nk) lse(a_n) - t_n . a_n
+    for (std::size_t n = 0; n < rows; ++n) {
+      double* r = a.data() + n * k;
+      const double* tr = t + n * k;
+      const double top = *std::max_element(r, r + k);
+      double s = 0, ta = 0, tsum = 0;
+      for (std::size_t c = 0; c < k; ++c) {
+        s += std::exp(r[c] - top);
+        ta += tr[c] * r[c];
+        tsum += tr[c];
+      }
+      const double lse = top + std::log(s);
+      e += tsum * lse - ta;
+      for (std::size_t c = 0; c < k; ++c) r[c] = tsum * std::exp(r[c] - lse) - tr[c];
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+WidthMode width_mode_from_string(const std::string& word) {
+  if (word == "none") return WidthMode::None;
+  if (word == "global") return WidthMode::Global;
+  if (word == "per-centre") return WidthMode::PerCentre;
+  if (word == "diagonal") return WidthMode::Diagonal;
+  throw InputError("width mode \"" + word +
+                   "\" is not one of none, global, per-centre, diagonal");
+}
+
+const char* to_string(WidthMode mode) {
+  switch (mode) {
+    case WidthMode::None: return "none";
+    case WidthMode::Global: return "global";
+    case WidthMode::PerCentre: return "per-centre";
+    case WidthMode::Diagonal: return "diagonal";
+  }
+  return "none";
+}
+
+NetworkObjective::NetworkObjective(const Matrix& x, Matrix targets, Link link,
+                                   const Basis& basis, Centres start, Matrix weights,
+                                   const WeightPenalty* penalty, NetworkOptions options)
+    : x_(x),
+      targets_(std::move(targets)),
+      link_(std::move(link)),
+      basis_(basis),
+      start_(std::move(start)),
+      start_weights_(std::move(weights)),
+      penalty_(penalty),
+      options_(options) {
+  m_ = start_.count();
+  d_ = start_.dim();
+  k_ = targets_.dimension() == 2 ? targets_.shape(1) : 0;
+  if (!basis_.differentiable())
+    throw InputError(
+        "whole-network training needs the derivative of the basis, and this basis has none");
+  if (!(link_ == Link::Identity || link_ == Link::Logistic || link_ == Link::Softmax))
+    throw InputError("whole-network training takes the identity, logistic and softmax links, "
+                     "not " + to_string(link_));
+  if (link_ == Link::Logistic && k_ != 1)
+    throw InputError("the logistic link has one output; the targets have " + std::to_string(k_));
+  if (x_.shape(1) != d_ || targets_.shape(0) != x_.shape(0) ||
+      start_weights_.shape(0) != m_ + 1 || start_weights_.shape(1) != k_)
+    throw ShapeError("whole-network training: " + std::to_string(x_.shape(0)) + " x " +
+                     std::to_string(x_.shape(1)) + " inputs, " +
+                     std::to_string(targets_.shape(0)) + " x " + std::to_string(k_) +
+                     " targets, " + std::to_string(m_) + " centres of dimension " +
+                     std::to_string(d_) + " and " + std::to_string(start_weights_.shape(0)) +
+                     " x " + std::to_string(start_weights_.shape(1)) + " weights do not agree");
+  if (options_.widths != WidthMode::None) {
+    if (basis_.metric() != Metric::Shape || !basis_.shapes_trainable())
+      throw InputError(std::string("widths = \"") + to_string(options_.widths) +
+                       "\", but this basis has no widths to train (a Euclidean basis, or a "
+                       "density whose normalising constant moves with its shapes): use "
+                       "widths = \"none\"");
+    const Shape s = start_.shape;
+    const bool ok = options_.widths == WidthMode::Diagonal
+                        ? (s == Shape::Spherical || s == Shape::Diagonal)
+                        : (s == Shape::Spherical || s == Shape::Diagonal || s == Shape::Full);
+    if (!ok)
+      throw InputError(std::string("widths = \"") + to_string(options_.widths) +
+                       "\" cannot start from centres with " +
+                       (s == Shape::Full ? "full covariances (use global or per-centre)"
+                                         : "no shapes"));
+  }
+  centre_size_ = options_.centres ? m_ * d_ : 0;
+  switch (options_.widths) {
+    case WidthMode::None: width_size_ = 0; break;
+    case WidthMode::Global: width_size_ = 1; break;
+    case WidthMode::PerCentre: width_size_ = m_; break;
+    case WidthMode::Diagonal: width_size_ = m_ * d_; break;
+  }
+  weight_size_ = (m_ + 1) * k_;
+  size_ = centre_size_ + width_size_ + weight_size_;
+}
+
+Vector NetworkObjective::start() const {
+  Vector theta = xt::zeros<double>({size_});
+  if (options_.centres) std::copy(start_.means.begin(), start_.means.end(), theta.begin());
+  std::copy(start_weights_.begin(), start_weights_.end(),
+            theta.begin() + std::ptrdiff_t(centre_size_ + width_size_));
+  return theta;
+}
+
+Centres NetworkObjective::centres_at(const Vector& theta) const {
+  Centres c = start_;
+  if (options_.centres) std::copy_n(theta.begin(), centre_size_, c.means.begin());
+  const double* w = theta.data() + centre_size_;
+  const auto factor = [&](std::size_t j) {
+    return std::exp(options_.widths == WidthMode::Global ? w[0] : w[j]);
+  };
+  switch (options_.widths) {
+    case WidthMode::None: break;
+    case WidthMode::Global:
+    case WidthMode::PerCentre:
+      for (std::size_t j = 0; j < m_; ++j) {
+        const double f = factor(j);
+        if (c.shape == Shape::Spherical) c.variances(j) *= f;
+        if (c.shape == Shape::Diagonal)
+          for (std::size_t a = 0; a < d_; ++a) c.diagonal(j, a) *= f;
+        if (c.shape == Shape::Full)
+          for (std::size_t a = 0; a < d_; ++a)
+            for (std::size_t b = 0; b < d_; ++b) c.covariances(j, a, b) *= f;
+      }
+      break;
+    case WidthMode::Diagonal: {
+      Matrix diagonal = Matrix::from_shape({m_, d_});
+      for (std::size_t j = 0; j < m_; ++j)
+        for (std::size_t a = 0; a < d_; ++a)
+          diagonal(j, a) = std::exp(w[j * d_ + a]) * (start_.shape == Shape::Spherical
+                                                          ? start_.variances(j)
+                                                          : start_.diagonal(j, a));
+      c.shape = Shape::Diagonal;
+      c.variances = Vector();
+      c.diagonal = std::move(diagonal);
+      break;
+    }
+  }
+  return c;
+}
+
+Matrix NetworkObjective::weights_at(const Vector& theta) const {
+  Matrix w = Matrix::from_shape({m_ + 1, k_});
+  std::copy_n(theta.begin() + std::ptrdiff_t(centre_size_ + width_size_), weight_size_,
+              w.begin());
+  return w;
+}
+
+double NetworkObjective::value(const Vector& theta) { return run(theta, nullptr); }
+
+double NetworkObjective::gradient(const Vector& theta, Vector& gradient) {
+  return run(theta, &gradient);
+}
+
+double NetworkObjective::run(const Vector& theta, Vector* gradient) {
+  if (theta.size() != size_)
+    throw ShapeError("whole-network training: a parameter vector of " +
+                     std::to_string(theta.size()) + " values, expected " +
+                     std::to_string(size_));
+  ++evaluations_;
+  const std::size_t m = m_, d = d_, k = k_, rows = x_.shape(0);
+  const Centres centres = centres_at(theta);
+  const Matrix w = weights_at(theta);
+  const bool back = gradient != nullptr && (options_.centres || options_.widths != WidthMode::None);
+  const bool diag = gradient != nullptr && options_.widths == WidthMode::Diagonal;
+  const bool radial_sums = gradient != nullptr && (options_.widths == WidthMode::Global ||
+                                                   options_.widths == WidthMode::PerCentre);
+  const bool first_moments = gradient != nullptr && options_.centres;
+  // One block's record: E, dE/dW (data part), then sum_n u_nj (x_n - c_j) (centres),
+  // sum_n u_nj (x_na - c_ja)^2 (diagonal widths) or sum_n u_nj r2_nj (global, per centre).
+  const std::size_t at_w = 1, at_s1 = at_w + (gradient ? weight_size_ : 0);
+  const std::size_t at_s2 = at_s1 + (first_moments ? m * d : 0);
+  const std::size_t at_sr = at_s2 + (diag ? m * d : 0);
+  const std::size_t width = at_sr + (radial_sums ? m : 0);
+
+  std::vector<double> totals(width, 0.0);
+  std::vector<double> records;  // per block, when the sum continues over ranks
+  const bool ranks = collectives().size() > 1;
+  const std::size_t blocks = row_block_count(rows, options_.block_rows);
+  const bool fold = ranks && blocks * width * sizeof(double) <= (std::size_t(128) << 20);
+  std::exception_ptr failure;
+  bool unusable = false;  // shapes a line search tried that are not positive definite
+  try {
+    std::optional<SquaredDistances> dist;
+    try {
+      dist.emplace(centres, basis_.metric());
+    } catch (const ShapeError&) {
+      unusable = true;
+    }
+    if (!unusable) {
+      struct Partial {
+        Matrix xb, r2, phi, dphi, a, g, y, uy;
+        std::vector<double> record, means;
+      };
+      const Matrix w_phi = xt::view(w, xt::range(0, m), xt::all());
+      ordered_reduce<Partial>(
+          rows, options_.block_rows, options_.threads, [] { return Partial(); },
+          [&](const RowBlock& b, Partial& q) {
+            const std::size_t n = b.count;
+            q.record.assign(width, 0.0);
+            fit(q.xb, n, d);
+            std::copy_n(x_.data() + b.first * d, n * d, q.xb.data());
+            dist->compute(q.xb, q.r2);
+            q.phi = q.r2;
+            basis_.map(q.phi);
+            fit(q.a, n, k);
+            gemm(false, false, n, k, m, q.phi.data(), m, w.data(), k, q.a.data(), k);
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t c = 0; c < k; ++c) q.a(i, c) += w(m, c);
+            q.record[0] = error_and_delta(link_, q.a, targets_.data() + b.first * k);
+            if (!gradient) return;
+            // dE/dW = [Phi 1]^T (Y - T)
+            gemm(true, false, m, k, n, q.phi.data(), m, q.a.data(), k, q.record.data() + at_w,
+                 k);
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t c = 0; c < k; ++c) q.record[at_w + m * k + c] += q.a(i, c);
+            if (!back) return;
+            // U = ((Y - T) W_phi^T) o phi'(r2), in g.
+            basis_.map_derivative(q.r2, q.phi, q.dphi);
+            fit(q.g, n, m);
+            gemm(false, true, n, m, k, q.a.data(), k, w_phi.data(), k, q.g.data(), m);
+            for (std::size_t i = 0; i < n * m; ++i) q.g.data()[i] *= q.dphi.data()[i];
+            if (radial_sums)
+              for (std::size_t i = 0; i < n; ++i)
+                for (std::size_t j = 0; j < m; ++j)
+                  q.record[at_sr + j] += q.g(i, j) * q.r2(i, j);
+            if (!(first_moments || diag)) return;
+            // About the block's column means mu: y = x - mu, e_j = c_j - mu, so that
+            // sum u (x - c) = U^T y - e colsum and sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2
+            // colsum, with no cancellation from where the data sit.
+            q.means.assign(d, 0.0);
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t a = 0; a < d; ++a) q.means[a] += q.xb(i, a);
+            for (std::size_t a = 0; a < d; ++a) q.means[a] /= double(n);
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t a = 0; a < d; ++a) q.xb(i, a) -= q.means[a];
+            std::vector<double> colsum(m, 0.0);
+            for (std::size_t i = 0; i < n; ++i)
+              for (std::size_t j = 0; j < m; ++j) colsum[j] += q.g(i, j);
+            fit(q.uy, m, d);
+            gemm(true, false, m, d, n, q.g.data(), m, q.xb.data(), d, q.uy.data(), d);
+            for (std::size_t j = 0; j < m; ++j)
+              for (std::size_t a = 0; a < d; ++a) {
+                const double e = centres.means(j, a) - q.means[a];
+                if (first_moments) q.record[at_s1 + j * d + a] = q.uy(j, a) - e * colsum[j];
+              }
+            if (!diag) return;
+            for (double& v : q.xb) v *= v;
+            fit(q.y, m, d);
+            gemm(true, false, m, d, n, q.g.data(), m, q.xb.data(), d, q.y.data(), d);
+            for (std::size_t j = 0; j < m; ++j)
+              for (std::size_t a = 0; a < d; ++a) {
+                const double e = centres.means(j, a) - q.means[a];
+                q.record[at_s2 + j * d + a] =
+                    q.y(j, a) - 2.0 * e * q.uy(j, a) + e * e * colsum[j];
+              }
+          },
+          [&](const RowBlock&, Partial& q) {
+            if (fold) {
+              records.insert(records.end(), q.record.begin(), q.record.end());
+            } else {
+              for (std::size_t i = 0; i < width; ++i) totals[i] += q.record[i];
+            }
+          });
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // Every rank holds the same parameters, so all agree on `unusable`.
+  if (ranks) {
+    if (fold)
+      totals = fold_blocks_over_ranks(records, width, failure);
+    else
+      sum_pass_over_ranks(totals, failure);
+  } else if (failure) {
+    std::rethrow_exception(failure);
+  }
+  const double dm = double(m), dd = double(d), dk = double(k), dn = double(rows);
+  flops_ += dn * dm * (3.0 * dd + 2.0 * dk + 4.0) +
+            (gradient ? 2.0 * dn * dm * dk : 0.0) +
+            (back ? 2.0 * dn * dm * dk + dn * dm * (1.0 + 2.0 * dd * (diag ? 2.0 : 1.0)) : 0.0);
+  if (unusable) {
+    if (gradient) *gradient = xt::zeros<double>({size_});
+    return std::numeric_limits<double>::infinity();
+  }
+
+  double e = totals[0] + (penalty_ ? penalty_->penalty(w) : 0.0);
+  if (!gradient) return e;
+  Vector& g = *gradient;
+  g = xt::zeros<double>({size_});
+  // Weights.
+  Matrix gw = Matrix::from_shape({m + 1, k});
+  std::copy_n(totals.data() + at_w, weight_size_, gw.data());
+  if (penalty_) penalty_->add_gradient(w, gw);
+  std::copy(gw.begin(), gw.end(), g.begin() + std::ptrdiff_t(centre_size_ + width_size_));
+  // Centres: -2 S_j^{-1} sum_n u_nj (x_n - c_j).
+  if (first_moments) {
+    const double* s1 = totals.data() + at_s1;
+    const bool euclidean = basis_.metric() == Metric::Euclidean;
+    for (std::size_t j = 0; j < m; ++j) {
+      double* out = g.data() + j * d;
+      const double* v = s1 + j * d;
+      if (euclidean || centres.shape == Shape::None) {
+        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a];
+      } else if (centres.shape == Shape::Spherical) {
+        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a] / centres.variances(j);
+      } else if (centres.shape == Shape::Diagonal) {
+        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a] / centres.diagonal(j, a);
+      } else {
+        // S_j z = v by Cholesky (S_j is positive definite: SquaredDistances checked it).
+        Matrix l = xt::view(centres.covariances, j, xt::all(), xt::all());
+        for (std::size_t c = 0; c < d; ++c) {
+          for (std::size_t r = 0; r < c; ++r) l(c, c) -= l(c, r) * l(c, r);
+          l(c, c) = std::sqrt(l(c, c));
+          for (std::size_t r = c + 1; r < d; ++r) {
+            for (std::size_t q = 0; q < c; ++q) l(r, c) -= l(r, q) * l(c, q);
+            l(r, c) /= l(c, c);
+          }
+        }
+        std::vector<double> z(v, v + d);
+        for (std::size_t r = 0; r < d; ++r) {
+          for (std::size_t q = 0; q < r; ++q) z[r] -= l(r, q) * z[q];
+          z[r] /= l(r, r);
+        }
+        for (std::size_t r = d; r-- > 0;) {
+          for (std::size_t q = r + 1; q < d; ++q) z[r] -= l(q, r) * z[q];
+          z[r] /= l(r, r);
+        }
+        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * z[a];
+      }
+    }
+  }
+  // Widths.
+  double* gt = g.data() + centre_size_;
+  if (options_.widths == WidthMode::Global) {
+    for (std::size_t j = 0; j < m; ++j) gt[0] -= totals[at_sr + j];
+  } else if (options_.widths == WidthMode::PerCentre) {
+    for (std::size_t j = 0; j < m; ++j) gt[j] = -totals[at_sr + j];
+  } else if (options_.widths == WidthMode::Diagonal) {
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t a = 0; a < d; ++a)
+        gt[j * d + a] = -totals[at_s2 + j * d + a] / centres.diagonal(j, a);
+  }
+  return e;
+}
+
+}  // namespace radial::refine

@@ -165,6 +165,7 @@ void bind_pipeline(py::module_& m) {
                                if (p.weight_penalty)
                                  d["weight-penalty"] = component(*p.weight_penalty);
                                if (p.kernel_prior) d["kernel-prior"] = component(*p.kernel_prior);
+                               if (p.refine) d["refine"] = component(*p.refine);
                                return d;
                              })
       .def("fit", &fit, py::arg("X") = py::none(), py::arg("y") = py::none(),

@@ -57,6 +57,7 @@ std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline&
       {Slot::Basis, &pipeline.basis}, {Slot::Centres, &pipeline.centres}, {Slot::Output, &pipeline.output}};
   if (pipeline.weight_penalty) specs.push_back({Slot::WeightPenalty, &*pipeline.weight_penalty});
   if (pipeline.kernel_prior) specs.push_back({Slot::KernelPrior, &*pipeline.kernel_prior});
+  if (pipeline.refine) specs.push_back({Slot::Refine, &*pipeline.refine});
   for (const auto& [slot, spec] : specs) {
     const ComponentInfo* info = registry.find(slot, spec->plugin);
     if (!info) continue;

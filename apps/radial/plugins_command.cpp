@@ -83,9 +83,9 @@ int plugins_markdown_command(const Registry& registry) {
                "Generated from each plugin's declared parameter table by `radial plugins markdown`;\n"
                "the same tables validate pipeline files. Do not edit by hand.\n";
   const char* slot_names[] = {"Bases", "Centre learners", "Output layers", "Weight penalties",
-                              "Kernel priors"};
+                              "Kernel priors", "Refiners"};
   for (Slot slot : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty,
-                    Slot::KernelPrior}) {
+                    Slot::KernelPrior, Slot::Refine}) {
     out << "\n## " << slot_names[static_cast<int>(slot)] << " (`[" << to_string(slot) << "]`)\n";
     for (const ComponentInfo* c : registry.components()) {
       if (c->slot != slot) continue;

@@ -5,6 +5,7 @@
 #include "radial/errors.hpp"
 #include "radial/fingerprint.hpp"
 #include "radial/output_layer.hpp"
+#include "radial/refiner.hpp"
 #include "radial/registry.hpp"
 
 namespace radial {
@@ -18,6 +19,7 @@ void Basis::map_derivative(const Matrix&, const Matrix&, Matrix&) const {
 }
 EuclideanBasis::~EuclideanBasis() = default;
 CentreLearner::~CentreLearner() = default;
+Refiner::~Refiner() = default;
 OutputLayer::~OutputLayer() = default;
 WeightPenalty::~WeightPenalty() = default;
 KernelPrior::~KernelPrior() = default;

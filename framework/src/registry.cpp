@@ -37,6 +37,7 @@ const char* to_string(Slot slot) {
     case Slot::Output: return "output";
     case Slot::WeightPenalty: return "weight-penalty";
     case Slot::KernelPrior: return "kernel-prior";
+    case Slot::Refine: return "refine";
   }
   return "unknown";
 }
@@ -44,7 +45,7 @@ const char* to_string(Slot slot) {
 namespace {
 
 using AnyFactory = std::variant<Factory<Basis>, Factory<CentreLearner>, Factory<OutputLayer>,
-                                Factory<WeightPenalty>, Factory<KernelPrior>>;
+                                Factory<WeightPenalty>, Factory<KernelPrior>, Factory<Refiner>>;
 
 // One registered component. `library` is declared first so it is destroyed last: the factory
 // (a std::function whose manager lives in the plugin) must go before the library is unloaded.
@@ -73,6 +74,9 @@ class StagingRegistrar final : public Registrar {
   }
   void add_kernel_prior(ComponentInfo info, Factory<KernelPrior> make) override {
     add(Slot::KernelPrior, std::move(info), std::move(make));
+  }
+  void add_refiner(ComponentInfo info, Factory<Refiner> make) override {
+    add(Slot::Refine, std::move(info), std::move(make));
   }
 
  private:
@@ -461,6 +465,11 @@ std::shared_ptr<WeightPenalty> Registry::make_weight_penalty(const std::string& 
 std::shared_ptr<KernelPrior> Registry::make_kernel_prior(const std::string& id,
                                                          const Params& params) const {
   return impl_->make<KernelPrior>(Slot::KernelPrior, id, params, *this);
+}
+
+std::shared_ptr<Refiner> Registry::make_refiner(const std::string& id,
+                                                const Params& params) const {
+  return impl_->make<Refiner>(Slot::Refine, id, params, *this);
 }
 
 }  // namespace radial

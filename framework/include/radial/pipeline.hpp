@@ -101,6 +101,7 @@ struct Pipeline {
   ComponentSpec basis, centres, output;
   std::optional<ComponentSpec> weight_penalty;  // prior on the output weights
   std::optional<ComponentSpec> kernel_prior;    // prior on the kernels (class-aware learners)
+  std::optional<ComponentSpec> refine;          // whole-network training after the two stages
 
   // The prior named in a [regularizer] table (weight_penalty or kernel_prior), or null.
   const ComponentSpec* regularizer() const {

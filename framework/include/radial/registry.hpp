@@ -18,6 +18,7 @@
 #include "radial/centre_learner.hpp"
 #include "radial/kernel_prior.hpp"
 #include "radial/output_layer.hpp"
+#include "radial/refiner.hpp"
 #include "radial/params.hpp"
 #include "radial/weight_penalty.hpp"
 
@@ -26,9 +27,11 @@ namespace radial {
 // The two priors are two slots, so that a pipeline may name one of each and a plugin implements
 // only its own interface: WeightPenalty (output weights, used by output layers) and KernelPrior
 // (kernels and mixing weights, used by class-aware centre learners).
-enum class Slot { Basis, Centres, Output, WeightPenalty, KernelPrior };
+// Refine trains the assembled network as a whole after the two-stage fit (radial/refiner.hpp).
+enum class Slot { Basis, Centres, Output, WeightPenalty, KernelPrior, Refine };
 
-// "basis", "centres", "output", "weight-penalty", "kernel-prior" (the pipeline's table names)
+// "basis", "centres", "output", "weight-penalty", "kernel-prior", "refine" (the pipeline's
+// table names)
 const char* to_string(Slot slot);
 
 // What a component says about itself; shown by `radial plugins show ID` and in the docs.
@@ -56,6 +59,7 @@ class Registrar {
   virtual void add_output_layer(ComponentInfo info, Factory<OutputLayer> make) = 0;
   virtual void add_weight_penalty(ComponentInfo info, Factory<WeightPenalty> make) = 0;
   virtual void add_kernel_prior(ComponentInfo info, Factory<KernelPrior> make) = 0;
+  virtual void add_refiner(ComponentInfo info, Factory<Refiner> make) = 0;
 };
 
 class Registry {
@@ -100,6 +104,7 @@ class Registry {
                                                      const Params& params) const;
   std::shared_ptr<KernelPrior> make_kernel_prior(const std::string& id,
                                                  const Params& params) const;
+  std::shared_ptr<Refiner> make_refiner(const std::string& id, const Params& params) const;
 
   // find() that throws InputError with unknown_plugin_message(slot, id).
   const ComponentInfo& require(Slot slot, const std::string& id) const;

@@ -109,6 +109,7 @@ struct TrainingReport {
   std::size_t train_rows = 0, test_rows = 0, features = 0, classes = 0;
   std::size_t constant_columns = 0;
   StageReport centres, basis, output;
+  std::optional<StageReport> refine;                   // [refine]: whole-network training
   Metrics train;
   std::optional<Metrics> test;
   std::optional<CrossValidationReport> cv;

@@ -92,7 +92,8 @@ using pipeline::kind;
 
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
-    "output", "weight-penalty", "kernel-prior", "regularizer", "evaluate", "search"};
+    "output", "weight-penalty", "kernel-prior", "regularizer", "refine",   "evaluate",
+    "search"};
 const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified", "fold_column",
                                                 "fold_file"};
@@ -182,6 +183,7 @@ class PipelineReader {
     pipeline.centres = component(root, Slot::Centres, true).value();
     pipeline.output = component(root, Slot::Output, true).value();
     priors(root, pipeline);
+    pipeline.refine = component(root, Slot::Refine, false);
     pipeline.evaluate = evaluate(root);
     pipeline.settings = settings(root);
     if (root.contains("search")) pipeline.search = search(root, pipeline);

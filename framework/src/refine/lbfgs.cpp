@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 
 #include "radial/glm/line_search.hpp"
 
@@ -29,6 +30,12 @@ Vector as_vector(const Matrix& m) {
   return v;
 }
 
+double largest(const Vector& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
 bool finite(const Vector& v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
 }
@@ -43,6 +50,7 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
   out.value = f(out.x, g);
   out.evaluations = 1;
   out.curve.push_back(out.value);
+  if (options.on_iteration) options.on_iteration(0, out.value);
   if (!std::isfinite(out.value) || !finite(g)) {
     out.termination = Termination::NumericalFailure;
     return out;
@@ -101,8 +109,21 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
     at_zero.gradient = as_column(g);
     glm::LineSample next;
     if (!glm::wolfe_line_search(line, at_zero, 1.0, glm::WolfeOptions{}, next)) {
-      out.termination = Termination::NoProgress;
-      return out;
+      // Stale curvature pairs can give a poor direction: once, forget them and search along
+      // the steepest descent. No progress is reported only when that fails too.
+      if (pairs.empty()) {
+        // At a minimum to rounding no step can lower E: converged when the gradient is that
+        // small (sqrt(epsilon) relative to E), else no progress.
+        out.gradient_max = largest(g);
+        const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
+                             std::max(1.0, std::fabs(out.value));
+        out.termination =
+            out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+        return out;
+      }
+      pairs.clear();
+      --it;
+      continue;
     }
     Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
     if (!std::isfinite(next.value) || !finite(g_new)) {
@@ -119,6 +140,7 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
     out.value = next.value;
     out.iterations = it + 1;
     out.curve.push_back(out.value);
+    if (options.on_iteration) options.on_iteration(out.iterations, out.value);
     // The curvature condition s.y > 0 holds after a Wolfe step; skip the pair if rounding broke it.
     if (sy > 0) {
       pairs.push_back(Pair{std::move(s), std::move(y), 1.0 / sy});
@@ -126,10 +148,12 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
     }
     if (largest_step < options.tolerance && change < options.tolerance) {
       out.termination = Termination::Converged;
+      out.gradient_max = largest(g);
       return out;
     }
   }
   out.termination = Termination::IterationCap;
+  out.gradient_max = largest(g);
   return out;
 }
 

@@ -164,6 +164,7 @@ std::string report_json(const TrainingReport& r) {
   j["centres"] = to_json(r.centres, "count");
   j["basis"] = {{"plugin", r.basis.plugin}, {"seconds", number(r.basis.fit.seconds)}};
   j["output"] = to_json(r.output, "outputs");
+  if (r.refine) j["refine"] = to_json(*r.refine, "count");
   j["train"] = to_json(r.train, r.centres.count);
   if (r.test) j["test"] = to_json(*r.test, r.centres.count);
   if (r.cv) {

@@ -21,6 +21,7 @@
 #include "radial/network.hpp"
 #include "radial/parallel.hpp"
 #include "radial/prediction_rule.hpp"
+#include "radial/refiner.hpp"
 #include "radial/sharded_pass.hpp"
 #include "radial/standardiser.hpp"
 #include "radial/text.hpp"
@@ -47,7 +48,7 @@ double process_cpu_seconds() {
 
 // Random streams of the stages; committee member m uses stream base_member + m.
 enum Stream : std::uint64_t { centres_stream = 1, basis_stream = 2, output_stream = 3,
-                              member_stream = 100 };
+                              refine_stream = 4, member_stream = 100 };
 
 // The components after the centre stage, fresh for every fit, so that fitting twice equals
 // fitting once. (The kernel prior and the centre learner are made by the centre stage, which
@@ -73,6 +74,7 @@ struct Fitted {
   Model model;
   std::shared_ptr<Basis> basis;
   StageReport centres, basis_stage, output;
+  std::optional<StageReport> refine;
   std::optional<SelectionReport> selection;
 };
 
@@ -263,6 +265,27 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   f.output = {p.output.plugin, outputs, std::move(octx.report)};
   if (log) log("output: " + p.output.plugin + ", link " + to_string(weights.link));
 
+  if (p.refine) {
+    // The whole network from the two-stage start (radial/refiner.hpp).
+    FitContext rctx(derive_seed(seed, refine_stream), threads);
+    rctx.log = log;
+    start = Clock::now();
+    RefinedNetwork refined = registry.make_refiner(p.refine->plugin, p.refine->params)
+                                 ->refine(RefineProblem{train, *c.basis, centres, weights,
+                                                        c.weight_penalty.get()},
+                                          rctx);
+    rctx.report.seconds = seconds_since(start);
+    refined.centres.check();
+    if (refined.centres.count() != centres.count() || refined.centres.dim() != centres.dim() ||
+        refined.weights.shape() != weights.weights.shape())
+      throw Error("refine plugin '" + p.refine->plugin +
+                  "' returned a network of another size than it was given");
+    centres = std::move(refined.centres);
+    weights.weights = std::move(refined.weights);
+    f.refine = StageReport{p.refine->plugin, centres.count(), std::move(rctx.report)};
+    if (log) log("refine: " + p.refine->plugin);
+  }
+
   Model& m = f.model;
   m.task = train.task;
   m.feature_names = train.feature_names;
@@ -377,6 +400,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
       f.model.standardize = p.data.standardize;
       f.model.standardiser = s;
       for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, warnings);
+      if (f.refine) collect_warnings(*f.refine, warnings);
       Matrix out_m = predict(f, fold_test.inputs);
       link = f.model.link;
       if (m == 0) averaged = std::move(out_m); else averaged += out_m;
@@ -631,7 +655,8 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
     }
   }
   for (const auto& [slot, spec] : {std::pair{Slot::WeightPenalty, &fitted.weight_penalty},
-                                     std::pair{Slot::KernelPrior, &fitted.kernel_prior}}) {
+                                     std::pair{Slot::KernelPrior, &fitted.kernel_prior},
+                                     std::pair{Slot::Refine, &fitted.refine}}) {
     if (!*spec) continue;
     if (const ComponentInfo* info = registry.find(slot, (*spec)->plugin)) {
       f.model.plugin_versions[info->id] = info->version;
@@ -650,7 +675,9 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   if (f.selection) warn_edges("selection", f.selection->edges);
   if (report.search) warn_edges("search", report.search->edges);
   report.output = f.output;
+  report.refine = f.refine;
   for (const StageReport* st : {&f.centres, &f.basis_stage, &f.output}) collect_warnings(*st, report.warnings);
+  if (f.refine) collect_warnings(*f.refine, report.warnings);
 
   // Row chunks: no standardised copy, no N x K outputs; the training rows are standardised.
   report.train = evaluate_metrics(f.model, f.basis, train_data, threads, p.data.standardize);

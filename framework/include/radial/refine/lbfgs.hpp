@@ -8,8 +8,9 @@
 //
 // Stops, as the output trainers do (papers 000/003, section 4), when both the largest absolute
 // parameter change and the absolute error change fall below `tolerance` (or the gradient
-// vanishes); at the iteration cap; when the line search finds no lower point; or on a
-// non-finite value. The error never rises: each accepted step satisfies sufficient decrease.
+// vanishes, or no step lowers E where max |g| <= sqrt(epsilon) max(1, |E|): a minimum to
+// rounding); at the iteration cap; when the line search finds no lower point along the L-BFGS
+// direction and then the steepest descent; or on a non-finite value. The error never rises: each accepted step satisfies sufficient decrease.
 
 #include <cstddef>
 #include <functional>
@@ -24,6 +25,8 @@ struct LbfgsOptions {
   std::size_t iterations = 200;
   double tolerance = 1e-6;
   std::size_t memory = 10;
+  // Called with 0 and the start's error, then after each iteration (for learning curves).
+  std::function<void(std::size_t iteration, double error)> on_iteration;
 };
 
 struct MinimiseResult {
@@ -31,6 +34,7 @@ struct MinimiseResult {
   double value = 0;            // the error there
   std::size_t iterations = 0;  // accepted steps
   std::size_t evaluations = 0; // gradient evaluations, the start's included
+  double gradient_max = 0;     // the largest |dE/dx| there
   Termination termination = Termination::Converged;
   std::vector<double> curve;   // the error at the start and after each iteration
 };

@@ -44,6 +44,11 @@ inline Report run_checks(const Registry& registry, const std::string& id,
     case Slot::KernelPrior:
       detail::check_kernel_prior(registry, *info, params, options, runner);
       break;
+    case Slot::Refine:
+      // A refiner's error and gradient are the framework's (tests/refine); the kit checks its
+      // parameter table (above) and that it is made.
+      runner.run("refine/make", [&] { registry.make_refiner(info->id, params); });
+      break;
   }
   return report;
 }

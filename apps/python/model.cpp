@@ -117,7 +117,26 @@ void bind_model(py::module_& m) {
       .def_property_readonly("centres",
                              [](const ModelHandle& h) { return to_numpy(h.model->centres.means); })
       .def_property_readonly("weights",
-                             [](const ModelHandle& h) { return to_numpy(h.model->weights); });
+                             [](const ModelHandle& h) { return to_numpy(h.model->weights); })
+      .def_property_readonly(
+          "shapes",
+          // The centres' shapes as variances: spherical M x 1, diagonal M x d, full M x d x d
+          // (flattened to M x d^2), none 0 x 0.
+          [](const ModelHandle& h) {
+            const Centres& c = h.model->centres;
+            const std::size_t m = c.count(), d = c.dim();
+            Matrix out = xt::zeros<double>({std::size_t(0), std::size_t(0)});
+            if (c.shape == Shape::Spherical) {
+              out = Matrix::from_shape({m, std::size_t(1)});
+              std::copy(c.variances.begin(), c.variances.end(), out.begin());
+            } else if (c.shape == Shape::Diagonal) {
+              out = c.diagonal;
+            } else if (c.shape == Shape::Full) {
+              out = Matrix::from_shape({m, d * d});
+              std::copy(c.covariances.begin(), c.covariances.end(), out.begin());
+            }
+            return to_numpy(out);
+          });
   m.def(
       "load",
       [](const std::string& file) {

@@ -119,6 +119,9 @@ class Model:
     output = property(lambda self: self._handle.output_id, doc="the output plugin id")
     centres = property(lambda self: self._handle.centres, doc="centre means, M x d (standardised)")
     weights = property(lambda self: self._handle.weights, doc="(M+1) x outputs, bias last")
+    shapes = property(lambda self: self._handle.shapes,
+                      doc="the centres' shapes as variances (standardised): spherical M x 1, "
+                          "diagonal M x d, full M x d*d, none 0 x 0")
     pipeline_text = property(lambda self: self._handle.pipeline_text)
     seed = property(lambda self: self._handle.seed)
     plugin_versions = property(lambda self: dict(self._handle.plugin_versions))

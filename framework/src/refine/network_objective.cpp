@@ -247,7 +247,7 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
     if (!unusable) {
       struct Partial {
         Matrix xb, r2, phi, dphi, a, g, y, uy;
-        std::vector<double> record, means;
+        std::vector<double> record, means, colsum;
       };
       const Matrix w_phi = xt::view(w, xt::range(0, m), xt::all());
       ordered_reduce<Partial>(
@@ -272,15 +272,38 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
             for (std::size_t i = 0; i < n; ++i)
               for (std::size_t c = 0; c < k; ++c) q.record[at_w + m * k + c] += q.a(i, c);
             if (!back) return;
-            // U = ((Y - T) W_phi^T) o phi'(r2), in g.
+            // U = ((Y - T) W_phi^T) o phi'(r2), in g, with its column sums and (global and
+            // per-centre widths) sum_n u_nj r2_nj, in one pass over the block.
             basis_.map_derivative(q.r2, q.phi, q.dphi);
             fit(q.g, n, m);
-            gemm(false, true, n, m, k, q.a.data(), k, w_phi.data(), k, q.g.data(), m);
-            for (std::size_t i = 0; i < n * m; ++i) q.g.data()[i] *= q.dphi.data()[i];
-            if (radial_sums)
-              for (std::size_t i = 0; i < n; ++i)
-                for (std::size_t j = 0; j < m; ++j)
-                  q.record[at_sr + j] += q.g(i, j) * q.r2(i, j);
+            if (k > 4)  // many outputs: the product by BLAS first
+              gemm(false, true, n, m, k, q.a.data(), k, w_phi.data(), k, q.g.data(), m);
+            q.colsum.assign(m, 0.0);
+            double* __restrict colsum_out = q.colsum.data();
+            double* __restrict radial_out = q.record.data() + at_sr;
+            for (std::size_t i = 0; i < n; ++i) {
+              const double* __restrict dphi = &q.dphi(i, 0);
+              const double* __restrict r2 = &q.r2(i, 0);
+              double* __restrict u = &q.g(i, 0);
+              if (k == 1) {  // W_phi is one contiguous column
+                const double delta = q.a(i, 0);
+                const double* __restrict wj = w_phi.data();
+                for (std::size_t j = 0; j < m; ++j) u[j] = delta * wj[j] * dphi[j];
+              } else if (k <= 4) {
+                const double* delta = &q.a(i, 0);
+                for (std::size_t j = 0; j < m; ++j) {
+                  double gij = 0;
+                  for (std::size_t c = 0; c < k; ++c) gij += delta[c] * w_phi(j, c);
+                  u[j] = gij * dphi[j];
+                }
+              } else {
+                for (std::size_t j = 0; j < m; ++j) u[j] *= dphi[j];
+              }
+              for (std::size_t j = 0; j < m; ++j) colsum_out[j] += u[j];
+              if (radial_sums)
+                for (std::size_t j = 0; j < m; ++j) radial_out[j] += u[j] * r2[j];
+            }
+            const std::vector<double>& colsum = q.colsum;
             if (!(first_moments || diag)) return;
             // About the block's column means mu: y = x - mu, e_j = c_j - mu, so that
             // sum u (x - c) = U^T y - e colsum and sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2
@@ -291,9 +314,6 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
             for (std::size_t a = 0; a < d; ++a) q.means[a] /= double(n);
             for (std::size_t i = 0; i < n; ++i)
               for (std::size_t a = 0; a < d; ++a) q.xb(i, a) -= q.means[a];
-            std::vector<double> colsum(m, 0.0);
-            for (std::size_t i = 0; i < n; ++i)
-              for (std::size_t j = 0; j < m; ++j) colsum[j] += q.g(i, j);
             fit(q.uy, m, d);
             gemm(true, false, m, d, n, q.g.data(), m, q.xb.data(), d, q.uy.data(), d);
             for (std::size_t j = 0; j < m; ++j)

@@ -14,21 +14,13 @@ void register_lbfgs(Registrar& registrar) {
           "Nocedal & Wright algorithms 7.4-7.5 with the strong Wolfe search (3.5-3.6); the "
           "gradient through the basis as NETLAB rbfgrad; widths as in Frank 2014 (global, per "
           "centre, per centre and input) on a log scale",
-          {
-              ParamSpec::integer("iterations", 200, "cap on L-BFGS iterations").at_least(1),
-              ParamSpec::real("tolerance", 1e-6,
-                              "stop when both the largest parameter change and the error change "
-                              "fall below it")
-                  .at_least(0),
-              ParamSpec::integer("memory", 10, "(s, y) pairs kept for the inverse Hessian")
-                  .at_least(1),
-              ParamSpec::boolean("centres", true, "train the centres' positions"),
-              ParamSpec::choice("widths", "auto",
-                                {"auto", "none", "global", "per-centre", "diagonal"},
-                                "which widths to train, as log factors on the start's shapes: "
-                                "auto = diagonal for Gaussian activations (per-centre from full "
-                                "covariances), none for Euclidean bases and densities"),
-          }),
+          [] {
+            ParamTable t = refine::refine_params(200);
+            t.push_back(ParamSpec::integer("memory", 10, "(s, y) pairs kept for the inverse "
+                                                         "Hessian")
+                            .at_least(1));
+            return t;
+          }()),
       sdk::from_options<LbfgsRefiner>(lbfgs_refiner_options));
 }
 

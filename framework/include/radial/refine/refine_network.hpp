@@ -1,0 +1,40 @@
+#pragma once
+// What every refiner plugin (radial/refiner.hpp) shares, so that a refiner is its minimiser:
+// the parameters `iterations`, `tolerance`, `centres` and `widths`; the whole-network objective
+// of the problem with the width mode resolved; the minimiser run from the two-stage start; and
+// the report (learning curve, termination, figures, warnings naming the component).
+
+#include <functional>
+#include <string>
+
+#include "radial/params.hpp"
+#include "radial/refine/lbfgs.hpp"
+#include "radial/refine/network_objective.hpp"
+#include "radial/refiner.hpp"
+
+namespace radial::refine {
+
+struct RefineSettings {
+  std::string component;     // the plugin id, for warnings
+  bool centres = true;
+  std::string widths = "auto";
+  LbfgsOptions minimiser;    // iterations, tolerance (and memory for L-BFGS)
+};
+
+// iterations (default `iterations`), tolerance, centres, widths.
+ParamTable refine_params(std::int64_t iterations);
+// Reads them from validated Params.
+RefineSettings refine_settings(const Params& params, std::string component);
+
+// "auto" (or a mode) for this basis and these centres: diagonal for trainable spherical or
+// diagonal shapes, per-centre for full ones, none for Euclidean bases and densities.
+WidthMode resolve_width_mode(const std::string& choice, const Basis& basis,
+                             const Centres& centres);
+
+using Minimiser =
+    std::function<MinimiseResult(const GradientFunction&, Vector, const LbfgsOptions&)>;
+
+RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
+                              const RefineSettings& settings, const Minimiser& minimise);
+
+}  // namespace radial::refine

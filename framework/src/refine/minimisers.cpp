@@ -1,0 +1,249 @@
+// Dense BFGS and scaled conjugate gradients for whole-network training
+// (radial/refine/minimisers.hpp).
+#include "radial/refine/minimisers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "radial/errors.hpp"
+#include "radial/glm/line_search.hpp"
+#include "radial/glm/quasi_newton.hpp"
+
+namespace radial::refine {
+
+namespace {
+
+double dot(const Vector& a, const Vector& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a(i) * b(i);
+  return s;
+}
+
+double largest(const Vector& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+bool finite(const Vector& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+Matrix as_column(const Vector& v) {
+  Matrix m = Matrix::from_shape({v.size(), std::size_t(1)});
+  std::copy(v.begin(), v.end(), m.begin());
+  return m;
+}
+
+Vector as_vector(const Matrix& m) {
+  Vector v = Vector::from_shape({m.size()});
+  std::copy(m.begin(), m.end(), v.begin());
+  return v;
+}
+
+// The paper's stopping rule (both changes below the tolerance), as L-BFGS.
+bool settled(const Vector& step, double change, double tolerance) {
+  return largest(step) < tolerance && std::fabs(change) < tolerance;
+}
+
+// The start: E, its gradient, the first curve point; false when they are not finite.
+bool begin(const GradientFunction& f, const LbfgsOptions& options, MinimiseResult& out,
+           Vector& g) {
+  out.value = f(out.x, g);
+  out.evaluations = 1;
+  out.curve.push_back(out.value);
+  if (options.on_iteration) options.on_iteration(0, out.value);
+  if (!std::isfinite(out.value) || !finite(g)) {
+    out.termination = Termination::NumericalFailure;
+    return false;
+  }
+  return true;
+}
+
+void accept(MinimiseResult& out, const LbfgsOptions& options, std::size_t iteration) {
+  out.iterations = iteration;
+  out.curve.push_back(out.value);
+  if (options.on_iteration) options.on_iteration(iteration, out.value);
+}
+
+}  // namespace
+
+MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
+                             const LbfgsOptions& options) {
+  const std::size_t p = start.size();
+  if (p > max_bfgs_parameters)
+    throw InputError("BFGS keeps a " + std::to_string(p) + " x " + std::to_string(p) +
+                     " inverse Hessian (" + std::to_string(p * p * 8 >> 20) +
+                     " MB) for this network's " + std::to_string(p) +
+                     " parameters; above " + std::to_string(max_bfgs_parameters) +
+                     " use the lbfgs refiner");
+  MinimiseResult out;
+  out.x = std::move(start);
+  Vector g;
+  if (!begin(f, options, out, g)) return out;
+  Matrix h = xt::zeros<double>({p, p});
+  for (std::size_t i = 0; i < p; ++i) h(i, i) = 1.0;
+  bool scaled = false;
+  Vector hy = Vector::from_shape({p});
+  const auto line_gradient = [&](const Matrix& w, Matrix& grad) {
+    Vector gv;
+    const double e = f(as_vector(w), gv);
+    grad = as_column(gv);
+    ++out.evaluations;
+    return e;
+  };
+  for (std::size_t it = 0; it < options.iterations; ++it) {
+    out.gradient_max = largest(g);
+    if (out.gradient_max == 0) {
+      out.termination = Termination::Converged;
+      return out;
+    }
+    Vector d = Vector::from_shape({p});
+    for (std::size_t i = 0; i < p; ++i) {
+      double v = 0;
+      for (std::size_t j = 0; j < p; ++j) v -= h(i, j) * g(j);
+      d(i) = v;
+    }
+    if (!scaled) d /= std::sqrt(dot(g, g));  // the first step of length 1
+    double slope = dot(g, d);
+    if (!(slope < 0)) {  // rounding lost descent: restart from steepest descent
+      h = xt::zeros<double>({p, p});
+      for (std::size_t i = 0; i < p; ++i) h(i, i) = 1.0;
+      scaled = false;
+      d = -g / std::sqrt(dot(g, g));
+      slope = dot(g, d);
+    }
+    const Matrix x_col = as_column(out.x), d_col = as_column(d);
+    glm::LineFunction line(line_gradient, x_col, d_col, 25);
+    glm::LineSample at_zero;
+    at_zero.value = out.value;
+    at_zero.slope = slope;
+    at_zero.weights = x_col;
+    at_zero.gradient = as_column(g);
+    glm::LineSample next;
+    if (!glm::wolfe_line_search(line, at_zero, 1.0, glm::WolfeOptions{}, next)) {
+      const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
+                           std::max(1.0, std::fabs(out.value));
+      out.termination =
+          out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+      return out;
+    }
+    Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
+    if (!std::isfinite(next.value) || !finite(g_new)) {
+      out.termination = Termination::NumericalFailure;
+      return out;
+    }
+    const Vector s = x_new - out.x, y = g_new - g;
+    const double sy = dot(s, y), change = next.value - out.value;
+    out.x = std::move(x_new);
+    g = std::move(g_new);
+    out.value = next.value;
+    accept(out, options, it + 1);
+    if (sy > 0) {
+      if (!scaled) {  // H0 = (s.y / y.y) I before the first update (eq. 6.20)
+        const double gamma = sy / dot(y, y);
+        for (std::size_t i = 0; i < p; ++i) h(i, i) = gamma;
+        scaled = true;
+      }
+      glm::bfgs_inverse_update(h, as_column(s), as_column(y), sy, hy);
+    }
+    if (settled(s, change, options.tolerance)) {
+      out.termination = Termination::Converged;
+      out.gradient_max = largest(g);
+      return out;
+    }
+  }
+  out.termination = Termination::IterationCap;
+  out.gradient_max = largest(g);
+  return out;
+}
+
+MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
+                            const LbfgsOptions& options) {
+  constexpr double sigma0 = 1e-4, lambda_min = 1e-15, lambda_max = 1e100;
+  MinimiseResult out;
+  out.x = std::move(start);
+  Vector g;
+  if (!begin(f, options, out, g)) return out;
+  const std::size_t p = out.x.size();
+  double lambda = 1.0, mu = 0, kappa = 0, gamma = 0;
+  bool success = true;
+  std::size_t successes = 0;
+  Vector d = -g, g_new;
+  for (std::size_t it = 0; it < options.iterations; ++it) {
+    if (success) {
+      // The curvature along d from one extra gradient (Moller's sigma step).
+      mu = dot(d, g);
+      if (mu >= 0) {
+        d = -g;
+        mu = dot(d, g);
+      }
+      kappa = dot(d, d);
+      if (kappa < std::numeric_limits<double>::epsilon()) {
+        out.termination = Termination::Converged;
+        out.gradient_max = largest(g);
+        return out;
+      }
+      const double sigma = sigma0 / std::sqrt(kappa);
+      Vector g_plus;
+      f(out.x + sigma * d, g_plus);
+      ++out.evaluations;
+      gamma = dot(d, g_plus - g) / sigma;
+    }
+    // Scale the curvature; make it positive if it is not.
+    double delta = gamma + lambda * kappa;
+    if (delta <= 0) {
+      delta = lambda * kappa;
+      lambda = lambda - gamma / kappa;
+    }
+    const double alpha = -mu / delta;
+    const Vector step = alpha * d;
+    const Vector x_new = out.x + step;
+    const double f_new = f(x_new, g_new);
+    ++out.evaluations;
+    const double comparison = 2.0 * (f_new - out.value) / (alpha * mu);
+    if (std::isfinite(f_new) && finite(g_new) && comparison >= 0) {
+      const double change = f_new - out.value;
+      out.x = x_new;
+      out.value = f_new;
+      const Vector g_old = g;
+      g = g_new;
+      success = true;
+      ++successes;
+      accept(out, options, out.iterations + 1);
+      if (settled(step, change, options.tolerance)) {
+        out.termination = Termination::Converged;
+        out.gradient_max = largest(g);
+        return out;
+      }
+      // The next direction: restart every P successes, else Polak-Ribiere (NETLAB scg.m).
+      if (successes == p) {
+        d = -g;
+        successes = 0;
+      } else {
+        const double beta = dot(g_old - g, g) / mu;
+        d = beta * d - g;
+      }
+    } else {
+      success = false;
+    }
+    // Adjust the scale by how well the quadratic model predicted the change.
+    if (!(comparison >= 0.25)) lambda = std::min(4.0 * lambda, lambda_max);
+    if (comparison > 0.75) lambda = std::max(0.5 * lambda, lambda_min);
+    if (lambda >= lambda_max) {
+      const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
+                           std::max(1.0, std::fabs(out.value));
+      out.gradient_max = largest(g);
+      out.termination =
+          out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+      return out;
+    }
+  }
+  out.termination = Termination::IterationCap;
+  out.gradient_max = largest(g);
+  return out;
+}
+
+}  // namespace radial::refine

@@ -1,0 +1,99 @@
+// The part every refiner shares (radial/refine/refine_network.hpp).
+#include "radial/refine/refine_network.hpp"
+
+#include <chrono>
+
+#include "radial/output_layer.hpp"
+
+namespace radial::refine {
+
+ParamTable refine_params(std::int64_t iterations) {
+  return {
+      ParamSpec::integer("iterations", iterations, "cap on iterations").at_least(1),
+      ParamSpec::real("tolerance", 1e-6,
+                      "stop when both the largest parameter change and the error change fall "
+                      "below it")
+          .at_least(0),
+      ParamSpec::boolean("centres", true, "train the centres' positions"),
+      ParamSpec::choice("widths", "auto", {"auto", "none", "global", "per-centre", "diagonal"},
+                        "which widths to train, as log factors on the start's shapes: auto = "
+                        "diagonal for Gaussian activations (per-centre from full covariances), "
+                        "none for Euclidean bases and densities"),
+  };
+}
+
+RefineSettings refine_settings(const Params& params, std::string component) {
+  RefineSettings s;
+  s.component = std::move(component);
+  s.minimiser.iterations = static_cast<std::size_t>(params.integer("iterations"));
+  s.minimiser.tolerance = params.real("tolerance");
+  s.centres = params.boolean("centres");
+  s.widths = params.string("widths");
+  return s;
+}
+
+WidthMode resolve_width_mode(const std::string& choice, const Basis& basis,
+                             const Centres& centres) {
+  if (choice != "auto") return width_mode_from_string(choice);
+  if (basis.metric() != Metric::Shape || !basis.shapes_trainable()) return WidthMode::None;
+  if (centres.shape == Shape::Spherical || centres.shape == Shape::Diagonal)
+    return WidthMode::Diagonal;
+  return centres.shape == Shape::Full ? WidthMode::PerCentre : WidthMode::None;
+}
+
+RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
+                              const RefineSettings& settings, const Minimiser& minimise) {
+  const auto start = std::chrono::steady_clock::now();
+  NetworkOptions options;
+  options.centres = settings.centres;
+  options.widths = resolve_width_mode(settings.widths, problem.basis, problem.centres);
+  options.threads = ctx.threads;
+  const Link& link = problem.output.link;
+  NetworkObjective objective(problem.data.inputs, targets_for(link, problem.data), link,
+                             problem.basis, problem.centres, problem.output.weights,
+                             problem.penalty, options);
+  LbfgsOptions lo = settings.minimiser;
+  lo.on_iteration = [&](std::size_t iteration, double error) {
+    ctx.report.curve.push_back(
+        {iteration, error, objective.flops(),
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+    if (iteration > 0 && iteration % 50 == 0)
+      ctx.progress("refine: " + settings.component + " iteration " + std::to_string(iteration) +
+                   ", error " + std::to_string(error));
+  };
+  const MinimiseResult r = minimise(
+      [&](const Vector& x, Vector& g) { return objective.gradient(x, g); }, objective.start(), lo);
+
+  FitReport& report = ctx.report;
+  report.iterations = r.iterations;
+  report.termination = r.termination;
+  report.converged = r.termination == Termination::Converged;
+  report.final_error = r.value;
+  report.gradient_evaluations = r.evaluations;
+  report.function_evaluations = r.evaluations;
+  report.flops = objective.flops();
+  report.figures["start_error"] = r.curve.front();
+  report.figures["gradient_max"] = r.gradient_max;
+  report.figures["parameters"] = double(objective.size());
+  report.figures["width_parameters"] = double(objective.width_parameters());
+  const std::string& id = settings.component;
+  if (r.termination == Termination::IterationCap)
+    ctx.warn(id, "iteration-cap",
+             "whole-network training stopped at its cap of " + std::to_string(r.iterations) +
+                 " iterations, the error still falling",
+             "refine.iterations");
+  if (r.termination == Termination::NoProgress)
+    ctx.warn(id, "no-progress",
+             "whole-network training stopped after " + std::to_string(r.iterations) +
+                 " iterations: no step lowered the error, with the gradient not yet at its "
+                 "rounding floor; the network there is kept",
+             "refine.tolerance (raise it to stop earlier)");
+  if (r.termination == Termination::NumericalFailure)
+    ctx.warn(id, "numerical-failure",
+             "whole-network training met a non-finite error or gradient after " +
+                 std::to_string(r.iterations) + " iterations; the last finite network is kept",
+             "refine.widths = \"none\", or a weight penalty");
+  return RefinedNetwork{objective.centres_at(r.x), objective.weights_at(r.x)};
+}
+
+}  // namespace radial::refine

@@ -1,0 +1,27 @@
+// Registration of the `scg` refiner: the shared refine parameters and the factory.
+#include <radial/sdk/plugin.hpp>
+
+#include "scg_refiner.hpp"
+
+namespace radial::plugins {
+namespace {
+
+refine::RefineSettings scg_settings(const Params& params) {
+  return refine::refine_settings(params, "network-scg");
+}
+
+void register_scg(Registrar& registrar) {
+  registrar.add_refiner(
+      sdk::describe(
+          "The whole network (centres, widths, output weights) by Moller's scaled conjugate gradients "
+          "from the two-stage fit, without line search; O(P) memory",
+          "Moller, Neural Networks 6 (1993) 525-533; NETLAB scg.m and netopt(..., 'scg') over "
+          "rbfpak's parameters",
+          refine::refine_params(1000)),
+      sdk::from_options<ScgRefiner>(scg_settings));
+}
+
+}  // namespace
+}  // namespace radial::plugins
+
+RADIAL_PLUGIN("network-scg", "1.0.0", radial::plugins::register_scg)

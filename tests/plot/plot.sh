@@ -45,6 +45,13 @@ learning-curve)
   run 0 plot learning-curve scg.json irls.json --label "SCG run" --label "IRLS run" --x flops --output c2.svg \
     --title "error against flops"
   check svg c2.svg 2 "SCG run" "IRLS run" "floating-point operations" "error against flops"
+  # Whole-network training's curve, from the example that refines DEM centres.
+  example iris-dem-refine-lbfgs.toml refine.toml
+  run 0 train refine.toml --quiet --report refine.json
+  run 0 plot learning-curve refine.json --stage refine --output refine.svg
+  check svg refine.svg 1 "Whole-network training" "training error"
+  run 2 plot learning-curve scg.json --stage refine --output none.svg
+  err_has "no 'refine' stage"
   no_leftovers
   ;;
 series)

@@ -63,11 +63,15 @@ PlotBody learning_curve_plot(const std::vector<ReportFile>& reports,
     plots += std::string(plots.empty() ? "plot " : ", \\\n     ") + "$" + name +
              " using 1:2 with " + with + " lt " + std::to_string(r + 1) + " title " + quote(label);
   }
-  body.title = (stage == "output" ? "Output layer" : "Centre learner") + std::string(" learning curve");
+  body.title = (stage == "output"   ? "Output layer"
+                : stage == "refine" ? "Whole-network training"
+                                    : "Centre learner") +
+               std::string(" learning curve");
   body.script = blocks + "set xlabel " + quote(xlabel) + "\n" +
                 "set ylabel " +
-                quote(stage == "output" ? "training error (summed over rows, + penalty)"
-                                        : "centre learner's error (see its plugin page)") + "\n" +
+                quote(stage == "output" || stage == "refine"
+                          ? "training error (summed over rows, + penalty)"
+                          : "centre learner's error (see its plugin page)") + "\n" +
                 (logx ? "set logscale x\n" : "") + (logy ? "set logscale y\n" : "") +
                 // A log x axis (flops, seconds) labels powers of ten alike: 1e+05, 1e+06, not 100000, 1e+06.
                 (logx ? "set format x '%.0e'\n" : "set format x '%g'\n") +

@@ -44,8 +44,9 @@ ReportFile read_report(const std::string& file) {
 }
 
 const json& report_stage(const ReportFile& report, const std::string& stage) {
-  if (stage != "centres" && stage != "output") {
-    throw InputError("--stage " + stage + ": a report has the stages centres and output");
+  if (stage != "centres" && stage != "output" && stage != "refine") {
+    throw InputError("--stage " + stage +
+                     ": a report has the stages centres, output and (with [refine]) refine");
   }
   const auto found = report.json.find(stage);
   if (found == report.json.end() || !found->is_object()) {

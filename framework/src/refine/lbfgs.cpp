@@ -141,6 +141,12 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
     out.iterations = it + 1;
     out.curve.push_back(out.value);
     if (options.on_iteration) options.on_iteration(out.iterations, out.value);
+    if (options.keep_going && !options.keep_going(out.iterations, out.x)) {
+      out.stopped = true;
+      out.termination = Termination::Converged;
+      out.gradient_max = largest(g);
+      return out;
+    }
     // The curvature condition s.y > 0 holds after a Wolfe step; skip the pair if rounding broke it.
     if (sy > 0) {
       pairs.push_back(Pair{std::move(s), std::move(y), 1.0 / sy});

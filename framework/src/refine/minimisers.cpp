@@ -62,10 +62,17 @@ bool begin(const GradientFunction& f, const LbfgsOptions& options, MinimiseResul
   return true;
 }
 
-void accept(MinimiseResult& out, const LbfgsOptions& options, std::size_t iteration) {
+// Records an accepted iteration; false when keep_going stops the minimiser there.
+bool accept(MinimiseResult& out, const LbfgsOptions& options, std::size_t iteration) {
   out.iterations = iteration;
   out.curve.push_back(out.value);
   if (options.on_iteration) options.on_iteration(iteration, out.value);
+  if (options.keep_going && !options.keep_going(iteration, out.x)) {
+    out.stopped = true;
+    out.termination = Termination::Converged;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -140,7 +147,10 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
     out.x = std::move(x_new);
     g = std::move(g_new);
     out.value = next.value;
-    accept(out, options, it + 1);
+    if (!accept(out, options, it + 1)) {
+      out.gradient_max = largest(g);
+      return out;
+    }
     if (sy > 0) {
       if (!scaled) {  // H0 = (s.y / y.y) I before the first update (eq. 6.20)
         const double gamma = sy / dot(y, y);
@@ -212,7 +222,10 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
       g = g_new;
       success = true;
       ++successes;
-      accept(out, options, out.iterations + 1);
+      if (!accept(out, options, out.iterations + 1)) {
+        out.gradient_max = largest(g);
+        return out;
+      }
       if (settled(step, change, options.tolerance)) {
         out.termination = Termination::Converged;
         out.gradient_max = largest(g);

@@ -2,7 +2,13 @@
 #include "radial/refine/refine_network.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
 
+#include "radial/collectives.hpp"
+#include "radial/dataset.hpp"
 #include "radial/output_layer.hpp"
 
 namespace radial::refine {
@@ -19,6 +25,16 @@ ParamTable refine_params(std::int64_t iterations) {
                         "which widths to train, as log factors on the start's shapes: auto = "
                         "diagonal for Gaussian activations (per-centre from full covariances), "
                         "none for Euclidean bases and densities"),
+      ParamSpec::real("validation", 0.0,
+                      "early stopping: the fraction of training rows held out (every 1/f-th "
+                      "row); the iterate with the lowest held-out error is kept; 0 trains on "
+                      "every row to the stopping rule")
+          .at_least(0)
+          .at_most(0.5),
+      ParamSpec::integer("patience", 10,
+                         "early stopping: iterations without a lower held-out error before "
+                         "stopping")
+          .at_least(1),
   };
 }
 
@@ -29,6 +45,8 @@ RefineSettings refine_settings(const Params& params, std::string component) {
   s.minimiser.tolerance = params.real("tolerance");
   s.centres = params.boolean("centres");
   s.widths = params.string("widths");
+  s.validation = params.real("validation");
+  s.patience = static_cast<std::size_t>(params.integer("patience"));
   return s;
 }
 
@@ -49,10 +67,49 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   options.widths = resolve_width_mode(settings.widths, problem.basis, problem.centres);
   options.threads = ctx.threads;
   const Link& link = problem.output.link;
-  NetworkObjective objective(problem.data.inputs, targets_for(link, problem.data), link,
+  // The rows trained on and (early stopping) the rows held out, by global row index.
+  const Dataset* fit_rows = &problem.data;
+  Dataset trained, held;
+  const double f = settings.validation;
+  if (f > 0) {
+    const std::size_t first = shard_layout(problem.data.rows()).first;
+    std::vector<std::size_t> in, out;
+    for (std::size_t i = 0; i < problem.data.rows(); ++i) {
+      const double g = double(first + i);
+      (std::floor((g + 1) * f) > std::floor(g * f) ? out : in).push_back(i);
+    }
+    trained = select_rows(problem.data, in);
+    held = select_rows(problem.data, out);
+    fit_rows = &trained;
+  }
+  NetworkObjective objective(fit_rows->inputs, targets_for(link, *fit_rows), link,
                              problem.basis, problem.centres, problem.output.weights,
                              problem.penalty, options);
+  std::optional<NetworkObjective> validation;
+  if (f > 0)
+    validation.emplace(held.inputs, targets_for(link, held), link, problem.basis,
+                       problem.centres, problem.output.weights, nullptr, options);
   LbfgsOptions lo = settings.minimiser;
+  Vector best_x;
+  double best_error = std::numeric_limits<double>::infinity();
+  std::size_t best_iteration = 0, since_best = 0;
+  if (validation) {
+    best_x = objective.start();
+    best_error = validation->value(best_x);
+    ctx.report.series["validation_error"].push_back(best_error);
+    lo.keep_going = [&](std::size_t iteration, const Vector& x) {
+      const double e = validation->value(x);
+      ctx.report.series["validation_error"].push_back(e);
+      if (e < best_error) {
+        best_error = e;
+        best_x = x;
+        best_iteration = iteration;
+        since_best = 0;
+        return true;
+      }
+      return ++since_best < settings.patience;
+    };
+  }
   lo.on_iteration = [&](std::size_t iteration, double error) {
     ctx.report.curve.push_back(
         {iteration, error, objective.flops(),
@@ -64,11 +121,18 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   const MinimiseResult r = minimise(
       [&](const Vector& x, Vector& g) { return objective.gradient(x, g); }, objective.start(), lo);
 
+  const Vector& chosen = validation ? best_x : r.x;
   FitReport& report = ctx.report;
   report.iterations = r.iterations;
   report.termination = r.termination;
   report.converged = r.termination == Termination::Converged;
-  report.final_error = r.value;
+  report.final_error = validation ? objective.value(chosen) : r.value;
+  if (validation) {
+    report.figures["validation_rows"] = double(count_over_ranks(held.rows()));
+    report.figures["validation_error"] = best_error;
+    report.figures["best_iteration"] = double(best_iteration);
+    report.figures["stopped_early"] = r.stopped ? 1.0 : 0.0;
+  }
   report.gradient_evaluations = r.evaluations;
   report.function_evaluations = r.evaluations;
   report.flops = objective.flops();
@@ -77,7 +141,7 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   report.figures["parameters"] = double(objective.size());
   report.figures["width_parameters"] = double(objective.width_parameters());
   const std::string& id = settings.component;
-  if (r.termination == Termination::IterationCap)
+  if (r.termination == Termination::IterationCap && (!validation || best_iteration == r.iterations))
     ctx.warn(id, "iteration-cap",
              "whole-network training stopped at its cap of " + std::to_string(r.iterations) +
                  " iterations, the error still falling",
@@ -93,7 +157,7 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
              "whole-network training met a non-finite error or gradient after " +
                  std::to_string(r.iterations) + " iterations; the last finite network is kept",
              "refine.widths = \"none\", or a weight penalty");
-  return RefinedNetwork{objective.centres_at(r.x), objective.weights_at(r.x)};
+  return RefinedNetwork{objective.centres_at(chosen), objective.weights_at(chosen)};
 }
 
 }  // namespace radial::refine

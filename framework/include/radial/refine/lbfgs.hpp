@@ -27,6 +27,9 @@ struct LbfgsOptions {
   std::size_t memory = 10;
   // Called with 0 and the start's error, then after each iteration (for learning curves).
   std::function<void(std::size_t iteration, double error)> on_iteration;
+  // Called after each iteration with the parameters; false stops the minimiser there
+  // (early stopping), reported as converged with `stopped` set.
+  std::function<bool(std::size_t iteration, const Vector& x)> keep_going;
 };
 
 struct MinimiseResult {
@@ -36,6 +39,7 @@ struct MinimiseResult {
   std::size_t evaluations = 0; // gradient evaluations, the start's included
   double gradient_max = 0;     // the largest |dE/dx| there
   Termination termination = Termination::Converged;
+  bool stopped = false;        // keep_going said stop
   std::vector<double> curve;   // the error at the start and after each iteration
 };
 

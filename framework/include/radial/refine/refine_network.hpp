@@ -19,9 +19,14 @@ struct RefineSettings {
   bool centres = true;
   std::string widths = "auto";
   LbfgsOptions minimiser;    // iterations, tolerance (and memory for L-BFGS)
+  // Early stopping: this fraction of the rows (every 1/f-th by global row index, so the same
+  // rows under any sharding) is held out; the others are trained on, and the iterate with the
+  // lowest error on the held-out rows is kept, stopping `patience` iterations after it. 0: off.
+  double validation = 0;
+  std::size_t patience = 10;
 };
 
-// iterations (default `iterations`), tolerance, centres, widths.
+// iterations (default `iterations`), tolerance, centres, widths, validation, patience.
 ParamTable refine_params(std::int64_t iterations);
 // Reads them from validated Params.
 RefineSettings refine_settings(const Params& params, std::string component);

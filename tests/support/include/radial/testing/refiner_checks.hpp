@@ -5,6 +5,8 @@
 // never rises, ends below its start, and the refined model's training error falls with it;
 // widths a Euclidean basis does not have are refused.
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -55,6 +57,29 @@ inline void check_refiner(const std::string& id) {
       CHECK(after.report.train.mse < before.report.train.mse);
     else
       CHECK(*after.report.train.cross_entropy < *before.report.train.cross_entropy);
+  }
+  // Early stopping: every 1/f-th row held out; the kept iterate is the one of least held-out
+  // error, found `patience` iterations before the stop.
+  for (const char* data : {"data/synth3_train.csv", "data/sine.train.csv"}) {
+    INFO(id << " early stopping on " << data);
+    const auto run = train(
+        parse(refine_test_pipeline(data, "gaussian",
+                                   std::string(data) == "data/sine.train.csv" ? "least-squares"
+                                                                              : "irls",
+                                   "[refine]\nplugin = \"" + id +
+                                       "\"\niterations = 300\nvalidation = 0.25\npatience = 5\n")),
+        registry);
+    REQUIRE(run.report.refine);
+    const FitReport& r = run.report.refine->fit;
+    const auto& held = r.series.at("validation_error");
+    REQUIRE(held.size() == r.iterations + 1);
+    const std::size_t best =
+        std::size_t(std::min_element(held.begin(), held.end()) - held.begin());
+    CHECK(r.figures.at("validation_error") == held[best]);
+    CHECK(r.figures.at("best_iteration") == double(best));
+    CHECK(r.figures.at("validation_rows") == std::floor(double(run.report.train_rows) * 0.25));
+    if (r.figures.at("stopped_early") == 1.0) CHECK(r.iterations == best + 5);
+    CHECK(r.final_error <= r.curve.front().error);
   }
   const std::string euclidean =
       refine_test_pipeline("data/synth3_train.csv", "thin-plate", "irls",

@@ -30,10 +30,14 @@ def regression_sets():
     yield "friedman3", make_friedman3(n_samples=1000, noise=0.0, random_state=0)
 
 
+COUNT = None
+
+
 def spec(task, refine, iterations, validation=0.0):
     s = {"name": "refine-sets", "seed": 0, "threads": 0,
          "data": {"standardize": True, "task": task},
-         "basis": {"plugin": "gaussian"}, "centres": {"plugin": "kmeans"},
+         "basis": {"plugin": "gaussian"},
+         "centres": {"plugin": "kmeans", **({"count": COUNT} if COUNT else {})},
          "output": {"plugin": "least-squares"}}
     if refine:
         s["refine"] = {"plugin": "lbfgs", "iterations": iterations, "validation": validation}
@@ -69,7 +73,10 @@ def main():
     ap.add_argument("--sets", default="")
     ap.add_argument("--validation", type=float, default=0.0,
                     help="[refine] validation: the early-stopping fraction")
+    ap.add_argument("--count", type=int, default=0, help="centres (default: Radial's auto)")
     args = ap.parse_args()
+    global COUNT
+    COUNT = args.count or None
     wanted = set(filter(None, args.sets.split(",")))
     ratios = {"classification": [], "regression": []}
     print(f"{'set':15s} {'two-stage':>10s} {'refined':>10s} {'ratio':>7s} {'s/fit':>7s} {'s/fit':>7s}")

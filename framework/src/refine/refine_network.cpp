@@ -94,9 +94,10 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   double best_error = std::numeric_limits<double>::infinity();
   std::size_t best_iteration = 0, since_best = 0;
   if (validation) {
+    // The start was fitted on the held-out rows too, so its held-out error flatters it: it is
+    // recorded, not a candidate; the kept iterate is the best of those trained without them.
     best_x = objective.start();
-    best_error = validation->value(best_x);
-    ctx.report.series["validation_error"].push_back(best_error);
+    ctx.report.series["validation_error"].push_back(validation->value(best_x));
     lo.keep_going = [&](std::size_t iteration, const Vector& x) {
       const double e = validation->value(x);
       ctx.report.series["validation_error"].push_back(e);

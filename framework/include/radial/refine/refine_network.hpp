@@ -20,8 +20,9 @@ struct RefineSettings {
   std::string widths = "auto";
   LbfgsOptions minimiser;    // iterations, tolerance (and memory for L-BFGS)
   // Early stopping: this fraction of the rows (every 1/f-th by global row index, so the same
-  // rows under any sharding) is held out; the others are trained on, and the iterate with the
-  // lowest error on the held-out rows is kept, stopping `patience` iterations after it. 0: off.
+  // rows under any sharding) is held out; the others are trained on, and the iterate (after the
+  // start, which was fitted on every row) with the lowest error on the held-out rows is kept,
+  // stopping `patience` iterations after it. 0: off.
   double validation = 0;
   std::size_t patience = 10;
 };

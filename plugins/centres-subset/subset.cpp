@@ -71,7 +71,7 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
         << " centres coincide with another centre (identical training rows), so the design "
            "matrix has identical columns";
     ctx.warn("subset", "duplicate-centres", msg.str(),
-             "remove duplicate rows from the data, or regularizer.alpha > 0");
+             "remove duplicate rows from the data, or weight-penalty.alpha > 0");
   }
   // Chosen, not iterated: the fresh report's 0 iterations and `converged` stand.
   ctx.report.figures["centres"] = double(centres.count());

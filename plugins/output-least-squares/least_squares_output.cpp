@@ -304,7 +304,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
              "small)";
     msg << "; the minimum-norm solution is used";
     ctx.warn("least-squares", "rank-deficient", msg.str(),
-             "regularizer = \"weight-decay\" with regularizer.alpha > 0, or fewer centres "
+             "[weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres "
              "(centres.count)");
   }
   return out;

@@ -47,7 +47,7 @@ constexpr double kRelative = 1e-10;
 const Registry& registry() {
   return testing::plugin_registry({"basis-gaussian", "output-least-squares", "output-irls",
                                    "output-scg", "output-bfgs", "output-bayes",
-                                   "regularizer-weight-decay"});
+                                   "weight-penalty-weight-decay"});
 }
 
 // A shipped data set, every feature standardised over all rows (population deviation).

@@ -40,7 +40,7 @@ TEST_CASE("weight decay and the Bhattacharyya prior act together, each on its ow
   const radial::Pipeline both_pipeline =
       example("ionosphere-prbf-bhattacharyya.toml", with_decay);
   REQUIRE(both_pipeline.weight_penalty);
-  REQUIRE(both_pipeline.kernel_prior);  // named in [regularizer]
+  REQUIRE(both_pipeline.kernel_prior);  // named in [kernel-prior]
   const auto both = radial::train(both_pipeline, plugins());
   const auto prior_only = radial::train(example("ionosphere-prbf-bhattacharyya.toml", prbf_irls),
                                         plugins());

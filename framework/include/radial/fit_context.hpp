@@ -19,7 +19,7 @@ struct Warning {
   std::string component;  // plugin id, e.g. "kmeans"
   std::string guard;      // e.g. "empty-cluster", "variance-floor", "separable-data"
   std::string message;    // what happened, with numbers
-  std::string setting;    // what to change, e.g. "regularizer.alpha > 0"
+  std::string setting;    // what to change, e.g. "weight-penalty.alpha > 0"
 };
 
 // One point of a learning curve.

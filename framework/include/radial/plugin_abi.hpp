@@ -14,7 +14,8 @@ namespace radial {
 
 class Registrar;
 
-// 2: Regularizer split into WeightPenalty and KernelPrior (two slots, two Registrar calls).
+// 2: the one prior interface split into WeightPenalty and KernelPrior (two slots, two
+//    Registrar calls).
 inline constexpr std::uint32_t plugin_abi_version = 2;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 

@@ -577,6 +577,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.test_rows = test_rows;
   report.features = train_data.features();
   report.classes = train_data.num_classes;
+  report.warnings = p.warnings;  // what the pipeline file should say otherwise
 
   if (!p.data.standardize) agreed([&] { check_unstandardised_range(train_data); });
 

@@ -351,7 +351,18 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
              "centres.variance_floor, or fewer centres.count");
 
   report.iterations = steps;
-  report.converged = converged || options.tolerance == 0;
+  // With tolerance 0 (the paper's fixed 100 iterations) the cap is what stops it.
+  if (converged)
+    report.stop(Termination::Converged,
+                "L(theta) changed by at most tolerance * N = " +
+                    number(options.tolerance * double(n)) + " after " + std::to_string(steps) +
+                    " iterations");
+  else
+    report.stop(Termination::IterationCap,
+                "ran to the cap of " + std::to_string(options.iterations) + " iterations" +
+                    (options.tolerance > 0 ? " with L(theta) still changing by more than "
+                                             "tolerance * N"
+                                           : " (tolerance 0)"));
   report.final_error = -report.series["log_posterior"].back();
   report.figures["log_posterior"] = report.series["log_posterior"].back();
   report.figures["negative_mixing_clamps"] = double(clamp_count);

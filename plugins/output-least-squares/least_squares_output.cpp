@@ -277,7 +277,10 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
 
   FitReport& report = ctx.report;
   report.iterations = 1;
-  report.converged = true;
+  report.stop(Termination::Converged, std::string("solved in closed form (") +
+                                          (svd ? "SVD" : "normal equations") + ", rank " +
+                                          std::to_string(solution.rank) + " of " +
+                                          std::to_string(p) + ")");
   report.final_error = 0.5 * sse + penalty_value;
   report.figures["rank"] = double(solution.rank);
   report.figures["parameters"] = double(p);

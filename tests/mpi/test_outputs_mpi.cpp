@@ -195,8 +195,8 @@ void check_same(const Fit& all, const Fit& sharded) {
   }
   const FitReport &a = all.report, &b = sharded.report;
   CHECK(b.iterations == a.iterations);
-  CHECK(b.converged == a.converged);
   CHECK(b.termination == a.termination);
+  CHECK(b.message == a.message);
   INFO("final error " << a.final_error << " and " << b.final_error);
   CHECK(close(a.final_error, b.final_error));
   CHECK(close(a.flops, b.flops));

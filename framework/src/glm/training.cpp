@@ -143,6 +143,13 @@ bool StoppingRule::satisfied(const Matrix& weights, const Matrix& previous, doub
   return change < tolerance && std::fabs(error - previous_error) < tolerance;
 }
 
+std::string StoppingRule::met_at(std::size_t iteration) const {
+  std::ostringstream m;
+  m << "the largest weight change and the error change fell below tolerance " << tolerance
+    << " at iteration " << iteration;
+  return m.str();
+}
+
 Trace::Trace(FitContext& ctx, const Objective& objective, std::string component)
     : ctx_(ctx),
       objective_(objective),
@@ -176,20 +183,21 @@ void Trace::warn_separable(double data_error, const Matrix& weights, std::size_t
             "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
 }
 
-void Trace::finish(std::size_t iterations, Termination termination, const Matrix& weights,
+void Trace::finish(std::size_t iterations, const std::optional<Stop>& stop, const Matrix& weights,
                    double final_error, std::size_t cap) {
   FitReport& r = ctx_.report;
-  if (termination == Termination::IterationCap) {
+  if (stop) {
+    r.stop(stop->why, stop->how);
+  } else {
     std::ostringstream m;
     m << "stopping rule not met after " << cap << " iterations (error " << final_error << ")";
     ctx_.warn(component_, "iteration-cap", m.str(), "output.iterations");
+    r.stop(Termination::IterationCap, m.str());
   }
   if (looks_separable(objective_, final_error)) warn_separable(final_error, weights, iterations);
   r.figures["data_error"] = objective_.data_error(weights);
   r.figures["penalty"] = objective_.penalty(weights);
   r.iterations = iterations;
-  r.converged = termination == Termination::Converged;
-  r.termination = termination;
   r.final_error = final_error;
   r.seconds = seconds();
   r.flops = objective_.counters().flops;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "radial/dataset.hpp"
@@ -105,6 +106,15 @@ struct StoppingRule {
   std::size_t iterations = 100;
   bool satisfied(const Matrix& weights, const Matrix& previous, double error,
                  double previous_error) const;
+  // The report's message when satisfied() held at `iteration`.
+  std::string met_at(std::size_t iteration) const;
+};
+
+// Why a trainer stopped before its iteration cap, for Trace::finish: the reason and, in words,
+// the numbers that decided it.
+struct Stop {
+  Termination why = Termination::Converged;
+  std::string how;
 };
 
 // Records the learning curve (error after each iteration, cumulative flops and seconds) and
@@ -116,11 +126,11 @@ class Trace {
   // Warns (guard "separable-data") that the classes are separable by the basis outputs, at most
   // once per fit: the error fell to `data_error` with the largest weight at max_abs(weights).
   void warn_separable(double data_error, const Matrix& weights, std::size_t iteration);
-  // Ends the fit in ctx.report: the iteration-cap warning when `termination` is IterationCap
-  // (`cap` = the trainer's iteration cap), the separable-data warning when the final error says
-  // so (looks_separable), the data error and penalty of the final `weights` as figures, and the
-  // counts; converged = (termination == Termination::Converged).
-  void finish(std::size_t iterations, Termination termination, const Matrix& weights,
+  // Ends the fit in ctx.report: its stop record (`stop`, or without one the iteration cap `cap`
+  // with its warning), the separable-data warning when the final error says so
+  // (looks_separable), the data error and penalty of the final `weights` as figures, and the
+  // counts.
+  void finish(std::size_t iterations, const std::optional<Stop>& stop, const Matrix& weights,
               double final_error, std::size_t cap);
   double seconds() const;
 

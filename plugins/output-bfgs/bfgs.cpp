@@ -104,4 +104,11 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
   return x;
 }
 
+WorkingMemory bfgs_memory(std::size_t rows, std::size_t centres, std::size_t outputs) {
+  const double weights = double(outputs) * (double(centres) + 1.0);
+  return glm::trainer_memory(rows, centres, outputs, 2.0 * weights * weights,
+                             "the inverse Hessian estimate, 2 (K (M + 1))^2 doubles",
+                             ", or output plugin \"scg\"");
+}
+
 }  // namespace radial::plugins

@@ -172,6 +172,16 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   return w;
 }
 
+WorkingMemory irls_memory(std::size_t rows, std::size_t centres, std::size_t outputs) {
+  const double m1 = double(centres) + 1.0, k = double(outputs), weights = k * m1;
+  if (outputs > 1)
+    return glm::trainer_memory(rows, centres, outputs, 4.0 * weights * weights,
+                               "the softmax Hessian and its solve, 4 (K (M + 1))^2 doubles",
+                               ", or output plugin \"scg\"");
+  return glm::trainer_memory(rows, centres, outputs, 4.0 * k * m1 * m1,
+                             "one Hessian per output, 4 K (M + 1)^2 doubles");
+}
+
 IrlsOptions irls_options(const Params& params) {
   IrlsOptions o;
   glm::read_trainer_options(params, o);

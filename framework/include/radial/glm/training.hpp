@@ -64,13 +64,27 @@ OutputWeights fit_output_weights(const TrainingProblem& problem, const WeightPen
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train);
 
+// The working memory of a GLM trainer that holds `extra_doubles` beyond the objective's blocks:
+// OutputLayer::working_memory's default plus those, described by `what`, with `remedy`.
+WorkingMemory trainer_memory(std::size_t rows, std::size_t centres, std::size_t outputs,
+                             double extra_doubles, std::string what, std::string remedy = "");
+
 // The output layer of a GLM trainer, which is then glue: made from its options (derived from
 // TrainerOptions), which it only stores; fit() is fit_output_weights with
-// train(objective, options, ctx). `id` names the plugin in messages.
-template <class Options, Matrix (*train)(Objective&, const Options&, FitContext&), const char* id>
+// train(objective, options, ctx). `id` names the plugin in messages; `memory`, when given, is
+// the trainer's working memory (OutputLayer::working_memory) for its options.
+using TrainerMemory = WorkingMemory (*)(std::size_t rows, std::size_t centres,
+                                        std::size_t outputs);
+template <class Options, Matrix (*train)(Objective&, const Options&, FitContext&), const char* id,
+          TrainerMemory memory = nullptr>
 class TrainerLayer final : public OutputLayer {
  public:
   explicit TrainerLayer(Options options) : options_(std::move(options)) {}
+  WorkingMemory working_memory(std::size_t rows, std::size_t centres,
+                               std::size_t outputs) const override {
+    if constexpr (memory != nullptr) return memory(rows, centres, outputs);
+    return OutputLayer::working_memory(rows, centres, outputs);
+  }
   OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override {
     return fit_output_weights(problem, penalty, options_.link, id, [&](Objective& objective) {

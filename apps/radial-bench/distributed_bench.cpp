@@ -158,7 +158,7 @@ class DistributedBench {
                   "count = 64\niterations = 10\ntolerance = 0.0\n[output]\nplugin = \"irls\"\n"
                   "link = \"softmax\"\ntolerance = 1e-300\niterations = " +
                   std::to_string(its) +
-                  "\n[regularizer]\nplugin = \"weight-decay\"\nalpha = 0.001\n";
+                  "\n[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.001\n";
          },
          s_.irls_iterations},
     };
@@ -371,7 +371,7 @@ class DistributedBench {
          [&](std::size_t its) {
            return km64 + "[output]\nplugin = \"irls\"\nlink = \"softmax\"\ntolerance = 1e-300\n"
                          "iterations = " + std::to_string(its) +
-                  "\n[regularizer]\nplugin = \"weight-decay\"\nalpha = 0.001\n";
+                  "\n[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.001\n";
          },
          "iteration", output_its,
          // The exact softmax Hessian as K(K+1)/2 blocks of (M+1)^2, the gradient, the error,

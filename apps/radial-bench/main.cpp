@@ -431,7 +431,7 @@ class Bench {
         << "test = \"test.npy\"\nstandardize = true\n[basis]\nplugin = \"gaussian\"\n"
         << "width = " << width << "\n"
         << "[centres]\nplugin = \"kmeans\"\ncount = 64\n[output]\nplugin = \"irls\"\n"
-        << "link = \"softmax\"\n[regularizer]\nplugin = \"weight-decay\"\nalpha = " << alpha
+        << "link = \"softmax\"\n[weight-penalty]\nplugin = \"weight-decay\"\nalpha = " << alpha
         << "\n";
     const fs::path host = self_dir() / "radial";
     std::vector<double> r_t, r_mem, r_err;

@@ -184,6 +184,9 @@ int train_command(const Registry& registry, const TrainArgs& args) {
 int validate_command(const Registry& registry, const std::string& file,
                      const std::vector<std::string>& overrides) {
   const Pipeline p = read_pipeline(file, registry, overrides);
+  for (const Warning& w : p.warnings)
+    std::cerr << "radial: warning: " << w.component << ": " << w.message << " (to change: "
+              << w.setting << ")\n";
   std::ostringstream out;
   out << file << ": ok — basis " << p.basis.plugin << ", centres " << p.centres.plugin
       << ", output " << p.output.plugin

@@ -37,7 +37,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-// --table rows=dataset+regularizer.alpha,columns=pipeline,value=test.error_rate,compare=A+B
+// --table rows=dataset+weight-penalty.alpha,columns=pipeline,value=test.error_rate,compare=A+B
 TableSpec table_option(const std::string& text, TableSpec spec) {
   const std::string usage =
       "; write --table rows=DIM[+DIM],columns=DIM[+DIM],value=PATH[,compare=A+B] (any of them)";

@@ -23,7 +23,7 @@ std::string stage(const StageReport& s, const std::string& counted) {
   std::string line = s.plugin + ": " + counted;
   if (s.fit.iterations > 0) {
     line += ", " + plural(s.fit.iterations, "iteration", "iterations") +
-            (s.fit.converged ? ", converged" : ", NOT converged");
+            (s.fit.converged() ? ", converged" : ", NOT converged");
   }
   return line + ", " + seconds(s.fit.seconds);
 }

@@ -66,9 +66,9 @@ name = "PRBF + prior"
 file = "$prbf/prbf-bhattacharyya.toml"
 [grid]
 "centres.count" = [4, 6, 8, 10, 12]
-"regularizer.alpha" = [5, 20]
+"kernel-prior.alpha" = [5, 20]
 TOML
 "$radial" experiment table4.toml --results table4.sqlite --quiet > /dev/null
-plot results table4.sqlite --rows centres.count --columns pipeline+regularizer.alpha \
+plot results table4.sqlite --rows centres.count --columns pipeline+kernel-prior.alpha \
   --value test.error_rate --title "PRBF on ionosphere: 5-fold CV error against the number of kernels" \
   --output "$here/prbf-table4.svg"

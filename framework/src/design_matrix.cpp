@@ -103,7 +103,7 @@ DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const B
   if (log_domain && !basis.has_log_map())
     throw InputError("DesignMatrix: the log-domain design matrix (log phi, read by rules such as "
                      "bayes) needs a basis "
-                     "that is positive everywhere and provides log_map(); use basis 'gaussian'");
+                     "that is positive everywhere and provides log_map()");
   impl_ = std::make_unique<Impl>(inputs, centres, basis, log_domain, cache_bytes, block_rows);
 }
 

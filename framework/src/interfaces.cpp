@@ -21,6 +21,12 @@ EuclideanBasis::~EuclideanBasis() = default;
 CentreLearner::~CentreLearner() = default;
 Refiner::~Refiner() = default;
 OutputLayer::~OutputLayer() = default;
+
+WorkingMemory OutputLayer::working_memory(std::size_t rows, std::size_t centres,
+                                          std::size_t outputs) const {
+  const double m1 = double(centres) + 1.0;
+  return {8.0 * (4.0 * m1 * m1 + double(rows) * double(outputs)), "a few (M + 1)^2 blocks", ""};
+}
 WeightPenalty::~WeightPenalty() = default;
 KernelPrior::~KernelPrior() = default;
 Registrar::~Registrar() = default;

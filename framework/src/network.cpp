@@ -45,7 +45,7 @@ Network::Network(const Model& model, std::shared_ptr<const Basis> basis)
   if (rule_->log_domain() && !basis_->has_log_map())
     throw ModelFileError("Network: the " + model.link.name() + " output reads log phi(x), but "
                          "basis '" + model.basis_id + "' has no log map; it needs a basis that is "
-                         "positive everywhere, such as 'gaussian' with density = true");
+                         "positive everywhere and provides log_map() (a density, for the mixture posterior)");
   if (model.weights.shape(0) != m + 1 || model.weights.shape(1) == 0)
     throw ModelFileError("Network: the output weights are " + shape_text(model.weights) +
                          " but " + std::to_string(m) + " centres need " + std::to_string(m + 1) +

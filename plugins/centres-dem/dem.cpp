@@ -211,7 +211,21 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
   }
 
   ctx.report.iterations = steps;
-  ctx.report.converged = converged;
+  // What stopped DEM: the stopping rule, a learning rate too small to improve (a stall, not the
+  // cap), or the cap.
+  if (converged)
+    ctx.report.stop(Termination::Converged,
+                    "relative change of log R^d <= tolerance " + number(options.tolerance) +
+                        " after " + std::to_string(steps) + " steps (log R^d = " +
+                        number(best_rd) + ")");
+  else if (stalled)
+    ctx.report.stop(Termination::NoProgress,
+                    "the learning rate fell below 1e-10 after " + std::to_string(steps) +
+                        " steps without improving log R^d = " + number(best_rd));
+  else
+    ctx.report.stop(Termination::IterationCap,
+                    "ran to the cap of " + std::to_string(options.iterations) +
+                        " iterations (log R^d = " + number(best_rd) + ")");
   ctx.report.series["log_Rd"] = trace_rd;
   ctx.report.series["eta"] = trace_eta;
   ctx.report.figures["log_Rd"] = best_rd;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "radial/collectives.hpp"
 #include "radial/errors.hpp"
@@ -17,13 +18,26 @@ constexpr const char* kId = gmm_id;
 
 using text::number;
 
+// How one mixture's EM stopped, in words.
+std::string stop_message(const EmResult& fit, const EmOptions& em) {
+  if (fit.converged)
+    return "relative change of the log-likelihood <= tolerance " + number(em.tolerance) +
+           " after " + std::to_string(fit.iterations) + " iterations";
+  return "EM ran to its cap of " + std::to_string(em.iterations) + " iterations" +
+         (em.tolerance > 0 ? " with the relative change above tolerance " + number(em.tolerance)
+                           : " (tolerance 0)");
+}
+
 // Records one mixture's EM run in the report; `label` names the mixture ("" or "class k").
-void record(const EmResult& fit, const std::string& label, const EmOptions& em, FitContext& ctx) {
+// The fit converged when every mixture did; `stops` gathers each mixture's stop message.
+void record(const EmResult& fit, const std::string& label, const EmOptions& em, FitContext& ctx,
+            std::vector<std::string>& stops) {
   const std::string prefix = label.empty() ? "" : label + ": ";
   const std::string series = label.empty() ? "log_likelihood" : "log_likelihood." + label;
   ctx.report.series[series] = fit.log_likelihood;
   ctx.report.iterations += fit.iterations;
-  ctx.report.converged = ctx.report.converged && fit.converged;
+  if (!fit.converged) ctx.report.termination = Termination::IterationCap;
+  stops.push_back(prefix + stop_message(fit, em));
   if (fit.floored)
     ctx.warn(kId, "covariance-floor",
              prefix + std::to_string(fit.floored) + " variance(s) were raised to the floor " +
@@ -70,7 +84,8 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
   const std::size_t rows = std::size_t(count_over_ranks(train.rows()));
   if (rows == 0) throw InputError("centres gmm: the training set has no rows");
   ctx.report.iterations = 0;
-  ctx.report.converged = true;
+  ctx.report.termination = Termination::Converged;
+  std::vector<std::string> stops;
   std::size_t repairs = 0;
   Centres centres;
   double log_likelihood = 0;
@@ -84,7 +99,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
                        " training rows are fewer than count = " + std::to_string(options_.count) +
                        " components; lower centres.count");
     EmResult fit = em_mixture_kmeans(x, options_.count, em, ctx.rng, &repairs);
-    record(fit, "", em, ctx);
+    record(fit, "", em, ctx, stops);
     log_likelihood = fit.final_log_likelihood;
     centres = std::move(fit.components);
     ctx.report.figures["weights_min"] = xt::amin(fit.weights)();
@@ -97,7 +112,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
                                                 "centres gmm");
     repairs = mixtures.kmeans_repairs;
     for (std::size_t k = 0; k < mixtures.per_class.size(); ++k) {
-      record(mixtures.per_class[k], "class" + std::to_string(k), em, ctx);
+      record(mixtures.per_class[k], "class" + std::to_string(k), em, ctx, stops);
       log_likelihood += mixtures.per_class[k].final_log_likelihood;
     }
     centres = std::move(mixtures.centres);
@@ -109,6 +124,9 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
     ctx.warn(kId, "empty-cluster",
              "k-means initialisation re-seeded " + std::to_string(repairs) + " empty cluster(s)",
              "centres.count (use fewer components)");
+  std::string how;
+  for (const std::string& s : stops) how += (how.empty() ? "" : "; ") + s;
+  ctx.report.stop(ctx.report.termination, how);
   ctx.report.figures["log_likelihood"] = log_likelihood;
   ctx.report.final_error = -log_likelihood / double(rows);
   ctx.report.seconds =

@@ -106,7 +106,17 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   }
 
   ctx.report.iterations = result.iterations;
-  ctx.report.converged = result.converged;
+  {
+    std::ostringstream how;
+    if (result.converged)
+      how << "the centres moved at most the tolerance " << options.tolerance
+          << " (relative to the data's spread) at iteration " << result.iterations;
+    else
+      how << "the centres still moved more than the tolerance " << options.tolerance
+          << " after the cap of " << result.iterations << " iterations";
+    ctx.report.stop(result.converged ? Termination::Converged : Termination::IterationCap,
+                    how.str());
+  }
   ctx.report.final_error = result.inertia;
   ctx.report.figures["inertia"] = result.inertia;
   ctx.report.figures["empty_cluster_repairs"] = double(result.empty_cluster_repairs);

@@ -278,7 +278,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                    "kernel " + std::to_string(j) + " has total responsibility " + number(total) +
                        " rows at iteration " + std::to_string(t) +
                        "; it keeps its mean and covariance and has ~0 weight in every class",
-                   "lower centres.count or regularizer.alpha");
+                   "lower centres.count or kernel-prior.alpha");
         continue;
       }
       const double denominator = total + mean_terms.weight(j);
@@ -338,12 +338,12 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
              "eq 29 gave " + std::to_string(clamp_count) +
                  " negative mixing weights (first " + first_clamp +
                  "); each was set to 0 and its class's weights renormalised",
-             "a smaller regularizer.alpha");
+             "a smaller kernel-prior.alpha");
   if (fallback_count > 0)
     ctx.warn(kId, "negative-mixing-fallback",
              "eq 29 left no positive mixing weight in a class " + std::to_string(fallback_count) +
                  " times; those classes used the unregularised update (eq 8)",
-             "a smaller regularizer.alpha");
+             "a smaller kernel-prior.alpha");
   if (floor_count > 0)
     ctx.warn(kId, "variance-floor",
              "a covariance was raised to the variance floor " + std::to_string(floor_count) +
@@ -351,7 +351,18 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
              "centres.variance_floor, or fewer centres.count");
 
   report.iterations = steps;
-  report.converged = converged || options.tolerance == 0;
+  // With tolerance 0 (the paper's fixed 100 iterations) the cap is what stops it.
+  if (converged)
+    report.stop(Termination::Converged,
+                "L(theta) changed by at most tolerance * N = " +
+                    number(options.tolerance * double(n)) + " after " + std::to_string(steps) +
+                    " iterations");
+  else
+    report.stop(Termination::IterationCap,
+                "ran to the cap of " + std::to_string(options.iterations) + " iterations" +
+                    (options.tolerance > 0 ? " with L(theta) still changing by more than "
+                                             "tolerance * N"
+                                           : " (tolerance 0)"));
   report.final_error = -report.series["log_posterior"].back();
   report.figures["log_posterior"] = report.series["log_posterior"].back();
   report.figures["negative_mixing_clamps"] = double(clamp_count);

@@ -5,7 +5,7 @@
 //
 //   p(x|C_k) = sum_j pi_jk p(x|j),   p(x|j) = N(x | mu_j, Sigma_j),   sum_j pi_jk = 1    (eqs 2-5)
 //
-// trained by EM (E-step eq 4, M-step eqs 6-8), or, when the pipeline's regularizer places a
+// trained by EM (E-step eq 4, M-step eqs 6-8), or, when the pipeline's [kernel-prior] places a
 // prior on kernels, by the MAP EM of eqs 27-30 with that prior's terms. Class priors are
 // P(C_k) = |X_k| / |X| (eq 20). The Bayes output classifies with
 // p(C_k|x) proportional to P(C_k) sum_j pi_jk p(x|j).

@@ -23,7 +23,7 @@ void register_prbf(Registrar& registrar) {
   registrar.add_centre_learner(
       sdk::describe(
           "probabilistic RBF: Gaussian kernels shared by all classes with class mixing weights, "
-          "trained by EM (MAP EM with a kernel-prior regularizer such as bhattacharyya)",
+          "trained by EM (MAP EM with a kernel prior such as bhattacharyya)",
           "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
           "probabilistic RBF network: model eqs 2-5, EM eqs 4 and 6-8, class priors eq 20, "
           "MAP EM eqs 27-30 with the clamp of section 3.1, L(theta) eq 22",

@@ -71,9 +71,11 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
         << " centres coincide with another centre (identical training rows), so the design "
            "matrix has identical columns";
     ctx.warn("subset", "duplicate-centres", msg.str(),
-             "remove duplicate rows from the data, or regularizer.alpha > 0");
+             "remove duplicate rows from the data, or weight-penalty.alpha > 0");
   }
-  // Chosen, not iterated: the fresh report's 0 iterations and `converged` stand.
+  // Chosen, not iterated: 0 iterations.
+  ctx.report.stop(Termination::Converged, "chose " + std::to_string(centres.count()) +
+                                              " training rows as centres (not iterated)");
   ctx.report.figures["centres"] = double(centres.count());
   ctx.report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

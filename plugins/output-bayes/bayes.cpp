@@ -200,7 +200,8 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
   BayesFigures f;
   bayes_log_posterior(data.inputs, c, options_, &data.classes, &f);
   ctx.report.iterations = 0;
-  ctx.report.converged = true;
+  ctx.report.stop(Termination::Converged,
+                  "the mixtures' posterior in closed form from the centres (not iterated)");
   ctx.report.figures["log_posterior"] = f.log_posterior;
   ctx.report.figures["train_error"] = f.error_rate;
   const std::size_t rows = std::size_t(count_over_ranks(data.rows()));

@@ -28,7 +28,7 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
   Matrix h = xt::eye<double>(p);  // inverse Hessian approximation
   bool fresh = true;              // h is the (scaled) identity, never updated
   std::size_t resets = 0;
-  std::optional<Termination> stop;  // empty: the iteration cap
+  std::optional<glm::Stop> stop;  // empty: the iteration cap
   std::size_t iteration = 0;
   Vector hy = xt::zeros<double>({p});
   while (iteration < rule.iterations) {
@@ -43,7 +43,8 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
     double slope = dot(g, d);
     if (!(slope < 0)) {
       if (glm::max_abs(g) == 0) {
-        stop = Termination::Converged;  // zero gradient
+        stop = glm::Stop{Termination::Converged,
+                         "zero gradient at iteration " + std::to_string(iteration)};
         break;
       }
       h = xt::eye<double>(p);
@@ -69,7 +70,7 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
       m << "the line search found no decrease along steepest descent at iteration "
         << iteration << " (error " << f << ")";
       ctx.warn(bfgs_id, "line-search", m.str(), "output.tolerance");
-      stop = Termination::NoProgress;
+      stop = glm::Stop{Termination::NoProgress, m.str()};
       break;
     }
     ++iteration;
@@ -81,7 +82,7 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
     g = std::move(next.gradient);
     trace.record(iteration, f);
     if (done) {
-      stop = Termination::Converged;
+      stop = glm::Stop{Termination::Converged, rule.met_at(iteration)};
       break;
     }
     // BFGS update of the inverse Hessian (Nocedal & Wright eq. 6.17), skipped when the
@@ -99,8 +100,15 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
     }
   }
   ctx.report.figures["metric_resets"] = double(resets);
-  trace.finish(iteration, stop.value_or(Termination::IterationCap), x, f, rule.iterations);
+  trace.finish(iteration, stop, x, f, rule.iterations);
   return x;
+}
+
+WorkingMemory bfgs_memory(std::size_t rows, std::size_t centres, std::size_t outputs) {
+  const double weights = double(outputs) * (double(centres) + 1.0);
+  return glm::trainer_memory(rows, centres, outputs, 2.0 * weights * weights,
+                             "the inverse Hessian estimate, 2 (K (M + 1))^2 doubles",
+                             ", or output plugin \"scg\"");
 }
 
 }  // namespace radial::plugins

@@ -27,7 +27,10 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
 
 inline constexpr char bfgs_id[] = "bfgs";
 
+// BFGS's working memory: the inverse Hessian estimate of all K (M + 1) weights and its update.
+WorkingMemory bfgs_memory(std::size_t rows, std::size_t centres, std::size_t outputs);
+
 // The output layer: BFGS on the GLM objective (glm::TrainerLayer).
-using Bfgs = glm::TrainerLayer<BfgsOptions, bfgs, bfgs_id>;
+using Bfgs = glm::TrainerLayer<BfgsOptions, bfgs, bfgs_id, bfgs_memory>;
 
 }  // namespace radial::plugins

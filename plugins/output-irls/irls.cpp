@@ -58,11 +58,14 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   trace.record(iteration, error);
 
   std::size_t halvings_total = 0, solves = 0, rank_deficient = 0, last_rank = p;
-  std::optional<Termination> stop;  // empty: the iteration cap
+  std::optional<glm::Stop> stop;  // empty: the iteration cap
   while (iteration < rule.iterations) {
     if (glm::looks_separable(objective, error)) {
       trace.warn_separable(error, w, iteration);
-      stop = Termination::NoProgress;  // the error can only fall with unbounded weights
+      std::ostringstream m;
+      m << "the classes are separable: at iteration " << iteration << " the error " << error
+        << " could fall further only with unbounded weights";
+      stop = glm::Stop{Termination::NoProgress, m.str()};
       break;
     }
     // Newton / Fisher scoring direction (eq. 10): H d = -g.
@@ -81,7 +84,8 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     objective.add_flops(glm::flops::dot(p));
     if (!glm::all_finite(d) || slope >= 0) {
       if (slope >= 0 && glm::max_abs(g) == 0) {
-        stop = Termination::Converged;  // zero gradient
+        stop = glm::Stop{Termination::Converged,
+                         "zero gradient at iteration " + std::to_string(iteration)};
       } else {
         std::ostringstream m;
         m << "the Newton direction at iteration " << iteration
@@ -89,7 +93,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
           << " (rank " << solved.rank << " of " << p << "); keeping the current weights";
         ctx.warn(irls_id, "newton-step", m.str(),
                  "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0");
-        stop = Termination::NumericalFailure;
+        stop = glm::Stop{Termination::NumericalFailure, m.str()};
       }
       break;
     }
@@ -113,14 +117,17 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
         // the minimum to working precision, or the direction is useless.
         const double decrement = -slope;  // g^T H^-1 g, the Newton decrement squared
         const bool converged = decrement < options.tolerance;
+        std::ostringstream m;
+        m << "no decrease of the error along the Newton direction after "
+          << options.line_search.max_halvings << " halvings at iteration " << iteration
+          << " (Newton decrement " << decrement << ")";
         if (!converged) {
-          std::ostringstream m;
-          m << "no decrease of the error along the Newton direction after "
-            << options.line_search.max_halvings << " halvings at iteration " << iteration
-            << " (Newton decrement " << decrement << "); keeping the current weights";
+          m << "; keeping the current weights";
           ctx.warn(irls_id, "step-control", m.str(), "output.iterations or weight-penalty");
+        } else {
+          m << " < tolerance " << options.tolerance << ": at the minimum to working precision";
         }
-        stop = converged ? Termination::Converged : Termination::NoProgress;
+        stop = glm::Stop{converged ? Termination::Converged : Termination::NoProgress, m.str()};
         break;
       }
       if (step.halvings > 0) objective.hessian(w_new, kind, g_new, h_new);
@@ -130,7 +137,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       m << "the full Newton step at iteration " << iteration + 1 << " raised the error from "
         << error << " to " << error_new << "; stopped with the previous weights (NETLAB's rule)";
       ctx.warn(irls_id, "error-increased", m.str(), "output.step_control = true");
-      stop = Termination::NoProgress;
+      stop = glm::Stop{Termination::NoProgress, m.str()};
       break;
     }
     ++iteration;
@@ -143,7 +150,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     h_new = Matrix();
     trace.record(iteration, error);
     if (done) {
-      stop = Termination::Converged;
+      stop = glm::Stop{Termination::Converged, rule.met_at(iteration)};
       break;
     }
   }
@@ -161,8 +168,18 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   ctx.report.figures["step_halvings"] = double(halvings_total);
   ctx.report.figures["rank_deficient_solves"] = double(rank_deficient);
   ctx.report.figures["last_rank"] = double(last_rank);
-  trace.finish(iteration, stop.value_or(Termination::IterationCap), w, error, rule.iterations);
+  trace.finish(iteration, stop, w, error, rule.iterations);
   return w;
+}
+
+WorkingMemory irls_memory(std::size_t rows, std::size_t centres, std::size_t outputs) {
+  const double m1 = double(centres) + 1.0, k = double(outputs), weights = k * m1;
+  if (outputs > 1)
+    return glm::trainer_memory(rows, centres, outputs, 4.0 * weights * weights,
+                               "the softmax Hessian and its solve, 4 (K (M + 1))^2 doubles",
+                               ", or output plugin \"scg\"");
+  return glm::trainer_memory(rows, centres, outputs, 4.0 * k * m1 * m1,
+                             "one Hessian per output, 4 K (M + 1)^2 doubles");
 }
 
 IrlsOptions irls_options(const Params& params) {

@@ -36,8 +36,13 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
 
 inline constexpr char irls_id[] = "irls";
 
+// IRLS's working memory: the softmax Hessian whole, K (M + 1) square, exact or block-diagonal
+// (which only changes the solve: glm::max_exact_softmax_weights), and its solve; one Hessian per
+// output for a single output.
+WorkingMemory irls_memory(std::size_t rows, std::size_t centres, std::size_t outputs);
+
 // The output layer: IRLS on the GLM objective (glm::TrainerLayer).
-using Irls = glm::TrainerLayer<IrlsOptions, irls, irls_id>;
+using Irls = glm::TrainerLayer<IrlsOptions, irls, irls_id, irls_memory>;
 
 IrlsOptions irls_options(const Params& params);
 

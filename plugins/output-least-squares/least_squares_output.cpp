@@ -277,7 +277,10 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
 
   FitReport& report = ctx.report;
   report.iterations = 1;
-  report.converged = true;
+  report.stop(Termination::Converged, std::string("solved in closed form (") +
+                                          (svd ? "SVD" : "normal equations") + ", rank " +
+                                          std::to_string(solution.rank) + " of " +
+                                          std::to_string(p) + ")");
   report.final_error = 0.5 * sse + penalty_value;
   report.figures["rank"] = double(solution.rank);
   report.figures["parameters"] = double(p);
@@ -304,7 +307,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
              "small)";
     msg << "; the minimum-norm solution is used";
     ctx.warn("least-squares", "rank-deficient", msg.str(),
-             "regularizer = \"weight-decay\" with regularizer.alpha > 0, or fewer centres "
+             "[weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres "
              "(centres.count)");
   }
   return out;

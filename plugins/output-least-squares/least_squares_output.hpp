@@ -3,7 +3,7 @@
 // rbftrain (Nabney, papers 000/003) and of the lecture notes (paper 001, "Interpolation":
 // beta = (Z^T Z)^{-1} Z^T y), with Phi the design matrix including its bias column.
 //
-// With a weight-penalty regularizer the ridge solution of paper 001 ("Regularization"):
+// With a weight penalty the ridge solution of paper 001 ("Regularization"):
 //   (Phi^T Phi + H) W = Phi^T T - G,
 // H and G the penalty's Hessian and gradient at W = 0 for one output column (weight decay:
 // H = alpha I on the non-bias rows, G = 0). This is exact for any quadratic penalty that treats

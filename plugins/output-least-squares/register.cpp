@@ -21,7 +21,7 @@ void register_least_squares(Registrar& registrar) {
   registrar.add_output_layer(
       sdk::describe(
           "linear outputs by the pseudo-inverse of the design matrix (SVD), ridge with a "
-          "weight-penalty regularizer",
+          "weight penalty",
           "NETLAB rbftrain (pinv), Nabney (papers 000/003); lecture notes (paper 001): "
           "'Interpolation' beta = (Z^T Z)^{-1} Z^T y and 'Regularization' "
           "beta = (Z^T Z + lambda I)^{-1} Z^T y",

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "radial/glm/flops.hpp"
 #include "radial/glm/training.hpp"
@@ -31,7 +33,7 @@ Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx
   bool success = true;
   std::size_t n_success = 0;
   double beta = 1.0, mu = 0, kappa = 0, theta = 0;
-  bool converged = false;  // the stopping rule held or the gradient vanished
+  std::optional<glm::Stop> stop;  // empty: the iteration cap
   std::size_t j = 1;
   for (; j <= rule.iterations; ++j) {
     if (success) {
@@ -44,7 +46,9 @@ Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx
       kappa = dot(d, d);
       vec_flops(2);
       if (kappa < eps) {
-        converged = true;  // zero gradient
+        stop = glm::Stop{Termination::Converged,
+                         "zero gradient (|d|^2 below machine epsilon) at iteration " +
+                             std::to_string(j)};
         break;
       }
       const double sigma = sigma0 / std::sqrt(kappa);
@@ -76,14 +80,14 @@ Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx
       f_now = f_new;
       trace.record(j, f_now);
       if (done) {
-        converged = true;
+        stop = glm::Stop{Termination::Converged, rule.met_at(j)};
         break;
       }
       f_old = f_new;
       grad_old = grad_new;
       objective.gradient(x, grad_new);
       if (dot(grad_new, grad_new) == 0) {
-        converged = true;  // zero gradient
+        stop = glm::Stop{Termination::Converged, "zero gradient at iteration " + std::to_string(j)};
         break;
       }
     } else {
@@ -107,8 +111,7 @@ Matrix scg(glm::Objective& objective, const ScgOptions& options, FitContext& ctx
     }
   }
   const std::size_t iterations = std::min(j, rule.iterations);
-  trace.finish(iterations, converged ? Termination::Converged : Termination::IterationCap, x,
-               f_now, rule.iterations);
+  trace.finish(iterations, stop, x, f_now, rule.iterations);
   return x;
 }
 

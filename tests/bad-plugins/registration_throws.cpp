@@ -9,7 +9,7 @@
 
 namespace {
 
-class IdentityRegularizer final : public radial::WeightPenalty {
+class IdentityPenalty final : public radial::WeightPenalty {
  public:
   double penalty(const radial::Matrix&) const override { return 0; }
   void add_gradient(const radial::Matrix&, radial::Matrix&) const override {}
@@ -20,7 +20,7 @@ void register_then_throw(radial::Registrar& registrar) {
   radial::ComponentInfo info;
   info.id = "half-registered";
   registrar.add_weight_penalty(std::move(info), [](const radial::Params&) {
-    return std::make_unique<IdentityRegularizer>();
+    return std::make_unique<IdentityPenalty>();
   });
 #if defined(RADIAL_ERROR_IN_REGISTRATION)
   throw radial::ParameterError("parameter 'alpha' declared twice");

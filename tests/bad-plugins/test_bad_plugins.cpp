@@ -220,7 +220,7 @@ TEST_CASE("an object keeps its library loaded after the registry is gone") {
 
 namespace {
 
-class ZeroRegularizer final : public radial::WeightPenalty {
+class ZeroPenalty final : public radial::WeightPenalty {
  public:
   double penalty(const radial::Matrix&) const override { return 0; }
   void add_gradient(const radial::Matrix&, radial::Matrix&) const override {}
@@ -237,7 +237,7 @@ void register_zero_as_test_power(radial::Registrar& registrar) {
   radial::ComponentInfo info;
   info.id = "test-power";
   registrar.add_weight_penalty(std::move(info), [](const radial::Params&) {
-    return std::make_unique<ZeroRegularizer>();
+    return std::make_unique<ZeroPenalty>();
   });
 }
 

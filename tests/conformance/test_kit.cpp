@@ -44,13 +44,16 @@ class ScaledGaussian final : public radial::Basis {
 };
 
 // The first `count` rows as centres; or, when `seeded_by_device`, random rows chosen without
-// the context's generator (the non-determinism the kit must catch).
+// the context's generator (the non-determinism the kit must catch); unless `silent`, with the
+// stop record stated.
 class FirstRows final : public radial::CentreLearner {
  public:
-  FirstRows(const radial::Params& params, bool seeded_by_device)
-      : count_(static_cast<std::size_t>(params.integer("count"))), device_(seeded_by_device) {}
+  FirstRows(const radial::Params& params, bool seeded_by_device, bool silent = false)
+      : count_(static_cast<std::size_t>(params.integer("count"))),
+        device_(seeded_by_device),
+        silent_(silent) {}
   radial::Centres fit(const radial::Dataset& train, const radial::KernelPrior*,
-                      radial::FitContext&) override {
+                      radial::FitContext& ctx) override {
     if (train.rows() < count_) {
       throw radial::InputError("kit centres: " + std::to_string(train.rows()) + " rows for " +
                                std::to_string(count_) + " centres");
@@ -62,15 +65,16 @@ class FirstRows final : public radial::CentreLearner {
       const std::size_t row = device_ ? device() % train.rows() : j;
       for (std::size_t f = 0; f < train.features(); ++f) centres.means(j, f) = train.inputs(row, f);
     }
+    if (!silent_) ctx.report.stop(radial::Termination::Converged, "rows chosen (not iterated)");
     return centres;
   }
 
  private:
   std::size_t count_;
-  bool device_;
+  bool device_, silent_;
 };
 
-enum class Flaw { None, NoRowCheck, ForeignException };
+enum class Flaw { None, NoRowCheck, ForeignException, NoStopRecord };
 
 // Zero weights, identity link on one-of-K targets (one column per class, as the identity
 // rule asks): enough to exercise the kit's output checks.
@@ -78,7 +82,7 @@ class ZeroOutput final : public radial::OutputLayer {
  public:
   explicit ZeroOutput(Flaw flaw) : flaw_(flaw) {}
   radial::OutputWeights fit(const radial::TrainingProblem& problem, const radial::WeightPenalty*,
-                            radial::FitContext&) override {
+                            radial::FitContext& ctx) override {
     if (flaw_ == Flaw::ForeignException) throw std::logic_error("forgot to translate");
     if (flaw_ != Flaw::NoRowCheck && problem.design.rows() != problem.data.rows()) {
       throw radial::ShapeError("kit output: design and targets differ in rows");
@@ -86,6 +90,8 @@ class ZeroOutput final : public radial::OutputLayer {
     radial::OutputWeights out;
     out.weights = Matrix::from_shape({problem.design.cols(), problem.data.num_classes});
     out.weights.fill(0.0);
+    if (flaw_ != Flaw::NoStopRecord)
+      ctx.report.stop(radial::Termination::Converged, "zero weights (not iterated)");
     return out;
   }
 
@@ -162,6 +168,12 @@ void register_kit_components(radial::Registrar& r) {
   });
   r.add_centre_learner(info("random-centres", count_table()), [](const radial::Params& p) {
     return std::make_unique<FirstRows>(p, true);
+  });
+  r.add_centre_learner(info("silent-centres", count_table()), [](const radial::Params& p) {
+    return std::make_unique<FirstRows>(p, false, true);
+  });
+  r.add_output_layer(info("silent-output", {}), [](const radial::Params&) {
+    return std::make_unique<ZeroOutput>(Flaw::NoStopRecord);
   });
   r.add_output_layer(info("good-output", {}), [](const radial::Params&) {
     return std::make_unique<ZeroOutput>(Flaw::None);
@@ -288,6 +300,18 @@ TEST_CASE("the kit catches centres that ignore the seed", "[conformance-kit]") {
   INFO(report.str());
   // Both determinism checks; with 4 of 80 rows drawn twice, equal draws are a 1e-7 chance.
   CHECK(failed_checks(report) == Checks{"centres/fit-twice", "centres/determinism"});
+}
+
+TEST_CASE("the kit catches centre learners and output layers that do not say why they stopped",
+          "[conformance-kit]") {
+  for (const char* id : {"silent-centres", "silent-output"}) {
+    const auto report = radial::conformance::run_checks(kit_registry(), id);
+    INFO(report.str());
+    CHECK(failed_checks(report) == Checks{std::string(id) == "silent-centres"
+                                              ? "centres/stop-record"
+                                              : "output/stop-record"});
+    CHECK_THAT(report.str(), Catch::Matchers::Contains("ctx.report.stop(Termination, message)"));
+  }
 }
 
 TEST_CASE("the kit catches output layers that skip shape checks or leak exceptions",

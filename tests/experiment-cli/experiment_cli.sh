@@ -31,7 +31,7 @@ plugin = "kmeans"
 count = 6
 [output]
 plugin = "irls"
-[regularizer]
+[weight-penalty]
 plugin = "weight-decay"
 alpha = 0.01
 TOML
@@ -65,7 +65,7 @@ file = "pipelines/irls.toml"
 set = { "centres.count" = 8 }
 
 [grid]
-"regularizer.alpha" = [0.001, 0.1]
+"weight-penalty.alpha" = [0.001, 0.1]
 
 [table]
 rows = "dataset"
@@ -84,7 +84,7 @@ tables)
   [ -f exp.results.sqlite ] || fail "no exp.results.sqlite beside the experiment file"
   [ "$(ran_now)" = "$total" ] || fail "expected $total runs now: $(cat err.txt)"
   out_has "synth3"; out_has "ionosphere"; out_has "±"
-  out_has "IRLS, regularizer.alpha=0.001"
+  out_has "IRLS, weight-penalty.alpha=0.001"
   # Again: nothing to run, the same table.
   cp out.txt first.txt
   run 0 experiment exp.toml --jobs 2
@@ -338,8 +338,8 @@ PY
   $py - <<'PY'
 values = ", ".join(str(0.001 * (i + 1)) for i in range(400))
 counts = ", ".join(str(i + 2) for i in range(400))
-text = open("exp.toml").read().replace('"regularizer.alpha" = [0.001, 0.1]',
-    '"regularizer.alpha" = [%s]\n"centres.count" = [%s]' % (values, counts))
+text = open("exp.toml").read().replace('"weight-penalty.alpha" = [0.001, 0.1]',
+    '"weight-penalty.alpha" = [%s]\n"centres.count" = [%s]' % (values, counts))
 open("huge.toml", "w").write(text)
 PY
   run_timeout=20 run 2 experiment huge.toml

@@ -50,7 +50,7 @@ RunRecord make_run(int writer, int i) {
   r.experiment = "exp";
   r.dataset = "data" + std::to_string(writer);
   r.pipeline = "pipe";
-  r.overrides = "{\"regularizer.alpha\":" + std::to_string(i % 3) + "}";
+  r.overrides = "{\"kernel-prior.alpha\":" + std::to_string(i % 3) + "}";
   r.seed = static_cast<std::uint64_t>(i);
   r.key = "key-" + std::to_string(writer) + "-" + std::to_string(i);
   r.status = i % 7 == 0 ? "failed" : "ok";

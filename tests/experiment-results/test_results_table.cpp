@@ -159,13 +159,13 @@ TEST_CASE("results table: grid keys with several values join the columns, sorted
   for (int alpha : {10, 5}) {
     for (std::uint64_t seed : {1, 2}) {
       runs.push_back(run("synth", "RBF/PRBF", seed, tested(0.01 * alpha + 0.01 * seed),
-                         {{"regularizer.alpha", alpha}}));
+                         {{"kernel-prior.alpha", alpha}}));
     }
   }
   runs.push_back(run("synth", "RBF/EM", 1, tested(0.3)));  // not swept over alpha
   const Table t = radial::make_table(runs, TableSpec{});
-  CHECK(t.column_labels == std::vector<std::string>{"RBF/PRBF, regularizer.alpha=5",
-                                                    "RBF/PRBF, regularizer.alpha=10", "RBF/EM"});
+  CHECK(t.column_labels == std::vector<std::string>{"RBF/PRBF, kernel-prior.alpha=5",
+                                                    "RBF/PRBF, kernel-prior.alpha=10", "RBF/EM"});
   CHECK(*t.cells[0][0].mean == Approx(0.065));  // alpha 5: 0.06, 0.07
   CHECK(*t.cells[0][1].mean == Approx(0.115));  // alpha 10: 0.11, 0.12
   CHECK(t.cells[0][2].runs == 1);
@@ -173,7 +173,7 @@ TEST_CASE("results table: grid keys with several values join the columns, sorted
 
   // Named as the rows, it is not added to the columns; a row label is its bare value.
   TableSpec by_alpha;
-  by_alpha.rows = {"regularizer.alpha"};
+  by_alpha.rows = {"kernel-prior.alpha"};
   const Table r = radial::make_table({runs.begin(), runs.end() - 1}, by_alpha);
   CHECK(r.row_labels == std::vector<std::string>{"5", "10"});
   CHECK(r.column_labels == std::vector<std::string>{"RBF/PRBF"});
@@ -224,10 +224,10 @@ TEST_CASE("results table: unknown dimensions and values are named with a suggest
   CHECK_THAT(input_error(em_dem(), spec),
              Catch::Contains("'datasets'") && Catch::Contains("did you mean 'dataset'"));
   spec = TableSpec{};
-  spec.columns = {"pipeline", "regularizer.alpa"};
+  spec.columns = {"pipeline", "kernel-prior.alpa"};
   std::vector<RunRecord> runs = em_dem();
-  runs[0].overrides = R"({"regularizer.alpha": 5})";
-  CHECK_THAT(input_error(runs, spec), Catch::Contains("did you mean 'regularizer.alpha'"));
+  runs[0].overrides = R"({"kernel-prior.alpha": 5})";
+  CHECK_THAT(input_error(runs, spec), Catch::Contains("did you mean 'kernel-prior.alpha'"));
   // A value that is null in every report is not suggested for itself (issue 25).
   runs = {run("synth", "RBF/EM", 1,
               {{"test", {{"error_rate", 0.1}, {"cross_entropy", nullptr}}}})};
@@ -302,14 +302,14 @@ TEST_CASE("results table: text, markdown, csv and json") {
 
 TEST_CASE("results table: runs as JSON carry the report's metric objects") {
   std::vector<RunRecord> runs = em_dem();
-  runs[0].overrides = R"({"regularizer.alpha": 5})";
+  runs[0].overrides = R"({"kernel-prior.alpha": 5})";
   const json j = json::parse(radial::runs_json(runs));
   REQUIRE(j["runs"].size() == runs.size());
   const json& first = j["runs"][0];
   CHECK(first["dataset"] == "synth");
   CHECK(first["pipeline"] == "RBF/EM");
   CHECK(first["seed"] == 1);
-  CHECK(first["overrides"] == json({{"regularizer.alpha", 5}}));
+  CHECK(first["overrides"] == json({{"kernel-prior.alpha", 5}}));
   CHECK(first["status"] == "ok");
   CHECK(first["seconds"] == 1.5);
   CHECK(first["test"]["error_rate"] == 0.10);

@@ -50,7 +50,7 @@ count = 4
 [output]
 plugin = "irls"
 
-[regularizer]
+[weight-penalty]
 plugin = "weight-decay"
 alpha = 0.1
 )";
@@ -96,7 +96,7 @@ set = { "centres.count" = 3 }
 file = "ls.toml"
 
 [grid]
-"regularizer.alpha" = [0.01, 1]
+"weight-penalty.alpha" = [0.01, 1]
 
 [table]
 rows = ["dataset"]

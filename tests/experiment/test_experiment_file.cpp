@@ -58,7 +58,7 @@ TEST_CASE("a good experiment file is read with every field") {
   CHECK(e.pipelines[1].name == "ls");  // the file's stem
   CHECK(e.pipelines[1].set.empty());
   REQUIRE(e.grid.size() == 1);
-  CHECK(e.grid[0].key == "regularizer.alpha");
+  CHECK(e.grid[0].key == "weight-penalty.alpha");
   CHECK(e.grid[0].values == std::vector<std::string>{"0.01", "1"});
   CHECK(e.grid[0].where.line == 30);
   CHECK(e.table.rows == std::vector<std::string>{"dataset"});
@@ -72,14 +72,14 @@ TEST_CASE("defaults: name from the file, seed 1, a single seed, dotted keys in s
   folder.write("mini.toml", "seeds = 7\n[[datasets]]\ntrain = \"a.csv\"\n"
                             "[[pipelines]]\nfile = \"wd.toml\"\n"
                             "set = { centres.count = 2, output.link = \"softmax\" }\n"
-                            "[grid]\nregularizer.alpha = [0.5, 2.0]\n");
+                            "[grid]\nweight-penalty.alpha = [0.5, 2.0]\n");
   const radial::Experiment e = folder.read("mini.toml");
   CHECK(e.name == "mini");
   CHECK(e.seeds == std::vector<std::uint64_t>{7});
   CHECK(e.datasets[0].name == "a");
   CHECK(e.pipelines[0].set == std::vector<std::string>{"centres.count=2", "output.link=\"softmax\""});
   REQUIRE(e.grid.size() == 1);
-  CHECK(e.grid[0].key == "regularizer.alpha");
+  CHECK(e.grid[0].key == "weight-penalty.alpha");
   CHECK(e.grid[0].values == std::vector<std::string>{"0.5", "2.0"});
   CHECK(e.table.rows == std::vector<std::string>{"dataset"});
 }
@@ -155,10 +155,10 @@ TEST_CASE("a pipeline override with a bad value is reported at the override") {
                                  "count = 0. Violated constraint: count >= 1"));
   // A grid value out of range: at the value, naming the pipeline.
   const std::string grid = error_of(
-      folder, "[[datasets]]\ntrain = \"a.csv\"\n" + kPipeline + "[grid]\n\"regularizer.alpha\" = [1, -1]\n");
+      folder, "[[datasets]]\ntrain = \"a.csv\"\n" + kPipeline + "[grid]\n\"weight-penalty.alpha\" = [1, -1]\n");
   INFO(grid);
-  CHECK(starts_with(grid, at(folder, 7, 27) +
-                              "grid regularizer.alpha = -1 for pipeline 'wd': regularizer plugin "
+  CHECK(starts_with(grid, at(folder, 7, 30) +
+                              "grid weight-penalty.alpha = -1 for pipeline 'wd': weight-penalty plugin "
                               "'weight-decay': alpha = -1"));
   // A mistake inside the pipeline file itself: at the entry, then the pipeline file's position.
   folder.write("broken.toml", "unknown = 1\n" + std::string(experiment_test::kWeightDecay));
@@ -171,9 +171,9 @@ TEST_CASE("a pipeline override with a bad value is reported at the override") {
 TEST_CASE("a grid key that applies to no pipeline is refused at the key") {
   Folder folder;
   const std::string rest = "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfile = \"ls.toml\"\n";
-  CHECK(error_of(folder, rest + "[grid]\n\"regularizer.alpha\" = [1]\n") ==
-        at(folder, 6, 1) + "grid key 'regularizer.alpha' applies to no pipeline: no pipeline has "
-                           "a [regularizer] plugin");
+  CHECK(error_of(folder, rest + "[grid]\n\"weight-penalty.alpha\" = [1]\n") ==
+        at(folder, 6, 1) + "grid key 'weight-penalty.alpha' applies to no pipeline: no pipeline has "
+                           "a [weight-penalty] plugin");
   CHECK(starts_with(error_of(folder, rest + "[grid]\n\"centres.cont\" = [1, 2]\n"),
                     at(folder, 6, 1) + "grid key 'centres.cont' applies to no pipeline: no centres "
                                        "plugin of the pipelines (kmeans) declares 'cont' (did you "

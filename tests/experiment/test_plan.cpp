@@ -25,7 +25,7 @@ std::vector<radial::PlannedRun> plan(const Folder& folder) {
 TEST_CASE("runs come in dataset, pipeline, grid point, seed order") {
   Folder folder;
   const auto runs = plan(folder);
-  // 3 datasets x (wd at 2 values of alpha + ls, which has no regularizer) x 2 seeds.
+  // 3 datasets x (wd at 2 values of alpha + ls, which has no weight penalty) x 2 seeds.
   REQUIRE(runs.size() == 18);
   std::vector<std::string> seen;
   for (const auto& run : runs) {
@@ -43,7 +43,7 @@ TEST_CASE("runs come in dataset, pipeline, grid point, seed order") {
   CHECK(record.experiment == "demo");
   CHECK(record.dataset == "pair");
   CHECK(record.pipeline == "wd");
-  CHECK(record.overrides == "{\"regularizer.alpha\":1}");
+  CHECK(record.overrides == "{\"weight-penalty.alpha\":1}");
   CHECK(record.seed == 1);
   CHECK(record.key == runs[2].key);
   CHECK(record.status.empty());
@@ -51,7 +51,7 @@ TEST_CASE("runs come in dataset, pipeline, grid point, seed order") {
 
   // The set and the grid point reach the resolved pipeline; folds split => evaluate.folds.
   CHECK(runs[2].resolved.centres.params.integer("count") == 3);
-  CHECK(runs[2].resolved.regularizer()->params.real("alpha") == 1.0);
+  CHECK(runs[2].resolved.weight_penalty->params.real("alpha") == 1.0);
   CHECK(runs[0].resolved.data.train == folder / "a.csv");
   CHECK(runs[12].resolved.evaluate.folds == 3);
   CHECK(runs[6].resolved.evaluate.folds == 0);
@@ -110,24 +110,25 @@ TEST_CASE("a value set by the experiment changes the keys like one in the file")
   }
 }
 
-TEST_CASE("grid keys name the prior tables: weight-penalty, kernel-prior or regularizer") {
+TEST_CASE("grid keys name the prior tables, and the old table of both still takes its keys") {
   Folder folder;
-  std::string penalty = experiment_test::kWeightDecay;
-  penalty.replace(penalty.find("[regularizer]"), 13, "[weight-penalty]");
-  folder.write("wp.toml", penalty);
+  // old.toml is wd.toml with its prior in the table of before the split.
+  std::string old = experiment_test::kWeightDecay;
+  old.replace(old.find("[weight-penalty]"), 16, std::string("[") + radial::kLegacyPriorTable + "]");
+  folder.write("old.toml", old);
   folder.write("grid.toml", "name = \"priors\"\nseeds = [1]\n[[datasets]]\ntrain = \"a.csv\"\n"
-                            "[[pipelines]]\nfile = \"wd.toml\"\n[[pipelines]]\nfile = \"wp.toml\"\n"
-                            "[grid]\n\"weight-penalty.alpha\" = [0.5, 2]\n"
-                            "\"regularizer.alpha\" = [3]\n");
+                            "[[pipelines]]\nfile = \"old.toml\"\n[[pipelines]]\nfile = \"wd.toml\"\n"
+                            "[grid]\n\"weight-penalty.alpha\" = [0.5, 2]\n\"" +
+                                std::string(radial::kLegacyPriorTable) + ".alpha\" = [3]\n");
   const auto runs = radial::plan_runs(folder.read("grid.toml"), plugins());
-  // wd.toml names weight-decay in [regularizer]: only regularizer.alpha applies; wp.toml names
-  // it in [weight-penalty]: only weight-penalty.alpha applies.
+  // old.toml names weight-decay in the old table: only its key applies; wd.toml names it in
+  // [weight-penalty]: only weight-penalty.alpha applies.
   REQUIRE(runs.size() == 3);
-  CHECK(runs[0].pipeline_name == "wd");
+  CHECK(runs[0].pipeline_name == "old");
   CHECK(runs[0].resolved.weight_penalty->params.real("alpha") == 3.0);
-  CHECK(runs[0].resolved.regularizer() == &*runs[0].resolved.weight_penalty);
+  CHECK(runs[0].resolved.legacy_prior() == &*runs[0].resolved.weight_penalty);
   CHECK(runs[1].resolved.weight_penalty->params.real("alpha") == 0.5);
   CHECK(runs[2].resolved.weight_penalty->params.real("alpha") == 2.0);
-  CHECK(runs[2].resolved.regularizer() == nullptr);
+  CHECK(runs[2].resolved.legacy_prior() == nullptr);
   CHECK(runs[1].key != runs[2].key);
 }

@@ -159,7 +159,7 @@ TEST_CASE("results do not depend on the process's BLAS thread count") {
   // set and restore that process-wide count under each other.
   Folder folder;
   folder.write("irls.toml", "[basis]\nplugin = \"gaussian\"\n[centres]\nplugin = \"kmeans\"\n"
-                            "count = 8\n[output]\nplugin = \"irls\"\n[regularizer]\n"
+                            "count = 8\n[output]\nplugin = \"irls\"\n[weight-penalty]\n"
                             "plugin = \"weight-decay\"\nalpha = 0.001\n");
   folder.write("iris.toml", "seeds = [1, 2, 3]\n[[datasets]]\nname = \"iris\"\nfile = \"" +
                                 (radial::testing::source_dir() / "docs/examples/data/iris.csv").string() +

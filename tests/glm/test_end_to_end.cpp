@@ -71,7 +71,7 @@ TEST_CASE("output plugins through the registry reach NETLAB's optima", "[glm][re
         CHECK(ctx.report.final_error <= optimum * (1 + 1e-2));
         continue;
       }
-      CHECK(ctx.report.converged);
+      CHECK(ctx.report.converged());
       CHECK(ctx.report.final_error == Approx(optimum).epsilon(1e-5));
       CHECK(ctx.report.function_evaluations > 0);
       CHECK(ctx.report.gradient_evaluations > 0);

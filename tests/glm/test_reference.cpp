@@ -63,7 +63,7 @@ TEST_CASE("irls matches scikit-learn LogisticRegression with matched L2", "[glm]
     Objective obj(phi, radial::targets_for(link, data), link, decay.get());
     FitContext ctx(1);
     const Matrix w = rp::irls(obj, rp::IrlsOptions{}, ctx);
-    CHECK(ctx.report.converged);
+    CHECK(ctx.report.converged());
     CHECK(ctx.report.final_error == Approx(r.at("objective").get<double>()).epsilon(1e-8));
     const auto coef = r.at("coef").get<std::vector<std::vector<double>>>();
     const auto intercept = r.at("intercept").get<std::vector<double>>();
@@ -96,7 +96,7 @@ TEST_CASE("irls matches scikit-learn LogisticRegression with matched L2", "[glm]
       Objective o2(phi, radial::targets_for(link, data), link, decay.get());
       FitContext c2(1);
       rp::bfgs(o2, rp::BfgsOptions{}, c2);
-      CHECK(c2.report.converged);
+      CHECK(c2.report.converged());
       CHECK(c2.report.final_error == Approx(minimum).epsilon(1e-6));
     }
     {
@@ -149,7 +149,7 @@ TEST_CASE("separable data: warning, finite weights, no crash", "[glm][separable]
         const Matrix w = rp::irls(obj, o, ctx);
         CHECK(radial::glm::all_finite(w));
         CHECK(has_warning(ctx, "separable-data"));
-        CHECK_FALSE(ctx.report.converged);
+        CHECK_FALSE(ctx.report.converged());
         CHECK(std::isfinite(ctx.report.final_error));
       }
       {
@@ -158,7 +158,7 @@ TEST_CASE("separable data: warning, finite weights, no crash", "[glm][separable]
         const Matrix w = rp::irls(obj, o, ctx);
         CHECK(radial::glm::all_finite(w));
         CHECK_FALSE(has_warning(ctx, "separable-data"));
-        CHECK(ctx.report.converged);
+        CHECK(ctx.report.converged());
       }
     }
     for (int optimiser = 0; optimiser < 2; ++optimiser) {

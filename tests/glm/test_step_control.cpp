@@ -74,7 +74,7 @@ Outcome run(const radial::Dataset& data, Link link, const Matrix& phi) {
     REQUIRE(radial::glm::all_finite(w));
     (control ? o.controlled : o.plain) = ctx.report.final_error;
     if (control) {
-      CHECK(ctx.report.converged);
+      CHECK(ctx.report.converged());
       CHECK(ctx.report.figures.at("step_halvings") > 0);
     } else {
       for (const auto& warning : ctx.report.warnings)
@@ -84,7 +84,7 @@ Outcome run(const radial::Dataset& data, Link link, const Matrix& phi) {
   Objective obj(phi, t, link, &decay);
   FitContext ctx(1);
   rp::bfgs(obj, rp::BfgsOptions{}, ctx);
-  CHECK(ctx.report.converged);
+  CHECK(ctx.report.converged());
   o.bfgs = ctx.report.final_error;
   return o;
 }

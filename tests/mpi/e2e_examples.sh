@@ -2,7 +2,7 @@
 # Every shipped example pipeline (docs/examples/*.toml) under mpirun -np 2 and 3 against one
 # process: the model and report to 1e-10 of each array's scale, the same iteration counts and
 # search choices. Unlike tests/mpi/pipelines these are not chosen to be well conditioned (some
-# have no regularizer on separable classes), so they show how far iterative optimisers carry the
+# have no weight penalty on separable classes), so they show how far iterative optimisers carry the
 # rounding-level differences of the rank-ordered sums. Every example is run; the failures are
 # listed together at the end.
 #   e2e_examples.sh BIN_DIR SOURCE_DIR MPIRUN_SH

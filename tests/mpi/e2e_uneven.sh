@@ -39,7 +39,7 @@ count = 5
 [output]
 plugin = "irls"
 link = "logistic"
-[regularizer]
+[weight-penalty]
 plugin = "weight-decay"
 alpha = 0.01
 [evaluate]
@@ -65,7 +65,7 @@ plugin = "subset"
 count = 1
 [output]
 plugin = "least-squares"
-[regularizer]
+[weight-penalty]
 plugin = "weight-decay"
 alpha = 0.1
 EOF

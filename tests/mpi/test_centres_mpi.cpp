@@ -147,7 +147,8 @@ void check_same_centres(const Centres& a, const Centres& b, const std::string& w
 void check_report(const FitReport& a, const FitReport& b, const std::string& what) {
   INFO(what);
   CHECK(a.iterations == b.iterations);
-  CHECK(a.converged == b.converged);
+  CHECK(a.termination == b.termination);
+  CHECK(a.message == b.message);
   if (std::isnan(a.final_error))
     CHECK(std::isnan(b.final_error));
   else

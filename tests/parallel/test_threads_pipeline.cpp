@@ -66,7 +66,7 @@ TEST_CASE("pipelines train to bit-identical models with 1 and 2 threads", "[para
   const char* stages[] = {
       "[basis]\nplugin = \"gaussian\"\n[centres]\nplugin = \"kmeans\"\ncount = 24\n"
       "[output]\nplugin = \"irls\"\nlink = \"softmax\"\n"
-      "[regularizer]\nplugin = \"weight-decay\"\nalpha = 0.01\n",
+      "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.01\n",
       "[basis]\nplugin = \"thin-plate\"\n[centres]\nplugin = \"kmeans\"\ncount = 16\n"
       "[output]\nplugin = \"least-squares\"\n",
       "[basis]\nplugin = \"thin-plate\"\n[centres]\nplugin = \"kmeans\"\ncount = 16\n"

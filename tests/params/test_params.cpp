@@ -247,10 +247,10 @@ TEST_CASE("Params getters name the parameter when the type or the name is wrong"
 }
 
 TEST_CASE("did_you_mean: the nearest candidate by edit distance, within a typo's reach") {
-  const std::vector<std::string> slots = {"basis", "centres", "output", "regularizer"};
+  const std::vector<std::string> slots = {"basis", "centres", "output", "weight-penalty"};
   CHECK(radial::did_you_mean("centers", slots) == "centres");      // transposition
   CHECK(radial::did_you_mean("bassis", slots) == "basis");         // insertion
-  CHECK(radial::did_you_mean("regulariser", slots) == "regularizer");
+  CHECK(radial::did_you_mean("weight-penality", slots) == "weight-penalty");
   CHECK(radial::did_you_mean("OUTPUT", slots) == "output");        // case is not a typo
   CHECK(radial::did_you_mean("data", slots).empty());              // a different word
   CHECK(radial::did_you_mean("x", {"seed", "name"}).empty());

@@ -183,7 +183,7 @@ TEST_CASE("Overrides are applied before validation and noted in the text", "[pip
   const std::vector<std::string> overrides = {
       "centres.count=12", "data.standardize=false", "seed=3",        "output.plugin=scg",
       "name=my run",      "centres.init=random",    "basis.plugin=\"gaussian\"",
-      "basis.width=0.5",  "regularizer.plugin=weight-decay", "evaluate.folds=4"};
+      "basis.width=0.5",  "weight-penalty.plugin=weight-decay", "evaluate.folds=4"};
   const radial::Pipeline p = radial::read_pipeline(file, registry(), overrides);
   CHECK(p.centres.params.integer("count") == 12);
   CHECK_FALSE(p.data.standardize);
@@ -234,10 +234,12 @@ TEST_CASE("Override errors start with --set <text>", "[pipeline][errors]") {
   CHECK_THAT(pipeline_error(test_data("pipeline-full.toml"), {"name.first=x"}),
              StartsWith("--set name.first=x: 'name' is not a table in the pipeline"));
   // A required table created by an override is positioned at the override.
-  CHECK_THAT(pipeline_error(file, {"regularizer.alpha=1"}),
-             StartsWith("--set regularizer.alpha=1: [regularizer] needs plugin = \"<id>\""));
+  CHECK_THAT(pipeline_error(file, {"weight-penalty.alpha=1"}),
+             StartsWith("--set weight-penalty.alpha=1: [weight-penalty] needs plugin = \"<id>\""));
 }
 
+// The old table of both priors (radial/legacy_prior_table.hpp) is the compatibility path that
+// tests/naming/check_slot_names.py allows this file to name.
 TEST_CASE("A pipeline names a weight penalty and a kernel prior, or either in [regularizer]",
           "[pipeline][priors]") {
   const std::string head = "[data]\ntrain = \"small-classes.csv\"\n[basis]\nplugin = \"gaussian\"\n"
@@ -251,9 +253,11 @@ TEST_CASE("A pipeline names a weight penalty and a kernel prior, or either in [r
   REQUIRE(both.kernel_prior);
   CHECK(both.weight_penalty->params.real("alpha") == 0.5);
   CHECK(both.kernel_prior->params.real("alpha") == 5.0);
-  CHECK(both.regularizer() == nullptr);
+  CHECK(both.legacy_prior() == nullptr);
+  CHECK(both.warnings.empty());
 
-  // [regularizer] goes where its plugin's slot says, and combines with the other kind.
+  // [regularizer] goes where its plugin's slot says, and combines with the other kind; the
+  // reader warns, naming the table to write instead.
   const radial::Pipeline legacy = radial::parse_pipeline(
       head + "[regularizer]\nplugin = \"bhattacharyya\"\nalpha = 7\n"
              "[weight-penalty]\nplugin = \"weight-decay\"\n",
@@ -261,9 +265,28 @@ TEST_CASE("A pipeline names a weight penalty and a kernel prior, or either in [r
   REQUIRE(legacy.kernel_prior);
   CHECK(legacy.kernel_prior->table == "regularizer");
   CHECK(legacy.kernel_prior->params.real("alpha") == 8.0);
-  CHECK(legacy.regularizer() == &*legacy.kernel_prior);
+  CHECK(legacy.legacy_prior() == &*legacy.kernel_prior);
+  REQUIRE(legacy.warnings.size() == 1);
+  CHECK(legacy.warnings[0].component == "pipeline");
+  CHECK(legacy.warnings[0].guard == "deprecated-table");
+  CHECK(legacy.warnings[0].message ==
+        file.string() + ":9:1: [regularizer] is the old name of the prior tables; its plugin "
+                        "'bhattacharyya' is read as [kernel-prior]");
+  CHECK_THAT(legacy.warnings[0].setting, StartsWith("rename [regularizer] to [kernel-prior]"));
   REQUIRE(legacy.weight_penalty);
   CHECK(legacy.weight_penalty->params.real("alpha") == 0.01);
+  // [search] reads its candidates again from the same tables: one warning each, not two.
+  const radial::Pipeline searched = radial::parse_pipeline(
+      head + "[regularizer]\nplugin = \"weight-decay\"\n[search]\n\"regularizer.alpha\" = [0.1, 1]\n",
+      file, registry());
+  CHECK(searched.warnings.size() == 1);
+  REQUIRE(searched.search);
+  REQUIRE(searched.search->candidates.size() == 2);
+  for (const radial::Pipeline& candidate : searched.search->candidates) {
+    CHECK(candidate.weight_penalty->params.real("alpha") ==
+          (&candidate == &searched.search->candidates[0] ? 0.1 : 1.0));
+    CHECK(candidate.warnings.size() == 1);
+  }
 
   // Two priors of one kind are refused.
   CHECK_THROWS_WITH(

@@ -222,6 +222,13 @@ for (c, var), pl in zip(centres, polylines):
     print("centre", c, "variance", var, "largest |r^2 - 1|", round(worst, 4))
     assert worst < 0.03
 PY
+  # The shapes are drawn only when the basis measures distances under them: the same gmm
+  # centres (full covariances) under the thin-plate basis, of Euclidean distances, get none.
+  sed 's/^plugin = "gaussian"/plugin = "thin-plate"/; /^width_rule/d' gmm.toml > euclid.toml
+  run 0 train euclid.toml --quiet --model euclid.model
+  run 0 plot decision-regions euclid.model "$examples/data/synth3_test.csv" --output euclid.svg
+  check svg euclid.svg 6 "class 0" "class 1" "centres (3)" x1 x2
+  ! grep -q "one-sd ellipses" euclid.svg || fail "ellipses drawn for a basis that ignores shapes"
   # More than two inputs: refused, naming the model file.
   example iris-gmm-pooled-irls.toml iris.toml
   run 0 train iris.toml --quiet --model iris.model

@@ -53,7 +53,7 @@ def test_estimator_is_the_pipeline_it_names():
     names = np.array(["setosa", "versicolor", "virginica"])
     labels = names[y.astype(int)]
     est = RBFClassifier(basis="thin-plate", centres_params={"count": 6}, output="irls",
-                        regularizer="weight-decay", regularizer_params={"alpha": 0.01},
+                        weight_penalty="weight-decay", weight_penalty_params={"alpha": 0.01},
                         random_state=7).fit(X, labels)
     assert list(est.classes_) == ["setosa", "versicolor", "virginica"]
     assert est.n_features_in_ == 4
@@ -62,11 +62,46 @@ def test_estimator_is_the_pipeline_it_names():
                               "basis": {"plugin": "thin-plate"},
                               "centres": {"plugin": "kmeans", "count": 6},
                               "output": {"plugin": "irls"},
-                              "regularizer": {"plugin": "weight-decay", "alpha": 0.01}})
+                              "weight-penalty": {"plugin": "weight-decay", "alpha": 0.01}})
     model = direct.fit(X, y)
     assert np.array_equal(est.predict_proba(X), model.predict_proba(X))
     assert np.array_equal(est.predict(X), names[model.predict(X).astype(int)])
     assert est.report_["data"]["train_rows"] == 150
+
+
+def test_kernel_prior_is_its_own_slot():
+    X, y = iris()
+    est = RBFClassifier(basis="gaussian", basis_params={"density": True}, centres="prbf",
+                        centres_params={"count": 4, "iterations": 10}, output="bayes",
+                        kernel_prior="bhattacharyya", kernel_prior_params={"alpha": 10},
+                        random_state=3).fit(X, y)
+    spec = {"seed": 3, "threads": 1, "data": {"standardize": True, "task": "classification"},
+            "basis": {"plugin": "gaussian", "density": True},
+            "centres": {"plugin": "prbf", "count": 4, "iterations": 10},
+            "output": {"plugin": "bayes"}}
+    with_prior = radial.Pipeline({**spec, "kernel-prior": {"plugin": "bhattacharyya",
+                                                           "alpha": 10}}).fit(X, y)
+    without = radial.Pipeline(spec).fit(X, y)
+    assert np.array_equal(est.predict_proba(X), with_prior.predict_proba(X))
+    assert not np.array_equal(est.predict_proba(X), without.predict_proba(X))
+    with pytest.raises(ValueError, match="kernel_prior_params .* given without kernel_prior"):
+        RBFClassifier(kernel_prior_params={"alpha": 1}).fit(X, y)
+
+
+# The deprecated regularizer= (radial/legacy_prior_table.hpp) is the compatibility path that
+# tests/naming/check_slot_names.py allows this file to name.
+def test_deprecated_regularizer_goes_to_its_plugins_slot():
+    X, y = iris()
+    common = dict(basis="thin-plate", centres_params={"count": 6}, output="irls", random_state=7)
+    new = RBFClassifier(weight_penalty="weight-decay", weight_penalty_params={"alpha": 0.01},
+                        **common).fit(X, y)
+    old = RBFClassifier(regularizer="weight-decay", regularizer_params={"alpha": 0.01}, **common)
+    assert old.get_params()["regularizer_params__alpha"] == 0.01
+    with pytest.warns(FutureWarning, match="use weight_penalty= and weight_penalty_params="):
+        old.fit(X, y)
+    assert np.array_equal(old.predict_proba(X), new.predict_proba(X))
+    assert "deprecated-table" in [w["guard"] for w in old.report_["warnings"]]
+    assert "deprecated-table" not in [w["guard"] for w in new.report_["warnings"]]
 
 
 def test_in_a_pipeline_with_cross_val_score_and_clone():

@@ -76,7 +76,7 @@ endforeach()
 # ... and finds the installed plugins beside itself (<prefix>/bin/../lib/radial/plugins).
 list(GET installed_plugins 0 first_plugin)
 get_filename_component(first_name "${first_plugin}" NAME_WE)
-string(REGEX REPLACE "^libradial-(basis|centres|output|regularizer)-" "" first_id "${first_name}")
+string(REGEX REPLACE "^libradial-(basis|centres|output|weight-penalty|kernel-prior)-" "" first_id "${first_name}")
 run("radial plugins show ${first_id} (installed)"
     "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=" "${host}" plugins show "${first_id}")
 string(FIND "${run_output}" "library: ${prefix}/" at)

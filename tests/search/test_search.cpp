@@ -300,8 +300,8 @@ TEST_CASE("a bad [search] is reported where it is written") {
                  Catch::Contains("(did you mean 'error_rate'?)"));
   CHECK_THAT(message_of(base + "[search]\n\"centres.cout\" = [2]\n"),
              Catch::Contains("search-test.toml:13:1: [search] sweeps \"centres.cout\", but centres plugin 'kmeans' has no parameter 'cout' (did you mean 'count'?)"));
-  CHECK_THAT(message_of(base + "[search]\n\"regularizer.alpha\" = [0.1]\n"),
-             Catch::Contains("search-test.toml:13:1: [search] sweeps \"regularizer.alpha\" but the pipeline has no [regularizer]"));
+  CHECK_THAT(message_of(base + "[search]\n\"kernel-prior.alpha\" = [0.1]\n"),
+             Catch::Contains("search-test.toml:13:1: [search] sweeps \"kernel-prior.alpha\" but the pipeline has no [kernel-prior]"));
   CHECK_THAT(message_of(base + "[search]\nfolds = 3\n"),
              Catch::Contains("search-test.toml:12:1: [search] sweeps nothing"));
   CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2, [3]]\n"),

@@ -40,7 +40,7 @@ TEST_CASE("weight decay and the Bhattacharyya prior act together, each on its ow
   const radial::Pipeline both_pipeline =
       example("ionosphere-prbf-bhattacharyya.toml", with_decay);
   REQUIRE(both_pipeline.weight_penalty);
-  REQUIRE(both_pipeline.kernel_prior);  // named in [regularizer]
+  REQUIRE(both_pipeline.kernel_prior);  // named in [kernel-prior]
   const auto both = radial::train(both_pipeline, plugins());
   const auto prior_only = radial::train(example("ionosphere-prbf-bhattacharyya.toml", prbf_irls),
                                         plugins());
@@ -73,7 +73,10 @@ TEST_CASE("the termination reason of each stage reaches the report", "[terminati
       plugins());
   CHECK(stage(capped, "output").at("termination") == "iteration-cap");
   CHECK(stage(capped, "output").at("converged") == false);
+  CHECK_THAT(stage(capped, "output").at("termination_message").get<std::string>(),
+             Catch::StartsWith("stopping rule not met after 1 iterations (error "));
   CHECK(capped.report.output.fit.termination == radial::Termination::IterationCap);
+  CHECK_FALSE(capped.report.output.fit.converged());
 
   for (const char* file : {"synth3-thin-plate-irls.toml", "synth3-thin-plate-bfgs.toml",
                            "synth3-thin-plate-scg.toml"}) {
@@ -81,15 +84,64 @@ TEST_CASE("the termination reason of each stage reaches the report", "[terminati
     const auto done = radial::train(example(file, {"evaluate.folds=0"}), plugins());
     CHECK(stage(done, "output").at("termination") == "converged");
     CHECK(stage(done, "output").at("converged") == true);
+    CHECK_THAT(stage(done, "output").at("termination_message").get<std::string>(),
+               Catch::StartsWith("the largest weight change and the error change fell below "
+                                 "tolerance 0.0001 at iteration "));
     const auto one = radial::train(
         example(file, {"evaluate.folds=0", "output.iterations=1"}), plugins());
     CHECK(stage(one, "output").at("termination") == "iteration-cap");
   }
 
-  // A learner that only clears `converged` (k-means at its cap) states the iteration cap.
+  // k-means states which of its two stops it met.
   const auto kmeans = radial::train(
       example("two-class-kmeans-thin-plate.toml", {"centres.iterations=1"}), plugins());
   const auto centres = stage(kmeans, "centres");
-  CHECK(centres.at("termination") ==
-        (centres.at("converged").get<bool>() ? "converged" : "iteration-cap"));
+  const bool moved = centres.at("termination") == "iteration-cap";
+  CHECK(centres.at("converged") == !moved);
+  CHECK_THAT(centres.at("termination_message").get<std::string>(),
+             Catch::StartsWith(moved ? "the centres still moved more than the tolerance 0.0001 "
+                                       "after the cap of 1 iterations"
+                                     : "the centres moved at most the tolerance"));
+  // Closed-form stages say so.
+  CHECK(stage(kmeans, "output").at("termination") == "converged");
+  CHECK_THAT(stage(kmeans, "output").at("termination_message").get<std::string>(),
+             Catch::StartsWith("solved in closed form ("));
+}
+
+TEST_CASE("DEM and PRBF report what stopped them", "[termination]") {
+  // DEM whose learning rate starts below 1e-10 stalls at once: no improving step, not the cap.
+  const auto stalled = radial::train(
+      example("waveform-dem-bayes.toml", {"centres.learning_rate=1e-11", "evaluate.folds=0"}),
+      plugins());
+  const auto dem = stage(stalled, "centres");
+  CHECK(dem.at("termination") == "no-progress");
+  CHECK(dem.at("converged") == false);
+  CHECK_THAT(dem.at("termination_message").get<std::string>(),
+             Catch::StartsWith("the learning rate fell below 1e-10 after 0 steps"));
+  // DEM at its cap with tolerance 0.
+  const auto capped = radial::train(
+      example("waveform-dem-bayes.toml",
+              {"centres.iterations=2", "centres.tolerance=0", "evaluate.folds=0"}),
+      plugins());
+  CHECK(stage(capped, "centres").at("termination") == "iteration-cap");
+  CHECK_THAT(stage(capped, "centres").at("termination_message").get<std::string>(),
+             Catch::StartsWith("ran to the cap of 2 iterations"));
+
+  // PRBF with tolerance 0 runs to its cap: the cap stopped it, so it did not converge.
+  const auto prbf = radial::train(
+      example("ionosphere-prbf.toml", {"centres.iterations=3", "evaluate.folds=0"}), plugins());
+  CHECK(stage(prbf, "centres").at("termination") == "iteration-cap");
+  CHECK(stage(prbf, "centres").at("converged") == false);
+  CHECK(stage(prbf, "centres").at("termination_message") ==
+        "ran to the cap of 3 iterations (tolerance 0)");
+  CHECK(prbf.report.centres.fit.iterations == 3);
+  // With a tolerance it can meet, it converges before the cap.
+  const auto loose = radial::train(
+      example("ionosphere-prbf.toml",
+              {"centres.iterations=100", "centres.tolerance=0.1", "evaluate.folds=0"}),
+      plugins());
+  CHECK(stage(loose, "centres").at("termination") == "converged");
+  CHECK(loose.report.centres.fit.iterations < 100);
+  CHECK_THAT(stage(loose, "centres").at("termination_message").get<std::string>(),
+             Catch::StartsWith("L(theta) changed by at most tolerance * N = "));
 }

@@ -90,7 +90,7 @@ TEST_CASE("logistic IRLS with weight decay on fixed Gaussian centres matches sci
   // The reference is the minimiser to rounding level, not where scikit-learn stopped.
   REQUIRE(ref.at("max_abs_gradient").get<double>() < 1e-10);
   const radial::TrainingResult r = train("synth3-logistic.toml");
-  CHECK(r.report.output.fit.converged);
+  CHECK(r.report.output.fit.converged());
   check_weights(r.model.weights, ref.at("weights"));
   CHECK(r.report.output.fit.final_error ==
         Approx(ref.at("final_error").get<double>()).epsilon(1e-8));

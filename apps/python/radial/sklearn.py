@@ -3,7 +3,7 @@
 Constructor parameters name the pipeline's slots and their parameters:
 
     RBFClassifier(basis="gaussian", centres="kmeans", centres_params={"count": 64},
-                  output="irls", regularizer="weight-decay", regularizer_params={"alpha": 1e-3})
+                  output="irls", weight_penalty="weight-decay", weight_penalty_params={"alpha": 1e-3})
 
 The defaults choose for themselves, within the fit: k-means centres, as many as
 min(N/2, 8 sqrt(N), 500); Gaussian widths by NETLAB's nearest-centre rule with the scale, and a
@@ -12,12 +12,17 @@ weights (1-of-K targets for the classifier: regularised least squares, whose lea
 error is exact). Name output="irls" for probabilities (predict_proba).
 
 Each fit builds the pipeline dict {"basis": {"plugin": basis, **basis_params}, ...} and trains
-it with radial.Pipeline.fit, so the plugins, validation messages and models are the CLI's.
+it with radial.Pipeline.fit, so the plugins, validation messages and models are the CLI's
+(the slot weight_penalty is the table [weight-penalty], kernel_prior is [kernel-prior]).
 `<slot>_params__<key>` works in set_params, so GridSearchCV can search
 {"centres_params__count": [8, 16, 32]}.
+
+regularizer= and regularizer_params=, the one argument of both priors before they became two
+slots, are still accepted with a FutureWarning and go to the slot of the plugin they name.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -28,7 +33,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import Pipeline
 
-_SLOTS = ("basis", "centres", "output", "regularizer")
+_SLOTS = ("basis", "centres", "output", "weight_penalty", "kernel_prior")
+_OPTIONAL = ("weight_penalty", "kernel_prior")
+# Deprecated: both priors' one argument before the split (radial/legacy_prior_table.hpp).
+_LEGACY = "regularizer"
 
 
 class _RBFBase(BaseEstimator):
@@ -39,19 +47,25 @@ class _RBFBase(BaseEstimator):
     def _pipeline(self, seed):
         spec = {"name": type(self).__name__, "seed": int(seed), "threads": int(self.threads),
                 "data": {"standardize": bool(self.standardize), "task": self._task}}
-        for slot in _SLOTS:
+        for slot in _SLOTS + (_LEGACY,):
             plugin = getattr(self, slot)
             params = getattr(self, slot + "_params") or {}
             if plugin is None:
-                if slot != "regularizer":
+                if slot not in _OPTIONAL + (_LEGACY,):
                     raise ValueError(f"{slot} is None; name a {slot} plugin (radial.plugins())")
                 if params:
-                    raise ValueError(f"regularizer_params {params!r} given without a regularizer")
+                    raise ValueError(f"{slot}_params {params!r} given without {slot}")
                 continue
+            if slot == _LEGACY:
+                warnings.warn(f"{_LEGACY}= and {_LEGACY}_params= are deprecated: use "
+                              "weight_penalty= and weight_penalty_params= for a prior on the "
+                              "output weights (weight-decay), kernel_prior= and "
+                              "kernel_prior_params= for a prior on the kernels (bhattacharyya)",
+                              FutureWarning, stacklevel=4)
             if not isinstance(params, dict):
                 raise ValueError(f"{slot}_params must be a dict of {slot} plugin parameters, "
                                  f"not {type(params).__name__}")
-            spec[slot] = {"plugin": plugin, **params}
+            spec[slot.replace("_", "-")] = {"plugin": plugin, **params}
         return Pipeline(spec)
 
     def _seed(self):
@@ -83,7 +97,7 @@ class _RBFBase(BaseEstimator):
     def get_params(self, deep=True):
         params = super().get_params(deep=False)
         if deep:
-            for slot in _SLOTS:
+            for slot in _SLOTS + (_LEGACY,):
                 given = params.get(slot + "_params")
                 if isinstance(given, dict):
                     for key, value in given.items():
@@ -96,7 +110,7 @@ class _RBFBase(BaseEstimator):
         nested = {}
         for name in list(params):
             head, sep, key = name.partition("__")
-            if sep and head in {s + "_params" for s in _SLOTS}:
+            if sep and head in {s + "_params" for s in _SLOTS + (_LEGACY,)}:
                 nested.setdefault(head, {})[key] = params.pop(name)
         super().set_params(**params)
         for head, values in nested.items():
@@ -112,11 +126,12 @@ class _RBFBase(BaseEstimator):
 class RBFClassifier(ClassifierMixin, _RBFBase):
     """A radial basis function network classifier.
 
-    Parameters: basis, centres, output, regularizer (plugin ids, radial.plugins()), their
-    parameter dicts basis_params, centres_params, output_params, regularizer_params,
-    standardize (inputs to zero mean, unit variance on the training rows), random_state (int
-    seed, RandomState or None) and threads (row-block workers; 0, the default, is every core, as
-    in the CLI; results never depend on it: give 1 inside a parallel cross-validation).
+    Parameters: basis, centres, output, weight_penalty, kernel_prior (plugin ids,
+    radial.plugins(); the priors None by default), their parameter dicts basis_params,
+    centres_params, output_params, weight_penalty_params, kernel_prior_params, standardize
+    (inputs to zero mean, unit variance on the training rows), random_state (int seed,
+    RandomState or None) and threads (row-block workers; 0, the default, is every core, as in
+    the CLI; results never depend on it: give 1 inside a parallel cross-validation).
 
     Fitted attributes: classes_, n_features_in_, feature_names_in_ (when X has column names),
     model_ (radial.Model), pipeline_ (radial.Pipeline), report_ (the training report).
@@ -125,19 +140,25 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     _task = "classification"
 
     def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
-                 centres_params=None, output="least-squares", output_params=None, regularizer=None,
-                 regularizer_params=None, standardize=True, random_state=None, threads=0):
+                 centres_params=None, output="least-squares", output_params=None,
+                 weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
+                 kernel_prior_params=None, standardize=True, random_state=None, threads=0,
+                 regularizer=None, regularizer_params=None):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
         self.centres_params = centres_params
         self.output = output
         self.output_params = output_params
-        self.regularizer = regularizer
-        self.regularizer_params = regularizer_params
+        self.weight_penalty = weight_penalty
+        self.weight_penalty_params = weight_penalty_params
+        self.kernel_prior = kernel_prior
+        self.kernel_prior_params = kernel_prior_params
         self.standardize = standardize
         self.random_state = random_state
         self.threads = threads
+        self.regularizer = regularizer  # deprecated
+        self.regularizer_params = regularizer_params
 
     def fit(self, X, y):
         X, y = self._validate_data(X, y, dtype=np.float64)
@@ -182,19 +203,24 @@ class RBFRegressor(RegressorMixin, _RBFBase):
 
     def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
                  centres_params=None, output="least-squares", output_params=None,
-                 regularizer=None, regularizer_params=None, standardize=True,
-                 random_state=None, threads=0):
+                 weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
+                 kernel_prior_params=None, standardize=True, random_state=None, threads=0,
+                 regularizer=None, regularizer_params=None):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
         self.centres_params = centres_params
         self.output = output
         self.output_params = output_params
-        self.regularizer = regularizer
-        self.regularizer_params = regularizer_params
+        self.weight_penalty = weight_penalty
+        self.weight_penalty_params = weight_penalty_params
+        self.kernel_prior = kernel_prior
+        self.kernel_prior_params = kernel_prior_params
         self.standardize = standardize
         self.random_state = random_state
         self.threads = threads
+        self.regularizer = regularizer  # deprecated
+        self.regularizer_params = regularizer_params
 
     def fit(self, X, y):
         X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)

@@ -127,8 +127,8 @@ def selection_cost(task, X, y, fitted):
     cls = RBFClassifier if task == "classification" else RBFRegressor
     plain = cls(basis_params={"width_scale": chosen["basis.width_scale"]},
                 centres_params={"count": est.report_["centres"]["count"]},
-                regularizer="weight-decay",
-                regularizer_params={"alpha": chosen["weight-penalty.alpha"]}, random_state=0)
+                weight_penalty="weight-decay",
+                weight_penalty_params={"alpha": chosen["weight-penalty.alpha"]}, random_state=0)
     times = {"default": [], "plain": []}
     for _ in range(3):
         for key, model in (("default", cls(random_state=0)), ("plain", plain)):

@@ -7,6 +7,7 @@
 
 #include "figure.hpp"
 #include "kinds.hpp"
+#include "radial/basis.hpp"
 #include "radial/errors.hpp"
 #include "radial/network.hpp"
 
@@ -207,11 +208,14 @@ PlotBody decision_regions_plot(const Model& model, std::shared_ptr<const Basis> 
            ", \\\n     keyentry with points pt -1 lc rgb 'white' title " + quote("error rate " + percent(rate));
 
   std::vector<std::string> centres, ellipses;
+  // The shapes are drawn when they are part of the network: its basis measures distances under
+  // them (a basis of Euclidean distances ignores whatever shapes the centres carry).
+  const bool shaped = basis->metric() == Metric::Shape;
   for (std::size_t j = 0; j < model.centres.count(); ++j) {
     const double cx = raw(model, 0, model.centres.means(j, 0)), cy = raw(model, 1, model.centres.means(j, 1));
     centres.push_back(number(cx) + " " + number(cy));
     double a, b, c;
-    if (model.basis_id != "gaussian" || !covariance(model, j, a, b, c)) continue;
+    if (!shaped || !covariance(model, j, a, b, c)) continue;
     // x = c_j + L (cos t, sin t) with L L^T = S_j traces (x - c)^T S^-1 (x - c) = 1.
     const double l11 = std::sqrt(a), l21 = b / l11, l22 = std::sqrt(c - l21 * l21);
     for (int s = 0; s <= 72; ++s) {

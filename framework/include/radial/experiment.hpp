@@ -41,7 +41,7 @@ struct ExperimentPipeline {
 };
 
 struct GridAxis {
-  std::string key;                             // "regularizer.alpha"
+  std::string key;                             // "weight-penalty.alpha"
   std::vector<std::string> values;             // each as TOML text ("0", "0.5", "\"scg\"")
   SourcePosition where;
 };

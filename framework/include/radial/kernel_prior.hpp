@@ -12,7 +12,7 @@
 // assumption before eq 26). P(C_k|j) (eq 15) weighs the subkernels. The Bhattacharyya plugin
 // uses D_jk = beta_jk (eq 23); another distance (KL, ...) drops in without touching the learner.
 //
-// A pipeline names one in [kernel-prior] (or, as before the split, in [regularizer]); it can
+// A pipeline names one in [kernel-prior]; it can
 // be combined with a WeightPenalty (radial/weight_penalty.hpp) on the output weights.
 //
 // The learner hands a KernelPriorInput to three calls (see KernelPrior):

@@ -7,6 +7,7 @@
 // prediction). Non-convergence is reported in ctx.report, never thrown.
 
 #include <cstddef>
+#include <string>
 
 #include "radial/centres.hpp"
 #include "radial/dataset.hpp"
@@ -32,6 +33,15 @@ struct TrainingProblem {
   const Basis& basis;           // for layers that need log phi (Bayes)
 };
 
+// The memory a fit holds besides the design matrix, which the trainer compares with the memory
+// available before the fit starts (a Hessian of K (M + 1) weights can need gigabytes).
+struct WorkingMemory {
+  double bytes = 0;
+  std::string what;    // what holds it, for the message: "one Hessian per output, 4 K (M + 1)^2 doubles"
+  std::string remedy;  // a way out besides fewer centres or classes, e.g. ", or output plugin
+                       // \"scg\""; may be empty
+};
+
 // Targets for a link: Identity -> 1-of-K (classification) or the values (N x 1, regression);
 // Logistic -> N x 1 indicator of class 1 (2 classes only); Softmax -> 1-of-K.
 // Throws InputError when the link does not fit the task (logistic with 3 classes, ...).
@@ -51,6 +61,12 @@ class OutputLayer {
   // closed-form leave-one-out is its own error. Other selectable layers (cross-entropy) get their
   // penalty from a short cross-validated path of the layer itself, started at the closed form's.
   virtual bool least_squares() const { return false; }
+
+  // The working memory of fit() on `rows` training rows (this rank's), `centres` centres and
+  // `outputs` outputs (K classes when more than two, else 1). The default is a layer's that
+  // holds a few (M + 1)^2 blocks and the N x K targets; a layer that holds more says so.
+  virtual WorkingMemory working_memory(std::size_t rows, std::size_t centres,
+                                       std::size_t outputs) const;
 
   // `penalty` is the pipeline's weight penalty or null; it adds to the error.
   virtual OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,

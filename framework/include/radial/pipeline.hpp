@@ -10,7 +10,7 @@
 //   [output]     plugin = "irls", ...
 //   [weight-penalty] plugin = "weight-decay", alpha = 0.001     (optional)
 //   [kernel-prior]   plugin = "bhattacharyya", alpha = 10        (optional)
-//   [regularizer]    either of the two, by its plugin's slot (the name before the split)
+//   (the old name of both prior tables is still read: radial/legacy_prior_table.hpp)
 //   [evaluate]   folds = 10, committee = 10                      (optional)
 //   [search]     folds = 10, metric = "error_rate", "centres.count" = [1, 2, 3]   (optional)
 //
@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "radial/dataset.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/legacy_prior_table.hpp"
 #include "radial/params.hpp"
 #include "radial/registry.hpp"
 
@@ -42,7 +44,7 @@ struct ComponentSpec {
   std::string plugin;
   Params params;              // validated against the plugin's table, defaults filled
   SourcePosition where;       // of the table header, for later messages
-  std::string table;          // the table it was written in ("regularizer" for a prior named there)
+  std::string table;          // the table it was written in (kLegacyPriorTable for an old one)
 };
 
 struct DataSpec {
@@ -103,14 +105,18 @@ struct Pipeline {
   std::optional<ComponentSpec> kernel_prior;    // prior on the kernels (class-aware learners)
   std::optional<ComponentSpec> refine;          // whole-network training after the two stages
 
-  // The prior named in a [regularizer] table (weight_penalty or kernel_prior), or null.
-  const ComponentSpec* regularizer() const {
-    if (weight_penalty && weight_penalty->table == "regularizer") return &*weight_penalty;
-    if (kernel_prior && kernel_prior->table == "regularizer") return &*kernel_prior;
+  // The prior written in the old table kLegacyPriorTable (weight_penalty or kernel_prior), or
+  // null.
+  const ComponentSpec* legacy_prior() const {
+    if (weight_penalty && weight_penalty->table == kLegacyPriorTable) return &*weight_penalty;
+    if (kernel_prior && kernel_prior->table == kLegacyPriorTable) return &*kernel_prior;
     return nullptr;
   }
   EvaluateSpec evaluate;
   std::optional<SearchSpec> search;
+  // What the file says in a form that is still read but should be rewritten (a prior in the old
+  // table: guard "deprecated-table"), with the new form as the setting; train() reports them.
+  std::vector<Warning> warnings;
 };
 
 // Data named by someone else than the pipeline file (an experiment's dataset): replaces

@@ -14,9 +14,10 @@ namespace radial {
 
 class Registrar;
 
-// 2: Regularizer split into WeightPenalty and KernelPrior (two slots, two Registrar calls).
-// 3: Basis::differentiable, map_derivative and shapes_trainable, and the Refine slot
-//    (Registrar::add_refiner): whole-network training.
+// 2: the one prior interface split into WeightPenalty and KernelPrior (two slots, two
+//    Registrar calls).
+// 3: Basis::differentiable, map_derivative and shapes_trainable, the Refine slot
+//    (Registrar::add_refiner) for whole-network training, and OutputLayer::working_memory.
 inline constexpr std::uint32_t plugin_abi_version = 3;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 

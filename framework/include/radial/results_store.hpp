@@ -21,7 +21,7 @@ struct RunRecord {
                            // overrides, data file contents, split, seed, plugin versions)
   std::string experiment;  // the experiment's name
   std::string dataset, pipeline;
-  std::string overrides;   // JSON object of the grid values: {"regularizer.alpha": 5}; "{}"
+  std::string overrides;   // JSON object of the grid values: {"kernel-prior.alpha": 5}; "{}"
   std::uint64_t seed = 0;
   std::string status;      // "ok" or "failed"
   std::string message;     // why it failed (the error message), else empty

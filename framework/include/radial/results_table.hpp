@@ -14,7 +14,7 @@
 namespace radial {
 
 // What a table shows. rows and columns each name one or more dimensions of a run: "dataset",
-// "pipeline", "seed" or a grid key ("regularizer.alpha"). Grid keys with several values that
+// "pipeline", "seed" or a grid key ("kernel-prior.alpha"). Grid keys with several values that
 // are named by neither are added to the columns, so a cell never mixes grid values.
 // value is a dotted path into the run's report: "test.error_rate", "train.mse",
 // "cv.error_rate", "output.flops", "output.iterations", "centres.iterations", "seconds",
@@ -52,7 +52,7 @@ struct Table {
   std::string title;                       // the experiment's name, or empty
   std::string value;                       // TableSpec::value
   std::vector<std::string> row_labels, column_labels;
-  std::string row_header;                  // "dataset", "dataset / regularizer.alpha", ...
+  std::string row_header;                  // "dataset", "dataset / kernel-prior.alpha", ...
   std::vector<std::vector<TableCell>> cells;  // [row][column]
   // With TableSpec::compare: one per row.
   std::vector<std::string> compared;       // the two column labels, a then b

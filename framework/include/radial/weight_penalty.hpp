@@ -4,7 +4,7 @@
 // W is (M+1) x K with the bias in the last row; the Hessian uses the row-major flattening
 // p = i*K + k of W, i.e. a P x P matrix with P = (M+1)*K. Every output trainer (least squares
 // ridge, IRLS, SCG, BFGS) consumes only these three calls, so any weight-penalty plugin drops in.
-// A pipeline names one in [weight-penalty] (or, as before the split, in [regularizer]).
+// A pipeline names one in [weight-penalty].
 
 #include "radial/types.hpp"
 

@@ -17,6 +17,7 @@
 #include "../pipeline/toml_kind.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
+#include "radial/legacy_prior_table.hpp"
 #include "radial/text.hpp"
 
 namespace radial {
@@ -45,14 +46,14 @@ DataReplacement replacement(const Experiment& experiment, std::size_t index) {
 namespace {
 
 // "centres.count" -> the pipeline table "centres" and "count"; false when the key is not
-// table.parameter. The tables are the slots' and "regularizer" (either prior, as before the
-// priors were split into two slots).
+// table.parameter. The tables are the slots' and the old table of both priors
+// (kLegacyPriorTable).
 bool split_key(const std::string& key, std::string& table, std::string& param) {
   const auto dot = key.find('.');
   if (dot == std::string::npos) return false;
   table = key.substr(0, dot);
   param = key.substr(dot + 1);
-  bool known = table == "regularizer";
+  bool known = table == kLegacyPriorTable;
   for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty, Slot::KernelPrior})
     known = known || table == to_string(s);
   return known && !param.empty() && param.find('.') == std::string::npos;
@@ -524,9 +525,8 @@ class ExperimentReader {
       if (!experiment::split_key(leaf.path, table, param)) {
         fail(at(leaf.key->source()),
              "grid key " + in_quotes(leaf.path) + " is not slot.parameter; the grid sweeps "
-             "plugin parameters of basis, centres, output, weight-penalty, kernel-prior or "
-             "regularizer (e.g. "
-             "\"regularizer.alpha\" = [0, 5, 10])");
+             "plugin parameters of basis, centres, output, weight-penalty or kernel-prior "
+             "(e.g. \"weight-penalty.alpha\" = [0, 5, 10])");
       }
       const toml::array* values = leaf.node->as_array();
       if (values == nullptr || values->empty()) {

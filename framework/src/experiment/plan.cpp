@@ -22,6 +22,7 @@
 #include "experiment_internal.hpp"
 #include "radial/errors.hpp"
 #include "radial/input_file.hpp"
+#include "radial/legacy_prior_table.hpp"
 
 namespace radial {
 
@@ -177,15 +178,15 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
         common.field(run.resolved.data.target);
         common.field(task_name(run.resolved.data.task));
         common.field(run.resolved.data.standardize ? "standardize" : "raw");
-        // The priors hash as the one "regularizer" slot they were before the split (so stored
-        // runs keep their keys); a second prior adds its own fields.
+        // The priors hash as the one slot they were before the split (kLegacyPriorTable), so
+        // stored runs keep their keys; a second prior adds its own fields.
         const auto& wp = run.resolved.weight_penalty;
         const auto& kp = run.resolved.kernel_prior;
         std::vector<std::tuple<std::string, Slot, const ComponentSpec*>> slots = {
             {"basis", Slot::Basis, &run.resolved.basis},
             {"centres", Slot::Centres, &run.resolved.centres},
             {"output", Slot::Output, &run.resolved.output},
-            {"regularizer", wp || !kp ? Slot::WeightPenalty : Slot::KernelPrior,
+            {kLegacyPriorTable, wp || !kp ? Slot::WeightPenalty : Slot::KernelPrior,
              wp ? &*wp : kp ? &*kp : nullptr}};
         if (wp && kp) slots.emplace_back("kernel-prior", Slot::KernelPrior, &*kp);
         for (const auto& [name, slot, spec] : slots) {

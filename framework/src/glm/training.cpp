@@ -143,6 +143,20 @@ bool StoppingRule::satisfied(const Matrix& weights, const Matrix& previous, doub
   return change < tolerance && std::fabs(error - previous_error) < tolerance;
 }
 
+WorkingMemory trainer_memory(std::size_t rows, std::size_t centres, std::size_t outputs,
+                             double extra_doubles, std::string what, std::string remedy) {
+  const double m1 = double(centres) + 1.0;
+  const double doubles = 4.0 * m1 * m1 + double(rows) * double(outputs) + extra_doubles;
+  return {8.0 * doubles, std::move(what), std::move(remedy)};
+}
+
+std::string StoppingRule::met_at(std::size_t iteration) const {
+  std::ostringstream m;
+  m << "the largest weight change and the error change fell below tolerance " << tolerance
+    << " at iteration " << iteration;
+  return m.str();
+}
+
 Trace::Trace(FitContext& ctx, const Objective& objective, std::string component)
     : ctx_(ctx),
       objective_(objective),
@@ -173,23 +187,25 @@ void Trace::warn_separable(double data_error, const Matrix& weights, std::size_t
     << ": the classes are separable by the basis outputs, so the maximum-likelihood weights "
        "are infinite; training stopped with finite weights";
   ctx_.warn(component_, "separable-data", m.str(),
-            "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0 (e.g. 0.01)");
+            "add a [weight-penalty] with alpha > 0, e.g. 0.01 (radial plugins list names the "
+            "weight penalties)");
 }
 
-void Trace::finish(std::size_t iterations, Termination termination, const Matrix& weights,
+void Trace::finish(std::size_t iterations, const std::optional<Stop>& stop, const Matrix& weights,
                    double final_error, std::size_t cap) {
   FitReport& r = ctx_.report;
-  if (termination == Termination::IterationCap) {
+  if (stop) {
+    r.stop(stop->why, stop->how);
+  } else {
     std::ostringstream m;
     m << "stopping rule not met after " << cap << " iterations (error " << final_error << ")";
     ctx_.warn(component_, "iteration-cap", m.str(), "output.iterations");
+    r.stop(Termination::IterationCap, m.str());
   }
   if (looks_separable(objective_, final_error)) warn_separable(final_error, weights, iterations);
   r.figures["data_error"] = objective_.data_error(weights);
   r.figures["penalty"] = objective_.penalty(weights);
   r.iterations = iterations;
-  r.converged = termination == Termination::Converged;
-  r.termination = termination;
   r.final_error = final_error;
   r.seconds = seconds();
   r.flops = objective_.counters().flops;

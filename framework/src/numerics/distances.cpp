@@ -130,8 +130,8 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric, FullFo
   if (metric == Metric::Shape && centres.shape == Shape::None)
     throw ShapeError(
         "SquaredDistances: the basis asks for Mahalanobis distances (metric = shape) but the "
-        "centres have no shape; use a centre learner that fits shapes (gmm, prbf, dem) or let "
-        "the basis set widths in prepare()");
+        "centres have no shape; use a centre learner that fits shapes (radial plugins list says "
+        "which) or let the basis set widths in prepare()");
 
   switch (s.shape) {
     case Shape::None:

@@ -11,7 +11,7 @@
 namespace radial::pipeline {
 
 // Applies each override to `root`. Returns, for every dotted path it set or table it created
-// ("centres.count", "regularizer"), the label "--set <text>" that messages use as position.
+// ("centres.count", "weight-penalty"), the label "--set <text>" that messages use as position.
 // A malformed override is a PipelineError starting "--set <text>: ".
 std::map<std::string, std::string> apply_overrides(toml::table& root,
                                                    const std::vector<std::string>& overrides);

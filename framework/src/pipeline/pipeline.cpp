@@ -92,7 +92,7 @@ using pipeline::kind;
 
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
-    "output", "weight-penalty", "kernel-prior", "regularizer", "refine",   "evaluate",
+    "output", "weight-penalty", "kernel-prior", kLegacyPriorTable, "refine",   "evaluate",
     "search"};
 const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified", "fold_column",
@@ -101,11 +101,11 @@ const std::vector<std::string> kTasks = {"classification", "regression"};
 const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
 const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
 const std::vector<std::string> kSearchSlots = {"basis",        "centres",     "output",
-                                               "weight-penalty", "kernel-prior", "regularizer"};
+                                               "weight-penalty", "kernel-prior", kLegacyPriorTable};
 // More candidates than this is a mistake (a grid of 10^6 fits), not a search.
 constexpr std::size_t kMaxSearchCandidates = 10000;
 
-// The prior written in the table `table` ("weight-penalty", "kernel-prior" or "regularizer"), or
+// The prior written in the table `table` ("weight-penalty", "kernel-prior" or the old one), or
 // null (also for other tables).
 const ComponentSpec* prior_spec(const Pipeline& p, const std::string& table) {
   for (const auto* spec : {&p.weight_penalty, &p.kernel_prior}) {
@@ -153,7 +153,7 @@ class PipelineReader {
       fail(key_at(name, key),
            what + guess(name, kTopLevel) +
                "; the top level takes name, seed, threads and the tables [data], [basis], "
-               "[centres], [output], [weight-penalty], [kernel-prior] (or [regularizer]), "
+               "[centres], [output], [weight-penalty], [kernel-prior], "
                "[evaluate] and [search]");
     }
 
@@ -340,15 +340,17 @@ class PipelineReader {
     return spec;
   }
 
-  // The prior tables: [weight-penalty], [kernel-prior], and [regularizer], which holds either
-  // (the one table of both before they were split) and goes where its plugin's slot says.
+  // The prior tables: [weight-penalty], [kernel-prior], and the old table of both
+  // (kLegacyPriorTable), still read: its prior goes where its plugin's slot says, with a
+  // "deprecated-table" warning naming that slot's table.
   void priors(const toml::table& root, Pipeline& pipeline) const {
     pipeline.weight_penalty = component(root, Slot::WeightPenalty, false);
     pipeline.kernel_prior = component(root, Slot::KernelPrior, false);
+    const std::string legacy = kLegacyPriorTable;
     const toml::table* table = nullptr;
-    if (const toml::node* node = root.get("regularizer")) table = node->as_table();
+    if (const toml::node* node = root.get(legacy)) table = node->as_table();
     if (table == nullptr) {
-      if (root.contains("regularizer")) component(root, Slot::WeightPenalty, false, "regularizer");
+      if (root.contains(legacy)) component(root, Slot::WeightPenalty, false, legacy);
       return;
     }
     const toml::node* plugin = table->get("plugin");
@@ -356,15 +358,27 @@ class PipelineReader {
                               registry_.find(Slot::KernelPrior, plugin->as_string()->get())
                           ? Slot::KernelPrior
                           : Slot::WeightPenalty;
+    const std::string slot_table = to_string(slot);
     std::optional<ComponentSpec>& target =
         slot == Slot::KernelPrior ? pipeline.kernel_prior : pipeline.weight_penalty;
     if (target) {
-      fail(position("regularizer", *table).str(),
-           "[regularizer] names a " + std::string(to_string(slot)) + " plugin, but the pipeline "
-           "already has [" + to_string(slot) + "] (" + target->where.str() + "); a pipeline "
-           "takes one of each kind: remove one of the two tables");
+      fail(position(legacy, *table).str(),
+           "[" + legacy + "] names a " + slot_table + " plugin, but the pipeline already has [" +
+               slot_table + "] (" + target->where.str() + "); a pipeline takes one of each "
+               "kind: remove one of the two tables");
     }
-    target = component(root, slot, false, "regularizer");
+    target = component(root, slot, false, legacy);
+    // A [search] candidate is read again from the parent's tables: one warning, not two.
+    auto& warnings = pipeline.warnings;
+    warnings.erase(std::remove_if(warnings.begin(), warnings.end(),
+                                  [](const Warning& w) { return w.guard == "deprecated-table"; }),
+                   warnings.end());
+    warnings.push_back({"pipeline", "deprecated-table",
+                        target->where.str() + ": [" + legacy + "] is the old name of the prior "
+                            "tables; its plugin '" + target->plugin + "' is read as [" +
+                            slot_table + "]",
+                        "rename [" + legacy + "] to [" + slot_table + "] (and " + legacy +
+                            ".KEY to " + slot_table + ".KEY in --set, [search] and grids)"});
   }
 
   std::optional<ComponentSpec> component(const toml::table& root, Slot slot, bool required,
@@ -525,7 +539,7 @@ class PipelineReader {
       fail(key_at(path, key), "[search] key " + quoted + ": " + in_quotes(slot) +
                                   " is not a slot" + guess(slot, kSearchSlots) +
                                   "; [search] sweeps \"slot.key\" of basis, centres, output, "
-                                  "weight-penalty, kernel-prior or regularizer, e.g. "
+                                  "weight-penalty or kernel-prior, e.g. "
                                   "\"centres.count\" = [2, 4, 8]");
     }
     if (prior_spec(parent, slot) == nullptr && slot != "basis" && slot != "centres" &&
@@ -696,7 +710,7 @@ class PipelineReader {
           if (name == "basis") candidate.basis = component(candidate_root, Slot::Basis, true).value();
           if (name == "centres") candidate.centres = component(candidate_root, Slot::Centres, true).value();
           if (name == "output") candidate.output = component(candidate_root, Slot::Output, true).value();
-          if (name == "weight-penalty" || name == "kernel-prior" || name == "regularizer") {
+          if (name == "weight-penalty" || name == "kernel-prior" || name == kLegacyPriorTable) {
             priors(candidate_root, candidate);
           }
         } catch (const PipelineError& error) {

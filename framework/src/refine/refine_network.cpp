@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -125,8 +126,26 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   const Vector& chosen = validation ? best_x : r.x;
   FitReport& report = ctx.report;
   report.iterations = r.iterations;
-  report.termination = r.termination;
-  report.converged = r.termination == Termination::Converged;
+  const auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return std::string(text);
+  };
+  std::string how;
+  if (r.stopped)
+    how = "the held-out error was lowest at iteration " + std::to_string(best_iteration) +
+          " and did not fall for " + std::to_string(settings.patience) + " iterations after";
+  else if (r.termination == Termination::Converged)
+    how = "parameter and error changes below tolerance " + number(settings.minimiser.tolerance) +
+          " (or the gradient at its rounding floor, largest |g| " + number(r.gradient_max) +
+          ") after " + std::to_string(r.iterations) + " iterations";
+  else if (r.termination == Termination::IterationCap)
+    how = "the cap of " + std::to_string(r.iterations) + " iterations";
+  else if (r.termination == Termination::NoProgress)
+    how = "no step lowered the error after " + std::to_string(r.iterations) + " iterations";
+  else
+    how = "a non-finite error or gradient after " + std::to_string(r.iterations) + " iterations";
+  report.stop(r.termination, how);
   report.final_error = validation ? objective.value(chosen) : r.value;
   if (validation) {
     report.figures["validation_rows"] = double(count_over_ranks(held.rows()));

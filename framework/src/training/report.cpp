@@ -35,8 +35,9 @@ json to_json(const Metrics& m, std::size_t parameters = 0) {
 
 json to_json(const FitReport& r) {
   json j{{"iterations", r.iterations},
-         {"converged", r.converged},
-         {"termination", to_string(r.stated_termination())},
+         {"converged", r.converged()},
+         {"termination", to_string(r.termination)},
+         {"termination_message", r.message},
          {"final_error", number(r.final_error)},
          {"seconds", number(r.seconds)},
          {"flops", number(r.flops)},

@@ -80,8 +80,9 @@ struct Fitted {
 
 // The weights must suit the prediction rule the layer names: the model store checks the same
 // when the model is read back.
+// `penalties` are the weight-penalty plugins loaded, for the hint on non-finite weights.
 void check_weights(const OutputWeights& w, std::size_t centres, std::size_t classes,
-                   const std::string& plugin) {
+                   const std::string& plugin, const std::vector<std::string>& penalties) {
   const PredictionRule* rule = find_prediction_rule(w.link.name());
   if (!rule)
     throw Error("output plugin '" + plugin + "' returned link '" + w.link.name() +
@@ -97,8 +98,10 @@ void check_weights(const OutputWeights& w, std::size_t centres, std::size_t clas
   for (double v : w.weights) {
     if (!std::isfinite(v)) {
       throw NumericalError("output plugin '" + plugin +
-                           "' produced non-finite weights; add weight decay ([weight-penalty] "
-                           "plugin = \"weight-decay\") or reduce the number of centres");
+                           "' produced non-finite weights; add a weight penalty ([weight-penalty]" +
+                           (penalties.empty() ? std::string()
+                                              : " plugin = \"" + penalties.front() + "\"") +
+                           ") or reduce the number of centres");
     }
   }
   throw Error("output plugin '" + plugin + "' returned weights that its link '" +
@@ -118,41 +121,20 @@ std::uint64_t available_memory() {
 }
 
 // Refuses, before the output stage allocates it, an output stage that needs more memory than
-// is available. Second-order fits hold a Hessian of P^2 doubles for P = K (M + 1) weights (K
-// outputs, M centres), and the SVD that solves it about three more (1,000 classes with the exact
-// softmax Hessian reached 4.2 GB and ran on); the rest hold a few (M + 1)^2 blocks and the N x K
-// targets.
-void check_output_memory(const Pipeline& p, const Dataset& train, std::size_t centres) {
-  const double k = train.task == Task::Classification && train.num_classes > 2
-                       ? double(train.num_classes)
-                       : 1.0;
-  const double m1 = double(centres) + 1.0, weights = k * m1;
-  const std::string& plugin = p.output.plugin;
-  // IRLS forms the softmax Hessian whole, K (M + 1) square, exact or block-diagonal (which
-  // only changes the solve: glm::max_exact_softmax_weights).
-  const bool softmax_irls = plugin == "irls" && k > 1;
-  double doubles = 4.0 * m1 * m1 + double(train.rows()) * k;
-  std::string what = "a few (M + 1)^2 blocks";
-  if (softmax_irls) {
-    doubles += 4.0 * weights * weights;
-    what = "the softmax Hessian and its solve, 4 (K (M + 1))^2 doubles";
-  } else if (plugin == "bfgs") {
-    doubles += 2.0 * weights * weights;
-    what = "the inverse Hessian estimate, 2 (K (M + 1))^2 doubles";
-  } else if (plugin == "irls") {
-    doubles += 4.0 * k * m1 * m1;
-    what = "one Hessian per output, 4 K (M + 1)^2 doubles";
-  }
-  const double bytes = 8.0 * doubles;
+// is available: what the layer says it holds (OutputLayer::working_memory).
+void check_output_memory(const OutputLayer& layer, const std::string& plugin,
+                         const Dataset& train, std::size_t centres) {
+  const std::size_t k =
+      train.task == Task::Classification && train.num_classes > 2 ? train.num_classes : 1;
+  const WorkingMemory need = layer.working_memory(train.rows(), centres, k);
   const std::uint64_t available = available_memory();
-  if (available == 0 || bytes <= double(available)) return;
+  if (available == 0 || need.bytes <= double(available)) return;
   char sizes[96];
-  std::snprintf(sizes, sizeof sizes, "%.1f GB, more than the %.1f GB available", bytes / 1e9,
+  std::snprintf(sizes, sizeof sizes, "%.1f GB, more than the %.1f GB available", need.bytes / 1e9,
                 double(available) / 1e9);
-  throw InputError("output plugin '" + plugin + "' with K = " + std::to_string(std::size_t(k)) +
+  throw InputError("output plugin '" + plugin + "' with K = " + std::to_string(k) +
                    " outputs and M = " + std::to_string(centres) + " centres needs about " + sizes +
-                   " (" + what + "); use fewer centres, fewer classes" +
-                   (softmax_irls || plugin == "bfgs" ? ", or output plugin \"scg\"" : ""));
+                   " (" + need.what + "); use fewer centres, fewer classes" + need.remedy);
 }
 
 // Warns "saturated-basis" when nearly every activation on the training rows is at 0 or at 1
@@ -241,7 +223,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   f.basis_stage = {p.basis.plugin, centres.count(), std::move(bctx.report)};
 
   // The memory a rank has is its own: one rank short of it stops every rank.
-  agreed([&] { check_output_memory(p, train, centres.count()); });
+  agreed([&] { check_output_memory(*c.output, p.output.plugin, train, centres.count()); });
   FitContext octx(derive_seed(seed, output_stream), threads);
   octx.log = log;
   start = Clock::now();
@@ -260,7 +242,8 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   }
   octx.report.seconds = seconds_since(start);
   check_weights(weights, centres.count(),
-                train.task == Task::Classification ? train.num_classes : 0, p.output.plugin);
+                train.task == Task::Classification ? train.num_classes : 0, p.output.plugin,
+                registry.ids(Slot::WeightPenalty));
   const std::size_t outputs = weights.weights.shape(1);
   f.output = {p.output.plugin, outputs, std::move(octx.report)};
   if (log) log("output: " + p.output.plugin + ", link " + to_string(weights.link));
@@ -601,6 +584,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.test_rows = test_rows;
   report.features = train_data.features();
   report.classes = train_data.num_classes;
+  report.warnings = p.warnings;  // what the pipeline file should say otherwise
 
   if (!p.data.standardize) agreed([&] { check_unstandardised_range(train_data); });
 

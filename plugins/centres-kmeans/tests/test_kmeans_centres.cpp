@@ -66,7 +66,7 @@ TEST_CASE("kmeans finds the cluster means and the spherical ML variances", "[kme
   CHECK(centres.variances(b) == Approx(1.0));
   CHECK(ctx.report.final_error == Approx(16.0));
   CHECK(ctx.report.figures.at("inertia") == Approx(16.0));
-  CHECK(ctx.report.converged);
+  CHECK(ctx.report.converged());
   CHECK(ctx.report.iterations >= 1);
   CHECK(ctx.report.warnings.empty());
 }

@@ -110,7 +110,7 @@ std::shared_ptr<radial::KernelPrior> bhattacharyya(const radial::Registry& regis
 }
 
 const radial::Registry& load_plugins() {
-  return radial::testing::plugin_registry({"regularizer-bhattacharyya", "centres-prbf"});
+  return radial::testing::plugin_registry({"kernel-prior-bhattacharyya", "centres-prbf"});
 }
 
 void check_close(const Matrix& got, const Matrix& want, double tolerance, const char* what) {
@@ -363,7 +363,7 @@ TEST_CASE("prbf + gaussian density + bayes: the pipeline's posterior is the PRBF
   // equal p(C_k|x) proportional to P(C_k) sum_j pi_jk N(x | mu_j, Sigma_j) (eqs 1, 2, 5),
   // written out here from the trained model's arrays.
   radial::Registry registry;
-  for (const char* file : {"libradial-centres-prbf.so", "libradial-regularizer-bhattacharyya.so",
+  for (const char* file : {"libradial-centres-prbf.so", "libradial-kernel-prior-bhattacharyya.so",
                            "libradial-basis-gaussian.so", "libradial-output-bayes.so"})
     registry.load_file(radial::testing::plugin_dir() / file);
   REQUIRE(registry.find(radial::Slot::Output, "bayes") != nullptr);
@@ -374,7 +374,7 @@ TEST_CASE("prbf + gaussian density + bayes: the pipeline's posterior is the PRBF
                            "[basis]\nplugin = \"gaussian\"\ndensity = true\n"
                            "[centres]\nplugin = \"prbf\"\ncount = 5\niterations = 30\n"
                            "[output]\nplugin = \"bayes\"\n"
-                           "[regularizer]\nplugin = \"bhattacharyya\"\nalpha = 10\n";
+                           "[kernel-prior]\nplugin = \"bhattacharyya\"\nalpha = 10\n";
   const radial::Pipeline pipeline =
       radial::parse_pipeline(text, radial::testing::binary_dir() / "iris-prbf.toml", registry);
   const radial::TrainingResult result = radial::train(pipeline, registry);

@@ -49,7 +49,7 @@ Matrix read_numbers(const std::filesystem::path& file, bool header = false) {
 
 const radial::Registry& registry() {
   return radial::testing::plugin_registry(
-      {"output-least-squares", "basis-gaussian", "basis-thin-plate", "regularizer-weight-decay"});
+      {"output-least-squares", "basis-gaussian", "basis-thin-plate", "weight-penalty-weight-decay"});
 }
 
 radial::Params params_for(radial::Slot slot, const std::string& id,
@@ -211,7 +211,7 @@ TEST_CASE("least-squares reports a rank-deficient design and still finds the opt
     REQUIRE(w != nullptr);
     CHECK(w->component == "least-squares");
     CHECK_THAT(w->message, Catch::Contains("rank 11 of 12"));
-    CHECK_THAT(w->setting, Catch::Contains("regularizer.alpha"));
+    CHECK_THAT(w->setting, Catch::Contains("[weight-penalty]"));
 
     // Weight decay makes the system full rank: no warning.
     const auto decay = registry().make_weight_penalty(

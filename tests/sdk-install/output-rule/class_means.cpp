@@ -72,7 +72,7 @@ radial::OutputWeights ClassMeansOutput::fit(const radial::TrainingProblem& probl
   }
   w(m, 0) = bias;
   ctx.report.iterations = 0;
-  ctx.report.converged = true;
+  ctx.report.stop(radial::Termination::Converged, "class means in closed form (not iterated)");
   return radial::OutputWeights{w, radial::Link("probit")};
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "radial/dataset.hpp"
@@ -63,13 +64,27 @@ OutputWeights fit_output_weights(const TrainingProblem& problem, const WeightPen
                                  const std::string& link_choice, const std::string& component,
                                  const std::function<Matrix(Objective&)>& train);
 
+// The working memory of a GLM trainer that holds `extra_doubles` beyond the objective's blocks:
+// OutputLayer::working_memory's default plus those, described by `what`, with `remedy`.
+WorkingMemory trainer_memory(std::size_t rows, std::size_t centres, std::size_t outputs,
+                             double extra_doubles, std::string what, std::string remedy = "");
+
 // The output layer of a GLM trainer, which is then glue: made from its options (derived from
 // TrainerOptions), which it only stores; fit() is fit_output_weights with
-// train(objective, options, ctx). `id` names the plugin in messages.
-template <class Options, Matrix (*train)(Objective&, const Options&, FitContext&), const char* id>
+// train(objective, options, ctx). `id` names the plugin in messages; `memory`, when given, is
+// the trainer's working memory (OutputLayer::working_memory) for its options.
+using TrainerMemory = WorkingMemory (*)(std::size_t rows, std::size_t centres,
+                                        std::size_t outputs);
+template <class Options, Matrix (*train)(Objective&, const Options&, FitContext&), const char* id,
+          TrainerMemory memory = nullptr>
 class TrainerLayer final : public OutputLayer {
  public:
   explicit TrainerLayer(Options options) : options_(std::move(options)) {}
+  WorkingMemory working_memory(std::size_t rows, std::size_t centres,
+                               std::size_t outputs) const override {
+    if constexpr (memory != nullptr) return memory(rows, centres, outputs);
+    return OutputLayer::working_memory(rows, centres, outputs);
+  }
   OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                     FitContext& ctx) override {
     return fit_output_weights(problem, penalty, options_.link, id, [&](Objective& objective) {
@@ -105,6 +120,15 @@ struct StoppingRule {
   std::size_t iterations = 100;
   bool satisfied(const Matrix& weights, const Matrix& previous, double error,
                  double previous_error) const;
+  // The report's message when satisfied() held at `iteration`.
+  std::string met_at(std::size_t iteration) const;
+};
+
+// Why a trainer stopped before its iteration cap, for Trace::finish: the reason and, in words,
+// the numbers that decided it.
+struct Stop {
+  Termination why = Termination::Converged;
+  std::string how;
 };
 
 // Records the learning curve (error after each iteration, cumulative flops and seconds) and
@@ -116,11 +140,11 @@ class Trace {
   // Warns (guard "separable-data") that the classes are separable by the basis outputs, at most
   // once per fit: the error fell to `data_error` with the largest weight at max_abs(weights).
   void warn_separable(double data_error, const Matrix& weights, std::size_t iteration);
-  // Ends the fit in ctx.report: the iteration-cap warning when `termination` is IterationCap
-  // (`cap` = the trainer's iteration cap), the separable-data warning when the final error says
-  // so (looks_separable), the data error and penalty of the final `weights` as figures, and the
-  // counts; converged = (termination == Termination::Converged).
-  void finish(std::size_t iterations, Termination termination, const Matrix& weights,
+  // Ends the fit in ctx.report: its stop record (`stop`, or without one the iteration cap `cap`
+  // with its warning), the separable-data warning when the final error says so
+  // (looks_separable), the data error and penalty of the final `weights` as figures, and the
+  // counts.
+  void finish(std::size_t iterations, const std::optional<Stop>& stop, const Matrix& weights,
               double final_error, std::size_t cap);
   double seconds() const;
 

@@ -12,10 +12,12 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
   std::shared_ptr<CentreLearner> learner;
   Centres once;
   bool ready = false;
+  std::string stop_message;
   runner.run("centres/fit", [&] {
     learner = registry.make_centre_learner(info.id, params);
     FitContext ctx(options.seed);
     once = learner->fit(data, nullptr, ctx);
+    stop_message = ctx.report.message;
     once.check();
     if (once.count() == 0) runner.fail("centres/fit", "no centres were returned");
     if (once.dim() != data.features()) {
@@ -26,6 +28,13 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
     ready = true;
   });
   if (!ready) return;
+
+  runner.run("centres/stop-record", [&] {
+    if (stop_message.empty())
+      runner.fail("centres/stop-record",
+                  "fit() left the report's stop record unstated; say why the fit stopped with "
+                  "ctx.report.stop(Termination, message), also when it is not iterated");
+  });
 
   runner.run("centres/fit-twice", [&] {
     FitContext ctx(options.seed);

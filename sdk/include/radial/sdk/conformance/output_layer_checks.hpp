@@ -17,10 +17,12 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
   std::shared_ptr<OutputLayer> layer;
   OutputWeights once;
   bool ready = false;
+  std::string stop_message;
   runner.run("output/fit", [&] {
     layer = registry.make_output_layer(info.id, params);
     FitContext ctx(options.seed);
     once = layer->fit(problem, nullptr, ctx);
+    stop_message = ctx.report.message;
     const PredictionRule* rule = find_prediction_rule(once.link.name());
     if (!rule) {
       runner.fail("output/fit", "link '" + once.link.name() + "' names no registered prediction "
@@ -38,6 +40,13 @@ inline void check_output_layer(const Registry& registry, const ComponentInfo& in
     ready = true;
   });
   if (!ready) return;
+
+  runner.run("output/stop-record", [&] {
+    if (stop_message.empty())
+      runner.fail("output/stop-record",
+                  "fit() left the report's stop record unstated; say why the fit stopped with "
+                  "ctx.report.stop(Termination, message), also for a closed-form solve");
+  });
 
   const auto compare = [&](const char* check, const OutputWeights& other, const char* what) {
     if (other.link != once.link) {

@@ -66,7 +66,7 @@ inline void check_saturated_frequencies(const OutputFit& fit) {
     glm::Objective objective(g.phi, targets_for(link, g.data), link);
     FitContext ctx(1);
     const Matrix w = fit(objective, ctx);
-    CHECK(ctx.report.converged);
+    CHECK(ctx.report.converged());
     const Matrix y = objective.outputs_at(w);
     std::size_t row = 0;
     double expected_error = 0;

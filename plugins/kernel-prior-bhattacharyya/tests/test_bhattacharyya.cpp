@@ -290,7 +290,7 @@ TEST_CASE("alpha = 0 adds nothing, and a dead kernel contributes nothing", "[bha
 TEST_CASE("the bhattacharyya plugin loads, declares its parameters and is a kernel prior only",
           "[bhattacharyya][plugin]") {
   radial::Registry registry;
-  registry.load_file(radial::testing::plugin_dir() / "libradial-regularizer-bhattacharyya.so");
+  registry.load_file(radial::testing::plugin_dir() / "libradial-kernel-prior-bhattacharyya.so");
   const radial::ComponentInfo& info =
       registry.require(radial::Slot::KernelPrior, "bhattacharyya");
   REQUIRE(radial::find_param(info.params, "alpha") != nullptr);

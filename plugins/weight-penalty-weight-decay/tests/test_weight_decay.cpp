@@ -109,7 +109,7 @@ TEST_CASE("weight decay refuses arrays of the wrong shape", "[weight-decay]") {
 TEST_CASE("weight-decay plugin loads, declares its parameters and builds the prior",
           "[weight-decay][plugin]") {
   radial::Registry registry;
-  registry.load_file(radial::testing::plugin_dir() / "libradial-regularizer-weight-decay.so");
+  registry.load_file(radial::testing::plugin_dir() / "libradial-weight-penalty-weight-decay.so");
   const auto& info = registry.require(radial::Slot::WeightPenalty, "weight-decay");
   REQUIRE(radial::find_param(info.params, "alpha") != nullptr);
   CHECK(std::get<double>(radial::find_param(info.params, "alpha")->default_value) == 0.01);
@@ -126,6 +126,6 @@ TEST_CASE("weight-decay plugin loads, declares its parameters and builds the pri
 
 TEST_CASE("weight-decay passes the plugin conformance kit", "[weight-decay][conformance]") {
   radial::Registry fresh;
-  fresh.load_file(radial::testing::plugin_dir() / "libradial-regularizer-weight-decay.so");
+  fresh.load_file(radial::testing::plugin_dir() / "libradial-weight-penalty-weight-decay.so");
   radial::conformance::check_plugin(fresh, "weight-decay");
 }

@@ -44,3 +44,26 @@ def test_per_input_widths_find_the_relevant_inputs():
     assert shapes.shape == (15, 105)
     assert np.all(np.isfinite(shapes)) and np.all(shapes > 0)
     assert not np.allclose(shapes, shapes[:, :1])
+
+
+def test_estimators_take_a_refiner():
+    from radial.sklearn import RBFClassifier
+    from sklearn.base import clone
+    d = np.loadtxt(radial_examples() / "data" / "iris.csv", delimiter=",", skiprows=1)
+    x, y = d[:, :-1], d[:, -1]
+    plain = RBFClassifier(centres_params={"count": 6}, random_state=0).fit(x, y)
+    refined = RBFClassifier(centres_params={"count": 6}, refine="lbfgs",
+                            refine_params={"iterations": 50}, random_state=0).fit(x, y)
+    assert "refine" not in plain.report_
+    r = refined.report_["refine"]
+    assert r["plugin"] == "lbfgs" and 0 < r["iterations"] <= 50
+    assert r["final_error"] < r["figures"]["start_error"]
+    assert clone(refined).get_params()["refine_params"] == {"iterations": 50}
+    with pytest.raises(ValueError, match="refine_params"):
+        RBFClassifier(refine_params={"iterations": 5}).fit(x, y)
+
+
+def radial_examples():
+    import os
+    import pathlib
+    return pathlib.Path(os.environ.get("RADIAL_SOURCE_DIR", ".")) / "docs" / "examples"

@@ -33,8 +33,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import Pipeline
 
-_SLOTS = ("basis", "centres", "output", "weight_penalty", "kernel_prior")
-_OPTIONAL = ("weight_penalty", "kernel_prior")
+_SLOTS = ("basis", "centres", "output", "weight_penalty", "kernel_prior", "refine")
+_OPTIONAL = ("weight_penalty", "kernel_prior", "refine")
 # Deprecated: both priors' one argument before the split (radial/legacy_prior_table.hpp).
 _LEGACY = "regularizer"
 
@@ -130,8 +130,10 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     radial.plugins(); the priors None by default), their parameter dicts basis_params,
     centres_params, output_params, weight_penalty_params, kernel_prior_params, standardize
     (inputs to zero mean, unit variance on the training rows), random_state (int seed,
-    RandomState or None) and threads (row-block workers; 0, the default, is every core, as in
-    the CLI; results never depend on it: give 1 inside a parallel cross-validation).
+    RandomState or None), threads (row-block workers; 0, the default, is every core, as in
+    the CLI; results never depend on it: give 1 inside a parallel cross-validation) and refine
+    with refine_params (None by default: "lbfgs", "network-bfgs" or "network-scg" trains the
+    centres, widths and weights together after the two stages).
 
     Fitted attributes: classes_, n_features_in_, feature_names_in_ (when X has column names),
     model_ (radial.Model), pipeline_ (radial.Pipeline), report_ (the training report).
@@ -143,7 +145,7 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
                  centres_params=None, output="least-squares", output_params=None,
                  weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
                  kernel_prior_params=None, standardize=True, random_state=None, threads=0,
-                 regularizer=None, regularizer_params=None):
+                 regularizer=None, regularizer_params=None, refine=None, refine_params=None):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -159,6 +161,8 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
         self.threads = threads
         self.regularizer = regularizer  # deprecated
         self.regularizer_params = regularizer_params
+        self.refine = refine
+        self.refine_params = refine_params
 
     def fit(self, X, y):
         X, y = self._validate_data(X, y, dtype=np.float64)
@@ -205,7 +209,7 @@ class RBFRegressor(RegressorMixin, _RBFBase):
                  centres_params=None, output="least-squares", output_params=None,
                  weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
                  kernel_prior_params=None, standardize=True, random_state=None, threads=0,
-                 regularizer=None, regularizer_params=None):
+                 regularizer=None, regularizer_params=None, refine=None, refine_params=None):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -221,6 +225,8 @@ class RBFRegressor(RegressorMixin, _RBFBase):
         self.threads = threads
         self.regularizer = regularizer  # deprecated
         self.regularizer_params = regularizer_params
+        self.refine = refine
+        self.refine_params = refine_params
 
     def fit(self, X, y):
         X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)

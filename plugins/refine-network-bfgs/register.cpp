@@ -15,7 +15,7 @@ void register_bfgs(Registrar& registrar) {
       sdk::describe(
           "The whole network (centres, widths, output weights) by quasi-Newton BFGS with a dense inverse Hessian from the "
           "two-stage fit; up to 8192 parameters (above, use lbfgs)",
-          "Nocedal \& Wright eq. 6.17, H0 by eq. 6.20, strong Wolfe search (algorithms 3.5-3.6); "
+          "Nocedal & Wright eq. 6.17, H0 by eq. 6.20, strong Wolfe search (algorithms 3.5-3.6); "
           "NETLAB netopt(..., 'quasinew') over rbfpak's parameters",
           refine::refine_params(200)),
       sdk::from_options<BfgsRefiner>(bfgs_settings));

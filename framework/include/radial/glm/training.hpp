@@ -82,7 +82,9 @@ class TrainerLayer final : public OutputLayer {
   explicit TrainerLayer(Options options) : options_(std::move(options)) {}
   WorkingMemory working_memory(std::size_t rows, std::size_t centres,
                                std::size_t outputs) const override {
-    if constexpr (memory != nullptr) return memory(rows, centres, outputs);
+    // A plain if: GCC 12 does not take a function-pointer template argument compared with
+    // nullptr as a constant expression in every build type.
+    if (memory != nullptr) return memory(rows, centres, outputs);
     return OutputLayer::working_memory(rows, centres, outputs);
   }
   OutputWeights fit(const TrainingProblem& problem, const WeightPenalty* penalty,

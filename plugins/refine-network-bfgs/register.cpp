@@ -1,7 +1,8 @@
-// Registration of the `bfgs` refiner: the shared refine parameters and the factory.
+// Registration of the `network-bfgs` refiner: the shared refine parameters and the factory.
 #include <radial/sdk/plugin.hpp>
 
-#include "bfgs_refiner.hpp"
+#include <radial/refine/minimisers.hpp>
+#include <radial/refine/refine_network.hpp>
 
 namespace radial::plugins {
 namespace {
@@ -18,7 +19,7 @@ void register_bfgs(Registrar& registrar) {
           "Nocedal & Wright eq. 6.17, H0 by eq. 6.20, strong Wolfe search (algorithms 3.5-3.6); "
           "NETLAB netopt(..., 'quasinew') over rbfpak's parameters",
           refine::refine_params(200)),
-      sdk::from_options<BfgsRefiner>(bfgs_settings));
+      sdk::from_options<refine::MinimiserRefiner<refine::minimise_bfgs>>(bfgs_settings));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// Registration of the `scg` refiner: the shared refine parameters and the factory.
+// Registration of the `network-scg` refiner: the shared refine parameters and the factory.
 #include <radial/sdk/plugin.hpp>
 
-#include "scg_refiner.hpp"
+#include <radial/refine/minimisers.hpp>
+#include <radial/refine/refine_network.hpp>
 
 namespace radial::plugins {
 namespace {
@@ -18,7 +19,7 @@ void register_scg(Registrar& registrar) {
           "Moller, Neural Networks 6 (1993) 525-533; NETLAB scg.m and netopt(..., 'scg') over "
           "rbfpak's parameters",
           refine::refine_params(1000)),
-      sdk::from_options<ScgRefiner>(scg_settings));
+      sdk::from_options<refine::MinimiserRefiner<refine::minimise_scg>>(scg_settings));
 }
 
 }  // namespace

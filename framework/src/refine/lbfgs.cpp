@@ -7,38 +7,17 @@
 #include <limits>
 
 #include "radial/glm/line_search.hpp"
+#include "vector_ops.hpp"
 
 namespace radial::refine {
 
 namespace {
 
-double dot(const Vector& a, const Vector& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a(i) * b(i);
-  return s;
-}
-
-Matrix as_column(const Vector& v) {
-  Matrix m = Matrix::from_shape({v.size(), std::size_t(1)});
-  std::copy(v.begin(), v.end(), m.begin());
-  return m;
-}
-
-Vector as_vector(const Matrix& m) {
-  Vector v = Vector::from_shape({m.size()});
-  std::copy(m.begin(), m.end(), v.begin());
-  return v;
-}
-
-double largest(const Vector& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
-bool finite(const Vector& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
+using detail::as_column;
+using detail::as_vector;
+using detail::dot;
+using detail::finite;
+using detail::largest;
 
 }  // namespace
 

@@ -43,4 +43,17 @@ using Minimiser =
 RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
                               const RefineSettings& settings, const Minimiser& minimise);
 
+// A refiner that is its minimiser (the shipped refiners are this class with theirs).
+template <MinimiseResult (*minimise)(const GradientFunction&, Vector, const LbfgsOptions&)>
+class MinimiserRefiner final : public Refiner {
+ public:
+  explicit MinimiserRefiner(RefineSettings settings) : settings_(std::move(settings)) {}
+  RefinedNetwork refine(const RefineProblem& problem, FitContext& ctx) override {
+    return refine_network(problem, ctx, settings_, minimise);
+  }
+
+ private:
+  RefineSettings settings_;
+};
+
 }  // namespace radial::refine

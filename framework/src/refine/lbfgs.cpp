@@ -13,11 +13,7 @@ namespace radial::refine {
 
 namespace {
 
-using detail::as_column;
-using detail::as_vector;
-using detail::dot;
-using detail::finite;
-using detail::largest;
+using namespace detail;  // the shared vector helpers (vector_ops.hpp)
 
 }  // namespace
 

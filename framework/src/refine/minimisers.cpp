@@ -16,11 +16,7 @@ namespace radial::refine {
 
 namespace {
 
-using detail::as_column;
-using detail::as_vector;
-using detail::dot;
-using detail::finite;
-using detail::largest;
+using namespace detail;  // the shared vector helpers (vector_ops.hpp)
 
 // The paper's stopping rule (both changes below the tolerance), as L-BFGS.
 bool settled(const Vector& step, double change, double tolerance) {

@@ -200,7 +200,9 @@ std::string prediction_rows(const Model& model, const Matrix& outputs, const Lab
   std::ostringstream out;
   for (std::size_t i = first; i < end; ++i) {
     if (model.task == Task::Classification) {
-      out << format_number(model.class_values[static_cast<std::size_t>(predicted(i))]);
+      const auto k = static_cast<std::size_t>(predicted(i));
+      out << (model.class_names.empty() ? format_number(model.class_values[k])
+                                        : csv_cell(model.class_names[k]));
       if (probabilities) {
         for (std::size_t k = 0; k < outputs.shape(1); ++k) out << "," << format_number(outputs(i, k));
       }
@@ -266,7 +268,9 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     const std::string target = csv_cell(model.target_name.empty() ? "prediction" : model.target_name);
     text = target;
     if (model.task == Task::Classification && args.probabilities) {
-      for (double v : model.class_values) text += ",p_" + format_number(v);
+      for (std::size_t k = 0; k < model.class_values.size(); ++k)
+        text += "," + csv_cell("p_" + (model.class_names.empty() ? format_number(model.class_values[k])
+                                                               : model.class_names[k]));
     }
     text += "\n";
     text += prediction_rows(model, outputs, predicted, args.probabilities, 0, rows);
@@ -300,7 +304,8 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   DataOptions options;
   options.target = model.target_name;
   options.task = model.task;
-  if (model.task == Task::Classification) options.class_values = model.class_values;
+  if (model.task == Task::Classification)
+    use_classes_of(options, model.class_values, model.class_names);
   Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
     // Reorder by name so a file with the same columns in another order still evaluates: in

@@ -43,7 +43,10 @@ int inspect_command(const std::string& file) {
   out << "\n";
   if (m.task == Task::Classification) {
     out << "  classes (" << m.class_values.size() << "):";
-    for (double v : m.class_values) out << " " << v;
+    if (m.class_names.empty())
+      for (double v : m.class_values) out << " " << v;
+    else
+      for (const auto& name : m.class_names) out << " \"" << shown(name) << "\"";
     out << "\n";
   }
   out << "  standardised: " << (m.standardize ? "yes" : "no") << "\n"

@@ -100,6 +100,7 @@ Dataset check_shards_make_whole(const fs::path& file, const DataOptions& options
   CHECK(shard.task == whole.task);
   CHECK(shard.num_classes == whole.num_classes);
   CHECK(shard.class_values == whole.class_values);
+  CHECK(shard.class_names == whole.class_names);
   CHECK(shard.source == whole.source);
   const Gathered all = gather(shard.inputs, target_bytes(shard));
   CHECK(all.rows == whole.rows());
@@ -222,6 +223,14 @@ TEST_CASE("uneven shards: N not divisible by P, fewer rows than ranks, a class i
     CHECK(shard.class_values == std::vector<double>{0, 1, 7});
     CHECK(shard.num_classes == 3);
   }
+  // A text label only in the last row: every rank's numbers become the texts "0" and "1".
+  const auto row_text = [](std::size_t i) {
+    return std::to_string(i) + "," + (i == 29 ? std::string("\"seven, 7\"") : std::to_string(i % 2));
+  };
+  const Dataset text =
+      check_shards_make_whole(dir.write("last-text.csv", rows_csv("u,c", 30, row_text)));
+  CHECK(text.class_names == std::vector<std::string>{"0", "1", "seven, 7"});
+  CHECK(text.classes(29) == 2);
   // Integer targets but one non-integer value in the last rank's rows: regression on every rank.
   const auto row_reg = [](std::size_t i) {
     return std::to_string(i) + "," + (i == 28 ? std::string("2.5") : std::to_string(i));

@@ -5,6 +5,9 @@
 // classification when every target value is an integer, regression otherwise, unless forced.
 // Class labels are mapped to indices 0..K-1 in increasing order of their value; at most
 // max_classes of them, each of magnitude below 2^53 (beyond it doubles merge neighbouring labels).
+// A target column with a cell that is not a number ("yes", "Iris-setosa") holds text labels:
+// every cell of it is then a label as written (numbers too), classes in increasing byte order
+// (as numpy.unique sorts them), Dataset::class_names; text labels make the task classification.
 // Errors (DataError) name file, line and column: ragged rows, non-numeric cells, NaN/Inf,
 // empty files, binary bytes, a missing target column, duplicate column names. Files are read as
 // streams (pipes, FIFOs and /dev/stdin work) in their parsed size plus a few MB.
@@ -34,7 +37,14 @@ struct DataOptions {
   // Class values of the training set: a test set is coded with the same indices, and a test
   // label never seen in training is a DataError.
   std::optional<std::vector<double>> class_values;
+  // Text class labels of the training set (Dataset::class_names): every target cell is then read
+  // as text and coded by this list.
+  std::optional<std::vector<std::string>> class_names;
 };
+
+// DataOptions::class_values and class_names of a training set's classes (for its test set).
+void use_classes_of(DataOptions& options, const std::vector<double>& class_values,
+                    const std::vector<std::string>& class_names);
 
 Dataset read_csv(const std::filesystem::path& file, const DataOptions& options = {});
 
@@ -46,12 +56,22 @@ Dataset dataset_from_arrays(Matrix inputs, Vector target, std::vector<std::strin
                             const std::string& source,
                             const std::function<std::string(std::size_t)>& where);
 
+// dataset_from_arrays for text labels (`target` one per row): coded as a CSV column of text labels
+// is (classes in increasing byte order, or by options.class_names).
+Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
+                                 std::vector<std::string> feature_names, std::string target_name,
+                                 const DataOptions& options, const std::string& source,
+                                 const std::function<std::string(std::size_t)>& where);
+
 // Reads by extension: .csv (and anything else) as CSV, .npy as a NumPy float64 array whose
-// target is the last column or the 1-based column number given as DataOptions::target.
+// target is the last column or the 1-based column number given as DataOptions::target, .arff as
+// Weka's ARFF (the target attribute by name, default the last; nominal and string targets are
+// text labels, coded as from CSV).
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options = {});
 
-// Reads the inputs for prediction, by extension. CSV: columns are matched to `feature_names` by
-// name (extra columns such as the target are ignored); a missing feature is a DataError. .npy:
+// Reads the inputs for prediction, by extension. CSV and ARFF: columns (attributes) are matched to
+// `feature_names` by name (extra ones such as the target are ignored); a missing feature is a
+// DataError. .npy:
 // features named x<j> take column j, other names the first columns in order.
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);

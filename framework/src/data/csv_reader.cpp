@@ -3,14 +3,17 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <utility>
 
+#include "arff_reader.hpp"
 #include "block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
+#include "data_format.hpp"
 #include "npy_reader.hpp"
 #include "row_store.hpp"
 #include "radial/collectives.hpp"
@@ -39,10 +42,11 @@ std::string hint(const std::string& word, const std::vector<std::string>& candid
 }
 
 bool is_npy(const std::filesystem::path& file) {
-  std::string extension = file.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return extension == ".npy";
+  return data::format_of(file) == data::DataFormat::Npy;
+}
+
+bool is_arff(const std::filesystem::path& file) {
+  return data::format_of(file) == data::DataFormat::Arff;
 }
 
 void require_rows(const data::CsvScanner& scanner, std::size_t rows) {
@@ -97,7 +101,42 @@ struct CsvRows {
   data::RowStore inputs, targets;
   std::vector<std::uint32_t> target_column;
   std::size_t rows = 0;
+  data::TextLabels labels;  // active once the target column is known to hold text labels
 };
+
+// The cell's text with a quoted cell's "" read as one quote.
+std::string cell_text(const data::CsvCell& cell) {
+  if (!cell.quoted) return std::string(cell.text);
+  std::string out;
+  for (std::size_t i = 0; i < cell.text.size(); ++i) {
+    out += cell.text[i];
+    if (cell.text[i] == '"') ++i;
+  }
+  return out;
+}
+
+// A cell that from_chars reads whole (numbers, and the NaN and infinities parse_number refuses).
+bool reads_as_number(std::string_view text) {
+  if (text.empty()) return true;  // parse_number names the empty cell
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (*first == '+' && text.size() > 1 && first[1] != '-') ++first;
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(first, last, value);
+  return end == last && error != std::errc::invalid_argument;
+}
+
+// Pushes the target cell of the current row: a number, or (text labels) the id of its text.
+// The first cell that is not a number turns the column to text, unless the task is regression.
+void push_target(const data::CsvScanner& scanner, const data::CsvCell& cell,
+                 const std::string& name, bool numbers_only, CsvRows& out) {
+  if (!out.labels.active() && (numbers_only || reads_as_number(cell.text))) {
+    out.targets.push(data::parse_number(scanner, cell, name));
+    return;
+  }
+  if (!out.labels.active()) out.labels.start(out.rows);
+  out.targets.push(out.labels.id(cell_text(cell)));
+}
 
 // The fast path of a row: every cell a plain decimal number (parse_decimal_prefix) between
 // commas, nothing else. The commas are found first (data::find_commas), so that the cells are
@@ -123,7 +162,10 @@ bool plain_row(std::string_view text, std::vector<double>& values,
 
 // Parses every row the scanner returns (the file, or a shard's range) into `out`.
 void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
-               std::size_t target, CsvRows& out) {
+               std::size_t target, const DataOptions& options, CsvRows& out) {
+  // Text labels are read as text from the first row; regression reads only numbers.
+  const bool numbers_only = options.task == Task::Regression;
+  if (options.class_names) out.labels.start(0);
   std::vector<data::CsvCell> cells;
   std::vector<double> values(scanner.columns());
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
@@ -142,20 +184,25 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
     if (plain_row(text, values, columns, commas)) {
       for (std::size_t c = 0; c < values.size(); ++c)
         if (c != target) out.inputs.push(values[c]);
-      out.targets.push(values[target]);
+      if (out.labels.active()) {
+        const std::size_t begin = columns[target] - 1;
+        const std::size_t end = target + 1 < values.size() ? commas[target] : text.size();
+        out.targets.push(out.labels.id(text.substr(begin, end - begin)));
+      } else {
+        out.targets.push(values[target]);
+      }
       out.target_column.push_back(columns[target]);
       ++out.rows;
       continue;
     }
     scanner.cells_of(text, cells);
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      const double value = data::parse_number(scanner, cells[c], names[c]);
       if (c == target) {
-        out.targets.push(value);
+        push_target(scanner, cells[c], names[c], numbers_only, out);
         out.target_column.push_back(
             std::uint32_t(std::min<std::size_t>(cells[c].column, UINT32_MAX)));
       } else {
-        out.inputs.push(value);
+        out.inputs.push(data::parse_number(scanner, cells[c], names[c]));
       }
     }
     ++out.rows;
@@ -244,12 +291,12 @@ Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& opt
   Vector targets;
   agreed([&] {
     s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
-    read_rows(*s.scanner, s.names, target, rows);
+    read_rows(*s.scanner, s.names, target, options, rows);
     data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
     targets = rows.targets.into_vector();
   });
   require_rows_over_ranks(*s.scanner, rows.rows);
-  data::code_target_shard(data, std::move(targets), options,
+  data::code_labels_shard(data, std::move(targets), rows.labels, options,
                           target_where(*s.scanner, rows, s.shard.first_line));
   // After coding: its messages name lines by the rows as read.
   data::move_to_block_shards(data);
@@ -285,16 +332,18 @@ Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) 
   Dataset data = named_dataset(file, names, target);
   // Row i is on line i + 2 (blank lines end the data).
   CsvRows rows;
-  read_rows(scanner, names, target, rows);
+  read_rows(scanner, names, target, options, rows);
   require_rows(scanner, rows.rows);
   data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
-  data::code_target(data, rows.targets.into_vector(), options, target_where(scanner, rows, 2));
+  data::code_labels(data, rows.targets.into_vector(), rows.labels, options,
+                    target_where(scanner, rows, 2));
   return data;
 }
 
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names) {
   if (is_npy(file)) return data::read_npy_inputs(file, feature_names);
+  if (is_arff(file)) return data::read_arff_inputs(file, feature_names);
   data::CsvScanner scanner(file);
   const std::vector<std::string> names = scanner.header();
   const std::vector<std::size_t> source = input_columns(scanner, names, feature_names);
@@ -306,6 +355,7 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
 
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options) {
   if (is_npy(file)) return data::read_npy(file, options);
+  if (is_arff(file)) return data::read_arff(file, options);
   return read_csv(file, options);
 }
 
@@ -326,6 +376,7 @@ Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions&
   if (collectives().size() == 1) return read_dataset(file, options);
   require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_shard(file, options);
+  if (is_arff(file)) return data::read_arff_shard(file, options);
   return read_csv_shard(file, options);
 }
 
@@ -334,6 +385,7 @@ Matrix read_inputs_shard(const std::filesystem::path& file,
   if (collectives().size() == 1) return read_inputs_csv(file, feature_names);
   require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_inputs_shard(file, feature_names);
+  if (is_arff(file)) return data::read_arff_inputs_shard(file, feature_names);
   return read_inputs_csv_shard(file, feature_names);
 }
 

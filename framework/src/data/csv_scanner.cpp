@@ -313,8 +313,9 @@ void CsvScanner::refuse_binary(std::size_t from) const {
   context = escaped(context.substr(0, context.find_first_of("\r\n")));
   throw DataError(name_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1) +
                   ": control byte " + escaped(std::string_view(&*bad, 1)) + " in \"" + context +
-                  "\"; this is a binary file, not CSV text: give a CSV file (or a .npy file "
-                  "with the .npy extension)");
+                  "\"; this is a binary file, not " + format_ + " text: give " +
+                  (format_ == "ARFF" ? "an " : "a ") + format_ +
+                  " file (or a .npy file with the .npy extension)");
 }
 
 bool CsvScanner::fill() {
@@ -427,14 +428,18 @@ void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const
   }
 }
 
-std::vector<std::string> CsvScanner::header() {
-  // Spreadsheet exports often begin with a UTF-8 byte-order mark.
+void CsvScanner::skip_byte_order_mark() {
   while (end_ - begin_ < 3 && fill()) {
   }
   if (end_ - begin_ >= 3 && std::memcmp(buffer_.data() + begin_, "\xEF\xBB\xBF", 3) == 0) {
     begin_ += 3;
     consumed_ += 3;
   }
+}
+
+std::vector<std::string> CsvScanner::header() {
+  // Spreadsheet exports often begin with a UTF-8 byte-order mark.
+  skip_byte_order_mark();
   std::string_view text;
   const bool has_line = next_line(text);
   if (!has_line || all_space(text)) {

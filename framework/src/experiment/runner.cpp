@@ -44,12 +44,14 @@ struct Loaded {
 };
 
 using ReadKey = std::tuple<fs::path, std::string, std::optional<Task>,
-                           std::optional<std::vector<double>>>;
+                           std::optional<std::vector<double>>,
+                           std::optional<std::vector<std::string>>>;
 
 class DataCache {
  public:
   const Loaded& get(const fs::path& file, const DataOptions& options) {
-    const ReadKey key{file, options.target, options.task, options.class_values};
+    const ReadKey key{file, options.target, options.task, options.class_values,
+                      options.class_names};
     auto found = files_.find(key);
     if (found != files_.end()) return found->second;
     Loaded loaded;
@@ -87,7 +89,8 @@ RunData read_run_data(const PlannedRun& run, const Experiment& e, DataCache& cac
   if (d.test && out.train->data) {
     DataOptions test = options;
     test.task = out.train->data->task;
-    if (out.train->data->task == Task::Classification) test.class_values = out.train->data->class_values;
+    if (out.train->data->task == Task::Classification)
+      use_classes_of(test, out.train->data->class_values, out.train->data->class_names);
     out.test = &cache.get(*d.test, test);
   }
   return out;

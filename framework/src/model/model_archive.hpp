@@ -48,7 +48,8 @@ inline constexpr unsigned standardiser_version = 1;
 inline constexpr unsigned centres_version = 1;
 // model 2: the link is stored by name (links are open); model 1 stored the closed enum's number
 // and no weights for bayes, which are made from the centres on load (legacy_link below).
-inline constexpr unsigned model_version = 2;
+// model 3: text class labels (class_names) after the training summary; earlier models have none.
+inline constexpr unsigned model_version = 3;
 
 // Largest extent accepted for an empty array beyond what the remaining bytes could hold.
 inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
@@ -422,6 +423,7 @@ void save(Ar& ar, const radial::Model& m, const unsigned int /*version*/) {
   ar << m.standardize << m.standardiser << m.centres << m.basis_id << m.basis_params
      << m.basis_state << m.output_id << m.link.name() << m.weights << m.pipeline_text
      << m.radial_version << m.plugin_versions << m.seed << m.training_summary;
+  save_strings(ar, m.class_names);
 }
 
 template <class Ar>
@@ -449,6 +451,8 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   ar >> m.weights >> m.pipeline_text >> m.radial_version >> m.plugin_versions >> m.seed >>
       m.training_summary;
   if (version < 2) complete_legacy_bayes(m);
+  m.class_names.clear();
+  if (version >= 3) load_strings(ar, m.class_names, "class names", max_feature_names);
 }
 
 }  // namespace boost::serialization

@@ -93,6 +93,25 @@ std::string class_values_problem(const std::vector<double>& values) {
   return {};
 }
 
+// Empty when text class labels are usable: none, or one per class, distinct and in increasing
+// byte order (as the readers code them), with class values 0..K-1.
+std::string class_names_problem(const std::vector<double>& values,
+                                const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  if (names.size() != values.size())
+    return std::to_string(names.size()) + " class names for " + std::to_string(values.size()) +
+           " classes";
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (values[k] != double(k))
+      return "class value " + std::to_string(k) + " is " + number_text(values[k]) +
+             " in a model with text class labels (expected " + std::to_string(k) + ")";
+    if (k > 0 && !(names[k - 1] < names[k]))
+      return "class name " + std::to_string(k) + " does not follow class name " +
+             std::to_string(k - 1) + "; class names must be distinct and in increasing order";
+  }
+  return {};
+}
+
 // Empty when the parts of `model` agree with each other as the trainer writes them; otherwise
 // what disagrees. Every model that passes can be turned into a Network whose outputs index
 // class_values in range: regression has no classes; classification lists K >= 1 classes with
@@ -131,6 +150,8 @@ std::string model_inconsistency(const Model& model) {
       return "a classification model lists no class values (it needs one per output class)";
     const std::string problem = class_values_problem(model.class_values);
     if (!problem.empty()) return problem;
+    const std::string names = class_names_problem(model.class_values, model.class_names);
+    if (!names.empty()) return names;
     if (c.owner.size() != 0)
       for (std::size_t j = 0; j < m; ++j)
         if (c.owner(j) >= std::int64_t(classes))

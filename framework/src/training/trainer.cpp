@@ -268,6 +268,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   m.feature_names = train.feature_names;
   m.target_name = train.target_name;
   m.class_values = train.class_values;
+  m.class_names = train.class_names;
   m.centres = std::move(centres);
   m.basis_id = p.basis.plugin;
   m.basis_params = p.basis.params.values();
@@ -535,7 +536,8 @@ TrainingData read_training_data(const Pipeline& p) {
   if (p.data.test) {
     DataOptions test_opts = train_opts;
     test_opts.task = data.train.task;
-    if (data.train.task == Task::Classification) test_opts.class_values = data.train.class_values;
+    if (data.train.task == Task::Classification)
+      use_classes_of(test_opts, data.train.class_values, data.train.class_names);
     data.test = read(*p.data.test, test_opts);
     if (data.test->feature_names != data.train.feature_names) {
       throw DataError(p.data.test->string() + ": its columns differ from the training file's " +

@@ -1,0 +1,113 @@
+"""The shared data sets (docs/examples/data) written by this file as ARFF, with nominal class
+names, read back to the same model as from their CSV (issue 28): the same centres, weights and
+outputs to the bit, and the class names in place of the numbers. The files are written here with
+Python's own formatting (repr of each float), independent of Radial's readers."""
+
+import numpy as np
+import pytest
+
+import radial
+from conftest import EXAMPLES, read_csv
+
+DATA = EXAMPLES / "data"
+SHARED = [("iris.csv", None), ("wine.csv", None), ("breast_cancer.csv", None),
+          ("ionosphere.csv", None), ("waveform.csv", None),
+          ("synth3_train.csv", "synth3_test.csv"), ("sine.train.csv", "sine.test.csv")]
+
+
+def is_classification(y):
+    return bool(np.all(y == np.round(y)))
+
+
+def class_names(y):
+    """Names that sort as the numbers do (c000, c001, ...): the same class indices."""
+    labels = sorted(set(y.tolist()))
+    return {v: f"c{k:03d}" for k, v in enumerate(labels)}
+
+
+def write_arff(path, X, y, names, target, labels):
+    with open(path, "w") as f:
+        f.write("% the shared data set, written by tests/python/test_data_formats.py\n")
+        f.write("@RELATION 'shared data'\n\n")
+        for n in names:
+            f.write(f"@ATTRIBUTE '{n}' NUMERIC\n")
+        if labels is None:
+            f.write(f"@ATTRIBUTE '{target}' REAL\n")
+        else:
+            f.write(f"@ATTRIBUTE '{target}' {{{','.join(sorted(labels.values()))}}}\n")
+        f.write("\n@DATA\n")
+        for i, (row, v) in enumerate(zip(X, y)):
+            label = repr(float(v)) if labels is None else labels[v]
+            if i % 3 == 2:  # every third row sparse: zeros left out
+                pairs = [f"{j} {repr(float(x))}" for j, x in enumerate(row)
+                         if x != 0 or np.signbit(x)]
+                f.write("{" + ", ".join(pairs + [f"{len(row)} {label}"]) + "}\n")
+            else:
+                f.write(",".join(repr(float(x)) for x in row) + "," + label + "\n")
+
+
+def pipeline_file(folder, name, train, test, classification):
+    lines = ['name = "round trip"', "seed = 4", "[data]", f'train = "{train}"']
+    if test:
+        lines.append(f'test = "{test}"')
+    lines += ["[basis]", 'plugin = "gaussian"', "[centres]", 'plugin = "kmeans"', "count = 7",
+              "[output]", f'plugin = "{"irls" if classification else "least-squares"}"']
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("train,test", SHARED, ids=[t for t, _ in SHARED])
+def test_arff_reads_back_to_the_model_of_the_csv(tmp_path, train, test):
+    X, y, names, target = read_csv(DATA / train)
+    classification = is_classification(y)
+    labels = class_names(y) if classification else None
+    write_arff(tmp_path / "train.arff", X, y, names, target, labels)
+    arff_test = None
+    if test:
+        Xt, yt, _, _ = read_csv(DATA / test)
+        write_arff(tmp_path / "test.arff", Xt, yt, names, target, labels)
+        arff_test = tmp_path / "test.arff"
+    from_csv = radial.Pipeline(pipeline_file(
+        tmp_path, "csv.toml", DATA / train, test and DATA / test, classification)).fit()
+    from_arff = radial.Pipeline(pipeline_file(
+        tmp_path, "arff.toml", tmp_path / "train.arff", arff_test, classification)).fit()
+    assert np.array_equal(from_arff.centres, from_csv.centres)
+    assert np.array_equal(from_arff.weights, from_csv.weights)
+    assert np.array_equal(from_arff.outputs(X), from_csv.outputs(X))
+    assert from_arff.feature_names == from_csv.feature_names == names
+    if classification:
+        assert from_arff.classes == [labels[v] for v in from_csv.classes]
+        assert list(from_arff.predict(X)) == [labels[v] for v in from_csv.predict(X)]
+        if test:
+            assert from_arff.report["test"]["error_rate"] == from_csv.report["test"]["error_rate"]
+    else:
+        assert np.array_equal(from_arff.predict(X), from_csv.predict(X))
+
+
+def test_predict_and_evaluate_read_arff(tmp_path, cli):
+    X, y, names, target = read_csv(DATA / "iris.csv")
+    labels = class_names(y)
+    write_arff(tmp_path / "iris.arff", X, y, names, target, labels)
+    model = tmp_path / "m.model"
+    cli("train", pipeline_file(tmp_path, "p.toml", tmp_path / "iris.arff", None, True),
+        "--model", model, "--quiet")
+    predicted = cli("predict", model, tmp_path / "iris.arff").stdout.split()
+    assert predicted[0] == target
+    loaded = radial.load(model)
+    assert predicted[1:] == list(loaded.predict(X))
+    report = cli("evaluate", model, tmp_path / "iris.arff").stdout
+    import json
+    assert json.loads(report)["error_rate"] == np.mean(loaded.predict(X) !=
+                                                       np.array([labels[v] for v in y]))
+    # A malformed file: file:line:column and exit 2.
+    lines = (tmp_path / "iris.arff").read_text().splitlines()
+    row = lines.index("@DATA") + 1  # the first data row (0-based), a dense one
+    column = lines[row].rindex(",") + 2
+    lines[row] = lines[row][:column - 1] + "c999"
+    (tmp_path / "bad.arff").write_text("\n".join(lines) + "\n")
+    for command in ("evaluate", "predict"):
+        done = cli(command, model, tmp_path / "bad.arff", check=False)
+        assert done.returncode == 2 and done.stdout == ""
+        assert (f"{tmp_path / 'bad.arff'}:{row + 1}:{column}: value 'c999' of attribute "
+                f"'{target}' is not one of its nominal values") in done.stderr

@@ -306,6 +306,7 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   options.task = model.task;
   if (model.task == Task::Classification)
     use_classes_of(options, model.class_values, model.class_names);
+  options.features = model.feature_names.size();  // a LIBSVM file is read with the model's d
   Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
     // Reorder by name so a file with the same columns in another order still evaluates: in

@@ -1,7 +1,8 @@
 """The shared data sets (docs/examples/data) written by this file as ARFF, with nominal class
-names, read back to the same model as from their CSV (issue 28): the same centres, weights and
-outputs to the bit, and the class names in place of the numbers. The files are written here with
-Python's own formatting (repr of each float), independent of Radial's readers."""
+names, and as LIBSVM read back to the same model as from their CSV (issue 28): the same
+centres, weights and outputs to the bit (for ARFF the class names in place of the numbers).
+The files are written here with Python's own formatting (repr of each float), independent of
+Radial's readers."""
 
 import numpy as np
 import pytest
@@ -111,3 +112,69 @@ def test_predict_and_evaluate_read_arff(tmp_path, cli):
         assert done.returncode == 2 and done.stdout == ""
         assert (f"{tmp_path / 'bad.arff'}:{row + 1}:{column}: value 'c999' of attribute "
                 f"'{target}' is not one of its nominal values") in done.stderr
+
+
+def write_libsvm(path, X, y):
+    """LIBSVM rows: the label, then index:value for the non-zero inputs, 1-based."""
+    with open(path, "w") as f:
+        f.write("# the shared data set, written by tests/python/test_data_formats.py\n")
+        for row, v in zip(X, y):
+            pairs = [f"{j + 1}:{repr(float(x))}" for j, x in enumerate(row)
+                     if x != 0 or np.signbit(x)]
+            f.write(" ".join([repr(float(v))] + pairs) + "\n")
+
+
+def libsvm_pipeline(folder, train, test, classification, d):
+    path = pipeline_file(folder, "libsvm.toml", train, test, classification)
+    path.write_text(path.read_text().replace("[data]\n", f"[data]\nfeatures = {d}\n"))
+    return path
+
+
+@pytest.mark.parametrize("train,test", SHARED, ids=[t for t, _ in SHARED])
+def test_libsvm_reads_back_to_the_model_of_the_csv(tmp_path, train, test):
+    X, y, names, target = read_csv(DATA / train)
+    classification = is_classification(y)
+    write_libsvm(tmp_path / "train.libsvm", X, y)
+    libsvm_test = None
+    if test:
+        Xt, yt, _, _ = read_csv(DATA / test)
+        write_libsvm(tmp_path / "test.libsvm", Xt, yt)
+        libsvm_test = tmp_path / "test.libsvm"
+    from_csv = radial.Pipeline(pipeline_file(
+        tmp_path, "csv.toml", DATA / train, test and DATA / test, classification)).fit()
+    from_libsvm = radial.Pipeline(libsvm_pipeline(
+        tmp_path, tmp_path / "train.libsvm", libsvm_test, classification, X.shape[1])).fit()
+    assert from_libsvm.feature_names == [f"x{j + 1}" for j in range(X.shape[1])]
+    assert np.array_equal(from_libsvm.centres, from_csv.centres)
+    assert np.array_equal(from_libsvm.weights, from_csv.weights)
+    assert np.array_equal(from_libsvm.outputs(X), from_csv.outputs(X))
+    assert from_libsvm.classes == from_csv.classes
+    if test:
+        assert from_libsvm.report["test"]["error_rate"] == from_csv.report["test"]["error_rate"]
+
+
+def test_predict_and_evaluate_read_libsvm(tmp_path, cli):
+    X, y, _, _ = read_csv(DATA / "wine.csv")
+    write_libsvm(tmp_path / "wine.svm", X, y)
+    model = tmp_path / "m.model"
+    cli("train", libsvm_pipeline(tmp_path, tmp_path / "wine.svm", None, True, X.shape[1]),
+        "--model", model, "--quiet")
+    loaded = radial.load(model)
+    predicted = cli("predict", model, tmp_path / "wine.svm").stdout.split()
+    assert predicted[0] == "label"
+    assert [float(v) for v in predicted[1:]] == list(loaded.predict(X))
+    import json
+    report = json.loads(cli("evaluate", model, tmp_path / "wine.svm").stdout)
+    assert report["error_rate"] == np.mean(loaded.predict(X) != y)
+    # The .npy inputs of the same rows predict the same (features x1..xd by number).
+    np.save(tmp_path / "wine.npy", np.ascontiguousarray(X))
+    assert cli("predict", model, tmp_path / "wine.npy").stdout.split() == predicted
+    # A malformed row: file:line:column and exit 2, nothing on stdout.
+    lines = (tmp_path / "wine.svm").read_text().splitlines()
+    lines[5] = lines[5].replace(" 2:", " 0:", 1)
+    (tmp_path / "bad.svm").write_text("\n".join(lines) + "\n")
+    column = lines[5].index(" 0:") + 2
+    for command in ("evaluate", "predict"):
+        done = cli(command, model, tmp_path / "bad.svm", check=False)
+        assert done.returncode == 2 and done.stdout == ""
+        assert f"{tmp_path / 'bad.svm'}:6:{column}: index 0 is outside" in done.stderr

@@ -47,6 +47,7 @@ Dataset read_model_data(const Model& model, const std::string& file) {
   options.task = model.task;
   if (model.task == Task::Classification)
     use_classes_of(options, model.class_values, model.class_names);
+  options.features = model.feature_names.size();
   Dataset data = read_dataset(file, options);
   if (data.feature_names != model.feature_names) {
     data.inputs = read_inputs_csv(file, model.feature_names);

@@ -59,6 +59,7 @@ void TrainPlots::render(const Registry& registry, const Pipeline& pipeline,
     options.task = model.task;
     if (model.task == Task::Classification)
       use_classes_of(options, model.class_values, model.class_names);
+    options.features = model.feature_names.size();
     const Dataset data = read_dataset(pipeline.data.train, options);
     const PlotBody body = decision_regions_plot(model, restore_basis(registry, model, "the trained model"),
                                                 "the trained model", data, false);

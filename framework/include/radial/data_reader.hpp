@@ -40,6 +40,9 @@ struct DataOptions {
   // Text class labels of the training set (Dataset::class_names): every target cell is then read
   // as text and coded by this list.
   std::optional<std::vector<std::string>> class_names;
+  // LIBSVM files: the number of input features d (indices 1..d); empty: the largest index in
+  // the file. A test set is read with its training set's d.
+  std::optional<std::size_t> features;
 };
 
 // DataOptions::class_values and class_names of a training set's classes (for its test set).
@@ -66,12 +69,13 @@ Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
 // Reads by extension: .csv (and anything else) as CSV, .npy as a NumPy float64 array whose
 // target is the last column or the 1-based column number given as DataOptions::target, .arff as
 // Weka's ARFF (the target attribute by name, default the last; nominal and string targets are
-// text labels, coded as from CSV).
+// text labels, coded as from CSV), and .libsvm, .svm or .svmlight as LIBSVM/SVMlight rows
+// (`label index:value ...`, inputs x1..xd, d the largest index or DataOptions::features).
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options = {});
 
 // Reads the inputs for prediction, by extension. CSV and ARFF: columns (attributes) are matched to
 // `feature_names` by name (extra ones such as the target are ignored); a missing feature is a
-// DataError. .npy:
+// DataError. LIBSVM: features named x<j> take index j, other names the indices in order. .npy:
 // features named x<j> take column j, other names the first columns in order.
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);

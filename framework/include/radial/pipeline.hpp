@@ -51,6 +51,7 @@ struct DataSpec {
   std::string target;                        // empty: last column
   bool standardize = true;
   std::optional<Task> task;                  // "classification" | "regression"
+  std::optional<std::size_t> features;       // LIBSVM files: d (indices 1..d)
 };
 
 struct EvaluateSpec {

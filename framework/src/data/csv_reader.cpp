@@ -13,6 +13,7 @@
 #include "block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
+#include "libsvm_reader.hpp"
 #include "data_format.hpp"
 #include "npy_reader.hpp"
 #include "row_store.hpp"
@@ -47,6 +48,10 @@ bool is_npy(const std::filesystem::path& file) {
 
 bool is_arff(const std::filesystem::path& file) {
   return data::format_of(file) == data::DataFormat::Arff;
+}
+
+bool is_libsvm(const std::filesystem::path& file) {
+  return data::format_of(file) == data::DataFormat::Libsvm;
 }
 
 void require_rows(const data::CsvScanner& scanner, std::size_t rows) {
@@ -344,6 +349,7 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names) {
   if (is_npy(file)) return data::read_npy_inputs(file, feature_names);
   if (is_arff(file)) return data::read_arff_inputs(file, feature_names);
+  if (is_libsvm(file)) return data::read_libsvm_inputs(file, feature_names);
   data::CsvScanner scanner(file);
   const std::vector<std::string> names = scanner.header();
   const std::vector<std::size_t> source = input_columns(scanner, names, feature_names);
@@ -356,6 +362,7 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options) {
   if (is_npy(file)) return data::read_npy(file, options);
   if (is_arff(file)) return data::read_arff(file, options);
+  if (is_libsvm(file)) return data::read_libsvm(file, options);
   return read_csv(file, options);
 }
 
@@ -377,6 +384,7 @@ Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions&
   require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_shard(file, options);
   if (is_arff(file)) return data::read_arff_shard(file, options);
+  if (is_libsvm(file)) return data::read_libsvm_shard(file, options);
   return read_csv_shard(file, options);
 }
 
@@ -386,6 +394,7 @@ Matrix read_inputs_shard(const std::filesystem::path& file,
   require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_inputs_shard(file, feature_names);
   if (is_arff(file)) return data::read_arff_inputs_shard(file, feature_names);
+  if (is_libsvm(file)) return data::read_libsvm_inputs_shard(file, feature_names);
   return read_inputs_csv_shard(file, feature_names);
 }
 

@@ -12,6 +12,8 @@ DataFormat format_of(const std::filesystem::path& file) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".npy") return DataFormat::Npy;
   if (extension == ".arff") return DataFormat::Arff;
+  if (extension == ".libsvm" || extension == ".svm" || extension == ".svmlight")
+    return DataFormat::Libsvm;
   return DataFormat::Csv;
 }
 

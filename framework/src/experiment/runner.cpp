@@ -45,13 +45,17 @@ struct Loaded {
 
 using ReadKey = std::tuple<fs::path, std::string, std::optional<Task>,
                            std::optional<std::vector<double>>,
-                           std::optional<std::vector<std::string>>>;
+                           std::optional<std::vector<std::string>>, std::optional<std::size_t>>;
 
 class DataCache {
  public:
   const Loaded& get(const fs::path& file, const DataOptions& options) {
-    const ReadKey key{file, options.target, options.task, options.class_values,
-                      options.class_names};
+    const ReadKey key{file,
+                      options.target,
+                      options.task,
+                      options.class_values,
+                      options.class_names,
+                      options.features};
     auto found = files_.find(key);
     if (found != files_.end()) return found->second;
     Loaded loaded;
@@ -78,6 +82,7 @@ DataOptions train_options(const Pipeline& p) {
   options.target = p.data.target;
   options.target_from_pipeline = true;
   options.task = p.data.task;
+  options.features = p.data.features;
   return options;
 }
 
@@ -89,6 +94,7 @@ RunData read_run_data(const PlannedRun& run, const Experiment& e, DataCache& cac
   if (d.test && out.train->data) {
     DataOptions test = options;
     test.task = out.train->data->task;
+    test.features = out.train->data->features();
     if (out.train->data->task == Task::Classification)
       use_classes_of(test, out.train->data->class_values, out.train->data->class_names);
     out.test = &cache.get(*d.test, test);

@@ -93,7 +93,8 @@ using pipeline::kind;
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
     "output", "weight-penalty", "kernel-prior", "regularizer", "evaluate", "search"};
-const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
+const std::vector<std::string> kDataKeys = {"train", "test",  "target",
+                                            "standardize", "task", "features"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified", "fold_column",
                                                 "fold_file"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
@@ -321,6 +322,9 @@ class PipelineReader {
     }
     if (const toml::node* node = table.get("standardize")) {
       spec.standardize = boolean(*node, "data.standardize", "standardize");
+    }
+    if (const toml::node* node = table.get("features")) {
+      spec.features = std::size_t(count(*node, "data.features", "features", 1, 100000000));
     }
     if (const toml::node* node = table.get("task")) {
       const std::string& task = string(*node, "data.task", "task");

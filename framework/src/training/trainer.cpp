@@ -532,10 +532,12 @@ TrainingData read_training_data(const Pipeline& p) {
   train_opts.target = p.data.target;
   train_opts.target_from_pipeline = true;
   train_opts.task = p.data.task;
+  train_opts.features = p.data.features;
   TrainingData data{read(p.data.train, train_opts), std::nullopt};
   if (p.data.test) {
     DataOptions test_opts = train_opts;
     test_opts.task = data.train.task;
+    test_opts.features = data.train.features();
     if (data.train.task == Task::Classification)
       use_classes_of(test_opts, data.train.class_values, data.train.class_names);
     data.test = read(*p.data.test, test_opts);

@@ -18,6 +18,7 @@
 #include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/model_store.hpp"
 #include "radial/output_file.hpp"
 #include "radial/network.hpp"
@@ -244,8 +245,9 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     }
     basis = restore_basis(registry, model, args.model);
   });
-  const Matrix inputs = distributed() ? read_inputs_shard(args.data, model.feature_names)
-                                      : read_inputs_csv(args.data, model.feature_names);
+  Matrix inputs = read_model_inputs(args.data, model.feature_names, model.input_coding,
+                                    model.imputation.size() != 0);
+  impute(inputs, model.imputation);
   Network network(model, basis);
   Matrix outputs;
   agreed([&] { outputs = network.predict(inputs); });  // a bad row on one rank stops every rank
@@ -307,6 +309,8 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   if (model.task == Task::Classification)
     use_classes_of(options, model.class_values, model.class_names);
   options.features = model.feature_names.size();  // a LIBSVM file is read with the model's d
+  if (!model.input_coding.empty()) options.coding = model.input_coding;
+  options.allow_missing = model.imputation.size() != 0;
   Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
     // Reorder by name so a file with the same columns in another order still evaluates: in
@@ -340,6 +344,7 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
     data.inputs = std::move(inputs);
     data.feature_names = model.feature_names;
   }
+  impute(data.inputs, model.imputation);
   // Predicted in row chunks: no standardised copy, no N x K outputs, so memory stays O(chunk).
   Metrics metrics;
   or_end_job([&] { metrics = evaluate_metrics(model, basis, data); });

@@ -49,6 +49,12 @@ int inspect_command(const std::string& file) {
       for (const auto& name : m.class_names) out << " \"" << shown(name) << "\"";
     out << "\n";
   }
+  for (const NominalInput& n : m.input_coding.nominal) {
+    out << "  nominal input '" << shown(m.input_coding.raw_names.at(n.column)) << "' ("
+        << n.categories.size() << " categories):";
+    for (const auto& category : n.categories) out << " \"" << shown(category) << "\"";
+    out << "\n";
+  }
   out << "  standardised: " << (m.standardize ? "yes" : "no") << "\n"
       << "  centres: " << c.count() << " in " << c.dim() << " dimensions, shape "
       << to_string(c.shape) << (c.has_mixing() ? ", with mixing weights" : "") << "\n"

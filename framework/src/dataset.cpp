@@ -37,6 +37,7 @@ Dataset select_rows(const Dataset& data, const std::vector<std::size_t>& index) 
   out.class_values = data.class_values;
   out.class_names = data.class_names;
   out.feature_names = data.feature_names;
+  out.coding = data.coding;
   out.target_name = data.target_name;
   out.source = data.source;
   out.inputs = Matrix::from_shape({index.size(), d});

@@ -3,7 +3,6 @@
 // file gives its file:line:column.
 
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -32,7 +31,8 @@ std::string error_of(const std::string& file) {
 
 TEST_CASE("ARFF: header, dense and sparse rows, nominal class as text labels", "[data][arff]") {
   const radial::Dataset data = radial::read_dataset(arff("iris-sample.arff"));
-  CHECK(data.feature_names == std::vector<std::string>{"sepallength", "sepal width", "petallength"});
+  CHECK(data.feature_names ==
+        std::vector<std::string>{"sepallength", "sepal width", "petallength"});
   CHECK(data.target_name == "class");
   CHECK(data.task == Task::Classification);
   // Rows: 5.1,3.5,1.4 | 4.9,3.0,1.4 | {0 6.2, 1 2.9} -> 6.2,2.9,0 | {1 3.1} -> 0,3.1,0.
@@ -53,27 +53,28 @@ TEST_CASE("ARFF: string class with quotes and escapes", "[data][arff]") {
         std::vector<std::int64_t>{0, 1, 0});
 }
 
-TEST_CASE("ARFF: inputs for prediction by attribute name, the class left as ?",
-          "[data][arff]") {
-  const radial::Matrix x =
-      radial::read_inputs_csv(arff("test-unlabelled.arff"), {"sepallength", "sepal width", "petallength"});
+TEST_CASE("ARFF: inputs for prediction by attribute name, the class left as ?", "[data][arff]") {
+  const radial::Matrix x = radial::read_inputs_csv(arff("test-unlabelled.arff"),
+                                                   {"sepallength", "sepal width", "petallength"});
   CHECK(std::vector<double>(x.begin(), x.end()) == std::vector<double>{5.0, 3.4, 1.5});
-  CHECK_THAT(data_error([&] { radial::read_inputs_csv(arff("test-unlabelled.arff"), {"petalwidth"}); }),
-             StartsWith(arff("test-unlabelled.arff") + ":6:1: no attribute 'petalwidth'"));
+  CHECK_THAT(
+      data_error([&] { radial::read_inputs_csv(arff("test-unlabelled.arff"), {"petalwidth"}); }),
+      StartsWith(arff("test-unlabelled.arff") + ":6:1: no attribute 'petalwidth'"));
   // A test set coded by the training set's names; an unknown label is named at its cell.
   DataOptions options;
   radial::use_classes_of(options, {0, 1}, {"Iris-setosa", "Iris-versicolor"});
-  CHECK_THAT(data_error([&] { radial::read_dataset(arff("iris-sample.arff"), options); }),
-             StartsWith(arff("iris-sample.arff") + ":15:") &&
-                 Contains("class label \"Iris virginica\""));
+  CHECK_THAT(
+      data_error([&] { radial::read_dataset(arff("iris-sample.arff"), options); }),
+      StartsWith(arff("iris-sample.arff") + ":15:") && Contains("class label \"Iris virginica\""));
 }
 
 TEST_CASE("ARFF: malformed files name file:line:column", "[data][arff]") {
   CHECK_THAT(error_of(bad("date.arff")),
              StartsWith(bad("date.arff") + ":3:17: attribute 'when' is of type date"));
-  CHECK_THAT(error_of(bad("undeclared.arff")),
-             StartsWith(bad("undeclared.arff") +
-                        ":6:3: value 'z' of attribute 'c' is not one of its nominal values {x, y}"));
+  CHECK_THAT(
+      error_of(bad("undeclared.arff")),
+      StartsWith(bad("undeclared.arff") +
+                 ":6:3: value 'z' of attribute 'c' is not one of its nominal values {x, y}"));
   CHECK_THAT(error_of(bad("short.arff")),
              StartsWith(bad("short.arff") + ":7:4: found 2 values, expected 3"));
   CHECK_THAT(error_of(bad("long.arff")),
@@ -86,10 +87,11 @@ TEST_CASE("ARFF: malformed files name file:line:column", "[data][arff]") {
              StartsWith(bad("no-data.arff") + ":4:1: the file ends before @data"));
   CHECK_THAT(error_of(bad("quote.arff")),
              StartsWith(bad("quote.arff") + ":5:3: this ' quote is not closed"));
-  CHECK_THAT(error_of(bad("nominal-input.arff")),
-             StartsWith(bad("nominal-input.arff") + ":2:1: input attribute 'colour' is nominal"));
+  CHECK_THAT(error_of(bad("string-input.arff")),
+             StartsWith(bad("string-input.arff") + ":2:1: input attribute 'name' is a string"));
   CHECK_THAT(error_of(bad("weights.arff")),
              StartsWith(bad("weights.arff") + ":5:5: instance weights"));
-  CHECK_THAT(error_of(bad("duplicate.arff")),
-             StartsWith(bad("duplicate.arff") + ":3:1: duplicate attribute name 'a' (also on line 2)"));
+  CHECK_THAT(
+      error_of(bad("duplicate.arff")),
+      StartsWith(bad("duplicate.arff") + ":3:1: duplicate attribute name 'a' (also on line 2)"));
 }

@@ -3,7 +3,6 @@
 // file gives its file:line:column.
 
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -72,10 +71,10 @@ TEST_CASE("LIBSVM: malformed files name file:line:column", "[data][libsvm]") {
              StartsWith(bad("multi-label.libsvm") + ":1:1: label \"1,2\" lists several labels"));
   CHECK_THAT(error_of(bad("huge-index.libsvm")),
              StartsWith(bad("huge-index.libsvm") + ": 1 rows of 100000000 features would take"));
-  CHECK_THAT(error_of(bad("empty.libsvm")),
-             StartsWith(bad("empty.libsvm") + ":1:1: no data rows"));
+  CHECK_THAT(error_of(bad("empty.libsvm")), StartsWith(bad("empty.libsvm") + ":1:1: no data rows"));
   DataOptions two;
   two.features = 2;
-  CHECK_THAT(error_of(libsvm("sample.libsvm"), two),
-             StartsWith(libsvm("sample.libsvm") + ":2:10: index 3 is outside 1..2 (data.features)"));
+  CHECK_THAT(
+      error_of(libsvm("sample.libsvm"), two),
+      StartsWith(libsvm("sample.libsvm") + ":2:10: index 3 is outside 1..2 (data.features)"));
 }

@@ -3,7 +3,6 @@
 // expected indices are written out by hand from the files in tests/data/text-labels/.
 
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -75,8 +74,9 @@ TEST_CASE("text labels: refused for regression and for a model with numeric clas
           "[data][labels]") {
   DataOptions regression;
   regression.task = Task::Regression;
-  CHECK_THAT(data_error([&] { radial::read_csv(file("train.csv"), regression); }),
-             StartsWith(file("train.csv") + ":2:5: cell \"yes\" in column 'class' is not a number"));
+  CHECK_THAT(
+      data_error([&] { radial::read_csv(file("train.csv"), regression); }),
+      StartsWith(file("train.csv") + ":2:5: cell \"yes\" in column 'class' is not a number"));
 
   DataOptions numeric;
   numeric.class_values = std::vector<double>{0, 1};
@@ -89,16 +89,17 @@ TEST_CASE("text labels from arrays: the readers' coding, y[i] in messages", "[da
   radial::Matrix x = radial::Matrix::from_shape({4, 1});
   for (std::size_t i = 0; i < 4; ++i) x(i, 0) = double(i);
   const auto where = [](std::size_t i) { return "y[" + std::to_string(i) + "]"; };
-  const radial::Dataset data = radial::dataset_from_text_labels(
-      x, {"b", "a", "c", "a"}, {"x0"}, "y", DataOptions{}, "y", where);
+  const radial::Dataset data = radial::dataset_from_text_labels(x, {"b", "a", "c", "a"}, {"x0"},
+                                                                "y", DataOptions{}, "y", where);
   CHECK(data.class_names == std::vector<std::string>{"a", "b", "c"});
   CHECK(classes_of(data) == std::vector<std::int64_t>{1, 0, 2, 0});
 
   DataOptions regression;
   regression.task = Task::Regression;
-  CHECK_THAT(data_error([&] {
-               radial::dataset_from_text_labels(x, {"b", "a", "c", "a"}, {"x0"}, "y", regression,
-                                                "y", where);
-             }),
-             StartsWith("y[0]: target 'y' value \"b\" is not a number, but the task is regression"));
+  CHECK_THAT(
+      data_error([&] {
+        radial::dataset_from_text_labels(x, {"b", "a", "c", "a"}, {"x0"}, "y", regression, "y",
+                                         where);
+      }),
+      StartsWith("y[0]: target 'y' value \"b\" is not a number, but the task is regression"));
 }

@@ -224,6 +224,18 @@ TEST_CASE("every model kind the trainer writes passes the consistency check",
         named.class_names.push_back("class \"" + std::string(1, char('a' + k)) + "\" \n");
       }
       CHECK(deserialize_model(serialize_model(named), "memory").class_names == named.class_names);
+      // And with a nominal input and imputation values (model record 5).
+      Model coded = m;
+      coded.input_coding.raw_names = {"colour"};
+      coded.input_coding.nominal = {{0, {"blue", "red"}}};
+      coded.input_coding.unseen_as_zero = true;
+      coded.feature_names = {"colour=blue", "colour=red"};
+      coded.imputation = Vector{0.25, 0.75};
+      const Model back = deserialize_model(serialize_model(coded), "memory");
+      CHECK(back.input_coding.coded_names() == coded.feature_names);
+      CHECK(back.input_coding.unseen_as_zero);
+      CHECK(std::vector<double>(back.imputation.begin(), back.imputation.end()) ==
+            std::vector<double>{0.25, 0.75});
     }
     // The network it makes predicts one probability or value per output, and classify never
     // points past the class list.
@@ -279,6 +291,21 @@ TEST_CASE("the class count is tied to the weights, the link and the Bayes parts"
       [&](Model& m) {
         text_labels(m);
         std::swap(m.class_names[0], m.class_names[1]);
+      });
+  add("1 imputation values for 2 features", classification, Link::Softmax, 3,
+      [](Model& m) { m.imputation = Vector{1.0}; });
+  add("imputation value 1 is not finite", classification, Link::Softmax, 3,
+      [](Model& m) { m.imputation = Vector{1.0, std::numeric_limits<double>::quiet_NaN()}; });
+  add("the coded names of the nominal inputs differ from the feature names", classification,
+      Link::Softmax, 3, [](Model& m) {
+        m.input_coding.raw_names = {"x"};
+        m.input_coding.nominal = {{0, {"a", "b"}}};
+      });
+  add("categories of nominal input 'x' are not distinct", classification, Link::Softmax, 3,
+      [](Model& m) {
+        m.input_coding.raw_names = {"x"};
+        m.input_coding.nominal = {{0, {"b", "a"}}};
+        m.feature_names = {"x=b", "x=a"};
       });
   add("class value 0 is -1 in a model with text class labels", classification, Link::Softmax, 3,
       [&](Model& m) {

@@ -178,3 +178,96 @@ def test_predict_and_evaluate_read_libsvm(tmp_path, cli):
         done = cli(command, model, tmp_path / "bad.svm", check=False)
         assert done.returncode == 2 and done.stdout == ""
         assert f"{tmp_path / 'bad.svm'}:6:{column}: index 0 is outside" in done.stderr
+
+
+def test_nominal_inputs_are_coded_one_hot_inside_the_model(tmp_path, cli):
+    # A text column and a column named in data.nominal; the coding is checked against a one-hot
+    # made here with NumPy, and `radial predict` on the raw rows against the module on it.
+    rng = np.random.default_rng(7)
+    n = 120
+    colour = rng.choice(["red", "green", "blue"], size=n)
+    size = rng.integers(1, 4, size=n)
+    x = rng.normal(size=n)
+    y = ((colour == "red") ^ (x > 0)).astype(int)
+    with open(tmp_path / "train.csv", "w") as f:
+        f.write("x,colour,size,class\n")
+        for row in zip(x, colour, size, y):
+            f.write(f"{repr(float(row[0]))},{row[1]},{row[2]},{row[3]}\n")
+    path = pipeline_file(tmp_path, "p.toml", tmp_path / "train.csv", None, True)
+    path.write_text(path.read_text().replace("[data]\n", '[data]\nnominal = ["size"]\n'))
+    model = radial.Pipeline(path).fit()
+    categories = {"colour": sorted(set(colour)), "size": sorted(set(size.astype(str)))}
+    assert model.feature_names == ["x"] + [f"colour={c}" for c in categories["colour"]] + \
+        [f"size={s}" for s in categories["size"]]
+    one_hot = np.column_stack(
+        [x] + [(colour == c).astype(float) for c in categories["colour"]] +
+        [(size.astype(str) == s).astype(float) for s in categories["size"]])
+    model.save(tmp_path / "m.model")
+    predicted = cli("predict", tmp_path / "m.model", tmp_path / "train.csv").stdout.split()
+    assert [float(v) for v in predicted[1:]] == list(model.predict(one_hot))
+    inspected = cli("inspect", tmp_path / "m.model").stdout
+    assert "nominal input 'colour' (3 categories): \"blue\" \"green\" \"red\"" in inspected
+    # An unseen category: an error at its cell (exit 2), or zeros when the pipeline says so.
+    (tmp_path / "unseen.csv").write_text("x,colour,size,class\n0.5,red,1,0\n0.5,violet,1,0\n")
+    done = cli("predict", tmp_path / "m.model", tmp_path / "unseen.csv", check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"{tmp_path / 'unseen.csv'}:3:5: category \"violet\" of input column 'colour'" in \
+        done.stderr
+    path.write_text(path.read_text().replace("[data]\n", '[data]\nunseen = "zeros"\n'))
+    radial.Pipeline(path).fit().save(tmp_path / "z.model")
+    zeros = cli("predict", tmp_path / "z.model", tmp_path / "unseen.csv").stdout.split()
+    z = radial.load(tmp_path / "z.model")
+    coded = np.array([[0.5, 0, 0, 1, 1, 0, 0], [0.5, 0, 0, 0, 1, 0, 0]])
+    assert [float(v) for v in zeros[1:]] == list(z.predict(coded))
+
+
+def write_with_missing(path, X, y, names, target, missing, markers=("?", "", "NA", "NaN")):
+    """The rows as CSV with the cells where `missing` is set written as missing markers."""
+    with open(path, "w") as f:
+        f.write(",".join(names + [target]) + "\n")
+        for i, (row, v) in enumerate(zip(X, y)):
+            cells = [markers[(i + j) % len(markers)] if missing[i, j] else repr(float(x))
+                     for j, x in enumerate(row)]
+            f.write(",".join(cells + [repr(float(v))]) + "\n")
+
+
+@pytest.mark.parametrize("policy", ["mean", "median", "drop-rows"])
+def test_missing_values_counted_and_dropped_or_imputed_as_numpy_does(tmp_path, cli, policy):
+    # 20% of the input cells of iris removed at random; NumPy's nanmean / nanmedian and the
+    # complete rows are the independent reference.
+    X, y, names, target = read_csv(DATA / "iris.csv")
+    rng = np.random.default_rng(11)
+    missing = rng.random(X.shape) < 0.2
+    write_with_missing(tmp_path / "train.csv", X, y, names, target, missing)
+    path = pipeline_file(tmp_path, "p.toml", tmp_path / "train.csv", None, True)
+    path.write_text(path.read_text().replace("[data]\n", f'[data]\nmissing = "{policy}"\n'))
+    model = radial.Pipeline(path).fit()
+    data = model.report["data"]
+    assert data["missing_policy"] == policy
+    assert data["missing"] == {n: int(c) for n, c in zip(names, missing.sum(axis=0))}
+    observed = np.where(missing, np.nan, X)
+    complete = ~missing.any(axis=1)
+    if policy == "drop-rows":
+        assert data["train_rows"] == complete.sum() and data["dropped_rows"] == (~complete).sum()
+        # The same model as from the complete rows alone.
+        with open(tmp_path / "complete.csv", "w") as f:
+            f.write(",".join(names + [target]) + "\n")
+            for row, v in zip(X[complete], y[complete]):
+                f.write(",".join(repr(float(x)) for x in row) + f",{repr(float(v))}\n")
+        alone = radial.Pipeline(pipeline_file(tmp_path, "c.toml", tmp_path / "complete.csv",
+                                              None, True)).fit()
+        assert np.array_equal(model.weights, alone.weights)
+        return
+    fill = np.nanmean(observed, axis=0) if policy == "mean" else np.nanmedian(observed, axis=0)
+    # The model imputes the training values: a row of missing cells predicts as the fill row.
+    model.save(tmp_path / "m.model")
+    (tmp_path / "blank.csv").write_text(",".join(names) + "\n" + ",".join(["?"] * 4) + "\n" +
+                                        ",".join(repr(float(v)) for v in fill) + "\n")
+    predicted = cli("predict", tmp_path / "m.model", tmp_path / "blank.csv",
+                    "--probabilities").stdout.splitlines()
+    imputed_row, fill_row = ([float(p) for p in line.split(",")[1:]] for line in predicted[1:3])
+    assert imputed_row == pytest.approx(fill_row, abs=1e-12)
+    assert fill_row == pytest.approx(model.predict_proba(fill[None, :])[0], abs=1e-12)
+    # The training inputs as imputed by NumPy give the model's own training error.
+    imputed = np.where(missing, fill[None, :], X)
+    assert np.mean(model.predict(imputed) != y) == model.report["train"]["error_rate"]

@@ -43,6 +43,15 @@ struct DataOptions {
   // LIBSVM files: the number of input features d (indices 1..d); empty: the largest index in
   // the file. A test set is read with its training set's d.
   std::optional<std::size_t> features;
+  // CSV and ARFF: input columns read as categories from their first row (data.nominal); a CSV
+  // column whose first cell is text is one too. Coded 1-of-C (radial/input_coding.hpp).
+  std::vector<std::string> nominal;
+  bool unseen_as_zero = false;  // data.unseen = "zeros": stored in the coding
+  // The training set's coding: a test set's nominal columns and categories.
+  std::optional<InputCoding> coding;
+  // [data] missing is not "error": a missing input cell (radial/missing_values.hpp) is read as
+  // NaN instead of refused.
+  bool allow_missing = false;
 };
 
 // DataOptions::class_values and class_names of a training set's classes (for its test set).
@@ -79,6 +88,14 @@ Dataset read_dataset(const std::filesystem::path& file, const DataOptions& optio
 // features named x<j> take column j, other names the first columns in order.
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);
+
+// The inputs of a model for prediction: with nominal inputs (CSV and ARFF files), the raw
+// columns coding.raw_names read and coded 1-of-C (an unseen category an error at its cell, or
+// zeros); otherwise read_inputs_csv, or read_inputs_shard under several ranks. Collective.
+// `allow_missing`: missing cells of CSV and ARFF files are NaN (a model that imputes).
+Matrix read_model_inputs(const std::filesystem::path& file,
+                         const std::vector<std::string>& feature_names, const InputCoding& coding,
+                         bool allow_missing = false);
 
 // ---- Shards (data-parallel runs, radial/collectives.hpp) ----------------------------------------
 // Under `mpirun -np P` each rank reads only its contiguous shard of the rows; the shards of ranks

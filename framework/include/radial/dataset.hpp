@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "radial/input_coding.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
@@ -21,7 +22,8 @@ struct Dataset {
   // Text labels ("yes", "Iris-setosa"): class index k -> its label, in increasing byte order;
   // then class_values[k] = k. Empty when the labels are numbers.
   std::vector<std::string> class_names;
-  std::vector<std::string> feature_names;   // d names from the header
+  std::vector<std::string> feature_names;   // d names from the header (coded: "colour=red")
+  InputCoding coding;                       // nominal inputs coded 1-of-C; empty: none
   std::string target_name;
   std::string source;                       // file name, for messages
 

@@ -71,8 +71,9 @@ std::size_t read_value(const CsvScanner& scanner, std::string_view text, std::si
     if (i + 1 < text.size() && stops.find(text[i + 1]) != std::string_view::npos) return i + 1;
     i = skip_space(text, i + 1);
     if (i < text.size() && stops.find(text[i]) == std::string_view::npos && text[i] != '%')
-      fail(scanner, i, "unexpected '" + escaped(text.substr(i, 1)) +
-                           "' after a closing quote; put the whole value inside the quotes");
+      fail(scanner, i,
+           "unexpected '" + escaped(text.substr(i, 1)) +
+               "' after a closing quote; put the whole value inside the quotes");
     return i;
   }
   const std::size_t start = i;
@@ -111,27 +112,30 @@ void read_nominal(const CsvScanner& scanner, std::string_view text, std::size_t 
     ArffValue value;
     i = read_value(scanner, text, i, ",}", value);
     if (i >= text.size() || text[i] == '%')
-      fail(scanner, open, "the list of nominal values of '" + escaped(attribute.name) +
-                              "' is not closed on its line; end it with '}'");
+      fail(scanner, open,
+           "the list of nominal values of '" + escaped(attribute.name) +
+               "' is not closed on its line; end it with '}'");
     if (value.text.empty() && !was_quoted(text, value)) {
       if (text[i] == '}' && attribute.values.empty())
-        fail(scanner, open, "attribute '" + escaped(attribute.name) +
-                                "' has no nominal values; list them as {a, b, c}");
-      fail(scanner, value.column - 1, "empty nominal value in the list of '" +
-                                          escaped(attribute.name) + "'; remove the extra comma");
+        fail(scanner, open,
+             "attribute '" + escaped(attribute.name) +
+                 "' has no nominal values; list them as {a, b, c}");
+      fail(scanner, value.column - 1,
+           "empty nominal value in the list of '" + escaped(attribute.name) +
+               "'; remove the extra comma");
     }
     if (!seen.emplace(value.text, attribute.values.size()).second)
-      fail(scanner, value.column - 1, "nominal value '" + escaped(value.text) +
-                                          "' is listed twice for '" + escaped(attribute.name) +
-                                          "'; list each value once");
+      fail(scanner, value.column - 1,
+           "nominal value '" + escaped(value.text) + "' is listed twice for '" +
+               escaped(attribute.name) + "'; list each value once");
     attribute.values.push_back(std::move(value.text));
     if (text[i] == '}') break;
     ++i;  // the comma
   }
   i = skip_space(text, i + 1);
   if (i < text.size() && text[i] != '%')
-    fail(scanner, i, "unexpected text after the nominal values of '" + escaped(attribute.name) +
-                         "'");
+    fail(scanner, i,
+         "unexpected text after the nominal values of '" + escaped(attribute.name) + "'");
 }
 
 ArffAttribute read_attribute(const CsvScanner& scanner, std::string_view text, std::size_t i) {
@@ -139,8 +143,9 @@ ArffAttribute read_attribute(const CsvScanner& scanner, std::string_view text, s
   attribute.line = scanner.line();
   i = read_name(scanner, text, i, attribute.name);
   if (i >= text.size() || text[i] == '%')
-    fail(scanner, i, "attribute '" + escaped(attribute.name) +
-                         "' has no type; give numeric, real, integer, string or {values}");
+    fail(scanner, i,
+         "attribute '" + escaped(attribute.name) +
+             "' has no type; give numeric, real, integer, string or {values}");
   if (text[i] == '{') {
     attribute.kind = ArffAttribute::Kind::Nominal;
     read_nominal(scanner, text, i, attribute);
@@ -154,13 +159,14 @@ ArffAttribute read_attribute(const CsvScanner& scanner, std::string_view text, s
   } else if (type == "string") {
     attribute.kind = ArffAttribute::Kind::String;
   } else if (type == "date" || type == "relational") {
-    fail(scanner, i, "attribute '" + escaped(attribute.name) + "' is of type " + type +
-                         ", which Radial does not read; convert it to numeric (a date as a "
-                         "number of days, say) or leave it out");
+    fail(scanner, i,
+         "attribute '" + escaped(attribute.name) + "' is of type " + type +
+             ", which Radial does not read; convert it to numeric (a date as a "
+             "number of days, say) or leave it out");
   } else {
-    fail(scanner, i, "unknown attribute type '" + escaped(text.substr(i, end - i)) +
-                         "' for '" + escaped(attribute.name) +
-                         "'; give numeric, real, integer, string or {values}");
+    fail(scanner, i,
+         "unknown attribute type '" + escaped(text.substr(i, end - i)) + "' for '" +
+             escaped(attribute.name) + "'; give numeric, real, integer, string or {values}");
   }
   end = skip_space(text, end);
   if (end < text.size() && text[end] != '%')
@@ -176,7 +182,7 @@ void read_sparse(const CsvScanner& scanner, const ArffHeader& header, std::strin
     const ArffAttribute& attribute = header.attributes[a];
     row[a].column = 0;
     row[a].missing = false;
-    row[a].text = attribute.kind == ArffAttribute::Kind::Nominal ? attribute.values.front()
+    row[a].text = attribute.kind == ArffAttribute::Kind::Nominal   ? attribute.values.front()
                   : attribute.kind == ArffAttribute::Kind::Numeric ? "0"
                                                                    : "";
   }
@@ -190,21 +196,23 @@ void read_sparse(const CsvScanner& scanner, const ArffHeader& header, std::strin
       i = skip_space(text, i);
       const std::size_t start = i;
       std::size_t index = 0;
-      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) &&
-             index <= n)
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && index <= n)
         index = index * 10 + std::size_t(text[i++] - '0');
       while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
       if (i == start || i >= text.size() || !is_space(text[i]))
-        fail(scanner, start, "expected an attribute index and a value (\"3 1.5\") in a sparse "
-                             "row");
+        fail(scanner, start,
+             "expected an attribute index and a value (\"3 1.5\") in a sparse "
+             "row");
       if (index >= n)
-        fail(scanner, start, "sparse index " + std::string(text.substr(start, i - start)) +
-                                 " is out of range: the file has " + std::to_string(n) +
-                                 " attributes, numbered from 0");
+        fail(scanner, start,
+             "sparse index " + std::string(text.substr(start, i - start)) +
+                 " is out of range: the file has " + std::to_string(n) +
+                 " attributes, numbered from 0");
       if (index < next)
-        fail(scanner, start, "sparse index " + std::to_string(index) +
-                                 " does not follow the previous index; give indices in "
-                                 "increasing order, each once");
+        fail(scanner, start,
+             "sparse index " + std::to_string(index) +
+                 " does not follow the previous index; give indices in "
+                 "increasing order, each once");
       next = index + 1;
       i = read_value(scanner, text, i, ",}", row[index]);
       if (i >= text.size() || text[i] == '%')
@@ -236,16 +244,18 @@ void read_dense(const CsvScanner& scanner, const ArffHeader& header, std::string
            "empty value for attribute '" + escaped(header.attributes[a].name) +
                "'; write ? for a missing value");
     if ((i >= text.size() || text[i] == '%') && a + 1 < n)
-      fail(scanner, i, "found " + std::to_string(a + 1) + " values, expected " +
-                           std::to_string(n) + " (one per @attribute line); add the missing "
-                           "values");
+      fail(scanner, i,
+           "found " + std::to_string(a + 1) + " values, expected " + std::to_string(n) +
+               " (one per @attribute line); add the missing "
+               "values");
   }
   if (i < text.size() && text[i] != '%') {
     const std::size_t at = skip_space(text, i + 1);
     if (text.substr(at, 1) == "{")
       fail(scanner, at, "instance weights ({w} after a row) are not supported; remove them");
-    fail(scanner, i, "more than the " + std::to_string(n) +
-                         " values of the @attribute lines; remove the extra values");
+    fail(scanner, i,
+         "more than the " + std::to_string(n) +
+             " values of the @attribute lines; remove the extra values");
   }
 }
 
@@ -261,8 +271,9 @@ ArffHeader read_arff_header(CsvScanner& scanner) {
     if (is_blank_or_comment(text)) continue;
     const std::size_t at = skip_space(text, 0);
     if (text[at] != '@')
-      fail(scanner, at, "expected @relation, @attribute or @data here; an ARFF file's header "
-                        "declares the attributes before the data");
+      fail(scanner, at,
+           "expected @relation, @attribute or @data here; an ARFF file's header "
+           "declares the attributes before the data");
     std::size_t end = at;
     while (end < text.size() && !is_space(text[end])) ++end;
     const std::string keyword = lower(text.substr(at, end - at));
@@ -274,9 +285,9 @@ ArffHeader read_arff_header(CsvScanner& scanner) {
       ArffAttribute attribute = read_attribute(scanner, text, end);
       const auto [it, fresh] = names.emplace(attribute.name, attribute.line);
       if (!fresh)
-        fail(scanner, at, "duplicate attribute name '" + escaped(attribute.name) +
-                              "' (also on line " + std::to_string(it->second) +
-                              "); rename one of them");
+        fail(scanner, at,
+             "duplicate attribute name '" + escaped(attribute.name) + "' (also on line " +
+                 std::to_string(it->second) + "); rename one of them");
       header.attributes.push_back(std::move(attribute));
     } else if (keyword == "@data") {
       if (header.attributes.empty())
@@ -287,8 +298,9 @@ ArffHeader read_arff_header(CsvScanner& scanner) {
       header.data_line = scanner.line();
       return header;
     } else {
-      fail(scanner, at, "unknown keyword '" + escaped(text.substr(at, end - at)) +
-                            "'; the header holds @relation, @attribute and @data");
+      fail(scanner, at,
+           "unknown keyword '" + escaped(text.substr(at, end - at)) +
+               "'; the header holds @relation, @attribute and @data");
     }
   }
   throw DataError(scanner.name() + ":" + std::to_string(scanner.line() + 1) +

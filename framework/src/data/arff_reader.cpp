@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "arff_format.hpp"
 #include "block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
+#include "nominal_columns.hpp"
 #include "radial/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
@@ -48,21 +50,22 @@ std::size_t attribute_index(const CsvScanner& scanner, const ArffHeader& header,
                   "; the attributes are " + attribute_list(header) + "; " + role);
 }
 
-// An input attribute must be numeric: nominal and string inputs are refused at their
+// An input attribute is numeric or nominal (coded 1-of-C): string inputs are refused at their
 // declaration.
-void require_numeric_input(const CsvScanner& scanner, const ArffAttribute& attribute) {
-  if (attribute.kind == Kind::Numeric) return;
+void require_input_kind(const CsvScanner& scanner, const ArffAttribute& attribute) {
+  if (attribute.kind != Kind::String) return;
   throw DataError(scanner.name() + ":" + std::to_string(attribute.line) + ":1: input attribute '" +
-                  escaped(attribute.name) + "' is " +
-                  (attribute.kind == Kind::Nominal ? "nominal" : "a string") +
-                  "; Radial reads numeric input attributes only: convert it to numbers or "
-                  "leave it out");
+                  escaped(attribute.name) +
+                  "' is a string; Radial reads numeric and nominal input attributes: declare its "
+                  "values as {a, b, ...} or leave it out");
 }
 
 struct ArffRows {
+  explicit ArffRows(NominalColumns columns) : nominal(std::move(columns)) {}
+  NominalColumns nominal;
   RowStore inputs, targets;
-  std::vector<std::size_t> lines;        // each row's line, for messages about its label
-  std::vector<std::uint32_t> columns;    // and its label's column
+  std::vector<std::size_t> lines;      // each row's line, for messages about its label
+  std::vector<std::uint32_t> columns;  // and its label's column
   std::size_t rows = 0;
   TextLabels labels;
 };
@@ -78,6 +81,21 @@ double number(const CsvScanner& scanner, const ArffAttribute& attribute, const A
   return parse_number(scanner, cell, attribute.name);
 }
 
+// An input value: a number, or a nominal attribute's category (declared, then coded).
+double input_value(const CsvScanner& scanner, const ArffAttribute& attribute,
+                   const ArffValue& value, std::size_t j, std::size_t row,
+                   NominalColumns& nominal) {
+  if (value.missing) {
+    if (nominal.allows_missing()) return std::numeric_limits<double>::quiet_NaN();
+    return number(scanner, attribute, value);  // refuses `?`
+  }
+  if (attribute.kind == Kind::Nominal) nominal_index(scanner, attribute, value);
+  CsvCell cell;
+  cell.text = value.text;
+  cell.column = std::max<std::size_t>(value.column, 1);
+  return nominal.value(scanner, j, cell, value.text, row);
+}
+
 void read_rows(CsvScanner& scanner, const ArffHeader& header, std::size_t target,
                const DataOptions& options, ArffRows& out) {
   const ArffAttribute& goal = header.attributes[target];
@@ -85,12 +103,15 @@ void read_rows(CsvScanner& scanner, const ArffHeader& header, std::size_t target
   if (text_target) out.labels.start(0);
   std::vector<ArffValue> row;
   while (next_arff_row(scanner, header, row)) {
-    for (std::size_t a = 0; a < row.size(); ++a)
-      if (a != target) out.inputs.push(number(scanner, header.attributes[a], row[a]));
+    for (std::size_t a = 0, j = 0; a < row.size(); ++a)
+      if (a != target)
+        out.inputs.push(
+            input_value(scanner, header.attributes[a], row[a], j++, out.rows, out.nominal));
     const ArffValue& label = row[target];
     if (label.missing) {
       throw DataError(scanner.where(label.column) + ": missing class value ('?') for '" +
-                      escaped(goal.name) + "'; a training or test row needs its target: remove "
+                      escaped(goal.name) +
+                      "'; a training or test row needs its target: remove "
                       "the row");
     }
     if (goal.kind == Kind::Nominal) nominal_index(scanner, goal, label);  // declared?
@@ -114,8 +135,52 @@ std::size_t target_attribute(const CsvScanner& scanner, const ArffHeader& header
     target = attribute_index(scanner, header, options.target, header.data_line,
                              "set data.target to one of them");
   for (std::size_t a = 0; a < header.attributes.size(); ++a)
-    if (a != target) require_numeric_input(scanner, header.attributes[a]);
+    if (a != target) require_input_kind(scanner, header.attributes[a]);
   return target;
+}
+
+// The nominal attributes among the inputs (declared nominal, or named in data.nominal), or the
+// training set's coding, whose raw columns must be these inputs in order.
+NominalColumns nominal_columns(const CsvScanner& scanner, const ArffHeader& header,
+                               std::size_t target, const DataOptions& options) {
+  std::vector<std::string> inputs;
+  std::vector<bool> forced;
+  for (std::size_t a = 0; a < header.attributes.size(); ++a) {
+    if (a == target) continue;
+    const ArffAttribute& attribute = header.attributes[a];
+    inputs.push_back(attribute.name);
+    forced.push_back(attribute.kind == Kind::Nominal ||
+                     std::find(options.nominal.begin(), options.nominal.end(), attribute.name) !=
+                         options.nominal.end());
+  }
+  for (const std::string& name : options.nominal)
+    if (std::find(inputs.begin(), inputs.end(), name) == inputs.end())
+      attribute_index(scanner, header, name, header.data_line,
+                      "data.nominal names input "
+                      "attributes");
+  const InputCoding* coding =
+      options.coding && !options.coding->empty() ? &*options.coding : nullptr;
+  if (coding != nullptr && coding->raw_names != inputs) {
+    throw DataError(scanner.name() + ":" + std::to_string(header.data_line) +
+                    ":1: the input attributes differ from the training data's, whose nominal "
+                    "inputs are coded by name and order; give the same attributes");
+  }
+  return NominalColumns(std::move(inputs), forced, coding, 0, options.allow_missing);
+}
+
+// The raw inputs of `rows` coded 1-of-C into `data` (inputs, feature names, coding).
+void code_inputs(Dataset& data, ArffRows& rows, const DataOptions& options,
+                 const std::string& source) {
+  Matrix raw = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+  InputCoding coding = rows.nominal.finish(raw, source);
+  if (coding.empty()) {
+    data.inputs = std::move(raw);
+    return;
+  }
+  coding.unseen_as_zero = options.coding ? options.coding->unseen_as_zero : options.unseen_as_zero;
+  data.inputs = encode_inputs(raw, coding);
+  data.feature_names = coding.coded_names();
+  data.coding = std::move(coding);
 }
 
 Dataset named_dataset(const std::filesystem::path& file, const ArffHeader& header,
@@ -150,18 +215,22 @@ std::vector<std::size_t> input_attributes(const CsvScanner& scanner, const ArffH
   for (const std::string& name : feature_names) {
     const std::size_t a = attribute_index(scanner, header, name, header.data_line,
                                           "the model needs every one of its features");
-    require_numeric_input(scanner, header.attributes[a]);
+    require_input_kind(scanner, header.attributes[a]);
     source.push_back(a);
   }
   return source;
 }
 
 std::size_t read_input_rows(CsvScanner& scanner, const ArffHeader& header,
-                            const std::vector<std::size_t>& source, RowStore& inputs) {
+                            const std::vector<std::size_t>& source, RowStore& inputs,
+                            NominalColumns& nominal) {
   std::vector<ArffValue> row;
   std::size_t rows = 0;
   while (next_arff_row(scanner, header, row)) {
-    for (const std::size_t a : source) inputs.push(number(scanner, header.attributes[a], row[a]));
+    for (std::size_t j = 0; j < source.size(); ++j) {
+      const std::size_t a = source[j];
+      inputs.push(input_value(scanner, header.attributes[a], row[a], j, rows, nominal));
+    }
     // The other attributes are not used, but a nominal value must still be one declared.
     for (std::size_t a = 0; a < row.size(); ++a)
       if (header.attributes[a].kind == Kind::Nominal && !row[a].missing)
@@ -198,23 +267,26 @@ Dataset read_arff(const std::filesystem::path& file, const DataOptions& options)
   const ArffHeader header = read_arff_header(scanner);
   const std::size_t target = target_attribute(scanner, header, options);
   Dataset data = named_dataset(file, header, target);
-  ArffRows rows;
+  ArffRows rows(nominal_columns(scanner, header, target, options));
   read_rows(scanner, header, target, options, rows);
   require_rows(scanner, header, rows.rows);
-  data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+  code_inputs(data, rows, options, scanner.name());
   code_labels(data, rows.targets.into_vector(), rows.labels, options, label_where(scanner, rows));
   return data;
 }
 
 Matrix read_arff_inputs(const std::filesystem::path& file,
-                        const std::vector<std::string>& feature_names) {
+                        const std::vector<std::string>& feature_names, const InputCoding* coding,
+                        bool allow_missing) {
   CsvScanner scanner(file);
   const ArffHeader header = read_arff_header(scanner);
   const std::vector<std::size_t> source = input_attributes(scanner, header, feature_names);
+  NominalColumns nominal(feature_names, {}, coding, 0, allow_missing);
   RowStore inputs;
-  const std::size_t rows = read_input_rows(scanner, header, source, inputs);
+  const std::size_t rows = read_input_rows(scanner, header, source, inputs, nominal);
   require_rows(scanner, header, rows);
-  return inputs.into_matrix(rows, feature_names.size());
+  Matrix raw = inputs.into_matrix(rows, feature_names.size());
+  return coding != nullptr ? encode_inputs(raw, *coding) : raw;
 }
 
 Dataset read_arff_shard(const std::filesystem::path& file, const DataOptions& options) {
@@ -223,23 +295,33 @@ Dataset read_arff_shard(const std::filesystem::path& file, const DataOptions& op
   std::size_t target = 0;
   open_shard(s, file, [&] { target = target_attribute(*s.scanner, s.header, options); });
   Dataset data = named_dataset(file, s.header, target);
-  ArffRows rows;
+  std::optional<ArffRows> rows_of;
+  agreed([&] { rows_of.emplace(nominal_columns(*s.scanner, s.header, target, options)); });
+  ArffRows& rows = *rows_of;
   Vector targets;
   agreed([&] {
     read_rows(*s.scanner, s.header, target, options, rows);
-    data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+    code_inputs(data, rows, options, s.scanner->name());
     targets = rows.targets.into_vector();
   });
+  // Categories learned on one rank would have to be the union over ranks: not done yet.
+  if (max_over_ranks(!data.coding.empty() && !options.coding ? 1.0 : 0.0) != 0.0) {
+    throw DataError(file.string() +
+                    ": nominal input attributes are learned by one process "
+                    "only; train without mpirun (a trained model predicts and evaluates under "
+                    "mpirun)");
+  }
   require_rows(*s.scanner, s.header, std::size_t(count_over_ranks(rows.rows)));
-  code_labels_shard(data, std::move(targets), rows.labels, options,
-                    label_where(*s.scanner, rows));
+  code_labels_shard(data, std::move(targets), rows.labels, options, label_where(*s.scanner, rows));
   move_to_block_shards(data);
   return data;
 }
 
 Matrix read_arff_inputs_shard(const std::filesystem::path& file,
-                              const std::vector<std::string>& feature_names) {
-  if (collectives().size() == 1) return read_arff_inputs(file, feature_names);
+                              const std::vector<std::string>& feature_names,
+                              const InputCoding* coding, bool allow_missing) {
+  if (collectives().size() == 1)
+    return read_arff_inputs(file, feature_names, coding, allow_missing);
   ArffShard s;
   std::vector<std::size_t> source;
   open_shard(s, file, [&] { source = input_attributes(*s.scanner, s.header, feature_names); });
@@ -247,8 +329,10 @@ Matrix read_arff_inputs_shard(const std::filesystem::path& file,
   Matrix inputs;
   agreed([&] {
     RowStore store;
-    rows = read_input_rows(*s.scanner, s.header, source, store);
+    NominalColumns nominal(feature_names, {}, coding, 0, allow_missing);
+    rows = read_input_rows(*s.scanner, s.header, source, store, nominal);
     inputs = store.into_matrix(rows, feature_names.size());
+    if (coding != nullptr) inputs = encode_inputs(inputs, *coding);
   });
   require_rows(*s.scanner, s.header, std::size_t(count_over_ranks(rows)));
   move_to_block_shards(inputs, nullptr, nullptr);

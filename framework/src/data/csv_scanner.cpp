@@ -521,7 +521,8 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   const auto column = [&] { return "column '" + escaped(column_name) + "'"; };
   if (text.empty()) {
     throw DataError(scanner.where(cell.column) + ": empty cell in " + column() +
-                    "; missing values are not supported: fill in a number or remove the row");
+                    "; fill in a number, remove the row, or read missing inputs with data.missing = "
+                    "\"drop-rows\", \"mean\" or \"median\"");
   }
   const char* first = text.data();
   const char* last = text.data() + text.size();
@@ -532,9 +533,7 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   const auto [end, error] = std::from_chars(first, last, value);
   if (end != last || error == std::errc::invalid_argument) {
     throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +
-                    " is not a number; write a decimal number such as 1.5 or -2e-3 (missing "
-                    "values and text categories are not supported: impute, encode or remove "
-                    "them)");
+                    " is not a number; write a decimal number such as 1.5 or -2e-3");
   }
   if (error == std::errc::result_out_of_range) {
     // Underflow to a subnormal or zero is harmless; overflow is not.

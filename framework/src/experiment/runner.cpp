@@ -45,7 +45,8 @@ struct Loaded {
 
 using ReadKey = std::tuple<fs::path, std::string, std::optional<Task>,
                            std::optional<std::vector<double>>,
-                           std::optional<std::vector<std::string>>, std::optional<std::size_t>>;
+                           std::optional<std::vector<std::string>>, std::optional<std::size_t>,
+                           std::vector<std::string>, bool, std::vector<std::string>, bool>;
 
 class DataCache {
  public:
@@ -55,7 +56,11 @@ class DataCache {
                       options.task,
                       options.class_values,
                       options.class_names,
-                      options.features};
+                      options.features,
+                      options.nominal,
+                      options.unseen_as_zero,
+                      options.coding ? options.coding->coded_names() : std::vector<std::string>(),
+                      options.allow_missing};
     auto found = files_.find(key);
     if (found != files_.end()) return found->second;
     Loaded loaded;
@@ -83,6 +88,9 @@ DataOptions train_options(const Pipeline& p) {
   options.target_from_pipeline = true;
   options.task = p.data.task;
   options.features = p.data.features;
+  options.nominal = p.data.nominal;
+  options.unseen_as_zero = p.data.unseen_as_zero;
+  options.allow_missing = p.data.missing != MissingPolicy::Error;
   return options;
 }
 
@@ -95,6 +103,7 @@ RunData read_run_data(const PlannedRun& run, const Experiment& e, DataCache& cac
     DataOptions test = options;
     test.task = out.train->data->task;
     test.features = out.train->data->features();
+    test.coding = out.train->data->coding;
     if (out.train->data->task == Task::Classification)
       use_classes_of(test, out.train->data->class_values, out.train->data->class_names);
     out.test = &cache.get(*d.test, test);

@@ -143,6 +143,22 @@ std::string model_inconsistency(const Model& model) {
                " (scales must be finite and > 0)";
   }
 
+  if (!model.input_coding.empty()) {
+    const std::string problem = model.input_coding.problem();
+    if (!problem.empty()) return problem;
+    if (model.input_coding.coded_names() != model.feature_names)
+      return "the coded names of the nominal inputs differ from the feature names";
+  }
+
+  if (model.imputation.size() != 0) {
+    if (model.imputation.size() != d)
+      return std::to_string(model.imputation.size()) + " imputation values for " +
+             std::to_string(d) + " features";
+    for (std::size_t j = 0; j < d; ++j)
+      if (!std::isfinite(model.imputation(j)))
+        return "imputation value " + std::to_string(j) + " is not finite";
+  }
+
   const std::size_t classes = model.class_values.size();
   const bool classification = model.task == Task::Classification;
   if (classification) {

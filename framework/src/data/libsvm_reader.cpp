@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "block_shards.hpp"
@@ -29,12 +30,12 @@ constexpr std::size_t max_index = 100000000;
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 struct SparseRows {
-  RowStore entries;                   // index, value, index, value, ... (row by row)
-  std::vector<std::size_t> ends;      // pairs stored after each row
+  RowStore entries;               // index, value, index, value, ... (row by row)
+  std::vector<std::size_t> ends;  // pairs stored after each row
   RowStore targets;
-  std::vector<std::size_t> lines;     // each row's line and label column, for messages
+  std::vector<std::size_t> lines;  // each row's line and label column, for messages
   std::vector<std::uint32_t> columns;
-  std::size_t largest = 0;            // the largest index read
+  std::size_t largest = 0;  // the largest index read
   TextLabels labels;
   std::size_t rows() const { return ends.size(); }
 };
@@ -61,7 +62,8 @@ void read_rows(CsvScanner& scanner, std::size_t limit, bool text_labels, SparseR
     }
     if (label.text.find(':') != std::string_view::npos) {
       throw DataError(scanner.where(label.column) + ": the row starts with \"" +
-                      escaped(label.text) + "\", an index:value pair, not a label; each row is "
+                      escaped(label.text) +
+                      "\", an index:value pair, not a label; each row is "
                       "LABEL INDEX:VALUE ...");
     }
     out.targets.push(text_labels ? out.labels.id(label.text)
@@ -91,10 +93,11 @@ void read_rows(CsvScanner& scanner, std::size_t limit, bool text_labels, SparseR
       if (index == 0 || index > max_index || (limit != 0 && index > limit)) {
         const std::string most =
             limit != 0 ? std::to_string(limit) + " (data.features)" : std::to_string(max_index);
-        throw DataError(scanner.where(start + 1) + ": index " +
-                        std::string(pair.substr(0, colon)) + " is outside 1.." + most +
-                        (index == 0 ? "; LIBSVM indices start at 1" : "; raise data.features "
-                                                                      "or check the file"));
+        throw DataError(scanner.where(start + 1) + ": index " + std::string(pair.substr(0, colon)) +
+                        " is outside 1.." + most +
+                        (index == 0 ? "; LIBSVM indices start at 1"
+                                    : "; raise data.features "
+                                      "or check the file"));
       }
       if (index <= previous) {
         throw DataError(scanner.where(start + 1) + ": index " + std::to_string(index) +
@@ -122,15 +125,18 @@ void check_dense_size(const std::string& name, std::size_t rows, std::size_t fea
     throw DataError(name + ": " + std::to_string(rows) + " rows of " + std::to_string(features) +
                     " features would take " +
                     byte_count_text(std::uint64_t(rows) * features * sizeof(double)) +
-                    " as the dense inputs Radial's networks need, for " +
-                    std::to_string(values) + " stored values; reduce the features (the "
+                    " as the dense inputs Radial's networks need, for " + std::to_string(values) +
+                    " stored values; reduce the features (the "
                     "largest index, or data.features)");
   }
 }
 
-// The rows as an N x columns matrix: value (index j) goes to column target[j - 1] when that is
-// below `columns` (indices without a column are skipped).
-Matrix densify(SparseRows& rows, std::size_t columns, const std::vector<std::size_t>& target) {
+// Index j -> the column it fills (a model's x<j>); indices not in the map are skipped.
+using ColumnOf = std::map<std::size_t, std::size_t>;
+
+// The rows as an N x columns matrix: value (index j) goes to column target[j], or without a
+// map to column j - 1 (indices beyond `columns` skipped).
+Matrix densify(SparseRows& rows, std::size_t columns, const ColumnOf* target) {
   const Vector entries = rows.entries.into_vector();
   Matrix x = Matrix::from_shape({rows.rows(), columns});
   x.fill(0.0);
@@ -138,22 +144,22 @@ Matrix densify(SparseRows& rows, std::size_t columns, const std::vector<std::siz
   for (std::size_t r = 0; r < rows.rows(); ++r) {
     for (; at < rows.ends[r]; ++at) {
       const auto index = std::size_t(entries[2 * at]);
-      if (index - 1 < target.size() && target[index - 1] < columns)
-        x(r, target[index - 1]) = entries[2 * at + 1];
+      if (target == nullptr) {
+        if (index - 1 < columns) x(r, index - 1) = entries[2 * at + 1];
+        continue;
+      }
+      const auto found = target->find(index);
+      if (found != target->end() && found->second < columns)
+        x(r, found->second) = entries[2 * at + 1];
     }
   }
   return x;
 }
 
-std::vector<std::size_t> identity_columns(std::size_t d) {
-  std::vector<std::size_t> target(d);
-  for (std::size_t j = 0; j < d; ++j) target[j] = j;
-  return target;
-}
-
-// Index j -> the model's column for it: names x<j> by number, other names by position.
-std::vector<std::size_t> model_columns(const std::vector<std::string>& feature_names) {
-  std::vector<std::size_t> by_number;
+// Index j -> the model's column for it: names x<j> by number (nullopt: other names, which take
+// the indices in order).
+std::optional<ColumnOf> model_columns(const std::vector<std::string>& feature_names) {
+  ColumnOf by_number;
   for (std::size_t c = 0; c < feature_names.size(); ++c) {
     const std::string& name = feature_names[c];
     std::size_t j = 0;
@@ -162,9 +168,8 @@ std::vector<std::size_t> model_columns(const std::vector<std::string>& feature_n
       numbered = name[k] >= '0' && name[k] <= '9' && !(k == 1 && name[k] == '0');
       j = j * 10 + std::size_t(name[k] - '0');
     }
-    if (!numbered) return identity_columns(feature_names.size());
-    if (by_number.size() < j) by_number.resize(j, std::size_t(-1));
-    by_number[j - 1] = c;
+    if (!numbered) return std::nullopt;
+    by_number[j] = c;
   }
   return by_number;
 }
@@ -179,7 +184,8 @@ std::function<std::string(std::size_t)> label_where(const CsvScanner& scanner,
 
 void require_rows(const CsvScanner& scanner, std::size_t rows) {
   if (rows == 0)
-    throw DataError(scanner.name() + ":1:1: no data rows; a LIBSVM file holds one row per "
+    throw DataError(scanner.name() +
+                    ":1:1: no data rows; a LIBSVM file holds one row per "
                     "line, LABEL INDEX:VALUE ...");
 }
 
@@ -195,7 +201,8 @@ std::size_t feature_count(const CsvScanner& scanner, std::size_t largest,
                           const DataOptions& options) {
   const std::size_t d = options.features.value_or(largest);
   if (d == 0)
-    throw DataError(scanner.name() + ": no row has an index:value pair, so the data have no "
+    throw DataError(scanner.name() +
+                    ": no row has an index:value pair, so the data have no "
                     "features; give data.features or rows with values");
   return d;
 }
@@ -225,7 +232,7 @@ Dataset read_libsvm(const std::filesystem::path& file, const DataOptions& option
   const std::size_t d = feature_count(scanner, rows.largest, options);
   check_dense_size(scanner.name(), rows.rows(), d, rows.ends.back());
   Dataset data = named_dataset(file, d);
-  data.inputs = densify(rows, d, identity_columns(d));
+  data.inputs = densify(rows, d, nullptr);
   code_labels(data, rows.targets.into_vector(), rows.labels, options, label_where(scanner, rows));
   return data;
 }
@@ -239,7 +246,8 @@ Matrix read_libsvm_inputs(const std::filesystem::path& file,
   read_rows(scanner, 0, true, rows);  // labels as text: prediction files may hold any label
   require_rows(scanner, rows.rows());
   check_dense_size(scanner.name(), rows.rows(), feature_names.size(), rows.ends.back());
-  return densify(rows, feature_names.size(), model_columns(feature_names));
+  const std::optional<ColumnOf> columns = model_columns(feature_names);
+  return densify(rows, feature_names.size(), columns ? &*columns : nullptr);
 }
 
 Dataset read_libsvm_shard(const std::filesystem::path& file, const DataOptions& options) {
@@ -260,7 +268,7 @@ Dataset read_libsvm_shard(const std::filesystem::path& file, const DataOptions& 
     check_dense_size(scanner->name(), total, d, values);
   });
   Dataset data = named_dataset(file, d);
-  data.inputs = densify(rows, d, identity_columns(d));
+  data.inputs = densify(rows, d, nullptr);
   code_labels_shard(data, rows.targets.into_vector(), rows.labels, options,
                     label_where(*scanner, rows));
   move_to_block_shards(data);
@@ -278,7 +286,8 @@ Matrix read_libsvm_inputs_shard(const std::filesystem::path& file,
   require_rows(*scanner, total);
   const auto values = std::size_t(count_over_ranks(rows.ends.empty() ? 0 : rows.ends.back()));
   agreed([&] { check_dense_size(scanner->name(), total, feature_names.size(), values); });
-  Matrix inputs = densify(rows, feature_names.size(), model_columns(feature_names));
+  const std::optional<ColumnOf> columns = model_columns(feature_names);
+  Matrix inputs = densify(rows, feature_names.size(), columns ? &*columns : nullptr);
   move_to_block_shards(inputs, nullptr, nullptr);
   return inputs;
 }

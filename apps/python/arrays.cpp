@@ -84,11 +84,10 @@ py::array_t<double> to_numpy(const Matrix& matrix) {
   return out;
 }
 
-Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
-                     std::vector<std::string> feature_names, std::string target_name,
-                     const std::optional<std::vector<double>>& class_values,
-                     const std::string& target_label) {
-  const std::size_t d = inputs.shape(1);
+namespace {
+
+// Default names x0.. and the checks a CSV header gets.
+void check_feature_names(std::vector<std::string>& feature_names, std::size_t d) {
   if (feature_names.empty()) {
     for (std::size_t j = 0; j < d; ++j) feature_names.push_back("x" + std::to_string(j));
   }
@@ -108,6 +107,44 @@ Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
                        std::to_string(it->second) + " and " + std::to_string(j) +
                        "); give every column its own name");
   }
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> text_labels(const py::handle& y) {
+  if (!py::isinstance<py::list>(y)) return std::nullopt;
+  const py::list list = py::reinterpret_borrow<py::list>(y);
+  std::vector<std::string> out;
+  out.reserve(list.size());
+  for (const py::handle item : list) {
+    if (!py::isinstance<py::str>(item)) return std::nullopt;
+    out.push_back(item.cast<std::string>());
+  }
+  return out;
+}
+
+Dataset make_text_dataset(Matrix inputs, std::vector<std::string> target, std::optional<Task> task,
+                          std::vector<std::string> feature_names, std::string target_name,
+                          const std::optional<std::vector<double>>& class_values,
+                          const std::optional<std::vector<std::string>>& class_names,
+                          const std::string& target_label) {
+  check_feature_names(feature_names, inputs.shape(1));
+  DataOptions options;
+  options.task = task;
+  options.class_values = class_values;
+  options.class_names = class_names;
+  return dataset_from_text_labels(std::move(inputs), std::move(target), std::move(feature_names),
+                                  target_name.empty() ? "y" : std::move(target_name), options,
+                                  target_label, [&](std::size_t i) {
+                                    return target_label + "[" + std::to_string(i) + "]";
+                                  });
+}
+
+Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
+                     std::vector<std::string> feature_names, std::string target_name,
+                     const std::optional<std::vector<double>>& class_values,
+                     const std::string& target_label) {
+  check_feature_names(feature_names, inputs.shape(1));
   DataOptions options;
   options.task = task;
   options.class_values = class_values;

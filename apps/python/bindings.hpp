@@ -55,6 +55,17 @@ Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
                      const std::optional<std::vector<double>>& class_values,
                      const std::string& target_label);
 
+// Text class labels: a Python list of str (the module's wrapper turns arrays of str into one);
+// empty when `y` is anything else.
+std::optional<std::vector<std::string>> text_labels(const py::handle& y);
+
+// make_dataset for text class labels (DataOptions::class_names when given).
+Dataset make_text_dataset(Matrix inputs, std::vector<std::string> target, std::optional<Task> task,
+                          std::vector<std::string> feature_names, std::string target_name,
+                          const std::optional<std::vector<double>>& class_values,
+                          const std::optional<std::vector<std::string>>& class_names,
+                          const std::string& target_label);
+
 void bind_errors(py::module_& m);
 void bind_plugins(py::module_& m);
 void bind_pipeline(py::module_& m);

@@ -10,6 +10,8 @@
 namespace radial::python {
 namespace {
 
+using namespace pybind11::literals;
+
 Matrix outputs(const ModelHandle& h, const py::handle& X) {
   Matrix inputs = to_matrix(X, "X");
   if (inputs.shape(1) != h.model->feature_names.size()) {
@@ -23,9 +25,17 @@ Matrix outputs(const ModelHandle& h, const py::handle& X) {
   return Network(*h.model, h.basis).predict(inputs);
 }
 
-py::array_t<double> predict(const ModelHandle& h, const py::handle& X) {
+py::object predict(const ModelHandle& h, const py::handle& X) {
   const Matrix out = outputs(h, X);
   const std::size_t n = out.shape(0);
+  if (h.model->task == Task::Classification && !h.model->class_names.empty()) {
+    // Text labels come back as they were given: a NumPy array of str.
+    const Labels predicted = Network::classify(out);
+    py::list labels(n);
+    for (std::size_t i = 0; i < n; ++i)
+      labels[i] = py::str(h.model->class_names[static_cast<std::size_t>(predicted(i))]);
+    return py::module_::import("numpy").attr("array")(labels, "dtype"_a = "str");
+  }
   py::array_t<double> result(n);
   double* values = result.mutable_data();
   if (h.model->task == Task::Classification) {
@@ -99,6 +109,8 @@ void bind_model(py::module_& m) {
                              })
       .def_property_readonly("class_values",
                              [](const ModelHandle& h) { return h.model->class_values; })
+      .def_property_readonly("class_names",
+                             [](const ModelHandle& h) { return h.model->class_names; })
       .def_property_readonly("feature_names",
                              [](const ModelHandle& h) { return h.model->feature_names; })
       .def_property_readonly("target_name",

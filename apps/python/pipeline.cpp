@@ -93,8 +93,13 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
     if (y.is_none()) throw InputError("fit(X, y) needs y (one target value per row of X)");
     Matrix inputs = to_matrix(X, "X");
     const std::size_t rows = inputs.shape(0);
-    train_data = make_dataset(std::move(inputs), to_vector(y, "y", rows), pipeline->data.task,
-                              feature_names, target_name, std::nullopt, "y");
+    if (auto texts = text_labels(y)) {
+      train_data = make_text_dataset(std::move(inputs), std::move(*texts), pipeline->data.task,
+                                     feature_names, target_name, std::nullopt, std::nullopt, "y");
+    } else {
+      train_data = make_dataset(std::move(inputs), to_vector(y, "y", rows), pipeline->data.task,
+                                feature_names, target_name, std::nullopt, "y");
+    }
     if (X_test.is_none() != y_test.is_none()) {
       throw InputError("pass X_test and y_test together, or neither");
     }
@@ -107,10 +112,21 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
       }
       const std::size_t test_rows = test_inputs.shape(0);
       std::optional<std::vector<double>> classes;
+      std::optional<std::vector<std::string>> names;
       if (train_data->task == Task::Classification) classes = train_data->class_values;
-      test_data = make_dataset(std::move(test_inputs), to_vector(y_test, "y_test", test_rows),
-                               train_data->task, train_data->feature_names, train_data->target_name,
-                               classes, "y_test");
+      if (!train_data->class_names.empty()) names = train_data->class_names;
+      if (auto texts = text_labels(y_test)) {
+        test_data = make_text_dataset(std::move(test_inputs), std::move(*texts), train_data->task,
+                                      train_data->feature_names, train_data->target_name, classes,
+                                      names, "y_test");
+      } else if (names) {
+        throw InputError("y_test holds numbers but y held text class labels; give y_test as "
+                         "text labels too");
+      } else {
+        test_data = make_dataset(std::move(test_inputs), to_vector(y_test, "y_test", test_rows),
+                                 train_data->task, train_data->feature_names,
+                                 train_data->target_name, classes, "y_test");
+      }
     }
   }
 

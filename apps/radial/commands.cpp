@@ -18,6 +18,7 @@
 #include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
 #include "radial/errors.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/model_store.hpp"
 #include "radial/output_file.hpp"
 #include "radial/network.hpp"
@@ -204,7 +205,9 @@ std::string prediction_rows(const Model& model, const Matrix& outputs, const Lab
   std::ostringstream out;
   for (std::size_t i = first; i < end; ++i) {
     if (model.task == Task::Classification) {
-      out << format_number(model.class_values[static_cast<std::size_t>(predicted(i))]);
+      const auto k = static_cast<std::size_t>(predicted(i));
+      out << (model.class_names.empty() ? format_number(model.class_values[k])
+                                        : csv_cell(model.class_names[k]));
       if (probabilities) {
         for (std::size_t k = 0; k < outputs.shape(1); ++k) out << "," << format_number(outputs(i, k));
       }
@@ -246,8 +249,9 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     }
     basis = restore_basis(registry, model, args.model);
   });
-  const Matrix inputs = distributed() ? read_inputs_shard(args.data, model.feature_names)
-                                      : read_inputs_csv(args.data, model.feature_names);
+  Matrix inputs = read_model_inputs(args.data, model.feature_names, model.input_coding,
+                                    model.imputation.size() != 0);
+  impute(inputs, model.imputation);
   Network network(model, basis);
   Matrix outputs;
   agreed([&] { outputs = network.predict(inputs); });  // a bad row on one rank stops every rank
@@ -270,7 +274,9 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     const std::string target = csv_cell(model.target_name.empty() ? "prediction" : model.target_name);
     text = target;
     if (model.task == Task::Classification && args.probabilities) {
-      for (double v : model.class_values) text += ",p_" + format_number(v);
+      for (std::size_t k = 0; k < model.class_values.size(); ++k)
+        text += "," + csv_cell("p_" + (model.class_names.empty() ? format_number(model.class_values[k])
+                                                               : model.class_names[k]));
     }
     text += "\n";
     text += prediction_rows(model, outputs, predicted, args.probabilities, 0, rows);
@@ -304,7 +310,11 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   DataOptions options;
   options.target = model.target_name;
   options.task = model.task;
-  if (model.task == Task::Classification) options.class_values = model.class_values;
+  if (model.task == Task::Classification)
+    use_classes_of(options, model.class_values, model.class_names);
+  options.features = model.feature_names.size();  // a LIBSVM file is read with the model's d
+  if (!model.input_coding.empty()) options.coding = model.input_coding;
+  options.allow_missing = model.imputation.size() != 0;
   Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
     // Reorder by name so a file with the same columns in another order still evaluates: in
@@ -338,6 +348,7 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
     data.inputs = std::move(inputs);
     data.feature_names = model.feature_names;
   }
+  impute(data.inputs, model.imputation);
   // Predicted in row chunks: no standardised copy, no N x K outputs, so memory stays O(chunk).
   Metrics metrics;
   or_end_job([&] { metrics = evaluate_metrics(model, basis, data); });

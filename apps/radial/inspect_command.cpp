@@ -43,7 +43,16 @@ int inspect_command(const std::string& file) {
   out << "\n";
   if (m.task == Task::Classification) {
     out << "  classes (" << m.class_values.size() << "):";
-    for (double v : m.class_values) out << " " << v;
+    if (m.class_names.empty())
+      for (double v : m.class_values) out << " " << v;
+    else
+      for (const auto& name : m.class_names) out << " \"" << shown(name) << "\"";
+    out << "\n";
+  }
+  for (const NominalInput& n : m.input_coding.nominal) {
+    out << "  nominal input '" << shown(m.input_coding.raw_names.at(n.column)) << "' ("
+        << n.categories.size() << " categories):";
+    for (const auto& category : n.categories) out << " \"" << shown(category) << "\"";
     out << "\n";
   }
   out << "  standardised: " << (m.standardize ? "yes" : "no") << "\n"

@@ -2,10 +2,19 @@
 #include "radial/dataset.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "radial/errors.hpp"
 
 namespace radial {
+
+std::string class_label(const std::vector<double>& class_values,
+                        const std::vector<std::string>& class_names, std::size_t k) {
+  if (!class_names.empty()) return class_names.at(k);
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, class_values.at(k));
+  return std::string(text, result.ptr);
+}
 
 Matrix one_of_k(const Labels& classes, std::size_t num_classes) {
   Matrix t = xt::zeros<double>({classes.size(), num_classes});
@@ -26,7 +35,9 @@ Dataset select_rows(const Dataset& data, const std::vector<std::size_t>& index) 
   out.task = data.task;
   out.num_classes = data.num_classes;
   out.class_values = data.class_values;
+  out.class_names = data.class_names;
   out.feature_names = data.feature_names;
+  out.coding = data.coding;
   out.target_name = data.target_name;
   out.source = data.source;
   out.inputs = Matrix::from_shape({index.size(), d});

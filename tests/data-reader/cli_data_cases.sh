@@ -123,6 +123,51 @@ with open('thousand.csv', 'w') as f:
   [ "$elapsed_ms" -lt 20000 ] || fail "the refusal took $elapsed_ms ms"
   [ ! -e m.model ] || fail "a model was written"
   ;;
+data-text-labels)
+  # Class labels as text: the same model as from the numbers (weights, predictions), labels
+  # written back as they were, a test set coded by name, an unseen label refused at its cell.
+  /usr/bin/python3 -c "
+import csv
+names = {'0': 'cat', '1': 'dog, big'}
+for part in ('train', 'test'):
+    rows = list(csv.reader(open('$examples/data/synth3_%s.csv' % part)))
+    with open('%s.csv' % part, 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\\n')
+        w.writerow(rows[0])
+        for r in rows[1:]:
+            w.writerow(r[:-1] + [names[r[-1]]])"
+  sed "s#data/synth3_train.csv#$work/train.csv#; s#data/synth3_test.csv#$work/test.csv#" "$two_class" > p.toml
+  run 0 train "$two_class" --model numbers.model --report numbers.json --quiet
+  run 0 train p.toml --model text.model --report text.json --quiet
+  [ "$(json text.json "j['test']['error_rate']")" = "$(json numbers.json "j['test']['error_rate']")" ] \
+    || fail "test error differs: $(json text.json "j['test']") vs $(json numbers.json "j['test']")"
+  run 0 predict numbers.model "$test_csv" --output numbers.csv
+  run 0 predict text.model test.csv --output text.csv
+  run 0 train p.toml --set output.plugin=irls --model irls.model --quiet
+  run 0 predict irls.model test.csv --output irls.csv --probabilities
+  /usr/bin/python3 -c "
+import csv
+numbers = [r[0] for r in csv.reader(open('numbers.csv'))]
+text = list(csv.reader(open('text.csv')))
+assert text[0] == ['label'], text[0]
+mapped = [{'0': 'cat', '1': 'dog, big'}[v] for v in numbers[1:]]
+assert [r[0] for r in text[1:]] == mapped, 'text predictions differ from the numeric model'
+irls = list(csv.reader(open('irls.csv')))
+assert irls[0] == ['label', 'p_cat', 'p_dog, big'], irls[0]
+assert all(r[0] == ('cat' if float(r[1]) >= float(r[2]) else 'dog, big') for r in irls[1:])
+" || fail "predictions with text labels"
+  run 0 inspect text.model
+  out_has 'classes (2): "cat" "dog, big"'
+  run 0 evaluate text.model test.csv --report e.json
+  [ "$(json e.json "j['error_rate']")" = "$(json numbers.json "j['test']['error_rate']")" ] || fail "evaluate: $(cat e.json)"
+  sed '3s/cat$/cow/; 3s/"dog, big"$/cow/' test.csv > unseen.csv
+  run 2 evaluate text.model unseen.csv
+  err_has "unseen.csv:3:"
+  err_has 'class label "cow" in target column'
+  run 2 evaluate numbers.model test.csv
+  err_has "test.csv:2:"
+  err_has "is text, but the training data's classes are the numbers 0, 1"
+  ;;
 data-huge-values)
   # Regression: values near 1e300 gave an infinite scale (a silent majority-class model),
   # near 1e307 "non-finite mean (-nan)". Scaling the inputs by 2^996 or 2^1019 (exact) must give

@@ -11,8 +11,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 seconds="${1:-60}"
 build="${2:-$here/../../build-fuzz}"
-targets=(pipeline csv npy model report_json results_db)
-dicts=(toml csv "" model json "")
+targets=(pipeline csv npy model report_json results_db arff libsvm)
+dicts=(toml csv "" model json "" arff libsvm)
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/radial-fuzz-run-XXXXXX")"
 keep=0

@@ -136,6 +136,7 @@ TEST_CASE("a model written before the bounded reader and the open links loads an
   bytes << in.rdbuf();
   const Model m = load_model(file);
   CHECK(m.class_values == std::vector<double>{0.0, 1.0});
+  CHECK(m.class_names.empty());  // model record 1: no text labels
   CHECK(m.basis_id == "thin-plate");
   CHECK(m.weights.shape(0) == 11);
   CHECK(m.weights.shape(1) == 2);
@@ -215,6 +216,27 @@ TEST_CASE("every model kind the trainer writes passes the consistency check",
     const Model m = model_of_kind(kind.task, kind.link, kind.classes);
     const Model loaded = deserialize_model(serialize_model(m), "memory");
     CHECK(loaded.class_values == m.class_values);
+    if (kind.task == Task::Classification) {
+      // The same model with text labels keeps them.
+      Model named = m;
+      for (std::size_t k = 0; k < named.class_values.size(); ++k) {
+        named.class_values[k] = double(k);
+        named.class_names.push_back("class \"" + std::string(1, char('a' + k)) + "\" \n");
+      }
+      CHECK(deserialize_model(serialize_model(named), "memory").class_names == named.class_names);
+      // And with a nominal input and imputation values (model record 5).
+      Model coded = m;
+      coded.input_coding.raw_names = {"colour"};
+      coded.input_coding.nominal = {{0, {"blue", "red"}}};
+      coded.input_coding.unseen_as_zero = true;
+      coded.feature_names = {"colour=blue", "colour=red"};
+      coded.imputation = Vector{0.25, 0.75};
+      const Model back = deserialize_model(serialize_model(coded), "memory");
+      CHECK(back.input_coding.coded_names() == coded.feature_names);
+      CHECK(back.input_coding.unseen_as_zero);
+      CHECK(std::vector<double>(back.imputation.begin(), back.imputation.end()) ==
+            std::vector<double>{0.25, 0.75});
+    }
     // The network it makes predicts one probability or value per output, and classify never
     // points past the class list.
     const Network network(loaded, std::make_shared<UnitGaussian>());
@@ -257,6 +279,39 @@ TEST_CASE("the class count is tied to the weights, the link and the Bayes parts"
   add("softmax weights have 3 columns for 4 classes", classification, Link::Softmax, 3,
       [](Model& m) { m.class_values.push_back(9.0); });
   add("softmax output needs at least 2 classes", classification, Link::Softmax, 1, [](Model&) {});
+  const auto text_labels = [](Model& m) {
+    m.class_values = {0.0, 1.0, 2.0};
+    m.class_names = {"a", "b", "c"};
+  };
+  add("2 class names for 3 classes", classification, Link::Softmax, 3, [&](Model& m) {
+    text_labels(m);
+    m.class_names.pop_back();
+  });
+  add("class names must be distinct and in increasing order", classification, Link::Softmax, 3,
+      [&](Model& m) {
+        text_labels(m);
+        std::swap(m.class_names[0], m.class_names[1]);
+      });
+  add("1 imputation values for 2 features", classification, Link::Softmax, 3,
+      [](Model& m) { m.imputation = Vector{1.0}; });
+  add("imputation value 1 is not finite", classification, Link::Softmax, 3,
+      [](Model& m) { m.imputation = Vector{1.0, std::numeric_limits<double>::quiet_NaN()}; });
+  add("the coded names of the nominal inputs differ from the feature names", classification,
+      Link::Softmax, 3, [](Model& m) {
+        m.input_coding.raw_names = {"x"};
+        m.input_coding.nominal = {{0, {"a", "b"}}};
+      });
+  add("categories of nominal input 'x' are not distinct", classification, Link::Softmax, 3,
+      [](Model& m) {
+        m.input_coding.raw_names = {"x"};
+        m.input_coding.nominal = {{0, {"b", "a"}}};
+        m.feature_names = {"x=b", "x=a"};
+      });
+  add("class value 0 is -1 in a model with text class labels", classification, Link::Softmax, 3,
+      [&](Model& m) {
+        text_labels(m);
+        m.class_values = {-1.0, 0.0, 1.0};
+      });
   add("a regression model lists 1 class values", Task::Regression, Link::Identity, 0,
       [](Model& m) { m.class_values = {1.0}; });
   add("a regression model has link softmax", Task::Regression, Link::Identity, 0,

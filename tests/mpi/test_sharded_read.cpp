@@ -100,6 +100,7 @@ Dataset check_shards_make_whole(const fs::path& file, const DataOptions& options
   CHECK(shard.task == whole.task);
   CHECK(shard.num_classes == whole.num_classes);
   CHECK(shard.class_values == whole.class_values);
+  CHECK(shard.class_names == whole.class_names);
   CHECK(shard.source == whole.source);
   const Gathered all = gather(shard.inputs, target_bytes(shard));
   CHECK(all.rows == whole.rows());
@@ -222,6 +223,35 @@ TEST_CASE("uneven shards: N not divisible by P, fewer rows than ranks, a class i
     CHECK(shard.class_values == std::vector<double>{0, 1, 7});
     CHECK(shard.num_classes == 3);
   }
+  // A text label only in the last row: every rank's numbers become the texts "0" and "1".
+  const auto row_text = [](std::size_t i) {
+    return std::to_string(i) + "," + (i == 29 ? std::string("\"seven, 7\"") : std::to_string(i % 2));
+  };
+  const Dataset text =
+      check_shards_make_whole(dir.write("last-text.csv", rows_csv("u,c", 30, row_text)));
+  CHECK(text.class_names == std::vector<std::string>{"0", "1", "seven, 7"});
+  CHECK(text.classes(29) == 2);
+  // ARFF and LIBSVM files shard as CSV does: a header of several lines (comments, blank lines
+  // and sparse rows among the data), and rows with indices that only the last rank's rows reach.
+  const auto arff_row = [](std::size_t i) {
+    return i % 4 == 3 ? "{0 " + std::to_string(i) + ", 2 " + (i % 3 ? "b" : "'a c'") + "}"
+                      : "% comment\n" + std::to_string(i) + ".5," + std::to_string(i % 7) +
+                            "," + (i % 3 ? "b" : "'a c'");
+  };
+  std::string arff = "% made by test_sharded_read\n@relation r\n\n@attribute u numeric\n"
+                     "@attribute v numeric\n@attribute c {b,'a c'}\n@data\n";
+  for (std::size_t i = 0; i < 40; ++i) arff += arff_row(i) + (i % 5 ? "\n" : "\n\n");
+  const Dataset from_arff = check_shards_make_whole(dir.write("rows.arff", arff));
+  CHECK(from_arff.class_names == std::vector<std::string>{"a c", "b"});
+  check_input_shards(dir.path("rows.arff"), {"v", "u"});
+  std::string libsvm = "# made by test_sharded_read\n";
+  for (std::size_t i = 0; i < 40; ++i)
+    libsvm += std::to_string(i % 3) + " 1:" + std::to_string(i) + ".25 " +
+              (i == 39 ? "9:1" : std::to_string(2 + i % 4) + ":-1") + "\n";
+  const Dataset from_libsvm = check_shards_make_whole(dir.write("rows.libsvm", libsvm));
+  CHECK(from_libsvm.features() == 9);
+  check_input_shards(dir.path("rows.libsvm"), {"x9", "x1"});
+
   // Integer targets but one non-integer value in the last rank's rows: regression on every rank.
   const auto row_reg = [](std::size_t i) {
     return std::to_string(i) + "," + (i == 28 ? std::string("2.5") : std::to_string(i));
@@ -282,8 +312,9 @@ TEST_CASE("bad input in one rank's range: every rank throws that rank's error") 
     CHECK(message == (p > 1 ? "rank " + std::to_string(p - 1) + ": " : std::string()) + whole);
   }
 
-  // A text cell on line 2: rank 0's error, on every rank.
-  const fs::path text = dir.write("text.csv", "a,y\nabc,1\n" + rows_csv("", 20, [](std::size_t i) {
+  // An infinite cell on line 2: rank 0's error, on every rank. (Text there would make the
+  // column nominal.)
+  const fs::path text = dir.write("text.csv", "a,y\ninf,1\n" + rows_csv("", 20, [](std::size_t i) {
                                                 return std::to_string(i) + ",0";
                                               }).substr(1));
   check_sharded_error(text, {}, 0, whole_file_error(text));

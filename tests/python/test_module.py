@@ -97,3 +97,41 @@ def test_report_has_learning_curve_and_save_load_round_trip(tmp_path):
     assert loaded.report == report
     again = pickle.loads(pickle.dumps(model))
     assert np.array_equal(again.predict_proba(X), model.predict_proba(X))
+
+
+def test_text_labels_round_trip_through_fit_predict_save_and_the_files(tmp_path):
+    # Species names in an order their codes do not follow; the expected coding is NumPy's
+    # np.unique (sorted labels), independent of Radial's reader.
+    from conftest import read_csv
+    X, codes, names, target = read_csv(EXAMPLES / "data" / "iris.csv")
+    species = np.array(["setosa", "versicolor", "Virginica"])[codes.astype(int)]
+    expected_classes, expected_codes = np.unique(species, return_inverse=True)
+    pipeline = radial.Pipeline(EXAMPLES / "three-class-iris.toml")
+    by_text = pipeline.fit(X, species, feature_names=names, target_name=target)
+    by_code = pipeline.fit(X, expected_codes.astype(np.float64), feature_names=names,
+                           target_name=target)
+    assert by_text.classes == list(expected_classes) == ["Virginica", "setosa", "versicolor"]
+    predicted = by_text.predict(X)
+    assert predicted.dtype.kind == "U"
+    assert list(predicted) == list(expected_classes[by_code.predict(X).astype(int)])
+    assert np.array_equal(by_text.weights, by_code.weights)
+    # A list of str is text labels too; a test set is coded by the training names.
+    listed = pipeline.fit(X, list(species), X, list(species), feature_names=names,
+                          target_name=target)
+    assert listed.report["test"]["error_rate"] == np.mean(predicted != species)
+    with pytest.raises(radial.DataError, match=r"y_test\[0\]: class label \"virginica\""):
+        pipeline.fit(X, species, X[:1], np.array(["virginica"]))
+    # The model file keeps the names; the CSV reader gives the same model as the arrays.
+    by_text.save(tmp_path / "m.model")
+    assert radial.load(tmp_path / "m.model").classes == by_text.classes
+    with open(tmp_path / "iris.csv", "w") as f:
+        f.write(",".join(names + [target]) + "\n")
+        for row, label in zip(X, species):
+            f.write(",".join(repr(float(v)) for v in row) + "," + label + "\n")
+    text = (EXAMPLES / "three-class-iris.toml").read_text().replace(
+        "data/iris.csv", str(tmp_path / "iris.csv"))
+    (tmp_path / "p.toml").write_text(text)
+    from_file = radial.Pipeline(tmp_path / "p.toml").fit()
+    assert from_file.classes == by_text.classes
+    assert np.array_equal(from_file.weights, by_text.weights)
+    assert list(from_file.predict(X)) == list(predicted)

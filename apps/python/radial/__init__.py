@@ -16,6 +16,8 @@ import atexit as _atexit
 import json as _json
 import os as _os
 
+import numpy as _np
+
 from . import _radial
 from . import _toml
 
@@ -73,6 +75,20 @@ def plugins():
     return _radial.plugins()
 
 
+def _labels(y):
+    """y as the framework takes it: text class labels (str or bytes elements) as a list of
+    str, anything else unchanged."""
+    if y is None or isinstance(y, _np.ndarray) and y.dtype.kind not in "USO":
+        return y
+    values = _np.asarray(y)
+    if values.dtype.kind not in "USO" or values.ndim != 1:
+        return y
+    items = values.tolist()
+    if not all(isinstance(v, (str, bytes)) for v in items):
+        return y
+    return [v.decode() if isinstance(v, bytes) else v for v in items]
+
+
 class Model:
     """A trained network: predictions, its file, its training report."""
 
@@ -80,7 +96,8 @@ class Model:
         self._handle = handle
 
     def predict(self, X):
-        """Class labels (classification) or values (regression), float64, one per row of X
+        """Class labels (classification) or values (regression), one per row of X: float64,
+        or str for a model trained on text labels; X
         (float64, n_samples x n_features, raw: the model's standardiser is applied here).
         X is copied once into the framework's row-major matrix; the GIL is released."""
         return self._handle.predict(X)
@@ -109,8 +126,9 @@ class Model:
         return _json.loads(text) if text else {}
 
     task = property(lambda self: self._handle.task, doc="'classification' or 'regression'")
-    classes = property(lambda self: list(self._handle.class_values),
-                       doc="class labels in output order (classification)")
+    classes = property(lambda self: list(self._handle.class_names or self._handle.class_values),
+                       doc="class labels in output order (classification): text labels as "
+                           "str, numbers as float")
     feature_names = property(lambda self: list(self._handle.feature_names))
     target_name = property(lambda self: self._handle.target_name)
     n_features = property(lambda self: len(self._handle.feature_names))
@@ -191,11 +209,13 @@ class Pipeline:
 
         X: float64 array, n_samples x n_features, C- or F-ordered (copied once into the
         framework's row-major matrix, which the trainer standardises in place); y: float64,
-        n_samples (integers: classification, else regression, unless [data] task says). With
+        n_samples (integers: classification, else regression, unless [data] task says), or
+        class labels as text (an array or list of str: the model keeps them, predict returns
+        them and .classes lists them in increasing order). With
         no X, the pipeline's [data] files are read, as `radial train` does. seed and threads
         override the pipeline's. The GIL is released; Ctrl-C raises KeyboardInterrupt.
         """
-        handle = self._handle.fit(X, y, X_test, y_test, seed, threads,
+        handle = self._handle.fit(X, _labels(y), X_test, _labels(y_test), seed, threads,
                                   list(feature_names) if feature_names is not None else [],
                                   target_name or "")
         return Model(handle)

@@ -58,6 +58,7 @@ bool covariance(const Model& model, std::size_t j, double& a, double& b, double&
 }
 
 std::string class_name(const Model& model, std::size_t k) {
+  if (!model.class_names.empty()) return "class " + model.class_names.at(k);
   const double v = model.class_values.at(k);
   return "class " + (std::floor(v) == v && std::fabs(v) < 1e15 ? std::to_string(std::int64_t(v)) : number(v));
 }

@@ -45,10 +45,13 @@ Dataset read_model_data(const Model& model, const std::string& file) {
   DataOptions options;
   options.target = model.target_name;
   options.task = model.task;
-  if (model.task == Task::Classification) options.class_values = model.class_values;
+  if (model.task == Task::Classification)
+    use_classes_of(options, model.class_values, model.class_names);
+  options.features = model.feature_names.size();
+  if (!model.input_coding.empty()) options.coding = model.input_coding;
   Dataset data = read_dataset(file, options);
   if (data.feature_names != model.feature_names) {
-    data.inputs = read_inputs_csv(file, model.feature_names);
+    data.inputs = read_model_inputs(file, model.feature_names, model.input_coding);
     data.feature_names = model.feature_names;
   }
   return data;

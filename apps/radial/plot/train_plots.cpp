@@ -57,7 +57,9 @@ void TrainPlots::render(const Registry& registry, const Pipeline& pipeline,
     DataOptions options;
     options.target = model.target_name;
     options.task = model.task;
-    if (model.task == Task::Classification) options.class_values = model.class_values;
+    if (model.task == Task::Classification)
+      use_classes_of(options, model.class_values, model.class_names);
+    options.features = model.feature_names.size();
     const Dataset data = read_dataset(pipeline.data.train, options);
     const PlotBody body = decision_regions_plot(model, restore_basis(registry, model, "the trained model"),
                                                 "the trained model", data, false);

@@ -5,6 +5,9 @@
 // classification when every target value is an integer, regression otherwise, unless forced.
 // Class labels are mapped to indices 0..K-1 in increasing order of their value; at most
 // max_classes of them, each of magnitude below 2^53 (beyond it doubles merge neighbouring labels).
+// A target column with a cell that is not a number ("yes", "Iris-setosa") holds text labels:
+// every cell of it is then a label as written (numbers too), classes in increasing byte order
+// (as numpy.unique sorts them), Dataset::class_names; text labels make the task classification.
 // Errors (DataError) name file, line and column: ragged rows, non-numeric cells, NaN/Inf,
 // empty files, binary bytes, a missing target column, duplicate column names. Files are read as
 // streams (pipes, FIFOs and /dev/stdin work) in their parsed size plus a few MB.
@@ -34,7 +37,26 @@ struct DataOptions {
   // Class values of the training set: a test set is coded with the same indices, and a test
   // label never seen in training is a DataError.
   std::optional<std::vector<double>> class_values;
+  // Text class labels of the training set (Dataset::class_names): every target cell is then read
+  // as text and coded by this list.
+  std::optional<std::vector<std::string>> class_names;
+  // LIBSVM files: the number of input features d (indices 1..d); empty: the largest index in
+  // the file. A test set is read with its training set's d.
+  std::optional<std::size_t> features;
+  // CSV and ARFF: input columns read as categories from their first row (data.nominal); a CSV
+  // column whose first cell is text is one too. Coded 1-of-C (radial/input_coding.hpp).
+  std::vector<std::string> nominal;
+  bool unseen_as_zero = false;  // data.unseen = "zeros": stored in the coding
+  // The training set's coding: a test set's nominal columns and categories.
+  std::optional<InputCoding> coding;
+  // [data] missing is not "error": a missing input cell (radial/missing_values.hpp) is read as
+  // NaN instead of refused.
+  bool allow_missing = false;
 };
+
+// DataOptions::class_values and class_names of a training set's classes (for its test set).
+void use_classes_of(DataOptions& options, const std::vector<double>& class_values,
+                    const std::vector<std::string>& class_names);
 
 Dataset read_csv(const std::filesystem::path& file, const DataOptions& options = {});
 
@@ -46,15 +68,34 @@ Dataset dataset_from_arrays(Matrix inputs, Vector target, std::vector<std::strin
                             const std::string& source,
                             const std::function<std::string(std::size_t)>& where);
 
+// dataset_from_arrays for text labels (`target` one per row): coded as a CSV column of text labels
+// is (classes in increasing byte order, or by options.class_names).
+Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
+                                 std::vector<std::string> feature_names, std::string target_name,
+                                 const DataOptions& options, const std::string& source,
+                                 const std::function<std::string(std::size_t)>& where);
+
 // Reads by extension: .csv (and anything else) as CSV, .npy as a NumPy float64 array whose
-// target is the last column or the 1-based column number given as DataOptions::target.
+// target is the last column or the 1-based column number given as DataOptions::target, .arff as
+// Weka's ARFF (the target attribute by name, default the last; nominal and string targets are
+// text labels, coded as from CSV), and .libsvm, .svm or .svmlight as LIBSVM/SVMlight rows
+// (`label index:value ...`, inputs x1..xd, d the largest index or DataOptions::features).
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options = {});
 
-// Reads the inputs for prediction, by extension. CSV: columns are matched to `feature_names` by
-// name (extra columns such as the target are ignored); a missing feature is a DataError. .npy:
+// Reads the inputs for prediction, by extension. CSV and ARFF: columns (attributes) are matched to
+// `feature_names` by name (extra ones such as the target are ignored); a missing feature is a
+// DataError. LIBSVM: features named x<j> take index j, other names the indices in order. .npy:
 // features named x<j> take column j, other names the first columns in order.
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names);
+
+// The inputs of a model for prediction: with nominal inputs (CSV and ARFF files), the raw
+// columns coding.raw_names read and coded 1-of-C (an unseen category an error at its cell, or
+// zeros); otherwise read_inputs_csv, or read_inputs_shard under several ranks. Collective.
+// `allow_missing`: missing cells of CSV and ARFF files are NaN (a model that imputes).
+Matrix read_model_inputs(const std::filesystem::path& file,
+                         const std::vector<std::string>& feature_names, const InputCoding& coding,
+                         bool allow_missing = false);
 
 // ---- Shards (data-parallel runs, radial/collectives.hpp) ----------------------------------------
 // Under `mpirun -np P` each rank reads only its contiguous shard of the rows; the shards of ranks

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "radial/input_coding.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
@@ -18,13 +19,21 @@ struct Dataset {
   Vector values;                            // N target values (regression)
   std::size_t num_classes = 0;              // K (classification), 0 for regression
   std::vector<double> class_values;         // class index k -> label as written in the file
-  std::vector<std::string> feature_names;   // d names from the header
+  // Text labels ("yes", "Iris-setosa"): class index k -> its label, in increasing byte order;
+  // then class_values[k] = k. Empty when the labels are numbers.
+  std::vector<std::string> class_names;
+  std::vector<std::string> feature_names;   // d names from the header (coded: "colour=red")
+  InputCoding coding;                       // nominal inputs coded 1-of-C; empty: none
   std::string target_name;
   std::string source;                       // file name, for messages
 
   std::size_t rows() const { return inputs.shape(0); }
   std::size_t features() const { return inputs.shape(1); }
 };
+
+// Class k's label as text: class_names[k], or class_values[k] written as a number.
+std::string class_label(const std::vector<double>& class_values,
+                        const std::vector<std::string>& class_names, std::size_t k);
 
 // 1-of-K coding of class indices: N x K with a single 1 per row.
 Matrix one_of_k(const Labels& classes, std::size_t num_classes);

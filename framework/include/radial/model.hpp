@@ -24,6 +24,9 @@ struct Model {
   std::vector<std::string> feature_names;
   std::string target_name;
   std::vector<double> class_values;      // class index -> label as in the training file
+  std::vector<std::string> class_names;  // text labels (Dataset::class_names); empty: numbers
+  InputCoding input_coding;              // nominal inputs (Dataset::coding); empty: none
+  Vector imputation;                     // per input: the value of a missing cell; empty: none
 
   bool standardize = false;
   Standardiser standardiser;              // fitted when standardize

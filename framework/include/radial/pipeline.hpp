@@ -29,6 +29,7 @@
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
 #include "radial/legacy_prior_table.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/params.hpp"
 #include "radial/registry.hpp"
 
@@ -53,6 +54,10 @@ struct DataSpec {
   std::string target;                        // empty: last column
   bool standardize = true;
   std::optional<Task> task;                  // "classification" | "regression"
+  std::optional<std::size_t> features;       // LIBSVM files: d (indices 1..d)
+  std::vector<std::string> nominal;          // input columns coded 1-of-C from their first row
+  bool unseen_as_zero = false;               // unseen = "zeros" (else "error")
+  MissingPolicy missing = MissingPolicy::Error;  // missing = "error" | "drop-rows" | ...
 };
 
 struct EvaluateSpec {

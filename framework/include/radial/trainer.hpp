@@ -108,6 +108,11 @@ struct TrainingReport {
   int threads = 1;
   std::size_t train_rows = 0, test_rows = 0, features = 0, classes = 0;
   std::size_t constant_columns = 0;
+  // [data] missing other than "error": the policy, the missing cells of each input column of the
+  // training rows (before dropping or imputing), and the rows dropped.
+  std::string missing_policy;
+  std::vector<std::pair<std::string, std::size_t>> missing;
+  std::size_t dropped_rows = 0, dropped_test_rows = 0;
   StageReport centres, basis, output;
   std::optional<StageReport> refine;                   // [refine]: whole-network training
   Metrics train;

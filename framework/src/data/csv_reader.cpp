@@ -3,14 +3,19 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <utility>
 
+#include "arff_reader.hpp"
 #include "block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
+#include "libsvm_reader.hpp"
+#include "nominal_columns.hpp"
+#include "data_format.hpp"
 #include "npy_reader.hpp"
 #include "row_store.hpp"
 #include "radial/collectives.hpp"
@@ -39,10 +44,15 @@ std::string hint(const std::string& word, const std::vector<std::string>& candid
 }
 
 bool is_npy(const std::filesystem::path& file) {
-  std::string extension = file.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return extension == ".npy";
+  return data::format_of(file) == data::DataFormat::Npy;
+}
+
+bool is_arff(const std::filesystem::path& file) {
+  return data::format_of(file) == data::DataFormat::Arff;
+}
+
+bool is_libsvm(const std::filesystem::path& file) {
+  return data::format_of(file) == data::DataFormat::Libsvm;
 }
 
 void require_rows(const data::CsvScanner& scanner, std::size_t rows) {
@@ -94,10 +104,53 @@ std::vector<std::size_t> input_columns(const data::CsvScanner& scanner,
 // The rows of a CSV data set being read: inputs, target values, and each target cell's column
 // (kept for messages about labels).
 struct CsvRows {
+  explicit CsvRows(data::NominalColumns nominal_columns) : nominal(std::move(nominal_columns)) {}
+  data::NominalColumns nominal;  // input columns read as categories
   data::RowStore inputs, targets;
   std::vector<std::uint32_t> target_column;
   std::size_t rows = 0;
+  data::TextLabels labels;  // active once the target column is known to hold text labels
 };
+
+// The cell's text with a quoted cell's "" read as one quote.
+std::string cell_text(const data::CsvCell& cell) {
+  if (!cell.quoted) return std::string(cell.text);
+  std::string out;
+  for (std::size_t i = 0; i < cell.text.size(); ++i) {
+    out += cell.text[i];
+    if (cell.text[i] == '"') ++i;
+  }
+  return out;
+}
+
+// A cell that from_chars reads whole (numbers, and the NaN and infinities parse_number refuses).
+bool reads_as_number(std::string_view text) {
+  if (text.empty()) return true;  // parse_number names the empty cell
+  const char* first = text.data();
+  const char* last = first + text.size();
+  if (*first == '+' && text.size() > 1 && first[1] != '-') ++first;
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(first, last, value);
+  return end == last && error != std::errc::invalid_argument;
+}
+
+// Pushes the target cell of the current row: a number, or (text labels) the id of its text.
+// The first cell that is not a number turns the column to text, unless the task is regression.
+void push_target(const data::CsvScanner& scanner, const data::CsvCell& cell,
+                 const std::string& name, bool numbers_only, CsvRows& out) {
+  // A missing target is never a label (an empty cell and NaN keep the number parser's messages).
+  if (!cell.quoted && (cell.text == "?" || cell.text == "NA")) {
+    throw DataError(scanner.where(cell.column) + ": missing target value \"" +
+                    data::escaped(cell.text) + "\" in column '" + data::escaped(name) +
+                    "'; every row needs its target: remove the row");
+  }
+  if (!out.labels.active() && (numbers_only || reads_as_number(cell.text))) {
+    out.targets.push(data::parse_number(scanner, cell, name));
+    return;
+  }
+  if (!out.labels.active()) out.labels.start(out.rows);
+  out.targets.push(out.labels.id(cell_text(cell)));
+}
 
 // The fast path of a row: every cell a plain decimal number (parse_decimal_prefix) between
 // commas, nothing else. The commas are found first (data::find_commas), so that the cells are
@@ -123,7 +176,10 @@ bool plain_row(std::string_view text, std::vector<double>& values,
 
 // Parses every row the scanner returns (the file, or a shard's range) into `out`.
 void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
-               std::size_t target, CsvRows& out) {
+               std::size_t target, const DataOptions& options, CsvRows& out) {
+  // Text labels are read as text from the first row; regression reads only numbers.
+  const bool numbers_only = options.task == Task::Regression;
+  if (options.class_names) out.labels.start(0);
   std::vector<data::CsvCell> cells;
   std::vector<double> values(scanner.columns());
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
@@ -139,23 +195,29 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
   while (scanner.next_data_line(text)) {
     if (out.rows == 0 && expected == 0)
       out.target_column.reserve(scanner.estimated_rows_left() + 1);
-    if (plain_row(text, values, columns, commas)) {
+    if (!out.nominal.any() && plain_row(text, values, columns, commas)) {
       for (std::size_t c = 0; c < values.size(); ++c)
         if (c != target) out.inputs.push(values[c]);
-      out.targets.push(values[target]);
+      if (out.labels.active()) {
+        const std::size_t begin = columns[target] - 1;
+        const std::size_t end = target + 1 < values.size() ? commas[target] : text.size();
+        out.targets.push(out.labels.id(text.substr(begin, end - begin)));
+      } else {
+        out.targets.push(values[target]);
+      }
       out.target_column.push_back(columns[target]);
       ++out.rows;
       continue;
     }
     scanner.cells_of(text, cells);
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      const double value = data::parse_number(scanner, cells[c], names[c]);
       if (c == target) {
-        out.targets.push(value);
+        push_target(scanner, cells[c], names[c], numbers_only, out);
         out.target_column.push_back(
             std::uint32_t(std::min<std::size_t>(cells[c].column, UINT32_MAX)));
       } else {
-        out.inputs.push(value);
+        const std::size_t j = c < target ? c : c - 1;  // the input column
+        out.inputs.push(out.nominal.value(scanner, j, cells[c], cell_text(cells[c]), out.rows));
       }
     }
     ++out.rows;
@@ -164,7 +226,8 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
 
 // Parses the columns `source` of every row the scanner returns into `inputs`; the row count.
 std::size_t read_input_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
-                            const std::vector<std::size_t>& source, data::RowStore& inputs) {
+                            const std::vector<std::size_t>& source, data::RowStore& inputs,
+                            data::NominalColumns* nominal = nullptr) {
   std::vector<data::CsvCell> cells;
   std::vector<double> values(scanner.columns());
   std::vector<std::uint32_t> columns(scanner.columns()), commas;
@@ -172,19 +235,66 @@ std::size_t read_input_rows(data::CsvScanner& scanner, const std::vector<std::st
   std::size_t rows = 0;
   const std::size_t expected = scanner.count_rows_left();  // as in read_rows
   if (expected <= scanner.size() / (2 * scanner.columns())) inputs.reserve(expected * source.size());
+  // Missing markers are not plain numbers: the fast path never meets them.
+  const bool coded = nominal != nullptr && nominal->any();
   while (scanner.next_data_line(text)) {
-    if (plain_row(text, values, columns, commas)) {
+    if (!coded && plain_row(text, values, columns, commas)) {
       for (std::size_t j = 0; j < source.size(); ++j) inputs.push(values[source[j]]);
       ++rows;
       continue;
     }
     scanner.cells_of(text, cells);
     for (std::size_t j = 0; j < source.size(); ++j) {
-      inputs.push(data::parse_number(scanner, cells[source[j]], names[source[j]]));
+      const data::CsvCell& cell = cells[source[j]];
+      inputs.push(nominal != nullptr ? nominal->value(scanner, j, cell, cell_text(cell), rows)
+                                     : data::parse_number(scanner, cell, names[source[j]]));
     }
     ++rows;
   }
   return rows;
+}
+
+// The nominal columns of a data set being read: data.nominal (each an input column), or the
+// training set's coding (its raw columns must be this file's inputs, in order).
+data::NominalColumns nominal_columns(const data::CsvScanner& scanner,
+                                     const std::vector<std::string>& names, std::size_t target,
+                                     const DataOptions& options) {
+  std::vector<std::string> inputs;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (c != target) inputs.push_back(names[c]);
+  std::vector<bool> forced(inputs.size(), false);
+  for (const std::string& name : options.nominal) {
+    const auto it = std::find(inputs.begin(), inputs.end(), name);
+    if (it == inputs.end()) {
+      throw DataError(scanner.name() + ":1:1: data.nominal names '" + data::escaped(name) +
+                      "', which is not an input column" + hint(name, inputs) +
+                      "; the input columns are " + list_names(inputs));
+    }
+    forced[std::size_t(it - inputs.begin())] = true;
+  }
+  const InputCoding* coding = options.coding && !options.coding->empty() ? &*options.coding : nullptr;
+  if (coding != nullptr && coding->raw_names != inputs) {
+    throw DataError(scanner.name() + ":1:1: the input columns " + list_names(inputs) +
+                    " differ from the training data's " + list_names(coding->raw_names) +
+                    ", whose nominal columns are coded by name and order; give the same columns");
+  }
+  // Data start on line 2 (blank lines end them).
+  return data::NominalColumns(std::move(inputs), forced, coding, 2, options.allow_missing);
+}
+
+// The raw inputs of `rows` coded 1-of-C into `data` (inputs, feature names, coding).
+void code_inputs(Dataset& data, CsvRows& rows, const DataOptions& options,
+                 const std::string& source) {
+  Matrix raw = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+  InputCoding coding = rows.nominal.finish(raw, source);
+  if (coding.empty()) {
+    data.inputs = std::move(raw);
+    return;
+  }
+  coding.unseen_as_zero = options.coding ? options.coding->unseen_as_zero : options.unseen_as_zero;
+  data.inputs = encode_inputs(raw, coding);
+  data.feature_names = coding.coded_names();
+  data.coding = std::move(coding);
 }
 
 // A data set named after the header, without rows yet.
@@ -240,16 +350,24 @@ Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& opt
     target = target_index(scanner, s.names, options);
   });
   Dataset data = named_dataset(file, s.names, target);
-  CsvRows rows;
+  std::optional<CsvRows> rows_of;
+  agreed([&] { rows_of.emplace(nominal_columns(*s.scanner, s.names, target, options)); });
+  CsvRows& rows = *rows_of;
   Vector targets;
   agreed([&] {
     s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
-    read_rows(*s.scanner, s.names, target, rows);
-    data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
+    read_rows(*s.scanner, s.names, target, options, rows);
+    code_inputs(data, rows, options, s.scanner->name());
     targets = rows.targets.into_vector();
   });
+  // Categories learned on one rank would have to be the union over ranks: not done yet.
+  if (max_over_ranks(!data.coding.empty() && !options.coding ? 1.0 : 0.0) != 0.0) {
+    throw DataError(file.string() + ": nominal input columns are learned by one process only; "
+                    "train without mpirun (a trained model predicts and evaluates under "
+                    "mpirun)");
+  }
   require_rows_over_ranks(*s.scanner, rows.rows);
-  data::code_target_shard(data, std::move(targets), options,
+  data::code_labels_shard(data, std::move(targets), rows.labels, options,
                           target_where(*s.scanner, rows, s.shard.first_line));
   // After coding: its messages name lines by the rows as read.
   data::move_to_block_shards(data);
@@ -257,7 +375,9 @@ Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& opt
 }
 
 Matrix read_inputs_csv_shard(const std::filesystem::path& file,
-                             const std::vector<std::string>& feature_names) {
+                             const std::vector<std::string>& feature_names,
+                             const InputCoding* coding = nullptr,
+                             bool allow_missing = false) {
   ShardScanner s;
   std::vector<std::size_t> source;
   open_shard(s, file, [&](const data::CsvScanner& scanner) {
@@ -268,8 +388,12 @@ Matrix read_inputs_csv_shard(const std::filesystem::path& file,
   agreed([&] {
     s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
     data::RowStore store;
-    rows = read_input_rows(*s.scanner, s.names, source, store);
+    std::optional<data::NominalColumns> nominal;
+    if (coding != nullptr || allow_missing)
+      nominal.emplace(feature_names, std::vector<bool>(), coding, 0, allow_missing);
+    rows = read_input_rows(*s.scanner, s.names, source, store, nominal ? &*nominal : nullptr);
     inputs = store.into_matrix(rows, feature_names.size());
+    if (coding != nullptr) inputs = encode_inputs(inputs, *coding);
   });
   require_rows_over_ranks(*s.scanner, rows);
   data::move_to_block_shards(inputs, nullptr, nullptr);
@@ -284,17 +408,20 @@ Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) 
   const std::size_t target = target_index(scanner, names, options);
   Dataset data = named_dataset(file, names, target);
   // Row i is on line i + 2 (blank lines end the data).
-  CsvRows rows;
-  read_rows(scanner, names, target, rows);
+  CsvRows rows(nominal_columns(scanner, names, target, options));
+  read_rows(scanner, names, target, options, rows);
   require_rows(scanner, rows.rows);
-  data.inputs = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
-  data::code_target(data, rows.targets.into_vector(), options, target_where(scanner, rows, 2));
+  code_inputs(data, rows, options, scanner.name());
+  data::code_labels(data, rows.targets.into_vector(), rows.labels, options,
+                    target_where(scanner, rows, 2));
   return data;
 }
 
 Matrix read_inputs_csv(const std::filesystem::path& file,
                        const std::vector<std::string>& feature_names) {
   if (is_npy(file)) return data::read_npy_inputs(file, feature_names);
+  if (is_arff(file)) return data::read_arff_inputs(file, feature_names);
+  if (is_libsvm(file)) return data::read_libsvm_inputs(file, feature_names);
   data::CsvScanner scanner(file);
   const std::vector<std::string> names = scanner.header();
   const std::vector<std::size_t> source = input_columns(scanner, names, feature_names);
@@ -306,6 +433,8 @@ Matrix read_inputs_csv(const std::filesystem::path& file,
 
 Dataset read_dataset(const std::filesystem::path& file, const DataOptions& options) {
   if (is_npy(file)) return data::read_npy(file, options);
+  if (is_arff(file)) return data::read_arff(file, options);
+  if (is_libsvm(file)) return data::read_libsvm(file, options);
   return read_csv(file, options);
 }
 
@@ -326,6 +455,8 @@ Dataset read_dataset_shard(const std::filesystem::path& file, const DataOptions&
   if (collectives().size() == 1) return read_dataset(file, options);
   require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_shard(file, options);
+  if (is_arff(file)) return data::read_arff_shard(file, options);
+  if (is_libsvm(file)) return data::read_libsvm_shard(file, options);
   return read_csv_shard(file, options);
 }
 
@@ -334,7 +465,44 @@ Matrix read_inputs_shard(const std::filesystem::path& file,
   if (collectives().size() == 1) return read_inputs_csv(file, feature_names);
   require_regular_for_ranks(file);
   if (is_npy(file)) return data::read_npy_inputs_shard(file, feature_names);
+  if (is_arff(file)) return data::read_arff_inputs_shard(file, feature_names);
+  if (is_libsvm(file)) return data::read_libsvm_inputs_shard(file, feature_names);
   return read_inputs_csv_shard(file, feature_names);
+}
+
+Matrix read_model_inputs(const std::filesystem::path& file,
+                         const std::vector<std::string>& feature_names, const InputCoding& coding,
+                         bool allow_missing) {
+  const bool several = collectives().size() > 1;
+  const bool plain_reader = is_npy(file) || is_libsvm(file);
+  if (coding.empty() && (!allow_missing || plain_reader))
+    return several ? read_inputs_shard(file, feature_names) : read_inputs_csv(file, feature_names);
+  if (plain_reader) {
+    throw DataError(file.string() + ": the model codes nominal inputs (" +
+                    list_names(feature_names) + "), which a " +
+                    (is_npy(file) ? ".npy" : "LIBSVM") +
+                    " file cannot hold; give the raw columns as CSV or ARFF");
+  }
+  // The raw columns: the coding's, or (no coding) the features themselves.
+  const std::vector<std::string>& raw = coding.empty() ? feature_names : coding.raw_names;
+  const InputCoding* codes = coding.empty() ? nullptr : &coding;
+  if (is_arff(file)) {
+    return several ? data::read_arff_inputs_shard(file, raw, codes, allow_missing)
+                   : data::read_arff_inputs(file, raw, codes, allow_missing);
+  }
+  if (several) {
+    require_regular_for_ranks(file);
+    return read_inputs_csv_shard(file, raw, codes, allow_missing);
+  }
+  data::CsvScanner scanner(file);
+  const std::vector<std::string> names = scanner.header();
+  const std::vector<std::size_t> source = input_columns(scanner, names, raw);
+  data::NominalColumns nominal(raw, std::vector<bool>(), codes, 0, allow_missing);
+  data::RowStore inputs;
+  const std::size_t rows = read_input_rows(scanner, names, source, inputs, &nominal);
+  require_rows(scanner, rows);
+  Matrix values = inputs.into_matrix(rows, raw.size());
+  return codes != nullptr ? encode_inputs(values, coding) : values;
 }
 
 }  // namespace radial

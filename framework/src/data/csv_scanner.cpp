@@ -313,8 +313,9 @@ void CsvScanner::refuse_binary(std::size_t from) const {
   context = escaped(context.substr(0, context.find_first_of("\r\n")));
   throw DataError(name_ + ":" + std::to_string(line) + ":" + std::to_string(at - line_start + 1) +
                   ": control byte " + escaped(std::string_view(&*bad, 1)) + " in \"" + context +
-                  "\"; this is a binary file, not CSV text: give a CSV file (or a .npy file "
-                  "with the .npy extension)");
+                  "\"; this is a binary file, not " + format_ + " text: give " +
+                  (format_ == "ARFF" ? "an " : "a ") + format_ +
+                  " file (or a .npy file with the .npy extension)");
 }
 
 bool CsvScanner::fill() {
@@ -427,14 +428,18 @@ void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const
   }
 }
 
-std::vector<std::string> CsvScanner::header() {
-  // Spreadsheet exports often begin with a UTF-8 byte-order mark.
+void CsvScanner::skip_byte_order_mark() {
   while (end_ - begin_ < 3 && fill()) {
   }
   if (end_ - begin_ >= 3 && std::memcmp(buffer_.data() + begin_, "\xEF\xBB\xBF", 3) == 0) {
     begin_ += 3;
     consumed_ += 3;
   }
+}
+
+std::vector<std::string> CsvScanner::header() {
+  // Spreadsheet exports often begin with a UTF-8 byte-order mark.
+  skip_byte_order_mark();
   std::string_view text;
   const bool has_line = next_line(text);
   if (!has_line || all_space(text)) {
@@ -516,7 +521,8 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   const auto column = [&] { return "column '" + escaped(column_name) + "'"; };
   if (text.empty()) {
     throw DataError(scanner.where(cell.column) + ": empty cell in " + column() +
-                    "; missing values are not supported: fill in a number or remove the row");
+                    "; fill in a number, remove the row, or read missing inputs with data.missing = "
+                    "\"drop-rows\", \"mean\" or \"median\"");
   }
   const char* first = text.data();
   const char* last = text.data() + text.size();
@@ -527,9 +533,7 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   const auto [end, error] = std::from_chars(first, last, value);
   if (end != last || error == std::errc::invalid_argument) {
     throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +
-                    " is not a number; write a decimal number such as 1.5 or -2e-3 (missing "
-                    "values and text categories are not supported: impute, encode or remove "
-                    "them)");
+                    " is not a number; write a decimal number such as 1.5 or -2e-3");
   }
   if (error == std::errc::result_out_of_range) {
     // Underflow to a subnormal or zero is harmless; overflow is not.

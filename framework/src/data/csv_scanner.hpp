@@ -43,6 +43,13 @@ class CsvScanner {
   // The header cells, unquoted. DataError for an empty file, duplicate or empty names.
   std::vector<std::string> header();
 
+  // For the other line-oriented formats (ARFF, LIBSVM), which read lines themselves: the name
+  // of the format in messages ("CSV" by default), a UTF-8 byte-order mark skipped at the start,
+  // and the next physical line, blank or not (line() counts it; false at the end of the data).
+  void set_format(std::string format) { format_ = std::move(format); }
+  void skip_byte_order_mark();
+  bool next_raw_line(std::string_view& text) { return next_line(text); }
+
   // The next data row's cells; false at the end of the data. DataError for a row whose cell
   // count differs from the header's, for a blank line inside the data and for bad quoting.
   bool next_row(std::vector<CsvCell>& cells);
@@ -107,6 +114,7 @@ class CsvScanner {
   std::size_t line_ = 0;
   std::size_t blank_line_ = 0;       // the first of a run of blank lines, 0 if none
   std::size_t columns_ = 0;
+  std::string format_ = "CSV";
 };
 
 // The common decimal number at p ([+-]digits[.digits][e[+-]digits], at most 19 significant

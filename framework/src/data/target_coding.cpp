@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "radial/collectives.hpp"
@@ -129,7 +130,156 @@ std::vector<double> given_classes(const DataOptions& options) {
   return labels;
 }
 
+// Text labels as a list for messages, at most 20 shown.
+std::string list_names(const std::vector<std::string>& names) {
+  constexpr std::size_t shown = 20;
+  std::string out;
+  for (std::size_t k = 0; k < names.size() && k < shown; ++k) {
+    if (k != 0) out += ", ";
+    out += "\"" + escaped(names[k]) + "\"";
+  }
+  if (names.size() > shown) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+[[noreturn]] void too_many_text_labels(const Dataset& data) {
+  throw DataError(data.source + ": target column '" + escaped(data.target_name) +
+                  "' has more than " + std::to_string(max_classes) +
+                  " distinct text labels, more than the classes Radial trains a classifier for; "
+                  "merge classes, or give the target as numbers if it is a quantity");
+}
+
+// Text labels cannot be regressed on, nor coded by a training set whose labels were numbers.
+void check_text_allowed(const Dataset& data, const Vector& target, const TextLabels& labels,
+                        const DataOptions& options,
+                        const std::function<std::string(std::size_t)>& where) {
+  const std::size_t row = labels.start_row();
+  if (row >= target.size()) return;
+  const std::string text = labels.names().at(std::size_t(target[row]));
+  if (options.task == Task::Regression) {
+    throw DataError(where(row) + ": target '" + escaped(data.target_name) + "' value \"" +
+                    escaped(text) + "\" is not a number, but the task is regression; give "
+                    "numbers, or set data.task = \"classification\" for text class labels");
+  }
+  if (options.class_values && !options.class_names) {
+    throw DataError(where(row) + ": class label \"" + escaped(text) + "\" in target column '" +
+                    escaped(data.target_name) + "' is text, but the training data's classes are "
+                    "the numbers " + list_labels(*options.class_values) +
+                    "; give this file the training data's labels");
+  }
+}
+
+// Codes the ids of `target` (into `names`) by the index of their text in the sorted `classes`.
+void assign_text_classes(Dataset& data, const Vector& target,
+                         const std::vector<std::string>& names, std::vector<std::string> classes,
+                         const std::function<std::string(std::size_t)>& where) {
+  std::vector<std::int64_t> index(names.size());
+  for (std::size_t id = 0; id < names.size(); ++id) {
+    const auto it = std::lower_bound(classes.begin(), classes.end(), names[id]);
+    index[id] = it != classes.end() && *it == names[id] ? std::int64_t(it - classes.begin()) : -1;
+  }
+  const std::size_t n = target.size();
+  data.task = Task::Classification;
+  data.classes = Labels::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t k = index[std::size_t(target[i])];
+    if (k < 0) {
+      throw DataError(where(i) + ": class label \"" + escaped(names[std::size_t(target[i])]) +
+                      "\" in target column '" + escaped(data.target_name) +
+                      "' does not occur in the training data (its classes are " +
+                      list_names(classes) +
+                      "); remove these rows or train on data that contains this class");
+    }
+    data.classes(i) = k;
+  }
+  data.values = Vector::from_shape({0});
+  data.num_classes = classes.size();
+  data.class_values.resize(classes.size());
+  for (std::size_t k = 0; k < classes.size(); ++k) data.class_values[k] = double(k);
+  data.class_names = std::move(classes);
+}
+
+std::vector<std::string> sorted_unique(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+// Length-prefixed texts, for all_gather.
+std::string pack_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    const std::uint64_t size = name.size();
+    out.append(reinterpret_cast<const char*>(&size), sizeof size);
+    out += name;
+  }
+  return out;
+}
+
+void unpack_names(const std::string& bytes, std::vector<std::string>& out) {
+  for (std::size_t at = 0; at + sizeof(std::uint64_t) <= bytes.size();) {
+    std::uint64_t size = 0;
+    std::memcpy(&size, bytes.data() + at, sizeof size);
+    at += sizeof size;
+    out.push_back(bytes.substr(at, std::size_t(size)));
+    at += std::size_t(size);
+  }
+}
+
 }  // namespace
+
+double TextLabels::id(std::string_view text) {
+  const auto found = index_.find(text);
+  if (found != index_.end()) return double(found->second);
+  if (names_.size() > max_classes) {
+    too_many_ = true;
+    return 0.0;  // never coded: too_many() refuses the column
+  }
+  index_.emplace(std::string(text), names_.size());
+  names_.emplace_back(text);
+  return double(names_.size() - 1);
+}
+
+void TextLabels::finish(Vector& target) {
+  const std::size_t end = std::min(start_row_, target.size());
+  for (std::size_t i = 0; i < end; ++i) target[i] = id(format_value(target[i]));
+}
+
+void code_labels(Dataset& data, Vector target, TextLabels& labels, const DataOptions& options,
+                 const std::function<std::string(std::size_t)>& where) {
+  if (!labels.active()) return code_target(data, std::move(target), options, where);
+  labels.finish(target);
+  if (labels.too_many()) too_many_text_labels(data);
+  check_text_allowed(data, target, labels, options, where);
+  std::vector<std::string> classes =
+      options.class_names ? sorted_unique(*options.class_names) : sorted_unique(labels.names());
+  if (classes.size() > max_classes) too_many_text_labels(data);
+  assign_text_classes(data, target, labels.names(), std::move(classes), where);
+}
+
+void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
+                       const DataOptions& options,
+                       const std::function<std::string(std::size_t)>& where) {
+  Collectives& comm = collectives();
+  if (comm.size() == 1) return code_labels(data, std::move(target), labels, options, where);
+  const bool any_text = min_over_ranks(labels.active() ? 0.0 : 1.0) == 0.0;
+  if (!any_text) return code_target_shard(data, std::move(target), options, where);
+  // A rank that read only numbers holds them as the texts they were written as.
+  if (!labels.active()) labels.start(target.size());
+  labels.finish(target);
+  if (min_over_ranks(labels.too_many() ? 0.0 : 1.0) == 0.0) too_many_text_labels(data);
+  agreed([&] { check_text_allowed(data, target, labels, options, where); });
+  std::vector<std::string> classes;
+  if (options.class_names) {
+    classes = sorted_unique(*options.class_names);
+  } else {
+    for (const std::string& bytes : comm.all_gather(pack_names(labels.names())))
+      unpack_names(bytes, classes);
+    classes = sorted_unique(std::move(classes));
+  }
+  if (classes.size() > max_classes) too_many_text_labels(data);
+  agreed([&] { assign_text_classes(data, target, labels.names(), std::move(classes), where); });
+}
 
 std::string format_value(double value) {
   char text[32];
@@ -200,6 +350,38 @@ void code_target_shard(Dataset& data, Vector target, const DataOptions& options,
 }  // namespace radial::data
 
 namespace radial {
+
+void use_classes_of(DataOptions& options, const std::vector<double>& class_values,
+                    const std::vector<std::string>& class_names) {
+  options.class_values = class_values;
+  if (!class_names.empty()) options.class_names = class_names;
+}
+
+Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
+                                 std::vector<std::string> feature_names, std::string target_name,
+                                 const DataOptions& options, const std::string& source,
+                                 const std::function<std::string(std::size_t)>& where) {
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  if (target.size() != n) {
+    throw ShapeError(source + ": " + std::to_string(target.size()) + " target values for " +
+                     std::to_string(n) + " rows; give one target value per row");
+  }
+  if (feature_names.size() != d) {
+    throw ShapeError(source + ": " + std::to_string(feature_names.size()) + " feature names for " +
+                     std::to_string(d) + " columns");
+  }
+  Dataset data;
+  data.inputs = std::move(inputs);
+  data.feature_names = std::move(feature_names);
+  data.target_name = std::move(target_name);
+  data.source = source;
+  data::TextLabels labels;
+  labels.start(0);
+  Vector ids = Vector::from_shape({n});
+  for (std::size_t i = 0; i < n; ++i) ids[i] = labels.id(target[i]);
+  data::code_labels(data, std::move(ids), labels, options, where);
+  return data;
+}
 
 Dataset dataset_from_arrays(Matrix inputs, Vector target, std::vector<std::string> feature_names,
                             std::string target_name, const DataOptions& options,

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "radial/data_reader.hpp"
@@ -26,6 +28,48 @@ void code_target(Dataset& data, Vector target, const DataOptions& options,
 // and so the class indices are those code_target gives the whole column. Errors are agreed
 // (radial::agreed). With one rank it is code_target. Collective.
 void code_target_shard(Dataset& data, Vector target, const DataOptions& options,
+                       const std::function<std::string(std::size_t)>& where);
+
+// The target cells of a column read as text labels. The reader switches to text at the first
+// cell that is not a number (or at row 0 when the training set's labels are text); from then on
+// a row's target value is the id of its text, ids in first-seen order. Memory is O(K): at most
+// max_classes + 1 distinct texts are kept (more is too many classes in any case).
+class TextLabels {
+ public:
+  bool active() const { return active_; }
+  // Rows from `row` on hold ids; earlier rows hold numbers, which finish() turns into ids.
+  void start(std::size_t row) {
+    active_ = true;
+    start_row_ = row;
+  }
+  std::size_t start_row() const { return start_row_; }
+  // The id of `text` (a new one when unseen); -1 once there are too many texts.
+  double id(std::string_view text);
+  // The numbers of rows below start_row() as the ids of their shortest texts ("2", "0.5").
+  void finish(Vector& target);
+  const std::vector<std::string>& names() const { return names_; }
+  bool too_many() const { return too_many_; }
+
+ private:
+  std::map<std::string, std::size_t, std::less<>> index_;
+  std::vector<std::string> names_;
+  bool active_ = false, too_many_ = false;
+  std::size_t start_row_ = 0;
+};
+
+// code_target for a column that may hold text labels: when `labels` is active the target values
+// are its ids, coded into class indices in increasing byte order of the texts (or by
+// options.class_names), and Dataset::class_names is set; otherwise code_target. DataError for
+// text labels when the task is regression or the training set's labels are numbers, for a
+// label the training set does not have, and for more than max_classes labels.
+void code_labels(Dataset& data, Vector target, TextLabels& labels, const DataOptions& options,
+                 const std::function<std::string(std::size_t)>& where);
+
+// code_labels for this rank's shard (code_target_shard's promises): text on any rank makes the
+// column text on every rank (numbers become their texts), and the classes are the union of
+// every rank's labels. Collective.
+void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
+                       const DataOptions& options,
                        const std::function<std::string(std::size_t)>& where);
 
 // The shortest text that reads back as `value` ("3", "0.1", "-2e-05").

@@ -44,12 +44,23 @@ struct Loaded {
 };
 
 using ReadKey = std::tuple<fs::path, std::string, std::optional<Task>,
-                           std::optional<std::vector<double>>>;
+                           std::optional<std::vector<double>>,
+                           std::optional<std::vector<std::string>>, std::optional<std::size_t>,
+                           std::vector<std::string>, bool, std::vector<std::string>, bool>;
 
 class DataCache {
  public:
   const Loaded& get(const fs::path& file, const DataOptions& options) {
-    const ReadKey key{file, options.target, options.task, options.class_values};
+    const ReadKey key{file,
+                      options.target,
+                      options.task,
+                      options.class_values,
+                      options.class_names,
+                      options.features,
+                      options.nominal,
+                      options.unseen_as_zero,
+                      options.coding ? options.coding->coded_names() : std::vector<std::string>(),
+                      options.allow_missing};
     auto found = files_.find(key);
     if (found != files_.end()) return found->second;
     Loaded loaded;
@@ -76,6 +87,10 @@ DataOptions train_options(const Pipeline& p) {
   options.target = p.data.target;
   options.target_from_pipeline = true;
   options.task = p.data.task;
+  options.features = p.data.features;
+  options.nominal = p.data.nominal;
+  options.unseen_as_zero = p.data.unseen_as_zero;
+  options.allow_missing = p.data.missing != MissingPolicy::Error;
   return options;
 }
 
@@ -87,7 +102,10 @@ RunData read_run_data(const PlannedRun& run, const Experiment& e, DataCache& cac
   if (d.test && out.train->data) {
     DataOptions test = options;
     test.task = out.train->data->task;
-    if (out.train->data->task == Task::Classification) test.class_values = out.train->data->class_values;
+    test.features = out.train->data->features();
+    test.coding = out.train->data->coding;
+    if (out.train->data->task == Task::Classification)
+      use_classes_of(test, out.train->data->class_values, out.train->data->class_names);
     out.test = &cache.get(*d.test, test);
   }
   return out;

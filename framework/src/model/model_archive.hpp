@@ -48,7 +48,10 @@ inline constexpr unsigned standardiser_version = 1;
 inline constexpr unsigned centres_version = 1;
 // model 2: the link is stored by name (links are open); model 1 stored the closed enum's number
 // and no weights for bayes, which are made from the centres on load (legacy_link below).
-inline constexpr unsigned model_version = 2;
+// model 3: text class labels (class_names) after the training summary; earlier models have none.
+// model 4: the coding of nominal inputs (Model::input_coding) after the class names.
+// model 5: the imputation values of missing inputs (Model::imputation) after the coding.
+inline constexpr unsigned model_version = 5;
 
 // Largest extent accepted for an empty array beyond what the remaining bytes could hold.
 inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
@@ -422,6 +425,16 @@ void save(Ar& ar, const radial::Model& m, const unsigned int /*version*/) {
   ar << m.standardize << m.standardiser << m.centres << m.basis_id << m.basis_params
      << m.basis_state << m.output_id << m.link.name() << m.weights << m.pipeline_text
      << m.radial_version << m.plugin_versions << m.seed << m.training_summary;
+  save_strings(ar, m.class_names);
+  const radial::InputCoding& coding = m.input_coding;
+  save_strings(ar, coding.raw_names);
+  ar << std::uint64_t(coding.nominal.size());
+  for (const radial::NominalInput& n : coding.nominal) {
+    ar << std::uint64_t(n.column);
+    save_strings(ar, n.categories);
+  }
+  ar << coding.unseen_as_zero;
+  ar << m.imputation;
 }
 
 template <class Ar>
@@ -449,6 +462,29 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   ar >> m.weights >> m.pipeline_text >> m.radial_version >> m.plugin_versions >> m.seed >>
       m.training_summary;
   if (version < 2) complete_legacy_bayes(m);
+  m.class_names.clear();
+  if (version >= 3) load_strings(ar, m.class_names, "class names", max_feature_names);
+  m.input_coding = radial::InputCoding();
+  if (version >= 4) {
+    radial::InputCoding& coding = m.input_coding;
+    load_strings(ar, coding.raw_names, "raw input names", max_feature_names);
+    const std::uint64_t count = load_count(ar, "nominal inputs");
+    if (count > coding.raw_names.size())
+      throw ArchiveInconsistency("the model lists " + std::to_string(count) +
+                                 " nominal inputs for " + std::to_string(coding.raw_names.size()) +
+                                 " raw inputs");
+    for (std::uint64_t k = 0; k < count; ++k) {
+      radial::NominalInput n;
+      std::uint64_t column = 0;
+      ar >> column;
+      n.column = std::size_t(column);
+      load_strings(ar, n.categories, "categories", max_feature_names);
+      coding.nominal.push_back(std::move(n));
+    }
+    ar >> coding.unseen_as_zero;
+  }
+  m.imputation = radial::Vector::from_shape({0});
+  if (version >= 5) ar >> m.imputation;
 }
 
 }  // namespace boost::serialization

@@ -93,6 +93,25 @@ std::string class_values_problem(const std::vector<double>& values) {
   return {};
 }
 
+// Empty when text class labels are usable: none, or one per class, distinct and in increasing
+// byte order (as the readers code them), with class values 0..K-1.
+std::string class_names_problem(const std::vector<double>& values,
+                                const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  if (names.size() != values.size())
+    return std::to_string(names.size()) + " class names for " + std::to_string(values.size()) +
+           " classes";
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (values[k] != double(k))
+      return "class value " + std::to_string(k) + " is " + number_text(values[k]) +
+             " in a model with text class labels (expected " + std::to_string(k) + ")";
+    if (k > 0 && !(names[k - 1] < names[k]))
+      return "class name " + std::to_string(k) + " does not follow class name " +
+             std::to_string(k - 1) + "; class names must be distinct and in increasing order";
+  }
+  return {};
+}
+
 // Empty when the parts of `model` agree with each other as the trainer writes them; otherwise
 // what disagrees. Every model that passes can be turned into a Network whose outputs index
 // class_values in range: regression has no classes; classification lists K >= 1 classes with
@@ -124,6 +143,22 @@ std::string model_inconsistency(const Model& model) {
                " (scales must be finite and > 0)";
   }
 
+  if (!model.input_coding.empty()) {
+    const std::string problem = model.input_coding.problem();
+    if (!problem.empty()) return problem;
+    if (model.input_coding.coded_names() != model.feature_names)
+      return "the coded names of the nominal inputs differ from the feature names";
+  }
+
+  if (model.imputation.size() != 0) {
+    if (model.imputation.size() != d)
+      return std::to_string(model.imputation.size()) + " imputation values for " +
+             std::to_string(d) + " features";
+    for (std::size_t j = 0; j < d; ++j)
+      if (!std::isfinite(model.imputation(j)))
+        return "imputation value " + std::to_string(j) + " is not finite";
+  }
+
   const std::size_t classes = model.class_values.size();
   const bool classification = model.task == Task::Classification;
   if (classification) {
@@ -131,6 +166,8 @@ std::string model_inconsistency(const Model& model) {
       return "a classification model lists no class values (it needs one per output class)";
     const std::string problem = class_values_problem(model.class_values);
     if (!problem.empty()) return problem;
+    const std::string names = class_names_problem(model.class_values, model.class_names);
+    if (!names.empty()) return names;
     if (c.owner.size() != 0)
       for (std::size_t j = 0; j < m; ++j)
         if (c.owner(j) >= std::int64_t(classes))

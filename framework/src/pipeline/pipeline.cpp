@@ -94,7 +94,8 @@ const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
     "output", "weight-penalty", "kernel-prior", kLegacyPriorTable, "refine",   "evaluate",
     "search"};
-const std::vector<std::string> kDataKeys = {"train", "test", "target", "standardize", "task"};
+const std::vector<std::string> kDataKeys = {"train",    "test",    "target", "standardize", "task",
+                                            "features", "nominal", "unseen", "missing"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified", "fold_column",
                                                 "fold_file"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
@@ -323,6 +324,41 @@ class PipelineReader {
     }
     if (const toml::node* node = table.get("standardize")) {
       spec.standardize = boolean(*node, "data.standardize", "standardize");
+    }
+    if (const toml::node* node = table.get("nominal")) {
+      if (!node->is_array()) {
+        fail(node_at("data.nominal", *node), "nominal must be an array of column names, found " +
+                                                 kind(*node) + "; write nominal = [\"colour\"]");
+      }
+      for (const toml::node& element : *node->as_array())
+        spec.nominal.push_back(string(element, "data.nominal", "nominal"));
+    }
+    if (const toml::node* node = table.get("unseen")) {
+      const std::string& unseen = string(*node, "data.unseen", "unseen");
+      if (unseen != "error" && unseen != "zeros") {
+        fail(node_at("data.unseen", *node), "unseen = \"" + unseen +
+                                                "\". Violated constraint: unseen is one of "
+                                                "error, zeros");
+      }
+      spec.unseen_as_zero = unseen == "zeros";
+    }
+    if (const toml::node* node = table.get("missing")) {
+      const std::string& missing = string(*node, "data.missing", "missing");
+      bool known = false;
+      for (const MissingPolicy policy : {MissingPolicy::Error, MissingPolicy::DropRows,
+                                         MissingPolicy::Mean, MissingPolicy::Median}) {
+        if (missing != to_string(policy)) continue;
+        spec.missing = policy;
+        known = true;
+      }
+      if (!known) {
+        fail(node_at("data.missing", *node),
+             "missing = \"" + missing +
+                 "\". Violated constraint: missing is one of error, drop-rows, mean, median");
+      }
+    }
+    if (const toml::node* node = table.get("features")) {
+      spec.features = std::size_t(count(*node, "data.features", "features", 1, 100000000));
     }
     if (const toml::node* node = table.get("task")) {
       const std::string& task = string(*node, "data.task", "task");

@@ -162,6 +162,14 @@ std::string report_json(const TrainingReport& r) {
   j["data"] = {{"train_rows", r.train_rows}, {"test_rows", r.test_rows},
                {"features", r.features}, {"classes", r.classes},
                {"constant_columns", r.constant_columns}};
+  if (!r.missing_policy.empty()) {
+    json missing = json::object();
+    for (const auto& [name, count] : r.missing) missing[name] = count;
+    j["data"]["missing_policy"] = r.missing_policy;
+    j["data"]["missing"] = missing;
+    j["data"]["dropped_rows"] = r.dropped_rows;
+    j["data"]["dropped_test_rows"] = r.dropped_test_rows;
+  }
   j["centres"] = to_json(r.centres, "count");
   j["basis"] = {{"plugin", r.basis.plugin}, {"seconds", number(r.basis.fit.seconds)}};
   j["output"] = to_json(r.output, "outputs");

@@ -75,6 +75,7 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     Model model;
     model.task = train.task;
     model.class_values = train.class_values;
+    model.class_names = train.class_names;
     model.centres = centres;
     model.link = w.link;
     model.weights = std::move(w.weights);

@@ -15,6 +15,7 @@
 
 #include "radial/collectives.hpp"
 #include "radial/data_reader.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/glm/objective.hpp"
@@ -274,6 +275,8 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   m.feature_names = train.feature_names;
   m.target_name = train.target_name;
   m.class_values = train.class_values;
+  m.class_names = train.class_names;
+  m.input_coding = train.coding;
   m.centres = std::move(centres);
   m.basis_id = p.basis.plugin;
   m.basis_params = p.basis.params.values();
@@ -538,11 +541,18 @@ TrainingData read_training_data(const Pipeline& p) {
   train_opts.target = p.data.target;
   train_opts.target_from_pipeline = true;
   train_opts.task = p.data.task;
+  train_opts.features = p.data.features;
+  train_opts.nominal = p.data.nominal;
+  train_opts.unseen_as_zero = p.data.unseen_as_zero;
+  train_opts.allow_missing = p.data.missing != MissingPolicy::Error;
   TrainingData data{read(p.data.train, train_opts), std::nullopt};
   if (p.data.test) {
     DataOptions test_opts = train_opts;
     test_opts.task = data.train.task;
-    if (data.train.task == Task::Classification) test_opts.class_values = data.train.class_values;
+    test_opts.features = data.train.features();
+    test_opts.coding = data.train.coding;
+    if (data.train.task == Task::Classification)
+      use_classes_of(test_opts, data.train.class_values, data.train.class_names);
     data.test = read(*p.data.test, test_opts);
     if (data.test->feature_names != data.train.feature_names) {
       throw DataError(p.data.test->string() + ": its columns differ from the training file's " +
@@ -585,6 +595,37 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.features = train_data.features();
   report.classes = train_data.num_classes;
   report.warnings = p.warnings;  // what the pipeline file should say otherwise
+
+  // Missing inputs (NaN from the readers when [data] missing allows them): counted per column,
+  // then their rows dropped, or imputed by values fitted on the training rows (kept in the model).
+  Vector imputation;
+  if (p.data.missing != MissingPolicy::Error) {
+    agreed([&] {
+      if (collectives().size() > 1)
+        throw InputError("data.missing = \"" + std::string(to_string(p.data.missing)) +
+                         "\" is for one process; run without mpirun, or leave missing = "
+                         "\"error\" (a model that imputes predicts under mpirun)");
+    });
+    report.missing_policy = to_string(p.data.missing);
+    const std::vector<std::size_t> counts = count_missing(train_data.inputs);
+    for (std::size_t j = 0; j < counts.size(); ++j)
+      report.missing.emplace_back(train_data.feature_names[j], counts[j]);
+    if (p.data.missing == MissingPolicy::DropRows) {
+      report.dropped_rows = drop_missing_rows(train_data);
+      if (raw_test) report.dropped_test_rows = drop_missing_rows(*raw_test);
+      if (train_data.rows() == 0) {
+        throw DataError(train_data.source + ": every training row has a missing input, so "
+                        "data.missing = \"drop-rows\" leaves none; impute instead (missing = "
+                        "\"mean\" or \"median\")");
+      }
+      report.train_rows = train_data.rows();
+      report.test_rows = raw_test ? raw_test->rows() : 0;
+    } else {
+      imputation = fit_imputation(train_data.inputs, p.data.missing);
+      impute(train_data.inputs, imputation);
+      if (raw_test) impute(raw_test->inputs, imputation);
+    }
+  }
 
   if (!p.data.standardize) agreed([&] { check_unstandardised_range(train_data); });
 
@@ -630,6 +671,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   Fitted f = fit_network(fitted, registry, train_data, seed, threads, log);
   f.model.standardize = p.data.standardize;
   f.model.standardiser = standardiser;
+  f.model.imputation = imputation;
   for (const ComponentSpec* spec : {&fitted.basis, &fitted.centres, &fitted.output}) {
     if (const ComponentInfo* info = registry.find(spec == &fitted.basis ? Slot::Basis
                                                   : spec == &fitted.centres ? Slot::Centres

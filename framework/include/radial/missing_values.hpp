@@ -1,0 +1,41 @@
+#pragma once
+// Missing input values (issue 28): `?`, an empty cell, `NA` or `NaN` (any case) in a CSV or ARFF
+// input. [data] missing says what they mean: "error" (the default: a DataError at the cell),
+// "drop-rows" (the training and test rows holding one are left out), "mean" or "median" (each
+// input column's missing cells take the mean or median of its observed training values; the
+// values are kept in the model, and prediction fills a missing cell with them). With a policy
+// other than "error" the readers give a missing cell as NaN (in a nominal column: NaN in each of
+// its indicators); these functions do the rest. A missing target is always an error.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "radial/dataset.hpp"
+#include "radial/types.hpp"
+
+namespace radial {
+
+enum class MissingPolicy { Error, DropRows, Mean, Median };
+
+// "error", "drop-rows", "mean", "median".
+const char* to_string(MissingPolicy policy);
+
+// Whether an unquoted cell's text marks a missing value: empty, ?, NA, NaN (any case).
+bool is_missing_marker(std::string_view text);
+
+// The missing (NaN) cells of each column of `inputs`.
+std::vector<std::size_t> count_missing(const Matrix& inputs);
+
+// Leaves out the rows of `data` with a missing input (its classes or values with them); returns
+// how many.
+std::size_t drop_missing_rows(Dataset& data);
+
+// The mean or median of each column's observed values (0 for a column with none observed).
+Vector fit_imputation(const Matrix& inputs, MissingPolicy policy);
+
+// Each missing cell of `inputs` takes `fill` of its column (`fill` empty: nothing to do).
+void impute(Matrix& inputs, const Vector& fill);
+
+}  // namespace radial

@@ -1,0 +1,80 @@
+// The LIBSVM / SVMlight reader (issue 28, part 4) on files written by hand from LIBSVM's README
+// (tests/data/libsvm/); the dense rows below are read off the files by hand, and every malformed
+// file gives its file:line:column.
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "data_error.hpp"
+#include "radial/data_reader.hpp"
+#include "radial/errors.hpp"
+#include "radial/testing/paths.hpp"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using radial::DataOptions;
+using radial::Task;
+using radial::testing::data_error;
+using radial::testing::test_data;
+
+namespace {
+
+std::string libsvm(const std::string& name) { return test_data("libsvm/" + name).string(); }
+std::string bad(const std::string& name) { return test_data("bad/libsvm/" + name).string(); }
+
+std::string error_of(const std::string& file, const DataOptions& options = {}) {
+  return data_error([&] { radial::read_dataset(file, options); });
+}
+
+}  // namespace
+
+TEST_CASE("LIBSVM: 1-based indices, omitted values 0, comments, qid, +1/-1 labels",
+          "[data][libsvm]") {
+  const radial::Dataset data = radial::read_dataset(libsvm("sample.libsvm"));
+  CHECK(data.feature_names == std::vector<std::string>{"x1", "x2", "x3"});
+  CHECK(data.target_name == "label");
+  CHECK(data.task == Task::Classification);
+  CHECK(std::vector<double>(data.inputs.begin(), data.inputs.end()) ==
+        std::vector<double>{0.5, 0, -2, 0, 15, 0, 1, 2, 3});
+  CHECK(data.class_values == std::vector<double>{-1, 1});
+  CHECK(std::vector<std::int64_t>(data.classes.begin(), data.classes.end()) ==
+        std::vector<std::int64_t>{1, 0, 1});
+
+  DataOptions five;
+  five.features = 5;
+  const radial::Dataset wide = radial::read_dataset(libsvm("sample.libsvm"), five);
+  CHECK(wide.features() == 5);
+  CHECK(wide.inputs(2, 2) == 3);
+  CHECK(wide.inputs(2, 4) == 0);
+}
+
+TEST_CASE("LIBSVM: inputs for prediction by feature number", "[data][libsvm]") {
+  const radial::Matrix x = radial::read_inputs_csv(libsvm("sample.libsvm"), {"x3", "x1"});
+  CHECK(std::vector<double>(x.begin(), x.end()) == std::vector<double>{-2, 0.5, 0, 0, 3, 1});
+  // Names that are not x<j>: the indices 1..d in order.
+  const radial::Matrix y = radial::read_inputs_csv(libsvm("sample.libsvm"), {"a", "b"});
+  CHECK(std::vector<double>(y.begin(), y.end()) == std::vector<double>{0.5, 0, 0, 15, 1, 2});
+}
+
+TEST_CASE("LIBSVM: malformed files name file:line:column", "[data][libsvm]") {
+  CHECK_THAT(error_of(bad("zero-index.libsvm")),
+             StartsWith(bad("zero-index.libsvm") + ":2:3: index 0 is outside") &&
+                 Contains("LIBSVM indices start at 1"));
+  CHECK_THAT(error_of(bad("order.libsvm")),
+             StartsWith(bad("order.libsvm") + ":1:7: index 2 does not follow index 3"));
+  CHECK_THAT(error_of(bad("pair.libsvm")),
+             StartsWith(bad("pair.libsvm") + ":2:3: \"3=1\" is not an index:value pair"));
+  CHECK_THAT(error_of(bad("value.libsvm")),
+             StartsWith(bad("value.libsvm") + ":1:5: cell \"abc\" in column 'x3' is not a number"));
+  CHECK_THAT(error_of(bad("multi-label.libsvm")),
+             StartsWith(bad("multi-label.libsvm") + ":1:1: label \"1,2\" lists several labels"));
+  CHECK_THAT(error_of(bad("huge-index.libsvm")),
+             StartsWith(bad("huge-index.libsvm") + ": 1 rows of 100000000 features would take"));
+  CHECK_THAT(error_of(bad("empty.libsvm")), StartsWith(bad("empty.libsvm") + ":1:1: no data rows"));
+  DataOptions two;
+  two.features = 2;
+  CHECK_THAT(
+      error_of(libsvm("sample.libsvm"), two),
+      StartsWith(libsvm("sample.libsvm") + ":2:10: index 3 is outside 1..2 (data.features)"));
+}

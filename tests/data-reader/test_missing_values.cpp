@@ -1,0 +1,104 @@
+// Missing input values (issue 28, part 3): the markers the readers accept, and counting,
+// dropping and imputing, against values worked out by hand from tests/data/missing/.
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "data_error.hpp"
+#include "radial/data_reader.hpp"
+#include "radial/errors.hpp"
+#include "radial/missing_values.hpp"
+#include "radial/testing/paths.hpp"
+
+using Catch::Matchers::StartsWith;
+using radial::DataOptions;
+using radial::Matrix;
+using radial::MissingPolicy;
+using radial::testing::data_error;
+using radial::testing::test_data;
+
+namespace {
+
+std::string file(const std::string& name) { return test_data("missing/" + name).string(); }
+
+// The matrix with NaN written as -99 (NaN never equals itself).
+std::vector<double> shown(const Matrix& m) {
+  std::vector<double> out;
+  for (const double v : m) out.push_back(std::isnan(v) ? -99.0 : v);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("missing markers: empty, ?, NA and NaN in any case; nothing else", "[data][missing]") {
+  for (const char* text : {"", "?", "NA", "NaN", "nan", "NAN"})
+    CHECK(radial::is_missing_marker(text));
+  for (const char* text : {"0", "na", "N/A", "??", "nann", "-"})
+    CHECK_FALSE(radial::is_missing_marker(text));
+}
+
+TEST_CASE("missing CSV cells read as NaN when allowed, in numeric and nominal columns",
+          "[data][missing]") {
+  DataOptions options;
+  options.allow_missing = true;
+  const radial::Dataset data = radial::read_csv(file("markers.csv"), options);
+  // a | b | colour=blue colour=red (NA: both indicators missing; not a category)
+  CHECK(data.feature_names == std::vector<std::string>{"a", "b", "colour=blue", "colour=red"});
+  CHECK(shown(data.inputs) == std::vector<double>{1, -99, 0, 1,      //
+                                                  -99, 4, -99, -99,  //
+                                                  3, -99, 1, 0,      //
+                                                  5, 8, 0, 1});
+  CHECK(radial::count_missing(data.inputs) == std::vector<std::size_t>{1, 2, 1, 1});
+  // Without the policy the first missing cell is an error at its position.
+  CHECK_THAT(data_error([&] { radial::read_csv(file("markers.csv")); }),
+             StartsWith(file("markers.csv") + ":2:3: missing value \"?\" in input column 'b'"));
+}
+
+TEST_CASE("missing ARFF values (?) read as NaN when allowed", "[data][missing][arff]") {
+  DataOptions options;
+  options.allow_missing = true;
+  const radial::Dataset data = radial::read_dataset(file("markers.arff"), options);
+  CHECK(data.feature_names == std::vector<std::string>{"a", "colour=blue", "colour=red"});
+  // Rows: blue | ?,? | the sparse row, whose omitted colour is the first declared, red.
+  CHECK(shown(data.inputs) == std::vector<double>{1, 1, 0,        //
+                                                  -99, -99, -99,  //
+                                                  3, 0, 1});
+  CHECK_THAT(data_error([&] { radial::read_dataset(file("markers.arff")); }),
+             StartsWith(file("markers.arff") + ":7:1: missing value ('?') for attribute 'a'"));
+}
+
+TEST_CASE("missing values: rows dropped, means and medians of the observed values",
+          "[data][missing]") {
+  const double nan = std::nan("");
+  const Matrix x = {{1, nan, 10}, {nan, 4, 20}, {3, 6, 30}, {8, 5, nan}};
+  // Means: (1+3+8)/3 = 4, (4+6+5)/3 = 5, (10+20+30)/3 = 20; medians: 3, 5, 20.
+  const radial::Vector mean = radial::fit_imputation(x, MissingPolicy::Mean);
+  CHECK(std::vector<double>(mean.begin(), mean.end()) == std::vector<double>{4, 5, 20});
+  const radial::Vector median = radial::fit_imputation(x, MissingPolicy::Median);
+  CHECK(std::vector<double>(median.begin(), median.end()) == std::vector<double>{3, 5, 20});
+  // An even count of observed values: the mean of the two middle ones.
+  const Matrix even = {{1}, {4}, {nan}, {2}, {10}};
+  CHECK(radial::fit_imputation(even, MissingPolicy::Median)(0) == 3.0);
+  Matrix filled = x;
+  radial::impute(filled, mean);
+  CHECK(shown(filled) == std::vector<double>{1, 5, 10, 4, 4, 20, 3, 6, 30, 8, 5, 20});
+
+  radial::Dataset data;
+  data.inputs = x;
+  data.feature_names = {"p", "q", "r"};
+  data.task = radial::Task::Regression;
+  data.values = {0.5, 1.5, 2.5, 3.5};
+  CHECK(radial::drop_missing_rows(data) == 3);
+  CHECK(shown(data.inputs) == std::vector<double>{3, 6, 30});
+  CHECK(std::vector<double>(data.values.begin(), data.values.end()) == std::vector<double>{2.5});
+}
+
+TEST_CASE("a missing target is an error, never a class label", "[data][missing]") {
+  DataOptions options;
+  options.allow_missing = true;
+  CHECK_THAT(data_error([&] { radial::read_csv(file("missing-target.csv"), options); }),
+             StartsWith(file("missing-target.csv") + ":3:5: missing target value \"?\" in column "
+                                                     "'class'"));
+}

@@ -1,0 +1,109 @@
+// Nominal inputs coded 1-of-C (issue 28, part 2): CSV columns of text, columns named in
+// data.nominal, ARFF nominal attributes. The expected matrices are one-hot codes written out by
+// hand from the files in tests/data/nominal/ (categories in increasing byte order).
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "data_error.hpp"
+#include "radial/data_reader.hpp"
+#include "radial/errors.hpp"
+#include "radial/testing/paths.hpp"
+
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using radial::DataOptions;
+using radial::testing::data_error;
+using radial::testing::test_data;
+
+namespace {
+
+std::string file(const std::string& name) { return test_data("nominal/" + name).string(); }
+
+std::vector<double> values(const radial::Matrix& m) { return {m.begin(), m.end()}; }
+
+}  // namespace
+
+TEST_CASE("nominal CSV inputs: a text column and a data.nominal column, one-hot by hand",
+          "[data][nominal]") {
+  DataOptions options;
+  options.nominal = {"shape"};
+  const radial::Dataset data = radial::read_csv(file("train.csv"), options);
+  CHECK(data.feature_names == std::vector<std::string>{"size", "colour=blue", "colour=green",
+                                                       "colour=red", "shape=1", "shape=2",
+                                                       "shape=3"});
+  // size | colour: blue green red | shape: 1 2 3
+  CHECK(values(data.inputs) == std::vector<double>{1.5, 0, 0, 1, 0, 0, 1,  //
+                                                   2.0, 0, 1, 0, 1, 0, 0,  //
+                                                   0.5, 0, 0, 1, 0, 1, 0,  //
+                                                   1.0, 1, 0, 0, 1, 0, 0});
+  REQUIRE(data.coding.nominal.size() == 2);
+  CHECK(data.coding.raw_names == std::vector<std::string>{"size", "colour", "shape"});
+  CHECK(data.coding.nominal[0].column == 1);
+  CHECK(data.coding.nominal[1].categories == std::vector<std::string>{"1", "2", "3"});
+
+  // Without data.nominal, shape is a number column.
+  const radial::Dataset plain = radial::read_csv(file("train.csv"));
+  CHECK(plain.feature_names ==
+        std::vector<std::string>{"size", "colour=blue", "colour=green", "colour=red", "shape"});
+
+  // A test set is coded by the training categories; an unseen one is an error at its cell, or
+  // an all-zero row of indicators.
+  DataOptions test;
+  test.coding = data.coding;
+  const radial::Dataset coded = radial::read_csv(file("test.csv"), test);
+  CHECK(coded.feature_names == data.feature_names);
+  CHECK(values(coded.inputs) == std::vector<double>{1, 1, 0, 0, 0, 1, 0,  //
+                                                    3, 0, 0, 1, 0, 0, 1});
+  CHECK_THAT(
+      data_error([&] { radial::read_csv(file("unseen.csv"), test); }),
+      StartsWith(file("unseen.csv") + ":3:3: category \"violet\" of input column 'colour'") &&
+          Contains("\"blue\", \"green\", \"red\""));
+  test.coding->unseen_as_zero = true;
+  const radial::Dataset zeros = radial::read_csv(file("unseen.csv"), test);
+  CHECK(values(zeros.inputs) == std::vector<double>{1, 1, 0, 0, 0, 1, 0,  //
+                                                    3, 0, 0, 0, 0, 0, 1});
+  // Prediction reads the raw columns by name and codes them.
+  const radial::Matrix x =
+      radial::read_model_inputs(file("test.csv"), data.feature_names, data.coding);
+  CHECK(values(x) == values(coded.inputs));
+}
+
+TEST_CASE(
+    "nominal CSV inputs: text below numbers is an error unless data.nominal names the "
+    "column",
+    "[data][nominal]") {
+  // 7, 7, x: the first cell is a number, so the x is a typo...
+  CHECK_THAT(data_error([&] { radial::read_csv(file("turned.csv")); }),
+             StartsWith(file("turned.csv") + ":4:1: cell \"x\" in column 'code' is not a number"));
+  // ... unless the column is named: then every cell is a category as written.
+  DataOptions named;
+  named.nominal = {"code"};
+  const radial::Dataset data = radial::read_csv(file("turned.csv"), named);
+  CHECK(data.feature_names == std::vector<std::string>{"code=7", "code=x"});
+  CHECK(values(data.inputs) == std::vector<double>{1, 0, 1, 0, 0, 1});
+  DataOptions bad;
+  bad.nominal = {"colour"};
+  CHECK_THAT(data_error([&] { radial::read_csv(file("turned.csv"), bad); }),
+             StartsWith(file("turned.csv") + ":1:1: data.nominal names 'colour', which is not an "
+                                             "input column"));
+}
+
+TEST_CASE("nominal ARFF attributes: the weather data, one-hot by hand", "[data][nominal][arff]") {
+  const radial::Dataset data = radial::read_dataset(file("weather.arff"));
+  CHECK(data.feature_names == std::vector<std::string>{"outlook=overcast", "outlook=rainy",
+                                                       "outlook=sunny", "temperature",
+                                                       "windy=FALSE", "windy=TRUE"});
+  // The sparse row {1 64, 3 yes}: outlook and windy omitted, so sunny and TRUE.
+  CHECK(values(data.inputs) == std::vector<double>{0, 0, 1, 85, 1, 0,  //
+                                                   1, 0, 0, 83, 0, 1,  //
+                                                   0, 1, 0, 70, 1, 0,  //
+                                                   0, 0, 1, 64, 0, 1});
+  CHECK(data.class_names == std::vector<std::string>{"no", "yes"});
+  CHECK(std::vector<std::int64_t>(data.classes.begin(), data.classes.end()) ==
+        std::vector<std::int64_t>{0, 1, 1, 1});
+  const radial::Matrix x =
+      radial::read_model_inputs(file("weather.arff"), data.feature_names, data.coding);
+  CHECK(values(x) == values(data.inputs));
+}

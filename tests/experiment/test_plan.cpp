@@ -132,3 +132,20 @@ TEST_CASE("grid keys name the prior tables, and the old table of both still take
   CHECK(runs[2].resolved.legacy_prior() == nullptr);
   CHECK(runs[1].key != runs[2].key);
 }
+
+TEST_CASE("a grid sweeps the refine stage's keys of the pipelines that have one") {
+  Folder folder;
+  const std::string refined = std::string(experiment_test::kLeastSquares) +
+                              "[refine]\nplugin = \"lbfgs\"\niterations = 5\n";
+  folder.write("refined.toml", refined);
+  folder.write("grid.toml", "name = \"refine\"\nseeds = [1]\n[[datasets]]\ntrain = \"a.csv\"\n"
+                            "[[pipelines]]\nfile = \"refined.toml\"\n[[pipelines]]\nfile = \"ls.toml\"\n"
+                            "[grid]\n\"refine.iterations\" = [3, 9]\n");
+  const auto runs = radial::plan_runs(folder.read("grid.toml"), plugins());
+  // ls.toml has no [refine]: the key does not apply to it.
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].resolved.refine->params.integer("iterations") == 3);
+  CHECK(runs[1].resolved.refine->params.integer("iterations") == 9);
+  CHECK_FALSE(runs[2].resolved.refine);
+  CHECK(runs[0].key != runs[1].key);
+}

@@ -156,6 +156,38 @@ TEST_CASE("the search chooses the candidate a by-hand cross-validation of each o
   }
 }
 
+TEST_CASE("[search] sweeps the refine stage's parameters like any slot's") {
+  const std::string refined = base + "[refine]\nplugin = \"lbfgs\"\niterations = 10\n";
+  const Pipeline p = parse(refined + "[search]\nfolds = 3\nmetric = \"mse\"\n" +
+                           "\"refine.centres\" = [false, true]\n\"refine.iterations\" = [3, 30]\n");
+  REQUIRE(p.search->candidates.size() == 4);
+  const auto result = train(p, 2);
+  REQUIRE(result.report.search);
+  const radial::SearchReport& search = *result.report.search;
+  const radial::Dataset raw = synth();
+  std::size_t index = 0;
+  for (const std::string centres : {"false", "true"}) {
+    for (const std::string iterations : {"3", "30"}) {
+      const Pipeline candidate =
+          parse(refined, {"refine.centres=" + centres, "refine.iterations=" + iterations});
+      REQUIRE(candidate.refine);
+      const ByHand expected = cross_validate(candidate, raw, 7, 3, "mse");
+      const radial::SearchCandidateReport& got = search.candidates[index++];
+      CAPTURE(centres, iterations);
+      CHECK(got.error.empty());
+      REQUIRE(got.per_fold.size() == 3);
+      for (std::size_t j = 0; j < 3; ++j)
+        CHECK(got.per_fold[j] == Approx(expected.per_fold[j]).margin(1e-12));
+    }
+  }
+  // The swept values reach the refiner: the candidates score differently.
+  CHECK(search.candidates[0].mean != search.candidates[3].mean);
+  CHECK(message_of(base + "[search]\n\"refine.iterations\" = [3]\n")
+            .find("has no [refine]") != std::string::npos);
+  CHECK(message_of(refined + "[search]\n\"refine.iteration\" = [3]\n")
+            .find("has no parameter 'iteration'") != std::string::npos);
+}
+
 TEST_CASE("the search's tables and model do not depend on the thread count") {
   const Pipeline p = parse(base + "[search]\nfolds = 3\n\"centres.count\" = [3, 6, 300]\n"
                                   "\"centres.iterations\" = [2, 50]\n");

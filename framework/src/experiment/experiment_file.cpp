@@ -54,7 +54,8 @@ bool split_key(const std::string& key, std::string& table, std::string& param) {
   table = key.substr(0, dot);
   param = key.substr(dot + 1);
   bool known = table == kLegacyPriorTable;
-  for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty, Slot::KernelPrior})
+  for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty, Slot::KernelPrior,
+                 Slot::Refine})
     known = known || table == to_string(s);
   return known && !param.empty() && param.find('.') == std::string::npos;
 }
@@ -65,6 +66,7 @@ const ComponentSpec* component_in(const Pipeline& pipeline, const std::string& t
   if (table == "basis") return slot = Slot::Basis, &pipeline.basis;
   if (table == "centres") return slot = Slot::Centres, &pipeline.centres;
   if (table == "output") return slot = Slot::Output, &pipeline.output;
+  if (table == "refine") return pipeline.refine ? (slot = Slot::Refine, &*pipeline.refine) : nullptr;
   for (const auto& [prior_slot, spec] : {std::pair{Slot::WeightPenalty, &pipeline.weight_penalty},
                                          std::pair{Slot::KernelPrior, &pipeline.kernel_prior}}) {
     if (*spec && (*spec)->table == table) {
@@ -525,7 +527,7 @@ class ExperimentReader {
       if (!experiment::split_key(leaf.path, table, param)) {
         fail(at(leaf.key->source()),
              "grid key " + in_quotes(leaf.path) + " is not slot.parameter; the grid sweeps "
-             "plugin parameters of basis, centres, output, weight-penalty or kernel-prior "
+             "plugin parameters of basis, centres, output, weight-penalty, kernel-prior or refine "
              "(e.g. \"weight-penalty.alpha\" = [0, 5, 10])");
       }
       const toml::array* values = leaf.node->as_array();

@@ -189,6 +189,8 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
             {kLegacyPriorTable, wp || !kp ? Slot::WeightPenalty : Slot::KernelPrior,
              wp ? &*wp : kp ? &*kp : nullptr}};
         if (wp && kp) slots.emplace_back("kernel-prior", Slot::KernelPrior, &*kp);
+        // A refine stage adds its fields only when there is one: runs without keep their keys.
+        if (run.resolved.refine) slots.emplace_back("refine", Slot::Refine, &*run.resolved.refine);
         for (const auto& [name, slot, spec] : slots) {
           common.field(name);
           if (spec == nullptr) {

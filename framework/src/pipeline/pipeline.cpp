@@ -101,8 +101,8 @@ const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratifie
 const std::vector<std::string> kTasks = {"classification", "regression"};
 const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
 const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
-const std::vector<std::string> kSearchSlots = {"basis",        "centres",     "output",
-                                               "weight-penalty", "kernel-prior", kLegacyPriorTable};
+const std::vector<std::string> kSearchSlots = {
+    "basis", "centres", "output", "weight-penalty", "kernel-prior", kLegacyPriorTable, "refine"};
 // More candidates than this is a mistake (a grid of 10^6 fits), not a search.
 constexpr std::size_t kMaxSearchCandidates = 10000;
 
@@ -575,11 +575,13 @@ class PipelineReader {
       fail(key_at(path, key), "[search] key " + quoted + ": " + in_quotes(slot) +
                                   " is not a slot" + guess(slot, kSearchSlots) +
                                   "; [search] sweeps \"slot.key\" of basis, centres, output, "
-                                  "weight-penalty or kernel-prior, e.g. "
+                                  "weight-penalty, kernel-prior or refine, e.g. "
                                   "\"centres.count\" = [2, 4, 8]");
     }
-    if (prior_spec(parent, slot) == nullptr && slot != "basis" && slot != "centres" &&
-        slot != "output") {
+    const bool present = slot == "basis" || slot == "centres" || slot == "output" ||
+                         (slot == "refine" ? parent.refine.has_value()
+                                           : prior_spec(parent, slot) != nullptr);
+    if (!present) {
       fail(key_at(path, key), "[search] sweeps " + quoted + " but the pipeline has no [" + slot +
                                   "]; add [" + slot + "] with its plugin, or remove the key");
     }
@@ -694,11 +696,13 @@ class PipelineReader {
       const Slot slot = axis.slot == "basis"     ? Slot::Basis
                         : axis.slot == "centres" ? Slot::Centres
                         : axis.slot == "output"  ? Slot::Output
+                        : axis.slot == "refine"  ? Slot::Refine
                         : parent.kernel_prior && prior == &*parent.kernel_prior ? Slot::KernelPrior
                                                  : Slot::WeightPenalty;
       const ComponentSpec& component = slot == Slot::Basis     ? parent.basis
                                        : slot == Slot::Centres ? parent.centres
                                        : slot == Slot::Output  ? parent.output
+                                       : slot == Slot::Refine  ? *parent.refine
                                                                : *prior;
       const ComponentInfo* info = registry_.find(slot, component.plugin);
       if (info == nullptr || find_param(info->params, axis.param) != nullptr) continue;
@@ -746,6 +750,7 @@ class PipelineReader {
           if (name == "basis") candidate.basis = component(candidate_root, Slot::Basis, true).value();
           if (name == "centres") candidate.centres = component(candidate_root, Slot::Centres, true).value();
           if (name == "output") candidate.output = component(candidate_root, Slot::Output, true).value();
+          if (name == "refine") candidate.refine = component(candidate_root, Slot::Refine, false);
           if (name == "weight-penalty" || name == "kernel-prior" || name == kLegacyPriorTable) {
             priors(candidate_root, candidate);
           }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -47,6 +48,7 @@
 #include "radial/output_layer.hpp"
 #include "radial/parallel.hpp"
 #include "radial/params.hpp"
+#include "radial/refine/network_objective.hpp"
 #include "radial/registry.hpp"
 #include "radial/weight_penalty.hpp"
 
@@ -59,8 +61,8 @@ namespace {
 struct Settings {
   std::vector<std::size_t> sizes{10'000, 100'000, 1'000'000};
   std::vector<std::size_t> dims{2, 16};
-  std::vector<std::string> tasks{"kmeans", "gmm",  "logistic",  "pipeline",
-                                 "design", "csv",  "experiment"};
+  std::vector<std::string> tasks{"kmeans", "gmm", "logistic",   "pipeline",
+                                 "design", "csv", "experiment", "refine"};
   std::size_t repeats = 3;
   std::size_t iterations = 5;           // EM iterations per timed run
   std::size_t kmeans_iterations = 20;   // Lloyd iterations per timed run (bounds pay off after
@@ -70,6 +72,7 @@ struct Settings {
   std::size_t design_rows = 20'000;
   std::size_t experiment_runs = 200;
   std::size_t csv_rows = 1'000'000;       // rows of the CSV reading part (d = 16 + class)
+  std::size_t refine_rows = 100'000;      // N of the whole-network gradient pass (--tasks refine)
   radial::bench::DistributedSettings distributed;  // --tasks distributed (not in the default)
   fs::path experiment_data = fs::path(RADIAL_SOURCE_DIR) / "docs" / "examples" / "data";
   int threads = 0;
@@ -100,6 +103,12 @@ std::vector<double> time_runs(std::size_t repeats, F&& f) {
     t.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
   return t;
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
 fs::path self_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
@@ -191,6 +200,7 @@ class Bench {
     if (wants("pipeline")) pipeline();
     if (wants("design")) design_fraction();
     if (wants("csv")) csv_reading();
+    if (wants("refine")) refine_pass();
     if (wants("experiment"))
       radial::bench::experiment_bench(registry_, s_.experiment_data, s_.work, s_.experiment_runs,
                                       s_.repeats, std::cout);
@@ -549,6 +559,92 @@ class Bench {
               << std::defaultfloat;
   }
 
+  // One value-and-gradient evaluation of the whole network (issue 27): centres, one log width
+  // per centre and input, linear weights, 1/2 SSE + weight decay, at N = refine_rows, d = 10,
+  // M = 32 Gaussians, against one value-and-gradient pass of the design (the weights alone) and
+  // against the NumPy reference of the same objective (refine/reference.py) at the same network.
+  void refine_pass() {
+    const std::size_t n = s_.refine_rows, d = 10, m = 32, evaluations = 5;
+    const double alpha = 1e-3;
+    std::cerr << "[radial-bench] whole-network gradient, N=" << n << "\n";
+    const auto data = radial::bench::gaussian_mixture(n, d, 4, 5000);
+    radial::Matrix t = xt::empty<double>({n, std::size_t(1)});
+    for (std::size_t i = 0; i < n; ++i) {  // friedman1's target on these inputs
+      const double* x = &data.x(i, 0);
+      t(i, 0) = 10 * std::sin(3.14159 * x[0] * x[1]) + 20 * (x[2] - 0.5) * (x[2] - 0.5) +
+                10 * x[3] + 5 * x[4];
+    }
+    radial::Centres centres;
+    centres.means = xt::view(data.x, xt::range(0, m), xt::all());
+    auto basis = prepared_gaussian(centres, std::sqrt(double(d)));
+    radial::Matrix w = xt::empty<double>({m + 1, std::size_t(1)});
+    for (std::size_t j = 0; j <= m; ++j) w(j, 0) = std::sin(double(j + 1));
+    const auto penalty = registry_.make_weight_penalty(
+        "weight-decay",
+        radial::validate_params(registry_.require(radial::Slot::WeightPenalty, "weight-decay").params,
+                                {{"alpha", alpha}}, "radial-bench"));
+    const auto per_evaluation = [&](bool whole, double& value) {
+      radial::refine::NetworkOptions options;
+      options.centres = whole;
+      options.widths = whole ? radial::refine::WidthMode::Diagonal : radial::refine::WidthMode::None;
+      options.threads = threads_;
+      radial::refine::NetworkObjective objective(data.x, t, radial::Link::Identity, *basis, centres,
+                                                 w, penalty.get(), options);
+      const radial::Vector theta = objective.start();
+      radial::Vector g;
+      std::vector<double> cpu;
+      const auto wall = time_runs(s_.repeats, [&] {
+        const double start = process_cpu_seconds();
+        for (std::size_t e = 0; e < evaluations; ++e) value = objective.gradient(theta, g);
+        cpu.push_back(process_cpu_seconds() - start);
+      });
+      return std::make_pair(median(wall) / double(evaluations), median(cpu) / double(evaluations));
+    };
+    double value = 0, weights_value = 0;
+    const auto [whole, whole_cpu] = per_evaluation(true, value);
+    const auto [weights_only, weights_cpu] = per_evaluation(false, weights_value);
+
+    radial::Matrix variances = xt::empty<double>({m, d});
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t a = 0; a < d; ++a) variances(j, a) = centres.variances(j);
+    radial::bench::write_npy(s_.work / "refine_x.npy", data.x);
+    radial::bench::write_npy(s_.work / "refine_t.npy", t);
+    radial::bench::write_npy(s_.work / "refine_means.npy", centres.means);
+    radial::bench::write_npy(s_.work / "refine_variances.npy", variances);
+    radial::bench::write_npy(s_.work / "refine_weights.npy", w);
+    const auto str = [](double v) {
+      std::ostringstream o;
+      o << std::setprecision(17) << v;
+      return o.str();
+    };
+    const json sk = sklearn({"refine", "--x", (s_.work / "refine_x.npy").string(), "--y",
+                             (s_.work / "refine_t.npy").string(), "--means",
+                             (s_.work / "refine_means.npy").string(), "--covariances",
+                             (s_.work / "refine_variances.npy").string(), "--weights",
+                             (s_.work / "refine_weights.npy").string(), "--alpha", str(alpha),
+                             "--iterations", std::to_string(evaluations), "--repeats",
+                             std::to_string(s_.repeats)});
+    const double reference = median(times_of(sk));
+    const double reference_cpu = median(sk.at("cpu_times").get<std::vector<double>>());
+    const double sk_value = sk.at("value").get<double>();
+    // Both sides run on one thread by default: CPU seconds then hold the ratios steady on a
+    // busy machine, where wall seconds follow the other load.
+    std::cout << "\nWhole-network training: one value-and-gradient evaluation, N = " << n
+              << ", d = 10, M = 32 Gaussians, centres + diagonal log widths + weights ("
+              << threads_ << " threads on both sides)\n"
+              << std::scientific << std::setprecision(3) << "  wall s: radial whole network "
+              << whole << ", radial weights only (one pass of the design) " << weights_only
+              << ", NumPy reference " << reference << "\n  CPU s:  radial whole network "
+              << whole_cpu << ", radial weights only " << weights_cpu << ", NumPy reference "
+              << reference_cpu << "\n"
+              << std::fixed << std::setprecision(2) << "  whole / weights only: wall "
+              << whole / weights_only << ", CPU " << whole_cpu / weights_cpu
+              << " (goal <= 2);  NumPy reference / radial: wall " << reference / whole << ", CPU "
+              << reference_cpu / whole_cpu << " (goal >= 5);  value rel diff " << std::scientific
+              << std::setprecision(1) << std::abs(value - sk_value) / std::abs(sk_value) << "\n"
+              << std::defaultfloat;
+  }
+
   // Reading a CSV of csv_rows x 17 (16 inputs with 6 decimals, an integer class), about 155
   // bytes a row, as `radial train` reads it: in a child process (this program with --read-csv)
   // so that its peak memory is its own; against the data's size in memory and the time to
@@ -633,7 +729,7 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", s.sizes, "row counts N of the k-means / GMM / output grid");
   app.add_option("--dims", s.dims, "dimensions d of the grid");
   app.add_option("--tasks", s.tasks,
-                 "any of kmeans gmm logistic pipeline design csv experiment, and distributed "
+                 "any of kmeans gmm logistic pipeline design csv experiment refine, and distributed "
                  "(not in the default: mpirun, N up to 10^7)");
   app.add_option("--repeats", s.repeats, "runs per measurement (the median is shown)");
   app.add_option("--iterations", s.iterations, "EM iterations per timed run");
@@ -643,6 +739,8 @@ int main(int argc, char** argv) {
   app.add_option("--design-rows", s.design_rows, "N of the design matrix + Phi^T Phi pass");
   app.add_option("--experiment-runs", s.experiment_runs, "runs of the experiment part");
   app.add_option("--csv-rows", s.csv_rows, "rows of the CSV reading part (--tasks csv)");
+  app.add_option("--refine-rows", s.refine_rows,
+                 "N of the whole-network gradient part (--tasks refine)");
   app.add_option("--experiment-data", s.experiment_data,
                  "folder holding synth3_train.csv and synth3_test.csv");
   app.add_option("--distributed-sizes", s.distributed.sizes, "N of the distributed scaling runs");
@@ -708,6 +806,7 @@ int main(int argc, char** argv) {
     s.design_rows = 2'048;
     s.experiment_runs = 40;
     s.csv_rows = 20'000;
+    s.refine_rows = 10'000;
   }
   try {
     if (!guarding) {

@@ -117,9 +117,26 @@ def pipeline(a):
     return {"times": [seconds], "test_error": error}
 
 
+def refine(a):
+    """Seconds per value-and-gradient evaluation of the NumPy reference of the whole-network
+    objective (refine/reference.py) at the network radial-bench wrote, and its value there."""
+    from refine.reference import Reference
+    x, t = np.load(a.x), np.load(a.y)
+    means, w = np.load(a.means), np.load(a.weights)
+    ref = Reference(x, t, means, np.load(a.covariances), w, a.alpha)
+    times, cpu, value = [], [], 0.0
+    for _ in range(a.repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        for _ in range(a.iterations):
+            value, _ = ref(ref.theta0)
+        cpu.append((time.process_time() - c0) / a.iterations)
+        times.append((time.perf_counter() - t0) / a.iterations)
+    return {"times": times, "cpu_times": cpu, "value": float(value)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("task", choices=["kmeans", "gmm", "logistic", "pipeline"])
+    ap.add_argument("task", choices=["kmeans", "gmm", "logistic", "pipeline", "refine"])
     ap.add_argument("--x")
     ap.add_argument("--init")
     ap.add_argument("--means")
@@ -129,6 +146,7 @@ def main():
     ap.add_argument("--phi")
     ap.add_argument("--y")
     ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument("--alpha", type=float, default=0.0)
     ap.add_argument("--solver", default="lbfgs")
     ap.add_argument("--tol", type=float, default=1e-8)
     ap.add_argument("--train")
@@ -140,7 +158,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     with threadpool_limits(limits=a.threads):
-        result = {"kmeans": kmeans, "gmm": gmm, "logistic": logistic, "pipeline": pipeline}[a.task](a)
+        result = {"kmeans": kmeans, "gmm": gmm, "logistic": logistic, "pipeline": pipeline,
+                  "refine": refine}[a.task](a)
     json.dump(result, sys.stdout)
 
 

@@ -3,7 +3,9 @@ against a NumPy/SciPy reference of the same model and objective (ERBF-style anis
 Gaussian RBF: centres, one log width per centre and input, linear outputs, 1/2 SSE +
 alpha/2 |W|^2 without the bias; L-BFGS-B), from the same two-stage start.
 
-  PYTHONPATH=build/python /usr/bin/python3 apps/radial-bench/refine/refine_bench.py [--quick]
+  PYTHONPATH=build/python /usr/bin/python3 apps/radial-bench/refine/refine_bench.py [--quick] [--speed]
+
+(--speed: only the seconds per evaluation.)
 
 Prints: (1) friedman1 (n = 2000, noise 0.1, random_state 42) with 95 standard-normal noise
 columns, 5-fold R^2 of the two-stage fit, of Radial refined and of the SciPy reference;
@@ -21,7 +23,10 @@ from scipy.optimize import minimize
 from sklearn.datasets import make_friedman1
 from sklearn.model_selection import KFold
 
+from reference import Reference  # noqa: E402
+
 QUICK = "--quick" in sys.argv
+SPEED_ONLY = "--speed" in sys.argv
 ALPHA = 1e-3
 
 
@@ -41,41 +46,6 @@ def pipeline(m, refine, iterations, widths="diagonal", centres=True, scale=1.0):
 def network(model):
     """Centres, spherical variances and weights of a two-stage Gaussian model."""
     return {"means": model.centres, "variances": model.shapes[:, 0], "weights": model.weights}
-
-
-class Reference:
-    """The same objective in NumPy (standardised X, targets t), for scipy L-BFGS-B."""
-
-    def __init__(self, x, t, c, s0, w):
-        self.x, self.x2, self.t = x, x * x, t
-        self.m, self.d = c.shape
-        self.s0 = s0
-        self.theta0 = np.concatenate([c.ravel(), np.zeros(self.m * self.d), w.ravel()])
-        self.evaluations = 0
-
-    def unpack(self, theta):
-        m, d = self.m, self.d
-        c = theta[:m * d].reshape(m, d)
-        s = self.s0 * np.exp(theta[m * d:2 * m * d].reshape(m, d))
-        w = theta[2 * m * d:].reshape(m + 1, -1)
-        return c, s, w
-
-    def __call__(self, theta):
-        self.evaluations += 1
-        c, s, w = self.unpack(theta)
-        inv = 1.0 / s
-        r2 = self.x2 @ inv.T - 2.0 * self.x @ (c * inv).T + (c * c * inv).sum(1)
-        phi = np.exp(-0.5 * np.maximum(r2, 0.0))
-        a = phi @ w[:-1] + w[-1]
-        res = a - self.t
-        e = 0.5 * (res * res).sum() + 0.5 * ALPHA * (w[:-1] ** 2).sum()
-        gw = np.vstack([phi.T @ res + ALPHA * w[:-1], res.sum(0, keepdims=True)])
-        u = (res @ w[:-1].T) * (-0.5 * phi)
-        col = u.sum(0)[:, None]
-        ux = u.T @ self.x
-        gc = -2.0 * (ux - c * col) * inv
-        gs = -(u.T @ self.x2 - 2.0 * c * ux + c * c * col) * inv
-        return e, np.concatenate([gc.ravel(), gs.ravel(), gw.ravel()])
 
 
 def standardise(x_train, x_test):
@@ -103,7 +73,7 @@ def compare_on(title, x, y, m, scale, its=2000):
         net = network(base)
         xs, xt = standardise(x[tr], x[te])
         s0 = net["variances"][:, None] * np.ones((1, x.shape[1]))
-        ref = Reference(xs, y[tr][:, None], net["means"], s0, net["weights"])
+        ref = Reference(xs, y[tr][:, None], net["means"], s0, net["weights"], ALPHA)
         t = time.perf_counter()
         out = minimize(ref, ref.theta0, jac=True, method="L-BFGS-B",
                        options={"maxiter": its, "ftol": 0, "gtol": 1e-9})
@@ -129,7 +99,8 @@ def main():
     noisy = np.hstack([x, np.random.RandomState(0).standard_normal((2000, 95))])
     for title, data, m, scale in (("friedman1 (d = 10)", x, 32, 4.0),
                                   ("friedman1 + 95 noise columns", noisy, 15, 1.0)):
-        compare_on(title, data, y, m, scale)
+        if not SPEED_ONLY:
+            compare_on(title, data, y, m, scale)
 
     n = 20000 if QUICK else 100000
     xb, yb = make_friedman1(n_samples=n, noise=0.1, random_state=1)
@@ -143,7 +114,7 @@ def main():
     base = network(pipeline(m, False, 0).fit(xb, yb, seed=1))
     xs = (xb - xb.mean(0)) / xb.std(0)
     ref = Reference(xs, yb[:, None], base["means"], base["variances"][:, None] * np.ones((1, 10)),
-                    base["weights"])
+                    base["weights"], ALPHA)
     t = time.perf_counter()
     minimize(ref, ref.theta0, jac=True, method="L-BFGS-B", options={"maxiter": its})
     scipy_eval = (time.perf_counter() - t) / ref.evaluations

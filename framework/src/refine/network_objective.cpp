@@ -75,6 +75,13 @@ double error_and_delta(const Link& link, Matrix& a, const double* t) {
 
 }  // namespace
 
+struct NetworkObjective::Workspace {
+  Matrix xb, r2, phi, dphi, a, g, moments, uy;
+  std::vector<double> record, means, colsum;
+};
+
+NetworkObjective::~NetworkObjective() = default;
+
 WidthMode width_mode_from_string(const std::string& word) {
   if (word == "none") return WidthMode::None;
   if (word == "global") return WidthMode::Global;
@@ -245,14 +252,15 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
       unusable = true;
     }
     if (!unusable) {
-      struct Partial {
-        Matrix xb, r2, phi, dphi, a, g, y, uy;
-        std::vector<double> record, means, colsum;
-      };
+      const std::size_t workers = worker_count(rows, options_.block_rows, options_.threads);
+      while (workspaces_.size() < workers) workspaces_.push_back(std::make_unique<Workspace>());
+      std::size_t next = 0;
       const Matrix w_phi = xt::view(w, xt::range(0, m), xt::all());
-      ordered_reduce<Partial>(
-          rows, options_.block_rows, options_.threads, [] { return Partial(); },
-          [&](const RowBlock& b, Partial& q) {
+      ordered_reduce<Workspace*>(
+          rows, options_.block_rows, options_.threads,
+          [&] { return workspaces_.at(next++).get(); },
+          [&](const RowBlock& b, Workspace*& workspace) {
+            Workspace& q = *workspace;
             const std::size_t n = b.count;
             q.record.assign(width, 0.0);
             fit(q.xb, n, d);
@@ -312,27 +320,29 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
             for (std::size_t i = 0; i < n; ++i)
               for (std::size_t a = 0; a < d; ++a) q.means[a] += q.xb(i, a);
             for (std::size_t a = 0; a < d; ++a) q.means[a] /= double(n);
-            for (std::size_t i = 0; i < n; ++i)
-              for (std::size_t a = 0; a < d; ++a) q.xb(i, a) -= q.means[a];
-            fit(q.uy, m, d);
-            gemm(true, false, m, d, n, q.g.data(), m, q.xb.data(), d, q.uy.data(), d);
+            // U^T [y, y^2] in one product (y^2 only for diagonal widths).
+            const std::size_t p = diag ? 2 * d : d;
+            fit(q.moments, n, p);
+            for (std::size_t i = 0; i < n; ++i) {
+              const double* x = &q.xb(i, 0);
+              double* y = &q.moments(i, 0);
+              for (std::size_t a = 0; a < d; ++a) y[a] = x[a] - q.means[a];
+              if (diag)
+                for (std::size_t a = 0; a < d; ++a) y[d + a] = y[a] * y[a];
+            }
+            fit(q.uy, m, p);
+            gemm(true, false, m, p, n, q.g.data(), m, q.moments.data(), p, q.uy.data(), p);
             for (std::size_t j = 0; j < m; ++j)
               for (std::size_t a = 0; a < d; ++a) {
                 const double e = centres.means(j, a) - q.means[a];
                 if (first_moments) q.record[at_s1 + j * d + a] = q.uy(j, a) - e * colsum[j];
-              }
-            if (!diag) return;
-            for (double& v : q.xb) v *= v;
-            fit(q.y, m, d);
-            gemm(true, false, m, d, n, q.g.data(), m, q.xb.data(), d, q.y.data(), d);
-            for (std::size_t j = 0; j < m; ++j)
-              for (std::size_t a = 0; a < d; ++a) {
-                const double e = centres.means(j, a) - q.means[a];
-                q.record[at_s2 + j * d + a] =
-                    q.y(j, a) - 2.0 * e * q.uy(j, a) + e * e * colsum[j];
+                if (diag)
+                  q.record[at_s2 + j * d + a] =
+                      q.uy(j, d + a) - 2.0 * e * q.uy(j, a) + e * e * colsum[j];
               }
           },
-          [&](const RowBlock&, Partial& q) {
+          [&](const RowBlock&, Workspace*& workspace) {
+            const Workspace& q = *workspace;
             if (fold) {
               records.insert(records.end(), q.record.begin(), q.record.end());
             } else {

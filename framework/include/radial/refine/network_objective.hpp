@@ -28,7 +28,9 @@
 // process's sums on block-aligned shards: radial/sharded_pass.hpp).
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
@@ -66,6 +68,9 @@ class NetworkObjective {
   NetworkObjective(const Matrix& x, Matrix targets, Link link, const Basis& basis,
                    Centres start, Matrix weights, const WeightPenalty* penalty,
                    NetworkOptions options);
+  ~NetworkObjective();
+  NetworkObjective(const NetworkObjective&) = delete;
+  NetworkObjective& operator=(const NetworkObjective&) = delete;
 
   std::size_t size() const { return size_; }
   std::size_t centre_parameters() const { return centre_size_; }
@@ -101,6 +106,10 @@ class NetworkObjective {
   std::size_t centre_size_ = 0, width_size_ = 0, weight_size_ = 0, size_ = 0;
   std::size_t evaluations_ = 0;
   double flops_ = 0;
+  // One row-block worker's buffers, kept from one evaluation to the next (a minimiser makes
+  // hundreds, and a fresh set each time costs page faults).
+  struct Workspace;
+  std::vector<std::unique_ptr<Workspace>> workspaces_;
 };
 
 }  // namespace radial::refine

@@ -272,6 +272,153 @@ std::string value_path_problem(const std::string& path) {
   return "";
 }
 
+namespace {
+
+// InputError when no ok run's report has a number at `value` (failed runs have none to look
+// at), with a did-you-mean over every number path of the reports.
+void check_value_path(const std::vector<RunRecord>& runs, const std::string& value) {
+  bool any_ok = false, found = false;
+  std::set<std::string> paths;  // every number path of the reports, for "did you mean"
+  for (const RunRecord& r : runs) {
+    if (r.status != "ok") continue;
+    any_ok = true;
+    if (run_value(r, value)) {
+      found = true;
+      break;
+    }
+  }
+  if (any_ok && !found) {
+    std::function<void(const json&, const std::string&)> collect = [&](const json& n,
+                                                                       const std::string& at) {
+      if (n.is_object()) {
+        for (auto it = n.begin(); it != n.end(); ++it) {
+          collect(it.value(), at.empty() ? it.key() : at + "." + it.key());
+        }
+      } else if (n.is_number() || n.is_boolean() || n.is_null()) {
+        paths.insert(at);
+      }
+    };
+    for (const RunRecord& r : runs) {
+      if (const auto report = parse(r.report)) {
+        collect(*report, "");
+        // A run evaluated by CV answers "test.X" too.
+        if (report->contains("cv")) {
+          for (auto it = (*report)["cv"].begin(); it != (*report)["cv"].end(); ++it) {
+            paths.insert("test." + it.key());
+          }
+        }
+      }
+    }
+    std::string message = "table value: no run has a number at '" + value + "'";
+    if (paths.count(value) != 0) {
+      // Present but null in every run: the runs' plugins do not compute it.
+      message += " (it is null in every report: the runs' plugins do not compute it)";
+    } else {
+      const std::string guess = did_you_mean(value, {paths.begin(), paths.end()});
+      if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    }
+    throw InputError(message + "; e.g. test.error_rate, train.mse, cv.error_rate, output.flops");
+  }
+
+}
+
+// The cell's mean and sample standard deviation of `v` (none when v is empty; no sd for one).
+void set_mean_and_sd(const std::vector<double>& v, TableCell& cell) {
+  if (v.empty()) return;
+  double sum = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / static_cast<double>(v.size());
+  cell.mean = mean;
+  if (v.size() >= 2) {
+    double ss = 0;
+    for (double x : v) ss += (x - mean) * (x - mean);
+    cell.sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  }
+}
+
+// The paired comparison of table.compared's two sides in each row (run i in row run_r[i],
+// column run_c[i]).
+void add_comparisons(const std::vector<RunRecord>& runs, const std::vector<json>& overrides,
+                     const TableSpec& spec, const std::vector<Dimension>& column_dims,
+                     const std::map<std::string, Axis>& axes,
+                     const std::vector<const Group*>& columns,
+                     const std::vector<std::size_t>& run_r, const std::vector<std::size_t>& run_c,
+                     Table& table) {
+  // Each compare label picks columns: a whole column label, or a value of one column dimension
+  // (a pipeline's name) picking every column with it. Pairs are matched on everything else:
+  // the experiment, seed, fold and the other column dimensions.
+  struct Side {
+    std::vector<std::size_t> columns;
+    std::string dim;  // the column dimension the label is a value of, or empty
+  };
+  auto side_of = [&](const std::string& label) {
+    Side side;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (table.column_labels[c] == label) side.columns = {c};
+    }
+    if (!side.columns.empty()) return side;
+    for (const Dimension& d : column_dims) {
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        const auto it = columns[c]->parts.find(d.name);
+        if (it != columns[c]->parts.end() && it->second == label) side.columns.push_back(c);
+      }
+      if (!side.columns.empty()) {
+        side.dim = d.name;
+        return side;
+      }
+    }
+    std::vector<std::string> candidates = table.column_labels;
+    for (const Dimension& d : column_dims) {
+      for (const std::string& v : axes.at(d.name).order) candidates.push_back(v);
+    }
+    std::string message = "table compare: no column '" + label + "'";
+    const std::string guess = did_you_mean(label, candidates);
+    if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    throw InputError(message + "; columns: " + join(table.column_labels, ", "));
+  };
+  const Side a = side_of(spec.compare[0]), b = side_of(spec.compare[1]);
+  table.compared = spec.compare;
+
+  using MatchKey = std::tuple<std::string, std::uint64_t, std::string, std::size_t>;
+  auto match_key = [&](std::size_t i, const Side& side, std::size_t fold) {
+    std::string others;
+    if (!side.dim.empty()) {
+      for (const Dimension& d : column_dims) {
+        if (d.name == side.dim) continue;
+        const auto v = dim_value(runs[i], overrides[i], d.name);
+        others += d.name + "=" + (v ? v->text : std::string("-")) + "\n";
+      }
+    }
+    return MatchKey{runs[i].experiment, runs[i].seed, others, fold};
+  };
+  table.comparisons.assign(table.row_labels.size(), std::nullopt);
+  std::vector<std::map<MatchKey, double>> a_values(table.row_labels.size()),
+      b_values(table.row_labels.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::size_t r = run_r[i], c = run_c[i];
+    const bool in_a = std::count(a.columns.begin(), a.columns.end(), c) > 0;
+    const bool in_b = std::count(b.columns.begin(), b.columns.end(), c) > 0;
+    if (!in_a && !in_b) continue;
+    const std::vector<double> folds = run_fold_values(runs[i], spec.value);
+    for (std::size_t k = 0; k < folds.size(); ++k) {
+      if (in_a) a_values[r].emplace(match_key(i, a, k), folds[k]);  // first run of a key wins
+      if (in_b) b_values[r].emplace(match_key(i, b, k), folds[k]);
+    }
+  }
+  for (std::size_t r = 0; r < table.row_labels.size(); ++r) {
+    std::vector<double> x, y;
+    for (const auto& [key, va] : a_values[r]) {
+      const auto it = b_values[r].find(key);
+      if (it == b_values[r].end()) continue;
+      x.push_back(va);
+      y.push_back(it->second);
+    }
+    if (!x.empty()) table.comparisons[r] = compare_paired(x, y);
+  }
+}
+
+}  // namespace
+
 Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
                  const std::string& title) {
   std::vector<json> overrides;
@@ -309,49 +456,7 @@ Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
 
   const std::string problem = value_path_problem(spec.value);
   if (!problem.empty()) throw InputError("table value: " + problem);
-  // The value path: known when some run's report has it (failed runs have none to look at).
-  bool any_ok = false, found = false;
-  std::set<std::string> paths;  // every number path of the reports, for "did you mean"
-  for (const RunRecord& r : runs) {
-    if (r.status != "ok") continue;
-    any_ok = true;
-    if (run_value(r, spec.value)) {
-      found = true;
-      break;
-    }
-  }
-  if (any_ok && !found) {
-    std::function<void(const json&, const std::string&)> collect = [&](const json& n,
-                                                                       const std::string& at) {
-      if (n.is_object()) {
-        for (auto it = n.begin(); it != n.end(); ++it) {
-          collect(it.value(), at.empty() ? it.key() : at + "." + it.key());
-        }
-      } else if (n.is_number() || n.is_boolean() || n.is_null()) {
-        paths.insert(at);
-      }
-    };
-    for (const RunRecord& r : runs) {
-      if (const auto report = parse(r.report)) {
-        collect(*report, "");
-        // A run evaluated by CV answers "test.X" too.
-        if (report->contains("cv")) {
-          for (auto it = (*report)["cv"].begin(); it != (*report)["cv"].end(); ++it) {
-            paths.insert("test." + it.key());
-          }
-        }
-      }
-    }
-    std::string message = "table value: no run has a number at '" + spec.value + "'";
-    if (paths.count(spec.value) != 0) {
-      // Present but null in every run: the runs' plugins do not compute it.
-      message += " (it is null in every report: the runs' plugins do not compute it)";
-    } else {
-      const std::string guess = did_you_mean(spec.value, {paths.begin(), paths.end()});
-      if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-    }
-    throw InputError(message + "; e.g. test.error_rate, train.mse, cv.error_rate, output.flops");
-  }
+  check_value_path(runs, spec.value);
 
   // Dimensions: rows, columns, then grid keys with several values that neither names.
   std::vector<Dimension> row_dims, column_dims;
@@ -429,95 +534,17 @@ Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
     if (runs[i].status != "ok") ++cell.failed;
     if (const auto v = run_value(runs[i], spec.value)) values[r][c].push_back(*v);
   }
-  for (std::size_t r = 0; r < table.row_labels.size(); ++r) {
-    for (std::size_t c = 0; c < table.column_labels.size(); ++c) {
-      const std::vector<double>& v = values[r][c];
-      if (v.empty()) continue;
-      double sum = 0;
-      for (double x : v) sum += x;
-      const double mean = sum / static_cast<double>(v.size());
-      table.cells[r][c].mean = mean;
-      if (v.size() >= 2) {
-        double ss = 0;
-        for (double x : v) ss += (x - mean) * (x - mean);
-        table.cells[r][c].sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
-      }
-    }
-  }
+  for (std::size_t r = 0; r < table.row_labels.size(); ++r)
+    for (std::size_t c = 0; c < table.column_labels.size(); ++c)
+      set_mean_and_sd(values[r][c], table.cells[r][c]);
 
   if (spec.compare.empty()) return table;
-
-  // Each compare label picks columns: a whole column label, or a value of one column dimension
-  // (a pipeline's name) picking every column with it. Pairs are matched on everything else:
-  // the experiment, seed, fold and the other column dimensions.
-  struct Side {
-    std::vector<std::size_t> columns;
-    std::string dim;  // the column dimension the label is a value of, or empty
-  };
-  auto side_of = [&](const std::string& label) {
-    Side side;
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      if (table.column_labels[c] == label) side.columns = {c};
-    }
-    if (!side.columns.empty()) return side;
-    for (const Dimension& d : column_dims) {
-      for (std::size_t c = 0; c < columns.size(); ++c) {
-        const auto it = columns[c]->parts.find(d.name);
-        if (it != columns[c]->parts.end() && it->second == label) side.columns.push_back(c);
-      }
-      if (!side.columns.empty()) {
-        side.dim = d.name;
-        return side;
-      }
-    }
-    std::vector<std::string> candidates = table.column_labels;
-    for (const Dimension& d : column_dims) {
-      for (const std::string& v : axes[d.name].order) candidates.push_back(v);
-    }
-    std::string message = "table compare: no column '" + label + "'";
-    const std::string guess = did_you_mean(label, candidates);
-    if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-    throw InputError(message + "; columns: " + join(table.column_labels, ", "));
-  };
-  const Side a = side_of(spec.compare[0]), b = side_of(spec.compare[1]);
-  table.compared = spec.compare;
-
-  using MatchKey = std::tuple<std::string, std::uint64_t, std::string, std::size_t>;
-  auto match_key = [&](std::size_t i, const Side& side, std::size_t fold) {
-    std::string others;
-    if (!side.dim.empty()) {
-      for (const Dimension& d : column_dims) {
-        if (d.name == side.dim) continue;
-        const auto v = dim_value(runs[i], overrides[i], d.name);
-        others += d.name + "=" + (v ? v->text : std::string("-")) + "\n";
-      }
-    }
-    return MatchKey{runs[i].experiment, runs[i].seed, others, fold};
-  };
-  table.comparisons.assign(table.row_labels.size(), std::nullopt);
-  std::vector<std::map<MatchKey, double>> a_values(table.row_labels.size()),
-      b_values(table.row_labels.size());
+  std::vector<std::size_t> run_r(runs.size()), run_c(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    const std::size_t r = row_index.at(run_row[i]), c = column_index.at(run_column[i]);
-    const bool in_a = std::count(a.columns.begin(), a.columns.end(), c) > 0;
-    const bool in_b = std::count(b.columns.begin(), b.columns.end(), c) > 0;
-    if (!in_a && !in_b) continue;
-    const std::vector<double> folds = run_fold_values(runs[i], spec.value);
-    for (std::size_t k = 0; k < folds.size(); ++k) {
-      if (in_a) a_values[r].emplace(match_key(i, a, k), folds[k]);  // first run of a key wins
-      if (in_b) b_values[r].emplace(match_key(i, b, k), folds[k]);
-    }
+    run_r[i] = row_index.at(run_row[i]);
+    run_c[i] = column_index.at(run_column[i]);
   }
-  for (std::size_t r = 0; r < table.row_labels.size(); ++r) {
-    std::vector<double> x, y;
-    for (const auto& [key, va] : a_values[r]) {
-      const auto it = b_values[r].find(key);
-      if (it == b_values[r].end()) continue;
-      x.push_back(va);
-      y.push_back(it->second);
-    }
-    if (!x.empty()) table.comparisons[r] = compare_paired(x, y);
-  }
+  add_comparisons(runs, overrides, spec, column_dims, axes, columns, run_r, run_c, table);
   return table;
 }
 

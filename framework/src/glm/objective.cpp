@@ -51,6 +51,155 @@ double link_flops(Link link, std::size_t rows, std::size_t outputs) {
   return 3.0 * n * k;
 }
 
+// The block's outputs Y = link(A) in y (b x K) and its error (1/2 SSE or the cross-entropy),
+// computed without overflow.
+double block_outputs(const Link& link, const double* a, const double* t, std::size_t b,
+                     std::size_t k_out, double* y, std::vector<double>& aux) {
+  const std::size_t bk = b * k_out;
+  double error = 0;
+  if (link == Link::Identity) {
+    for (std::size_t i = 0; i < bk; ++i) {
+      const double r = a[i] - t[i];
+      y[i] = a[i];
+      error += 0.5 * r * r;
+    }
+  } else if (link == Link::Logistic) {
+    // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
+    aux.resize(bk);
+    for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
+    exp_in_place(aux.data(), bk);
+    for (std::size_t i = 0; i < bk; ++i) {
+      const double u = aux[i];
+      error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
+      y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
+    }
+  } else {  // softmax; other links are refused in the constructor
+    // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
+    for (std::size_t n = 0; n < b; ++n) {
+      const double* an = a + n * k_out;
+      double m = an[0];
+      for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+      for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
+    }
+    exp_in_place(y, bk);
+    for (std::size_t n = 0; n < b; ++n) {
+      double s = 0;
+      double* yn = y + n * k_out;
+      for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
+      const double* an = a + n * k_out;
+      double m = an[0];
+      for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
+      const double lse = m + std::log(s);
+      const double* tn = t + n * k_out;
+      for (std::size_t k = 0; k < k_out; ++k) {
+        yn[k] /= s;
+        if (tn[k] != 0) error += tn[k] * (lse - an[k]);
+      }
+    }
+  }
+  return error;
+}
+
+// Adds the block's Hessian blocks H_kl = Phi^T diag(c_kl) Phi to `blocks` (index k K + l; one
+// block for the identity link) from the outputs y; returns the flops. `scaled` is scratch.
+double add_hessian_blocks(const Link& link, bool exact, const Matrix& phi, const double* y,
+                          std::size_t k_out, Matrix& scaled, std::vector<Matrix>& blocks) {
+  const std::size_t b = phi.shape(0), c = phi.shape(1);
+  double flops = 0;
+  if (link == Link::Identity) {
+    detail::add_gram(phi.data(), b, c, blocks[0].data());  // Phi^T Phi
+    return double(c) * double(c + 1) * double(b);
+  }
+  if (scaled.shape(0) != b || scaled.shape(1) != c) scaled.resize({b, c});
+  for (std::size_t k = 0; k < k_out; ++k)
+    for (std::size_t l = k; l < k_out; ++l) {
+      if (!exact && l != k) continue;
+      // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y)). Diagonal blocks
+      // have c >= 0: (sqrt(c) Phi)^T (sqrt(c) Phi) by a symmetric rank-k update.
+      const bool diagonal = k == l;
+      for (std::size_t n = 0; n < b; ++n) {
+        const double ynk = y[n * k_out + k], ynl = y[n * k_out + l];
+        double w = ynk * ((diagonal ? 1.0 : 0.0) - ynl);
+        if (diagonal) w = std::sqrt(std::max(w, 0.0));
+        const double* src = phi.data() + n * c;
+        double* dst = scaled.data() + n * c;
+        for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
+      }
+      Matrix& target = blocks[k * k_out + l];
+      if (diagonal) {
+        detail::add_gram(scaled.data(), b, c, target.data());
+        flops += 3.0 * double(b) + double(b) * double(c) + double(c) * double(c + 1) * double(b);
+      } else {
+        small_gemm(c, c, b, phi.data(), 1, c, scaled.data(), c, target.data(), c,
+                   true);  // H_kl += Phi^T diag(c_kl) Phi
+        flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
+      }
+    }
+  return flops;
+}
+
+// The full (C K) x (C K) Hessian, interleaved by output as the weights are, from its blocks.
+Matrix assemble_hessian(const Link& link, bool exact, const std::vector<Matrix>& blocks,
+                        std::size_t c, std::size_t k_out) {
+  Matrix h = xt::zeros<double>({c * k_out, c * k_out});
+  for (std::size_t k = 0; k < k_out; ++k)
+    for (std::size_t l = k; l < k_out; ++l) {
+      const Matrix* blk = nullptr;
+      if (link == Link::Identity) {
+        if (k != l) continue;
+        blk = &blocks[0];
+      } else {
+        if (!exact && l != k) continue;
+        blk = &blocks[k * k_out + l];
+      }
+      for (std::size_t i = 0; i < c; ++i)
+        for (std::size_t j = 0; j < c; ++j) {
+          const double v = (*blk)(i, j);
+          h(i * k_out + k, j * k_out + l) = v;
+          h(j * k_out + l, i * k_out + k) = v;
+        }
+    }
+  return h;
+}
+
+// The pass's totals over every rank: E, the flops, the gradient and the Hessian blocks, from
+// the per-block records (the one-process fold continued) or from each rank's sums.
+void total_over_ranks(bool fold_records, const std::vector<double>& records,
+                      std::size_t record_width, std::exception_ptr failure, double& error,
+                      double& pass_flops, Matrix* gradient, std::vector<Matrix>& blocks) {
+  if (fold_records) {
+    const std::vector<double> total = fold_blocks_over_ranks(records, record_width, failure);
+    error = total[0];
+    pass_flops = total[1];
+    const double* from = total.data() + 2;
+    if (gradient) {
+      std::copy_n(from, gradient->size(), gradient->data());
+      from += gradient->size();
+    }
+    for (Matrix& blk : blocks)
+      if (blk.size()) {
+        std::copy_n(from, blk.size(), blk.data());
+        from += blk.size();
+      }
+  } else {
+    // All rows: E, the flops, the gradient and the Hessian blocks in one rank-ordered sum.
+    std::vector<Matrix*> arrays;
+    if (gradient) arrays.push_back(gradient);
+    for (Matrix& blk : blocks)
+      if (blk.size()) arrays.push_back(&blk);
+    std::vector<double> packed{error, pass_flops};
+    for (const Matrix* m : arrays) packed.insert(packed.end(), m->begin(), m->end());
+    sum_pass_over_ranks(packed, failure);
+    error = packed[0];
+    pass_flops = packed[1];
+    const double* from = packed.data() + 2;
+    for (Matrix* m : arrays) {
+      std::copy_n(from, m->size(), m->data());
+      from += m->size();
+    }
+  }
+}
+
 }  // namespace
 
 void Objective::check_and_count(const std::function<void()>& local_checks) {
@@ -247,84 +396,12 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
       xt::blas::gemm(phi, weights, act);  // A = Phi W
       flops += flops::gemm(b, k_out, c);
       const double* t = target_rows(first, b, t_block);
-      double* a = act.data();
       double* y = resid.data();  // outputs first, residuals after
       const std::size_t bk = b * k_out;
-      if (link_ == Link::Identity) {
-        for (std::size_t i = 0; i < bk; ++i) {
-          const double r = a[i] - t[i];
-          y[i] = a[i];
-          error += 0.5 * r * r;
-        }
-      } else if (link_ == Link::Logistic) {
-        // u = e^-|a|;  ln(1 + e^a) = max(a, 0) + ln(1 + u);  E = ln(1 + e^a) - t a.
-        aux.resize(bk);
-        for (std::size_t i = 0; i < bk; ++i) aux[i] = -std::fabs(a[i]);
-        exp_in_place(aux.data(), bk);
-        for (std::size_t i = 0; i < bk; ++i) {
-          const double u = aux[i];
-          error += std::max(a[i], 0.0) + std::log1p(u) - t[i] * a[i];
-          y[i] = a[i] >= 0 ? 1.0 / (1.0 + u) : u / (1.0 + u);
-        }
-      } else {  // softmax; other links are refused in the constructor
-        // Log-sum-exp per row: y_k = e^(a_k - m) / s, E = sum_k t_k (m + ln s - a_k).
-        for (std::size_t n = 0; n < b; ++n) {
-          const double* an = a + n * k_out;
-          double m = an[0];
-          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
-          for (std::size_t k = 0; k < k_out; ++k) y[n * k_out + k] = an[k] - m;
-        }
-        exp_in_place(y, bk);
-        for (std::size_t n = 0; n < b; ++n) {
-          double s = 0;
-          double* yn = y + n * k_out;
-          for (std::size_t k = 0; k < k_out; ++k) s += yn[k];
-          const double* an = a + n * k_out;
-          double m = an[0];
-          for (std::size_t k = 1; k < k_out; ++k) m = std::max(m, an[k]);
-          const double lse = m + std::log(s);
-          const double* tn = t + n * k_out;
-          for (std::size_t k = 0; k < k_out; ++k) {
-            yn[k] /= s;
-            if (tn[k] != 0) error += tn[k] * (lse - an[k]);
-          }
-        }
-      }
+      error = block_outputs(link_, act.data(), t, b, k_out, y, aux);
       flops += link_flops(link_, b, k_out);
 
-      if (hessian) {
-        if (link_ == Link::Identity) {
-          detail::add_gram(phi.data(), b, c, blocks[0].data());  // Phi^T Phi
-          flops += double(c) * double(c + 1) * double(b);
-        } else {
-          if (scaled.shape(0) != b || scaled.shape(1) != c) scaled.resize({b, c});
-          for (std::size_t k = 0; k < k_out; ++k)
-            for (std::size_t l = k; l < k_out; ++l) {
-              if (!exact && l != k) continue;
-              // c_n,kl = y_nk (delta_kl - y_nl)   (eq. 13; logistic: y (1 - y)). Diagonal blocks
-              // have c >= 0: (sqrt(c) Phi)^T (sqrt(c) Phi) by a symmetric rank-k update.
-              const bool diagonal = k == l;
-              for (std::size_t n = 0; n < b; ++n) {
-                const double ynk = y[n * k_out + k], ynl = y[n * k_out + l];
-                double w = ynk * ((diagonal ? 1.0 : 0.0) - ynl);
-                if (diagonal) w = std::sqrt(std::max(w, 0.0));
-                const double* src = phi.data() + n * c;
-                double* dst = scaled.data() + n * c;
-                for (std::size_t j = 0; j < c; ++j) dst[j] = w * src[j];
-              }
-              Matrix& target = blocks[block_index(k, l)];
-              if (diagonal) {
-                detail::add_gram(scaled.data(), b, c, target.data());
-                flops += 3.0 * double(b) + double(b) * double(c) +
-                         double(c) * double(c + 1) * double(b);
-              } else {
-                small_gemm(c, c, b, phi.data(), 1, c, scaled.data(), c, target.data(), c,
-                           true);  // H_kl += Phi^T diag(c_kl) Phi
-                flops += 2.0 * double(b) + double(b) * double(c) + flops::gemm(c, c, b);
-              }
-            }
-        }
-      }
+      if (hessian) flops += add_hessian_blocks(link_, exact, phi, y, k_out, scaled, blocks);
       if (gradient) {
         for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
         xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
@@ -349,60 +426,11 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
   } catch (...) {
     failure = std::current_exception();
   }
-  if (fold_records) {
-    const std::vector<double> total = fold_blocks_over_ranks(records, record_width, failure);
-    error = total[0];
-    pass_flops = total[1];
-    const double* from = total.data() + 2;
-    if (gradient) {
-      std::copy_n(from, gradient->size(), gradient->data());
-      from += gradient->size();
-    }
-    for (Matrix& blk : blocks)
-      if (blk.size()) {
-        std::copy_n(from, blk.size(), blk.data());
-        from += blk.size();
-      }
-  } else {
-    // All rows: E, the flops, the gradient and the Hessian blocks in one rank-ordered sum.
-    std::vector<Matrix*> arrays;
-    if (gradient) arrays.push_back(gradient);
-    for (Matrix& blk : blocks)
-      if (blk.size()) arrays.push_back(&blk);
-    std::vector<double> packed{error, pass_flops};
-    for (const Matrix* m : arrays) packed.insert(packed.end(), m->begin(), m->end());
-    sum_pass_over_ranks(packed, failure);
-    error = packed[0];
-    pass_flops = packed[1];
-    const double* from = packed.data() + 2;
-    for (Matrix* m : arrays) {
-      std::copy_n(from, m->size(), m->data());
-      from += m->size();
-    }
-  }
+  total_over_ranks(fold_records, records, record_width, failure, error, pass_flops, gradient,
+                   blocks);
   flops += pass_flops;
 
-  if (hessian) {
-    *hessian = xt::zeros<double>({p, p});
-    Matrix& h = *hessian;
-    for (std::size_t k = 0; k < k_out; ++k)
-      for (std::size_t l = k; l < k_out; ++l) {
-        const Matrix* blk = nullptr;
-        if (link_ == Link::Identity) {
-          if (k != l) continue;
-          blk = &blocks[0];
-        } else {
-          if (!exact && l != k) continue;
-          blk = &blocks[block_index(k, l)];
-        }
-        for (std::size_t i = 0; i < c; ++i)
-          for (std::size_t j = 0; j < c; ++j) {
-            const double v = (*blk)(i, j);
-            h(i * k_out + k, j * k_out + l) = v;
-            h(j * k_out + l, i * k_out + k) = v;
-          }
-      }
-  }
+  if (hessian) *hessian = assemble_hessian(link_, exact, blocks, c, k_out);
 
   if (penalty_ && with_penalty) {
     error += penalty_->penalty(weights);

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "bindings.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::python {

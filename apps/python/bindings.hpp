@@ -12,8 +12,8 @@
 
 #include "radial/basis.hpp"
 #include "radial/dataset.hpp"
-#include "radial/model.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/model/model.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/types.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "bindings.hpp"
 #include "radial/errors.hpp"
-#include "radial/model_store.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 
 namespace radial::python {

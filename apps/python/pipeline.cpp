@@ -9,8 +9,8 @@
 #include "bindings.hpp"
 #include "interrupt.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
-#include "radial/trainer.hpp"
+#include "radial/io/input_file.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::python {
 namespace {

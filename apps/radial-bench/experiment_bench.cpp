@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/experiment.hpp"
-#include "radial/results_store.hpp"
-#include "radial/results_table.hpp"
+#include "radial/experiment/experiment.hpp"
+#include "radial/experiment/results_store.hpp"
+#include "radial/experiment/results_table.hpp"
 
 extern "C" {
 // OpenBLAS's own description of the kernels it chose (declared here, as blas_threads.cpp does).

@@ -36,7 +36,7 @@
 #include "guard.hpp"
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/dataset.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"

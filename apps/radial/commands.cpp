@@ -15,15 +15,15 @@
 #include "plot/train_plots.hpp"
 #include "summary.hpp"
 
-#include "radial/collectives.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/distributed/collectives.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
-#include "radial/model_store.hpp"
-#include "radial/output_file.hpp"
+#include "radial/data/missing_values.hpp"
+#include "radial/model/model_store.hpp"
+#include "radial/io/output_file.hpp"
 #include "radial/network.hpp"
-#include "radial/pipeline.hpp"
-#include "radial/trainer.hpp"
+#include "radial/pipeline/pipeline.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "radial/basis.hpp"
-#include "radial/model.hpp"
+#include "radial/model/model.hpp"
 #include "radial/registry.hpp"
 
 namespace radial::cli {

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 
 namespace radial::cli {
 

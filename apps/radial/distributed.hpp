@@ -14,7 +14,7 @@
 #include <functional>
 #include <optional>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 
 namespace radial::cli {
 

@@ -10,11 +10,11 @@
 #include "progress.hpp"
 
 #include "radial/errors.hpp"
-#include "radial/experiment.hpp"
-#include "radial/output_file.hpp"
+#include "radial/experiment/experiment.hpp"
+#include "radial/io/output_file.hpp"
 #include "radial/params.hpp"
-#include "radial/results_store.hpp"
-#include "radial/results_table.hpp"
+#include "radial/experiment/results_store.hpp"
+#include "radial/experiment/results_table.hpp"
 
 namespace radial::cli {
 namespace {

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "radial/output_file.hpp"
-#include "radial/model_store.hpp"
+#include "radial/io/output_file.hpp"
+#include "radial/model/model_store.hpp"
 
 namespace radial::cli {
 namespace {

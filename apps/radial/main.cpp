@@ -14,9 +14,9 @@
 #include "commands.hpp"
 #include "distributed.hpp"
 #include "plot/plot_command.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 #include "radial/version.hpp"
 
 namespace {

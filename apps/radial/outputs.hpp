@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 
 namespace radial::cli {
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::cli {

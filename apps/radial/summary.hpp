@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::cli {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/parallel.hpp"

@@ -1,4 +1,4 @@
-#include "radial/input_coding.hpp"
+#include "radial/data/input_coding.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 
 #include <algorithm>
 #include <cctype>

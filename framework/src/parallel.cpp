@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/numerics/blas_threads.hpp"
 
 namespace radial {

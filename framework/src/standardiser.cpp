@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/collectives.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {
@@ -23,9 +23,9 @@ std::string short_text(double value) {
 }  // namespace
 
 std::size_t Standardiser::fit(const Matrix& inputs) {
-  // Under a ShardedScope `inputs` are this rank's rows (radial/collectives.hpp); the extremes are
-  // combined over ranks and the sums continued rank after rank, so the statistics are the
-  // single-process ones to the last bit; with one rank the collectives are no-ops.
+  // Under a ShardedScope `inputs` are this rank's rows (radial/distributed/collectives.hpp); the
+  // extremes are combined over ranks and the sums continued rank after rank, so the statistics are
+  // the single-process ones to the last bit; with one rank the collectives are no-ops.
   Collectives& comm = collectives();
   const bool sharded = comm.size() > 1;
   const std::size_t local = inputs.shape(0), d = inputs.shape(1);

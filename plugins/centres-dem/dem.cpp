@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
 #include "radial/numerics/log_sum_exp.hpp"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
+#include "radial/io/input_file.hpp"
 
 namespace radial::plugins {
 
@@ -152,7 +152,7 @@ Centres read_centres_csv(const std::filesystem::path& file, std::size_t features
 
 Centres FixedCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  // Sharded data (radial/collectives.hpp): a rank may hold no rows while others do.
+  // Sharded data (radial/distributed/collectives.hpp): a rank may hold no rows while others do.
   if (count_over_ranks(train.rows()) == 0)
     throw InputError("plugin fixed: the training data have no rows; check [data] train");
   Centres centres = read_centres_csv(file_, train.features());

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 
 namespace radial::plugins {
 
@@ -40,7 +40,7 @@ double nearest_other_centre2(const Matrix& means, std::size_t j) {
 
 Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  // train holds this rank's rows when the data are sharded (radial/collectives.hpp).
+  // train holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp).
   const std::size_t rows = std::size_t(count_over_ranks(train.rows())), d = train.features();
   KMeansOptions options = options_;
   if (options.count == 0) options.count = auto_centre_count(rows);

@@ -11,13 +11,13 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/kernel_prior.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 #include "radial/text.hpp"
 
 namespace radial::plugins {
@@ -180,7 +180,8 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                 const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
   check_inputs(x, classes, num_classes, theta, options);
-  // x holds this rank's rows when the data are sharded (radial/collectives.hpp); n counts all.
+  // x holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp); n
+  // counts all.
   const std::size_t n = std::size_t(count_over_ranks(x.shape(0))), d = x.shape(1),
                     m = theta.count(), k = num_classes;
   const bool map = prior != nullptr;

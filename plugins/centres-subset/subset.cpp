@@ -7,10 +7,10 @@
 #include <sstream>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/kmeans.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 
 namespace radial::plugins {
 
@@ -36,8 +36,8 @@ std::size_t count_duplicates(const Matrix& means) {
 
 Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
-  // train holds this rank's rows when the data are sharded (radial/collectives.hpp); the
-  // centres are the same global rows whatever the rank count.
+  // train holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp);
+  // the centres are the same global rows whatever the rank count.
   const ShardLayout layout = shard_layout(train.rows());
   const std::size_t rows = layout.total;
   if (rows == 0) throw InputError("plugin subset: the training data have no rows");

@@ -14,9 +14,9 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/parallel.hpp"
 #include "radial/weight_penalty.hpp"

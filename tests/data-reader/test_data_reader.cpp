@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "data_error.hpp"
 #include "npy_bytes.hpp"

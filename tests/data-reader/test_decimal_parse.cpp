@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "csv_scanner.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "data_error.hpp"
 #include "npy_bytes.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "data_error.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/testing/paths.hpp"
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "data_error.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::StartsWith;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/standardiser.hpp"
 #include "radial/testing/paths.hpp"

@@ -1,7 +1,7 @@
 // Paired sign test and paired t test against scipy.
 #include <catch2/catch.hpp>
 
-#include "radial/results_table.hpp"
+#include "radial/experiment/results_table.hpp"
 
 using radial::compare_paired;
 

@@ -19,8 +19,8 @@
 #include <sqlite3.h>
 
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
-#include "radial/results_store.hpp"
+#include "radial/io/output_file.hpp"
+#include "radial/experiment/results_store.hpp"
 
 namespace fs = std::filesystem;
 using radial::ResultsStore;

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/json_depth.hpp"
-#include "radial/results_table.hpp"
+#include "radial/io/json_depth.hpp"
+#include "radial/experiment/results_table.hpp"
 
 using nlohmann::json;
 using radial::RunRecord;

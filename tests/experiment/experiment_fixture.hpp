@@ -12,7 +12,7 @@
 
 #include <radial/testing/paths.hpp>
 
-#include "radial/experiment.hpp"
+#include "radial/experiment/experiment.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/registry.hpp"
 

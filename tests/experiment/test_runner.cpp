@@ -5,7 +5,7 @@
 
 #include "experiment_fixture.hpp"
 #include "radial/numerics/blas_threads.hpp"
-#include "radial/results_store.hpp"
+#include "radial/experiment/results_store.hpp"
 
 using experiment_test::Folder;
 using experiment_test::plugins;

@@ -6,7 +6,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::fuzz {

@@ -17,7 +17,7 @@
 
 #include "fuzz_support.hpp"
 #include "radial/errors.hpp"
-#include "radial/model_store.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 #include "radial/params.hpp"
 

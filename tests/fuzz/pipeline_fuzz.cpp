@@ -10,7 +10,7 @@
 
 #include "fuzz_support.hpp"
 #include "radial/errors.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 
 namespace fs = std::filesystem;
 

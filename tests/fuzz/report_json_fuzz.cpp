@@ -10,8 +10,8 @@
 
 #include "fuzz_support.hpp"
 #include "radial/errors.hpp"
-#include "radial/json_depth.hpp"
-#include "radial/results_table.hpp"
+#include "radial/io/json_depth.hpp"
+#include "radial/experiment/results_table.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);

@@ -9,8 +9,8 @@
 
 #include "fuzz_support.hpp"
 #include "radial/errors.hpp"
-#include "radial/results_store.hpp"
-#include "radial/results_table.hpp"
+#include "radial/experiment/results_store.hpp"
+#include "radial/experiment/results_table.hpp"
 
 namespace {
 

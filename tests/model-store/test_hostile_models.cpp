@@ -20,7 +20,7 @@
 #include "model_archive.hpp"  // framework/src/model: archives of inconsistent models
 #include "radial/basis.hpp"
 #include "radial/errors.hpp"
-#include "radial/model_store.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 #include "radial/prediction_rule.hpp"
 #include "unit_gaussian.hpp"

@@ -22,8 +22,8 @@
 
 #include "model_archive.hpp"  // framework/src/model: white-box tests of the archive records
 #include "radial/errors.hpp"
-#include "radial/model_store.hpp"
-#include "radial/output_file.hpp"
+#include "radial/model/model_store.hpp"
+#include "radial/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace radial;

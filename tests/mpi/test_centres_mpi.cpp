@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/distributed/collectives.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
 #include "radial/numerics/kmeans.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/parallel.hpp"
 

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include <radial/basis.hpp>
-#include <radial/collectives.hpp>
-#include <radial/data_reader.hpp>
+#include <radial/distributed/collectives.hpp>
+#include <radial/data/data_reader.hpp>
 #include <radial/design_matrix.hpp>
 #include <radial/errors.hpp>
 #include <radial/fit_context.hpp>
@@ -33,7 +33,7 @@
 #include <radial/parallel.hpp>
 #include <radial/params.hpp>
 #include <radial/registry.hpp>
-#include <radial/sharded_pass.hpp>
+#include <radial/distributed/sharded_pass.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>
 #include <radial/weight_penalty.hpp>

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "../data-reader/npy_bytes.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/parallel.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/testing/paths.hpp"
 

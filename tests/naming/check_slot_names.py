@@ -6,9 +6,9 @@ compatibility path.
   check_slot_names.py --self-test      the check on made-up trees: it must fail where it should
 
 The priors were one "regularizer" slot before they became [weight-penalty] and [kernel-prior]
-(radial/legacy_prior_table.hpp). That name may remain only where old input is still read: the
-constant itself, the deprecated Python arguments, the documentation and tests of both, fuzzer
-seeds, and model files written before the split. Every other file must name the slots. A file
+(radial/pipeline/legacy_prior_table.hpp). That name may remain only where old input is still
+read: the constant itself, the deprecated Python arguments, the documentation and tests of both,
+fuzzer seeds, and model files written before the split. Every other file must name the slots. A file
 listed here may hold at most its count of the old name, so a new use in it fails too."""
 import fnmatch
 import os
@@ -21,7 +21,7 @@ OLD_NAME = re.compile(rb"regulari[sz]er", re.IGNORECASE)
 
 # path (relative, /-separated) -> (most occurrences, why the old name is there)
 ALLOWED = {
-    "framework/include/radial/legacy_prior_table.hpp":
+    "framework/include/radial/pipeline/legacy_prior_table.hpp":
         (1, "the one definition of the old table name"),
     "apps/python/radial/sklearn.py":
         (15, "regularizer= and regularizer_params=, deprecated, with their FutureWarning"),
@@ -105,7 +105,7 @@ def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
     root = sys.argv[1]
-    if not os.path.isfile(os.path.join(root, "framework", "include", "radial",
+    if not os.path.isfile(os.path.join(root, "framework", "include", "radial", "pipeline",
                                        "legacy_prior_table.hpp")):
         raise SystemExit(f"{root} is not the Radial source tree")
     failures = check(root)

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <radial/data_reader.hpp>
+#include <radial/data/data_reader.hpp>
 #include <radial/errors.hpp>
 #include <radial/numerics/kdtree.hpp>
 #include <radial/numerics/mixture_em.hpp>

@@ -15,11 +15,11 @@
 #include "radial/design_matrix.hpp"
 #include "radial/fit_context.hpp"
 #include "radial/params.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "radial/errors.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::Contains;
@@ -238,8 +238,8 @@ TEST_CASE("Override errors start with --set <text>", "[pipeline][errors]") {
              StartsWith("--set weight-penalty.alpha=1: [weight-penalty] needs plugin = \"<id>\""));
 }
 
-// The old table of both priors (radial/legacy_prior_table.hpp) is the compatibility path that
-// tests/naming/check_slot_names.py allows this file to name.
+// The old table of both priors (radial/pipeline/legacy_prior_table.hpp) is the compatibility path
+// that tests/naming/check_slot_names.py allows this file to name.
 TEST_CASE("A pipeline names a weight penalty and a kernel prior, or either in [regularizer]",
           "[pipeline][priors]") {
   const std::string head = "[data]\ntrain = \"small-classes.csv\"\n[basis]\nplugin = \"gaussian\"\n"

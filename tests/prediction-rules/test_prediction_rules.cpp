@@ -9,7 +9,7 @@
 
 #include "radial/basis.hpp"
 #include "radial/errors.hpp"
-#include "radial/model_store.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 #include "radial/prediction_rule.hpp"
 

@@ -88,7 +88,7 @@ def test_kernel_prior_is_its_own_slot():
         RBFClassifier(kernel_prior_params={"alpha": 1}).fit(X, y)
 
 
-# The deprecated regularizer= (radial/legacy_prior_table.hpp) is the compatibility path that
+# The deprecated regularizer= (radial/pipeline/legacy_prior_table.hpp) is the compatibility path that
 # tests/naming/check_slot_names.py allows this file to name.
 def test_deprecated_regularizer_goes_to_its_plugins_slot():
     X, y = iris()

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/metrics.hpp"
+#include "radial/training/metrics.hpp"
 
 using radial::Dataset;
 using radial::Link;

@@ -8,10 +8,10 @@
 #include <radial/testing/paths.hpp>
 
 #include "radial/network.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/registry.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace {
 

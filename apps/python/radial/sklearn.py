@@ -35,7 +35,7 @@ from . import Pipeline
 
 _SLOTS = ("basis", "centres", "output", "weight_penalty", "kernel_prior", "refine")
 _OPTIONAL = ("weight_penalty", "kernel_prior", "refine")
-# Deprecated: both priors' one argument before the split (radial/legacy_prior_table.hpp).
+# Deprecated: both priors' one argument before the split (radial/pipeline/legacy_prior_table.hpp).
 _LEGACY = "regularizer"
 
 

@@ -12,7 +12,7 @@
 
 #include "gnuplot.hpp"
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 
 namespace radial::cli::plot {
 namespace {

@@ -24,7 +24,7 @@
 #include <system_error>
 
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 
 namespace radial::cli::plot {
 namespace {

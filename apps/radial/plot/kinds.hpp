@@ -10,8 +10,8 @@
 
 #include "radial/basis.hpp"
 #include "radial/dataset.hpp"
-#include "radial/model.hpp"
-#include "radial/results_table.hpp"
+#include "radial/model/model.hpp"
+#include "radial/experiment/results_table.hpp"
 #include "report_file.hpp"
 
 namespace radial::cli::plot {

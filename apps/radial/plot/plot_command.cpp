@@ -9,11 +9,11 @@
 #include "figure.hpp"
 #include "gnuplot.hpp"
 #include "kinds.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
-#include "radial/model_store.hpp"
-#include "radial/results_store.hpp"
+#include "radial/io/input_file.hpp"
+#include "radial/model/model_store.hpp"
+#include "radial/experiment/results_store.hpp"
 
 namespace radial::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
-#include "radial/json_depth.hpp"
+#include "radial/io/input_file.hpp"
+#include "radial/io/json_depth.hpp"
 
 namespace radial::cli::plot {
 namespace {

@@ -9,7 +9,7 @@
 #include "figure.hpp"
 #include "gnuplot.hpp"
 #include "kinds.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::cli {

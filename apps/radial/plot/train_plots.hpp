@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "../outputs.hpp"
-#include "radial/output_file.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/io/output_file.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/input_coding.hpp"
+#include "radial/data/input_coding.hpp"
 #include "radial/types.hpp"
 
 namespace radial {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "radial/basis.hpp"
-#include "radial/model.hpp"
+#include "radial/model/model.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/types.hpp"
 

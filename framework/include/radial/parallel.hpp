@@ -25,7 +25,8 @@ namespace radial {
 constexpr std::size_t parallel_block_rows = 1024;
 
 // The thread count a setting means: 0 (or less) = every hardware thread (under mpirun, this
-// rank's share of them: radial/collectives.hpp, ranks_on_this_machine), else the setting.
+// rank's share of them: radial/distributed/collectives.hpp, ranks_on_this_machine), else the
+// setting.
 int resolve_threads(int threads);
 
 struct RowBlock {

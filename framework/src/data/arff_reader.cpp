@@ -7,11 +7,11 @@
 #include <optional>
 
 #include "arff_format.hpp"
-#include "block_shards.hpp"
+#include "../distributed/block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
 #include "nominal_columns.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
 #include "row_store.hpp"

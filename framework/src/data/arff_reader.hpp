@@ -4,14 +4,14 @@
 // coded as a CSV column of numbers; a nominal or string target is a column of text labels
 // (classes: the labels that occur, in increasing byte order, as from CSV, so the same data as
 // CSV and as ARFF give the same model). Inputs are the numeric attributes, named as declared,
-// and the nominal ones coded 1-of-C by the categories that occur (radial/input_coding.hpp);
+// and the nominal ones coded 1-of-C by the categories that occur (radial/data/input_coding.hpp);
 // `coding` (prediction) codes nominal inputs by a model's categories.
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 
 namespace radial::data {
 

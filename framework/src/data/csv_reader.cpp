@@ -1,5 +1,5 @@
 // read_csv, read_inputs_csv, read_dataset and their shards (read_dataset_shard,
-// read_inputs_shard) of radial/data_reader.hpp.
+// read_inputs_shard) of radial/data/data_reader.hpp.
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "arff_reader.hpp"
-#include "block_shards.hpp"
+#include "../distributed/block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
 #include "libsvm_reader.hpp"
@@ -18,8 +18,8 @@
 #include "data_format.hpp"
 #include "npy_reader.hpp"
 #include "row_store.hpp"
-#include "radial/collectives.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/distributed/collectives.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
 #include "target_coding.hpp"

@@ -10,8 +10,8 @@
 // with their line and column: the file is binary, not CSV. Cells are views into the current
 // line: valid until the next call to next_row.
 //
-// For a shard (radial/collectives.hpp), a regular file can be restricted to the lines that
-// start in a byte range: each rank reads the header, then only its range (csv_shard.hpp).
+// For a shard (radial/distributed/collectives.hpp), a regular file can be restricted to the lines
+// that start in a byte range: each rank reads the header, then only its range (csv_shard.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "radial/input_file.hpp"
+#include "radial/io/input_file.hpp"
 #include "text_escape.hpp"
 
 namespace radial::data {

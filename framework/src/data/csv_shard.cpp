@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 
 namespace radial::data {

@@ -1,6 +1,6 @@
 #pragma once
-// A CSV file split into the byte ranges of the ranks of collectives() (radial/collectives.hpp),
-// private to the data readers.
+// A CSV file split into the byte ranges of the ranks of collectives()
+// (radial/distributed/collectives.hpp), private to the data readers.
 //
 // After the header (read by every rank) the S data bytes are cut at S*r/P; rank r owns the lines
 // that start in [S*r/P, S*(r+1)/P), so its range runs from the first line start at or after

@@ -6,10 +6,10 @@
 #include <map>
 #include <optional>
 
-#include "block_shards.hpp"
+#include "../distributed/block_shards.hpp"
 #include "csv_scanner.hpp"
 #include "csv_shard.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "row_store.hpp"
 #include "target_coding.hpp"

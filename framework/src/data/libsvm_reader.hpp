@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 
 namespace radial::data {
 

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 #include "text_escape.hpp"
 
 namespace radial::data {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "csv_scanner.hpp"
-#include "radial/input_coding.hpp"
+#include "radial/data/input_coding.hpp"
 #include "target_coding.hpp"
 
 namespace radial::data {
@@ -24,7 +24,7 @@ class NominalColumns {
   // `coding`: the training coding (test sets, prediction), or nullptr when learning one.
   // `first_line`: the file line of the first data row, where a text cell makes its column
   // nominal (CSV: 2; 0: never, as for ARFF, whose attributes say).
-  // `allow_missing`: a missing marker (radial/missing_values.hpp), unquoted, is NaN.
+  // `allow_missing`: a missing marker (radial/data/missing_values.hpp), unquoted, is NaN.
   NominalColumns(std::vector<std::string> names, const std::vector<bool>& forced,
                  const InputCoding* coding, std::size_t first_line, bool allow_missing = false);
   bool allows_missing() const { return allow_missing_; }

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "csv_shard.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/parallel.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
+#include "radial/io/input_file.hpp"
 #include "row_store.hpp"
 #include "target_coding.hpp"
 #include "text_escape.hpp"

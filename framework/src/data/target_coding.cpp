@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "text_escape.hpp"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/dataset.hpp"
 
 namespace radial::data {

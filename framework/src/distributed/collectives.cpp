@@ -1,6 +1,6 @@
 // The single-process communicator, the sharded scope and the helpers over collectives()
-// (radial/collectives.hpp). The MPI communicator is in mpi_collectives.cpp.
-#include "radial/collectives.hpp"
+// (radial/distributed/collectives.hpp). The MPI communicator is in mpi_collectives.cpp.
+#include "radial/distributed/collectives.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +8,7 @@
 #include <typeinfo>
 
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 #include "distributed_internal.hpp"
 
 namespace radial {

@@ -1,7 +1,7 @@
 #pragma once
 // Between collectives.cpp and the MPI communicator: mpi_collectives.cpp when Radial is built with
 // MPI, no_mpi.cpp otherwise.
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 
 namespace radial::detail {
 

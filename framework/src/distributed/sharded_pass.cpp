@@ -1,10 +1,10 @@
-// Ending a data pass over sharded rows (radial/sharded_pass.hpp).
-#include "radial/sharded_pass.hpp"
+// Ending a data pass over sharded rows (radial/distributed/sharded_pass.hpp).
+#include "radial/distributed/sharded_pass.hpp"
 
 #include <cstring>
 #include <string>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {

@@ -1,9 +1,9 @@
-// read_experiment and parse_experiment of radial/experiment.hpp: TOML (toml++) in the style of
-// the pipeline reader, every error "file:line:column: message" at the offending key or value;
-// then every pipeline is read with its set and each grid point, against each dataset, so a bad
-// pipeline or override is reported before any run.
+// read_experiment and parse_experiment of radial/experiment/experiment.hpp: TOML (toml++) in the
+// style of the pipeline reader, every error "file:line:column: message" at the offending key or
+// value; then every pipeline is read with its set and each grid point, against each dataset, so a
+// bad pipeline or override is reported before any run.
 
-#include "radial/experiment.hpp"
+#include "radial/experiment/experiment.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -16,8 +16,8 @@
 #include "experiment_internal.hpp"
 #include "../pipeline/toml_kind.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
-#include "radial/legacy_prior_table.hpp"
+#include "radial/io/input_file.hpp"
+#include "radial/pipeline/legacy_prior_table.hpp"
 #include "radial/text.hpp"
 
 namespace radial {

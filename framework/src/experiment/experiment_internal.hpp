@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "radial/experiment.hpp"
+#include "radial/experiment/experiment.hpp"
 
 namespace radial::experiment {
 

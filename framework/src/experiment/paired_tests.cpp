@@ -7,7 +7,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/results_table.hpp"
+#include "radial/experiment/results_table.hpp"
 
 namespace radial {
 

@@ -1,10 +1,10 @@
-// plan_runs and PlannedRun::record of radial/experiment.hpp: every run in a fixed order, with
-// the key the results store knows it by. The key is SHA-1 (Boost.Uuid's) over length-prefixed
+// plan_runs and PlannedRun::record of radial/experiment/experiment.hpp: every run in a fixed order,
+// with the key the results store knows it by. The key is SHA-1 (Boost.Uuid's) over length-prefixed
 // fields: what determines the run's result (pipeline settings after overrides, data file
 // contents, split, target, task, standardize, seed, plugin versions) and its identity
 // (experiment, dataset, pipeline, grid values), so two entries never share a key.
 
-#include "radial/experiment.hpp"
+#include "radial/experiment/experiment.hpp"
 
 #include <array>
 #include <cmath>
@@ -21,8 +21,8 @@
 
 #include "experiment_internal.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
-#include "radial/legacy_prior_table.hpp"
+#include "radial/io/input_file.hpp"
+#include "radial/pipeline/legacy_prior_table.hpp"
 
 namespace radial {
 

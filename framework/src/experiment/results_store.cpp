@@ -1,7 +1,7 @@
 // The results store: one SQLite row per run, written in its own transaction so that a kill at
 // any moment leaves either the whole row or nothing. WAL lets readers and one writer work at
 // once; the busy timeout makes concurrent writers (threads or processes) wait their turn.
-#include "radial/results_store.hpp"
+#include "radial/experiment/results_store.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 
 #include "radial/errors.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/output_file.hpp"
 
 namespace radial {
 namespace {

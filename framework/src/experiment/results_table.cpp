@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/json_depth.hpp"
+#include "radial/io/json_depth.hpp"
 #include "radial/params.hpp"
-#include "radial/results_table.hpp"
+#include "radial/experiment/results_table.hpp"
 #include "radial/text.hpp"
 
 namespace radial {

@@ -1,8 +1,8 @@
-// run_experiment of radial/experiment.hpp: the runs not yet stored, `jobs` at a time from one
-// queue, each stored as soon as it finishes. Data files are read once; a file split per seed
-// is split here, so every run's data depends only on the file and its seed, never on jobs.
+// run_experiment of radial/experiment/experiment.hpp: the runs not yet stored, `jobs` at a time
+// from one queue, each stored as soon as it finishes. Data files are read once; a file split per
+// seed is split here, so every run's data depends only on the file and its seed, never on jobs.
 
-#include "radial/experiment.hpp"
+#include "radial/experiment/experiment.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -18,10 +18,10 @@
 #include <unordered_set>
 
 #include "experiment_internal.hpp"
-#include "radial/data_reader.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/parallel.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial {
 

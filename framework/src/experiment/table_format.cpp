@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "radial/json_depth.hpp"
-#include "radial/results_table.hpp"
+#include "radial/io/json_depth.hpp"
+#include "radial/experiment/results_table.hpp"
 
 namespace radial {
 namespace {
@@ -282,7 +282,7 @@ std::string format_table(const Table& table, TableFormat format) {
 std::string runs_json(const std::vector<RunRecord>& runs) {
   json list = json::array();
   for (const RunRecord& r : runs) {
-    // Too deep to be a report (radial/json_depth.hpp): read as not JSON.
+    // Too deep to be a report (radial/io/json_depth.hpp): read as not JSON.
     json report = r.report.empty() || !json_depth_ok(r.report)
                       ? json(nullptr)
                       : json::parse(r.report, nullptr, /*allow_exceptions=*/false);

@@ -9,9 +9,9 @@
 
 #include <xtensor-blas/xblas.hpp>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/parallel.hpp"
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"

@@ -1,4 +1,4 @@
-#include "radial/input_file.hpp"
+#include "radial/io/input_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

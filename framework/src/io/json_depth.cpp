@@ -1,5 +1,5 @@
-// Nesting depth of JSON text (radial/json_depth.hpp).
-#include "radial/json_depth.hpp"
+// Nesting depth of JSON text (radial/io/json_depth.hpp).
+#include "radial/io/json_depth.hpp"
 
 namespace radial {
 

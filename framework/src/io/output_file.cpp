@@ -1,5 +1,6 @@
-// Result files written so that a failed or interrupted run loses nothing (radial/output_file.hpp).
-#include "radial/output_file.hpp"
+// Result files written so that a failed or interrupted run loses nothing
+// (radial/io/output_file.hpp).
+#include "radial/io/output_file.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -36,7 +36,7 @@
 #include <boost/serialization/utility.hpp>
 #include <boost/serialization/version.hpp>
 
-#include "radial/model.hpp"
+#include "radial/model/model.hpp"
 #include "radial/prediction_rule.hpp"
 
 namespace radial::model_archive {

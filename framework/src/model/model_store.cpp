@@ -1,7 +1,7 @@
-// The model store (radial/model_store.hpp): a checked header line, then a Boost.Serialization
+// The model store (radial/model/model_store.hpp): a checked header line, then a Boost.Serialization
 // text archive of the Model (model_archive.hpp). The header is verified in full before Boost
 // sees a byte of the payload.
-#include "radial/model_store.hpp"
+#include "radial/model/model_store.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,8 +17,8 @@
 #include "bounded_iarchive.hpp"
 #include "model_archive.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
-#include "radial/output_file.hpp"
+#include "radial/io/input_file.hpp"
+#include "radial/io/output_file.hpp"
 #include "radial/prediction_rule.hpp"
 
 namespace radial {

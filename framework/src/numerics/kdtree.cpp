@@ -7,9 +7,9 @@
 #include <numeric>
 #include <string>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 
 namespace radial {
 

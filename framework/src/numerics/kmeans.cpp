@@ -19,9 +19,9 @@
 
 #include <xtensor-blas/xblas.hpp>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 #include "radial/parallel.hpp"
 #include "kmeans_screen.hpp"
 

@@ -10,9 +10,9 @@
 #include <numeric>
 
 #include "mixture_em_detail.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/numerics/kmeans.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 
 namespace radial {
 

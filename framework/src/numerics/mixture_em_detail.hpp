@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "radial/centres.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"

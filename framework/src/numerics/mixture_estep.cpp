@@ -11,7 +11,7 @@
 #include <xtensor-blas/xblas.hpp>
 
 #include "mixture_em_detail.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "radial/numerics/vector_math.hpp"

@@ -1,7 +1,7 @@
-// read_pipeline and parse_pipeline of radial/pipeline.hpp: TOML (toml++) checked against the
-// registry's parameter tables, every error positioned at the offending key or value.
+// read_pipeline and parse_pipeline of radial/pipeline/pipeline.hpp: TOML (toml++) checked against
+// the registry's parameter tables, every error positioned at the offending key or value.
 
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -14,7 +14,7 @@
 #include "overrides.hpp"
 #include "toml_kind.hpp"
 #include "radial/errors.hpp"
-#include "radial/input_file.hpp"
+#include "radial/io/input_file.hpp"
 #include "radial/text.hpp"
 
 namespace radial {

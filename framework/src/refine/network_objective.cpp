@@ -11,12 +11,12 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor/xview.hpp>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/parallel.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 
 namespace radial::refine {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/dataset.hpp"
 #include "radial/output_layer.hpp"
 

@@ -1,10 +1,10 @@
-#include "radial/metrics.hpp"
+#include "radial/training/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {

@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial {
 namespace {

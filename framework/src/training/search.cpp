@@ -12,7 +12,7 @@
 #include <exception>
 #include <thread>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/parallel.hpp"
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <string>
 
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::training {
 

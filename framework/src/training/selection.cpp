@@ -8,10 +8,10 @@
 #include <cmath>
 #include <limits>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
-#include "radial/metrics.hpp"
+#include "radial/training/metrics.hpp"
 #include "radial/network.hpp"
 #include "radial/numerics/ridge_loo.hpp"
 #include "radial/output_layer.hpp"

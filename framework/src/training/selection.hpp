@@ -16,7 +16,7 @@
 #include <string>
 
 #include "radial/centres.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::training {
 

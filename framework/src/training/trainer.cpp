@@ -1,6 +1,6 @@
 // The two-stage training of every paper here (centres first, then output weights with the
 // centres fixed), evaluation, and k-fold cross-validation with committees.
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,9 +13,9 @@
 #include <thread>
 #include <time.h>
 
-#include "radial/collectives.hpp"
-#include "radial/data_reader.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/distributed/collectives.hpp"
+#include "radial/data/data_reader.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/glm/objective.hpp"
@@ -23,7 +23,7 @@
 #include "radial/parallel.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/refiner.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/standardiser.hpp"
 #include "radial/text.hpp"
 #include "radial/version.hpp"

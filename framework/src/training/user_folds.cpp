@@ -7,7 +7,7 @@
 #include <fstream>
 #include <set>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/text.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "radial/dataset.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 
 namespace radial::training {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <radial/data_reader.hpp>
+#include <radial/data/data_reader.hpp>
 #include <radial/errors.hpp>
 #include <radial/numerics/kdtree.hpp>
 #include <radial/numerics/mixture_em.hpp>

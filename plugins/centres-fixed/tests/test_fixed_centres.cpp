@@ -10,7 +10,7 @@
 #include <radial/errors.hpp>
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
-#include <radial/data_reader.hpp>
+#include <radial/data/data_reader.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>
 

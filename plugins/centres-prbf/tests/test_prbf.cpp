@@ -14,9 +14,9 @@
 #include "prbf.hpp"
 #include "radial/errors.hpp"
 #include "radial/network.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
 

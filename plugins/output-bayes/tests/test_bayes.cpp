@@ -10,7 +10,7 @@
 
 #include <radial/design_matrix.hpp>
 #include <radial/errors.hpp>
-#include <radial/model.hpp>
+#include <radial/model/model.hpp>
 #include <radial/network.hpp>
 #include <radial/registry.hpp>
 #include <radial/testing/paths.hpp>

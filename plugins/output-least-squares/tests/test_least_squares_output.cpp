@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include <radial/data_reader.hpp>
+#include <radial/data/data_reader.hpp>
 #include <radial/design_matrix.hpp>
 #include <radial/errors.hpp>
 #include <radial/registry.hpp>

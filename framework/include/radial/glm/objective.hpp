@@ -22,11 +22,11 @@
 // Every evaluation adds its analytical flop count (formulas in radial/glm/flops.hpp, written
 // beside each computation in objective.cpp) and is counted, for the fit report.
 //
-// Sharded rows (radial/collectives.hpp): each rank builds the objective on its own rows, and
-// every pass over the rows (value, gradient, Hessian blocks, the weighted normal equations, and
-// their flop counts) is this rank's ordered row-block reduction combined over the ranks in a
-// fixed order, so that every rank holds the same E, gradient and Hessian of all rows and a
-// trainer's solves, line searches and stopping decisions run on identical values on every rank.
+// Sharded rows (radial/distributed/collectives.hpp): each rank builds the objective on its own
+// rows, and every pass over the rows (value, gradient, Hessian blocks, the weighted normal
+// equations, and their flop counts) is this rank's ordered row-block reduction combined over the
+// ranks in a fixed order, so that every rank holds the same E, gradient and Hessian of all rows and
+// a trainer's solves, line searches and stopping decisions run on identical values on every rank.
 // Every rank must make the same calls in the same order. The combination continues one
 // process's fold over the row blocks across the ranks (fold_blocks_over_ranks: a record per
 // block) and runs the weighted normal equations on the ranks' rows in turn (chain_over_ranks):
@@ -41,7 +41,7 @@
 
 #include "radial/dataset.hpp"
 #include "radial/design_matrix.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/link.hpp"
 #include "radial/types.hpp"
 

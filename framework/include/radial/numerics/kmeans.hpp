@@ -6,8 +6,8 @@
 // the training point farthest from its current centre (the point with the largest contribution
 // to the error), and the repair is counted so the caller can report it.
 //
-// Sharded data (radial/collectives.hpp): inside a ShardedScope, x holds this rank's rows and
-// these functions are collective. Seeds are drawn by global row index (k-means++ from the
+// Sharded data (radial/distributed/collectives.hpp): inside a ShardedScope, x holds this rank's
+// rows and these functions are collective. Seeds are drawn by global row index (k-means++ from the
 // ranks' D^2 totals, every rank making the same draws), the sums, counts and inertia of each
 // pass are summed over ranks in rank order, and a repair takes the farthest row over all ranks;
 // the owner of a chosen row sends it. The centres, partition and iteration count are those of

@@ -7,8 +7,10 @@
 //            m_j, sum_n r_nj (x_n - m_j)(x_n - m_j)^T (its diagonal for Spherical and Diagonal)
 //            (Klautau, paper 002, section III-A and fig. 1; Nabney / Bishop for full covariances)
 //            (mixture_estep.cpp). The weights may be one set for every row or one set per class
-//            (PRBF's pi_jk, Constantinopoulos et al. eq 4); then the counts are also kept per class.
-//   M-step   w_j = C(1)_j / sum C(1), mu_j = m_j + C(x - m)_j / C(1)_j, Sigma_j = the scatter about mu_j
+//            (PRBF's pi_jk, Constantinopoulos et al. eq 4); then the counts are also kept per
+//            class.
+//   M-step   w_j = C(1)_j / sum C(1), mu_j = m_j + C(x - m)_j / C(1)_j, Sigma_j = the scatter about
+//   mu_j
 //            over C(1)_j, from the centred scatter (no E[x^2] - mean^2 cancellation), for
 //            spherical, diagonal and full covariances, with a covariance floor (mixture_mstep.cpp)
 //   driver   em_mixture(): E/M iterations with a monotone log-likelihood trace, convergence on
@@ -38,10 +40,10 @@
 // of the other components of its group and the weight 1/N_group, and the weights renormalised.
 // Each repair is counted and described in EmResult::notes.
 //
-// Sharded data (radial/collectives.hpp): inside a ShardedScope, x (with its labels) holds this
-// rank's rows and every function here is collective. Each E-step's block-ordered partial counts
-// are summed over ranks in rank order, row counts are global, and the reseed row is the global
-// arg min (ties: the lower global row), sent by its owner; so every rank ends with the same
+// Sharded data (radial/distributed/collectives.hpp): inside a ShardedScope, x (with its labels)
+// holds this rank's rows and every function here is collective. Each E-step's block-ordered partial
+// counts are summed over ranks in rank order, row counts are global, and the reseed row is the
+// global arg min (ties: the lower global row), sent by its owner; so every rank ends with the same
 // parameters, equal to one process's on all rows up to the order of the sums.
 // row_log_likelihood and k-means assignments stay per local row. A K-d tree for sharded rows
 // is built on box_tree_sample (kdtree.hpp), as em_mixture does.

@@ -25,7 +25,7 @@
 // M d), then W row-major ((M + 1) K, bias last). Rows are taken in fixed blocks whose partial
 // sums are added in block order, so every value is the same bits for any thread count; over the
 // ranks of collectives() the one-process fold continues across ranks (bit for bit the one
-// process's sums on block-aligned shards: radial/sharded_pass.hpp).
+// process's sums on block-aligned shards: radial/distributed/sharded_pass.hpp).
 
 #include <cstddef>
 #include <memory>

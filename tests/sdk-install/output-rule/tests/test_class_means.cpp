@@ -10,7 +10,7 @@
 
 #include <radial/basis.hpp>
 #include <radial/design_matrix.hpp>
-#include <radial/model_store.hpp>
+#include <radial/model/model_store.hpp>
 #include <radial/network.hpp>
 #include <radial/prediction_rule.hpp>
 #include <radial/registry.hpp>

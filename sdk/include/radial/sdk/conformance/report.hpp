@@ -20,7 +20,7 @@
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/fit_context.hpp"
-#include "radial/model_store.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/prediction_rule.hpp"

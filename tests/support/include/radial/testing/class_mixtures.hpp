@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include <radial/data_reader.hpp>
+#include <radial/data/data_reader.hpp>
 #include <radial/numerics/mixture_em.hpp>
 #include <radial/testing/paths.hpp>
 

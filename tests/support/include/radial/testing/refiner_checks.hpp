@@ -12,11 +12,11 @@
 #include <catch2/catch.hpp>
 
 #include "radial/errors.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace radial::testing {
 

@@ -1,7 +1,7 @@
 #pragma once
-// Rows of data sharded over the ranks of collectives() (radial/collectives.hpp), picked by their
-// global row index, and the per-rank facts the numerics' choices need. Every function here is
-// collective: all ranks call it in the same order, ranks with zero rows included. With one rank
+// Rows of data sharded over the ranks of collectives() (radial/distributed/collectives.hpp), picked
+// by their global row index, and the per-rank facts the numerics' choices need. Every function here
+// is collective: all ranks call it in the same order, ranks with zero rows included. With one rank
 // they copy locally and send nothing.
 //
 // Used wherever a learner picks data rows (k-means seeds and repairs, the EM reseed, the K-d
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/types.hpp"
 
 namespace radial {

@@ -6,10 +6,10 @@
 // Memory: the data plus O(chunk) buffers besides what the plugins keep, so the largest data set
 // that trains is about the size of memory, not a fraction of it. Returns the model and a report.
 //
-// Data-parallel (under a ShardedScope of P > 1 ranks, radial/collectives.hpp): every rank calls
-// train() with the same pipeline and options and holds only its shard of the rows; every data
-// pass, the standardiser, the folds and the metrics combine the ranks' partial results, so every
-// rank returns the same model and report (rows counted over all ranks). [search] and
+// Data-parallel (under a ShardedScope of P > 1 ranks, radial/distributed/collectives.hpp): every
+// rank calls train() with the same pipeline and options and holds only its shard of the rows; every
+// data pass, the standardiser, the folds and the metrics combine the ranks' partial results, so
+// every rank returns the same model and report (rows counted over all ranks). [search] and
 // cross-validation fits then run one at a time (collectives come from one thread), each still
 // using the thread budget for its row blocks.
 
@@ -22,9 +22,9 @@
 
 #include "radial/basis.hpp"
 #include "radial/fit_context.hpp"
-#include "radial/metrics.hpp"
-#include "radial/model.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/training/metrics.hpp"
+#include "radial/model/model.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
 
 namespace radial {

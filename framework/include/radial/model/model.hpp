@@ -1,7 +1,7 @@
 #pragma once
 // A trained network as framework-owned data. Everything a prediction needs is here except the
 // basis implementation, which is re-made from basis_id + basis_params and restored from
-// basis_state. Written and read only by the model store (radial/model_store.hpp).
+// basis_state. Written and read only by the model store (radial/model/model_store.hpp).
 
 #include <cstdint>
 #include <map>

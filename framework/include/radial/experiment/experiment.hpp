@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
-#include "radial/results_store.hpp"
-#include "radial/results_table.hpp"
+#include "radial/experiment/results_store.hpp"
+#include "radial/experiment/results_table.hpp"
 
 namespace radial {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/results_store.hpp"
+#include "radial/experiment/results_store.hpp"
 
 namespace radial {
 

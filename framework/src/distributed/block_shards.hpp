@@ -1,8 +1,8 @@
 #pragma once
 // Moving shards onto block boundaries. A CSV file is cut by bytes, so its shards start at
 // arbitrary rows; afterwards the rows are passed between neighbouring ranks so that rank r holds
-// block_shard(N, r, P, parallel_block_rows) (radial/collectives.hpp), the layout of .npy
-// shards: every rank's row blocks are then the single-process run's blocks.
+// block_shard(N, r, P, parallel_block_rows) (radial/distributed/collectives.hpp), the layout of
+// .npy shards: every rank's row blocks are then the single-process run's blocks.
 #include "radial/dataset.hpp"
 #include "radial/types.hpp"
 

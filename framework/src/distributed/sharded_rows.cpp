@@ -1,12 +1,12 @@
 // Rows picked by global index over the shards of collectives() (sharded_rows.hpp).
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "radial/errors.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 
 namespace radial {
 

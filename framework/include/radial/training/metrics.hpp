@@ -29,9 +29,10 @@ struct Metrics {
 // bias (an RBF network: its M centres' weights); empty without R^2 or when N <= p + 1.
 std::optional<double> adjusted_r2(const Metrics& m, std::size_t parameters);
 
-// Under a ShardedScope (radial/collectives.hpp) `data` and the outputs are this rank's rows and
-// the metrics are those of all ranks' rows: the error count, squared errors and cross-entropy
-// are summed over ranks in rank order. Every rank must then call compute_metrics / result().
+// Under a ShardedScope (radial/distributed/collectives.hpp) `data` and the outputs are this rank's
+// rows and the metrics are those of all ranks' rows: the error count, squared errors and
+// cross-entropy are summed over ranks in rank order. Every rank must then call compute_metrics /
+// result().
 
 // outputs: as Network::predict returns them (N x K probabilities or N x outputs linear values).
 Metrics compute_metrics(const Matrix& outputs, Link link, const Dataset& data);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/parallel.hpp"
 
 namespace radial::data {

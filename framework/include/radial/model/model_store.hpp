@@ -20,7 +20,7 @@
 #include <filesystem>
 #include <string>
 
-#include "radial/model.hpp"
+#include "radial/model/model.hpp"
 
 namespace radial {
 

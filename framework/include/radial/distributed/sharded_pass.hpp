@@ -1,8 +1,9 @@
 #pragma once
-// Ending a data pass over rows sharded across the ranks of collectives() (radial/collectives.hpp):
-// a plain rank-ordered sum of the partials, the one-process block fold continued across ranks
-// (bit for bit the single-process sum on block-aligned shards), and a pass run on the ranks in
-// turn. Each carries a failure flag, so one rank's error stops every rank instead of a hang.
+// Ending a data pass over rows sharded across the ranks of collectives()
+// (radial/distributed/collectives.hpp): a plain rank-ordered sum of the partials, the one-process
+// block fold continued across ranks (bit for bit the single-process sum on block-aligned shards),
+// and a pass run on the ranks in turn. Each carries a failure flag, so one rank's error stops every
+// rank instead of a hang.
 
 #include <exception>
 #include <functional>
@@ -10,14 +11,14 @@
 
 namespace radial {
 
-// Ends a data pass over rows sharded across the ranks of collectives() (radial/collectives.hpp).
-// `partial` holds every partial result of this rank's pass (its ordered row-block reduction),
-// packed into one buffer so that the pass costs one message; it is summed over the ranks in rank
-// order, so every rank gets the same bits. `failure` is the exception of this rank's local pass
-// (null when it succeeded): if any rank failed, every rank throws the error of the lowest
-// failing rank instead, so that no rank waits in a later pass. With one rank it rethrows
-// `failure` or leaves `partial` untouched. Call it from the calling thread, on every rank,
-// including ranks without rows.
+// Ends a data pass over rows sharded across the ranks of collectives()
+// (radial/distributed/collectives.hpp). `partial` holds every partial result of this rank's pass
+// (its ordered row-block reduction), packed into one buffer so that the pass costs one message; it
+// is summed over the ranks in rank order, so every rank gets the same bits. `failure` is the
+// exception of this rank's local pass (null when it succeeded): if any rank failed, every rank
+// throws the error of the lowest failing rank instead, so that no rank waits in a later pass. With
+// one rank it rethrows `failure` or leaves `partial` untouched. Call it from the calling thread, on
+// every rank, including ranks without rows.
 void sum_pass_over_ranks(std::vector<double>& partial, const std::exception_ptr& failure);
 
 // The one-process fold over row blocks, continued across ranks: `records` holds this rank's

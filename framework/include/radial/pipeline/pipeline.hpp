@@ -10,7 +10,7 @@
 //   [output]     plugin = "irls", ...
 //   [weight-penalty] plugin = "weight-decay", alpha = 0.001     (optional)
 //   [kernel-prior]   plugin = "bhattacharyya", alpha = 10        (optional)
-//   (the old name of both prior tables is still read: radial/legacy_prior_table.hpp)
+//   (the old name of both prior tables is still read: radial/pipeline/legacy_prior_table.hpp)
 //   [evaluate]   folds = 10, committee = 10                      (optional)
 //   [search]     folds = 10, metric = "error_rate", "centres.count" = [1, 2, 3]   (optional)
 //
@@ -28,8 +28,8 @@
 
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
-#include "radial/legacy_prior_table.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/pipeline/legacy_prior_table.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/params.hpp"
 #include "radial/registry.hpp"
 

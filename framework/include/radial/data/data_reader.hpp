@@ -44,12 +44,12 @@ struct DataOptions {
   // the file. A test set is read with its training set's d.
   std::optional<std::size_t> features;
   // CSV and ARFF: input columns read as categories from their first row (data.nominal); a CSV
-  // column whose first cell is text is one too. Coded 1-of-C (radial/input_coding.hpp).
+  // column whose first cell is text is one too. Coded 1-of-C (radial/data/input_coding.hpp).
   std::vector<std::string> nominal;
   bool unseen_as_zero = false;  // data.unseen = "zeros": stored in the coding
   // The training set's coding: a test set's nominal columns and categories.
   std::optional<InputCoding> coding;
-  // [data] missing is not "error": a missing input cell (radial/missing_values.hpp) is read as
+  // [data] missing is not "error": a missing input cell (radial/data/missing_values.hpp) is read as
   // NaN instead of refused.
   bool allow_missing = false;
 };
@@ -97,9 +97,10 @@ Matrix read_model_inputs(const std::filesystem::path& file,
                          const std::vector<std::string>& feature_names, const InputCoding& coding,
                          bool allow_missing = false);
 
-// ---- Shards (data-parallel runs, radial/collectives.hpp) ----------------------------------------
-// Under `mpirun -np P` each rank reads only its contiguous shard of the rows; the shards of ranks
-// 0..P-1 in order are the rows read_dataset reads. Every rank makes the same call (collective).
+// ---- Shards (data-parallel runs, radial/distributed/collectives.hpp)
+// ---------------------------------------- Under `mpirun -np P` each rank reads only its contiguous
+// shard of the rows; the shards of ranks 0..P-1 in order are the rows read_dataset reads. Every
+// rank makes the same call (collective).
 //  - Shards start at multiples of parallel_block_rows (block_shard): each rank's row blocks are
 //    blocks of the single-process run, so passes folded over ranks in block order give its bits.
 //    A file of fewer than P blocks leaves the last ranks without rows.

@@ -151,6 +151,9 @@ int main(int argc, char** argv) {
   auto* list_cmd = plugins_cmd->add_subcommand("list", "every plugin with version, slot and summary");
   auto* show_cmd = plugins_cmd->add_subcommand("show", "one plugin: summary, paper, parameters");
   show_cmd->add_option("id", show_id, "plugin id")->required();
+  bool show_markdown = false;
+  show_cmd->add_flag("--markdown", show_markdown,
+                     "the parameter table alone, in Markdown (as in the plugin's README.md)");
   auto* markdown_cmd = plugins_cmd->add_subcommand("markdown", "the plugin reference as Markdown");
 
   try {
@@ -202,7 +205,7 @@ int main(int argc, char** argv) {
     if (*predict_cmd) return radial::cli::predict_command(registry, predict);
     if (*evaluate_cmd) return radial::cli::evaluate_command(registry, evaluate);
     if (*plugins_cmd) {
-      if (*show_cmd) return radial::cli::plugins_show_command(registry, show_id);
+      if (*show_cmd) return radial::cli::plugins_show_command(registry, show_id, show_markdown);
       if (*markdown_cmd) return radial::cli::plugins_markdown_command(registry);
       (void)list_cmd;
       return radial::cli::plugins_list_command(registry);

@@ -29,7 +29,34 @@ int plugins_list_command(const Registry& registry) {
   return 0;
 }
 
-int plugins_show_command(const Registry& registry, const std::string& id) {
+namespace {
+
+// A table cell: a literal | would end the cell.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+// The component's parameters as a Markdown table, or "No parameters."
+std::string param_table_markdown(const ComponentInfo& c) {
+  if (c.params.empty()) return "No parameters.\n";
+  std::ostringstream out;
+  out << "| parameter | type and range | default | meaning |\n|---|---|---|---|\n";
+  for (const ParamSpec& p : c.params) {
+    out << "| `" << p.name << "` | " << cell(p.describe_constraint()) << " | "
+        << (p.required ? std::string("required") : "`" + to_string(p.default_value) + "`")
+        << " | " << cell(p.doc) << " |\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+int plugins_show_command(const Registry& registry, const std::string& id, bool markdown) {
   std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
   const ComponentInfo* found = nullptr;
   std::vector<std::string> all;
@@ -43,6 +70,10 @@ int plugins_show_command(const Registry& registry, const std::string& id) {
                      "; `radial plugins list` shows them all");
   }
   const ComponentInfo& c = *found;
+  if (markdown) {
+    write_stdout(param_table_markdown(c));
+    return 0;
+  }
   out << c.id << " " << c.version << " (" << to_string(c.slot) << ")\n"
       << "  " << c.summary << "\n"
       << "  paper: " << c.paper << "\n"
@@ -63,20 +94,6 @@ int plugins_show_command(const Registry& registry, const std::string& id) {
   return 0;
 }
 
-namespace {
-
-// A table cell: a literal | would end the cell.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
-}  // namespace
-
 int plugins_markdown_command(const Registry& registry) {
   std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
   out << "# Plugin reference\n\n"
@@ -90,17 +107,8 @@ int plugins_markdown_command(const Registry& registry) {
     for (const ComponentInfo* c : registry.components()) {
       if (c->slot != slot) continue;
       out << "\n### `" << c->id << "` " << c->version << "\n\n" << c->summary << "\n\n"
-          << "Source: " << c->paper << "\n\n";
-      if (c->params.empty()) {
-        out << "No parameters.\n";
-        continue;
-      }
-      out << "| parameter | type and range | default | meaning |\n|---|---|---|---|\n";
-      for (const ParamSpec& p : c->params) {
-        out << "| `" << p.name << "` | " << cell(p.describe_constraint()) << " | "
-            << (p.required ? std::string("required") : "`" + to_string(p.default_value) + "`")
-            << " | " << cell(p.doc) << " |\n";
-      }
+          << "Source: " << c->paper << "\n\n"
+          << param_table_markdown(*c);
     }
   }
   write_stdout(out.str());

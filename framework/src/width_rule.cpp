@@ -59,72 +59,68 @@ const char* to_string(WidthRule rule) {
   return "unknown";
 }
 
-ParamTable width_param_table() {
-  std::vector<std::string> names;
-  for (const auto& entry : rule_names) names.push_back(entry.name);
-  return {
-      ParamSpec::real("width", 0.0,
-                      "standard deviation sigma for every centre (the rule \"fixed\"); 0: the "
-                      "rule width_rule; otherwise between 1.5e-154 and 1.3e154, so that "
-                      "width^2 is a normal double")
-          .at_least(0.0),
-      ParamSpec::choice(
-          "width_rule", "auto", names,
-          "how the centres' widths are set: auto (density: shapes; activation: nearest); "
-          "shapes (the centre learner's, as learned; PRBF, DEM, Bayes outputs); max-distance "
-          "(NETLAB rbfsetfw scale 0: sigma^2 = scale * largest squared distance between "
-          "centres); nearest (NETLAB rbfsetfw: sigma^2 = scale * mean squared distance to the "
-          "nearest other centre); p-nearest (Moody & Darken 1989: sigma_j^2 = scale * mean "
-          "squared distance to centre j's width_p nearest centres); scaled-shapes (the learned "
-          "shapes times scale); fixed (sigma = width)"),
-      [] {
-        ParamSpec scale = ParamSpec::real(
-            "width_scale", 1.0,
-            "factor on the rule's variance; \"choose\" (the default): the trainer selects it "
-            "by closed-form leave-one-out over 0.25 ... 32 (factors of 2) together with the "
-            "output weights' penalty (Orr 1996), and 1 where nothing selects; unused by "
-            "shapes and fixed");
-        scale.above(0.0).or_words({"choose"});
-        scale.default_value = std::string("choose");
-        return scale;
-      }(),
-      ParamSpec::integer("width_p", 2, "p of the p-nearest rule (at most M - 1 is used)")
-          .at_least(1),
-  };
+OptionTable<WidthSpec> width_table(const std::string& component) {
+  std::vector<std::pair<std::string, WidthRule>> names;
+  for (const auto& entry : rule_names) names.emplace_back(entry.name, entry.rule);
+  OptionTable<WidthSpec> t;
+  t.bind("width", &WidthSpec::width,
+         "standard deviation sigma for every centre (the rule \"fixed\"); 0: the rule "
+         "width_rule; otherwise between 1.5e-154 and 1.3e154, so that width^2 is a normal double")
+      .at_least(0.0);
+  t.choice(
+      "width_rule", &WidthSpec::rule, names,
+      "how the centres' widths are set: auto (density: shapes; activation: nearest); "
+      "shapes (the centre learner's, as learned; PRBF, DEM, Bayes outputs); max-distance "
+      "(NETLAB rbfsetfw scale 0: sigma^2 = scale * largest squared distance between "
+      "centres); nearest (NETLAB rbfsetfw: sigma^2 = scale * mean squared distance to the "
+      "nearest other centre); p-nearest (Moody & Darken 1989: sigma_j^2 = scale * mean "
+      "squared distance to centre j's width_p nearest centres); scaled-shapes (the learned "
+      "shapes times scale); fixed (sigma = width)");
+  t.custom(
+       ParamSpec::real("width_scale", 1.0,
+                       "factor on the rule's variance; \"choose\" (the default): the trainer "
+                       "selects it by closed-form leave-one-out over 0.25 ... 32 (factors of 2) "
+                       "together with the output weights' penalty (Orr 1996), and 1 where "
+                       "nothing selects; unused by shapes and fixed"),
+       [](const WidthSpec& w) {
+         return w.choose_scale ? ParamValue(std::string("choose")) : ParamValue(w.scale);
+       },
+       [](const Params& p, WidthSpec& w) {
+         w.choose_scale = p.is_word("width_scale", "choose");
+         if (!w.choose_scale) w.scale = p.real("width_scale");
+       })
+      .above(0.0)
+      .or_words({"choose"});
+  t.bind("width_p", &WidthSpec::p, "p of the p-nearest rule (at most M - 1 is used)").at_least(1);
+  t.check([component](WidthSpec& spec) {
+    if (spec.width > 0) {
+      const double variance = spec.width * spec.width;
+      if (!std::isnormal(variance)) {
+        throw ParameterError(
+            "plugin " + component + ", parameter width = " + text::number(spec.width) +
+            ": the variance width^2 " +
+            (variance < std::numeric_limits<double>::min()
+                 ? "underflows to " + text::number(variance)
+                 : std::string("overflows")) +
+            ", so squared distances r^2 / width^2 cannot be computed. Give a width between " +
+            text::number(std::sqrt(std::numeric_limits<double>::min())) + " and " +
+            text::number(std::sqrt(std::numeric_limits<double>::max())) +
+            " (useful widths are near the distances between centres, in the units of the "
+            "(standardised) inputs), or width = 0 for the rule width_rule");
+      }
+      spec.rule = WidthRule::Fixed;
+    } else if (spec.rule == WidthRule::Fixed) {
+      throw ParameterError("plugin " + component +
+                           ": width_rule = \"fixed\" needs a width > 0 (sigma for every centre)");
+    }
+  });
+  return t;
 }
 
+ParamTable width_param_table() { return width_table("").params(); }
+
 WidthSpec width_spec(const Params& params, const std::string& component) {
-  WidthSpec spec;
-  const std::string& name = params.string("width_rule");
-  for (const auto& entry : rule_names)
-    if (name == entry.name) spec.rule = entry.rule;
-  spec.width = params.real("width");
-  spec.p = std::size_t(params.integer("width_p"));
-  if (params.is_word("width_scale", "choose")) {
-    spec.choose_scale = true;
-  } else {
-    spec.scale = params.real("width_scale");
-  }
-  if (spec.width > 0) {
-    const double variance = spec.width * spec.width;
-    if (!std::isnormal(variance)) {
-      throw ParameterError(
-          "plugin " + component + ", parameter width = " + text::number(spec.width) +
-          ": the variance width^2 " +
-          (variance < std::numeric_limits<double>::min() ? "underflows to " + text::number(variance)
-                                                         : std::string("overflows")) +
-          ", so squared distances r^2 / width^2 cannot be computed. Give a width between " +
-          text::number(std::sqrt(std::numeric_limits<double>::min())) + " and " +
-          text::number(std::sqrt(std::numeric_limits<double>::max())) +
-          " (useful widths are near the distances between centres, in the units of the "
-          "(standardised) inputs), or width = 0 for the rule width_rule");
-    }
-    spec.rule = WidthRule::Fixed;
-  } else if (spec.rule == WidthRule::Fixed) {
-    throw ParameterError("plugin " + component +
-                         ": width_rule = \"fixed\" needs a width > 0 (sigma for every centre)");
-  }
-  return spec;
+  return width_table(component).read(params);
 }
 
 WidthRule resolve_rule(WidthRule rule, bool density) {
@@ -133,7 +129,7 @@ WidthRule resolve_rule(WidthRule rule, bool density) {
 }
 
 WidthResult apply_width_rule(Centres& centres, const WidthSpec& spec, bool density,
-                             const std::string& component, FitContext& ctx) {
+                             FitContext& ctx) {
   WidthResult result;
   result.rule = resolve_rule(spec.rule, density);
   result.scale = spec.scale;
@@ -142,7 +138,7 @@ WidthResult apply_width_rule(Centres& centres, const WidthSpec& spec, bool densi
   if ((result.rule == WidthRule::Shapes || result.rule == WidthRule::ScaledShapes) &&
       centres.shape == Shape::None) {
     if (result.rule == WidthRule::ScaledShapes)
-      ctx.warn(component, "no-shapes",
+      ctx.warn("no-shapes",
                "width_rule = \"scaled-shapes\" but the centre learner gave no shapes; used "
                "NETLAB's max-distance rule instead",
                "basis.width_rule");
@@ -204,7 +200,7 @@ WidthResult apply_width_rule(Centres& centres, const WidthSpec& spec, bool densi
       ++zero;
     }
   if (zero > 0)
-    ctx.warn(component, "zero-width",
+    ctx.warn("zero-width",
              std::string("the width rule ") + to_string(result.rule) +
                  " gave no positive variance for " + std::to_string(zero) + " of " +
                  std::to_string(m) +

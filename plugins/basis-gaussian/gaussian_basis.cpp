@@ -20,8 +20,12 @@ using text::number;
 
 }  // namespace
 
-GaussianOptions gaussian_options(const Params& params) {
-  return {width_spec(params, "gaussian"), params.boolean("density")};
+OptionTable<GaussianOptions> gaussian_table() {
+  OptionTable<GaussianOptions> t;
+  t.include(&GaussianOptions::width, width_table("gaussian"));
+  t.bind("density", &GaussianOptions::density,
+         "normalised density N(x|c_j,S_j) instead of exp(-r^2/2); needed by PRBF / Bayes outputs");
+  return t;
 }
 
 bool GaussianBasis::width_scale_selectable() const {
@@ -32,7 +36,7 @@ bool GaussianBasis::width_scale_selectable() const {
 void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
   if (centres.means.dimension() != 2 || centres.count() == 0)
     throw ShapeError(std::string(where) + ": there are no centres to place Gaussians on");
-  const WidthResult widths = apply_width_rule(centres, width_, density_, "gaussian", ctx);
+  const WidthResult widths = apply_width_rule(centres, width_, density_, ctx);
   width_rule_ = to_string(widths.rule);
   common_variance_ = widths.common_variance;
   // Validates the shapes (ShapeError naming the centre) and gives log |S_j|.

@@ -20,10 +20,10 @@ struct GaussianOptions {
   bool density = false;  // N(x|c_j,S_j) instead of exp(-r^2/2)
 };
 
-// The validated parameters as options, with the checks the table cannot state (width_spec):
+// The parameters, with the checks a range cannot state (width_table): reading them throws
 // ParameterError when width > 0 but width^2 is not a normal double, or width_rule = "fixed"
 // has no width.
-GaussianOptions gaussian_options(const Params& params);
+OptionTable<GaussianOptions> gaussian_table();
 
 class GaussianBasis final : public Basis {
  public:

@@ -7,6 +7,7 @@ namespace radial::plugins {
 namespace {
 
 void register_gaussian(Registrar& registrar) {
+  const auto table = gaussian_table();
   registrar.add_basis(
       sdk::describe(
           "Gaussian exp(-r^2/2) on Mahalanobis distances (spherical, diagonal or full shapes), or "
@@ -15,14 +16,8 @@ void register_gaussian(Registrar& registrar) {
           "nearest-centre width rules; Moody & Darken 1989 (p-nearest widths); lecture notes "
           "(paper 001) Gaussian RBF; Constantinopoulos et al. (paper 004) eq. 5 for the density; "
           "Orr 1996 (widths and ridge chosen by leave-one-out)",
-          [] {
-            ParamTable table = width_param_table();
-            table.push_back(              ParamSpec::boolean("density", false,
-                                 "normalised density N(x|c_j,S_j) instead of exp(-r^2/2); "
-                                 "needed by PRBF / Bayes outputs"));
-            return table;
-          }()),
-      sdk::from_options<GaussianBasis>(gaussian_options));
+          table),
+      sdk::from_table<GaussianBasis>(table));
 }
 
 }  // namespace

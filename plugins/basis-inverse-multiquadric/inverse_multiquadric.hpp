@@ -4,18 +4,17 @@
 
 #include <radial/basis.hpp>
 #include <radial/numerics/radial_functions.hpp>
-#include <radial/params.hpp>
+#include <radial/option_table.hpp>
 
 namespace radial::plugins {
 
-// The parameter c, declared once: the table and the check of a loaded model's state use it.
-ParamSpec inverse_multiquadric_c_param();
-
 struct InverseMultiquadricOptions {
-  double c = 1.0;  // c >= 1e-100: inverse_multiquadric_c_param()
+  double c = 1.0;  // c >= 1e-100: inverse_multiquadric_table()
 };
 
-InverseMultiquadricOptions inverse_multiquadric_options(const Params& params);
+// The parameter c, declared once: the registration and the check of a loaded model's state use
+// it.
+OptionTable<InverseMultiquadricOptions> inverse_multiquadric_table();
 
 class InverseMultiquadricBasis final : public EuclideanBasis {
  public:

@@ -7,13 +7,14 @@ namespace radial::plugins {
 namespace {
 
 void register_basis(Registrar& registrar) {
+  const auto table = inverse_multiquadric_table();
   registrar.add_basis(
       sdk::describe(
           "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c >= 1e-100",
           "Micchelli (1986) inverse multiquadric; Powell, 'The theory of radial basis function "
           "approximation' (1992)",
-          {inverse_multiquadric_c_param()}),
-      sdk::from_options<InverseMultiquadricBasis>(inverse_multiquadric_options));
+          table),
+      sdk::from_table<InverseMultiquadricBasis>(table));
 }
 
 }  // namespace

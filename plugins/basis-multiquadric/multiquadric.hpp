@@ -3,18 +3,17 @@
 
 #include <radial/basis.hpp>
 #include <radial/numerics/radial_functions.hpp>
-#include <radial/params.hpp>
+#include <radial/option_table.hpp>
 
 namespace radial::plugins {
 
-// The parameter c, declared once: the table and the check of a loaded model's state use it.
-ParamSpec multiquadric_c_param();
-
 struct MultiquadricOptions {
-  double c = 1.0;  // 0 < c <= 1e100: multiquadric_c_param()
+  double c = 1.0;  // 0 < c <= 1e100: multiquadric_table()
 };
 
-MultiquadricOptions multiquadric_options(const Params& params);
+// The parameter c, declared once: the registration and the check of a loaded model's state use
+// it.
+OptionTable<MultiquadricOptions> multiquadric_table();
 
 class MultiquadricBasis final : public EuclideanBasis {
  public:

@@ -7,12 +7,13 @@ namespace radial::plugins {
 namespace {
 
 void register_basis(Registrar& registrar) {
+  const auto table = multiquadric_table();
   registrar.add_basis(
       sdk::describe("multiquadric phi(r) = sqrt(r^2 + c^2), 0 < c <= 1e100",
                     "Hardy (1971) multiquadric; Powell, 'The theory of radial basis function "
                     "approximation' (1992)",
-                    {multiquadric_c_param()}),
-      sdk::from_options<MultiquadricBasis>(multiquadric_options));
+                    table),
+      sdk::from_table<MultiquadricBasis>(table));
 }
 
 }  // namespace

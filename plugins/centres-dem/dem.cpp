@@ -19,7 +19,6 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = dem_id;
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 
 using text::number;
@@ -236,26 +235,26 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
   for (std::size_t i = 0; i < trace_rd.size(); ++i)
     ctx.report.curve.push_back({i, -trace_rd[i] / double(n), 0.0, 0.0});
   if (floored)
-    ctx.warn(kId, "covariance-floor",
+    ctx.warn("covariance-floor",
              std::to_string(floored) + " updated variance(s) fell below the floor " +
                  number(options.em.covariance_floor) + " and were raised to it",
              "centres.covariance_floor");
   if (weight_floored)
-    ctx.warn(kId, "weight-floor",
+    ctx.warn("weight-floor",
              std::to_string(weight_floored) + " mixture weight(s) fell below 1e-8 and were raised",
              "centres.learning_rate (lower it)");
   if (fallback_rows)
-    ctx.warn(kId, "kdtree-fallback",
+    ctx.warn("kdtree-fallback",
              std::to_string(fallback_rows) +
                  " row evaluations found none of their class's Gaussians in their K-d tree "
                  "leaf; that class's Gaussians were evaluated for them",
              "centres.threshold (raise it)");
   if (stalled)
-    ctx.warn(kId, "no-improving-step",
+    ctx.warn("no-improving-step",
              "the learning rate fell below 1e-10 without improving log R^d = " + number(best_rd),
              "centres.learning_rate or centres.iterations");
   else if (!converged && options.tolerance > 0)
-    ctx.warn(kId, "not-converged",
+    ctx.warn("not-converged",
              "DEM stopped at the cap of " + std::to_string(options.iterations) +
                  " iterations; log R^d = " + number(best_rd),
              "centres.iterations (raise it) or centres.tolerance");
@@ -282,12 +281,12 @@ Centres DemLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
   ctx.report.figures["em_iterations"] = double(em_iterations);
   ctx.report.figures["em_log_likelihood"] = em_log_likelihood;
   if (em_floored)
-    ctx.warn(kId, "covariance-floor",
+    ctx.warn("covariance-floor",
              "the per-class EM start raised " + std::to_string(em_floored) +
                  " variance(s) to the floor " + number(em.covariance_floor),
              "centres.covariance_floor");
   if (mixtures.kmeans_repairs)
-    ctx.warn(kId, "empty-cluster",
+    ctx.warn("empty-cluster",
              "k-means initialisation re-seeded " + std::to_string(mixtures.kmeans_repairs) +
                  " empty cluster(s)",
              "centres.count (use fewer Gaussians per class)");

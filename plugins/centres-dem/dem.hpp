@@ -53,8 +53,6 @@ struct DemOptions {
   EmOptions em;                    // the per-class EM start (shape Diagonal), floor, tree
 };
 
-DemOptions dem_options(const Params& params);
-
 inline constexpr char dem_id[] = "dem";  // the plugin id (RADIAL_PLUGIN, messages)
 
 class DemLearner final : public sdk::Configured<CentreLearner, DemOptions> {

@@ -10,6 +10,7 @@
 // true that is the standardised space.
 
 #include <filesystem>
+#include <string>
 
 #include "radial/centre_learner.hpp"
 #include "radial/params.hpp"
@@ -18,10 +19,8 @@ namespace radial::plugins {
 
 struct FixedCentresOptions {
   // Absolute (the pipeline reader resolves it relative to the pipeline file).
-  std::filesystem::path file;
+  std::string file;
 };
-
-FixedCentresOptions fixed_centres_options(const Params& params);
 
 class FixedCentres final : public CentreLearner {
  public:

@@ -14,8 +14,6 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = gmm_id;
-
 using text::number;
 
 // How one mixture's EM stopped, in words.
@@ -39,18 +37,18 @@ void record(const EmResult& fit, const std::string& label, const EmOptions& em, 
   if (!fit.converged) ctx.report.termination = Termination::IterationCap;
   stops.push_back(prefix + stop_message(fit, em));
   if (fit.floored)
-    ctx.warn(kId, "covariance-floor",
+    ctx.warn("covariance-floor",
              prefix + std::to_string(fit.floored) + " variance(s) were raised to the floor " +
                  number(em.covariance_floor) + "; first: " + fit.notes.front(),
              "centres.covariance_floor (lower it, or use fewer components)");
   if (fit.empty_repairs)
-    ctx.warn(kId, "empty-component",
+    ctx.warn("empty-component",
              prefix + std::to_string(fit.empty_repairs) +
                  " component(s) lost all responsibility and were reseeded at the "
                  "worst-explained rows",
              "centres.count (use fewer components)");
   if (fit.fallback_rows)
-    ctx.warn(kId, "kdtree-fallback",
+    ctx.warn("kdtree-fallback",
              prefix + std::to_string(fit.fallback_rows) +
                  " row evaluations found no Gaussian in their K-d tree leaf; all Gaussians were "
                  "evaluated for them",
@@ -58,7 +56,7 @@ void record(const EmResult& fit, const std::string& label, const EmOptions& em, 
   for (std::size_t i = 1; i < fit.log_likelihood.size(); ++i) {
     const double drop = fit.log_likelihood[i - 1] - fit.log_likelihood[i];
     if (drop > 1e-9 * std::fabs(fit.log_likelihood[i - 1])) {
-      ctx.warn(kId, "likelihood-decrease",
+      ctx.warn("likelihood-decrease",
                prefix + "the log-likelihood fell from " + number(fit.log_likelihood[i - 1]) +
                    " to " + number(fit.log_likelihood[i]) + " at iteration " + std::to_string(i) +
                    (em.use_tree ? " (K-d tree approximation)" : " (after a guard fired)"),
@@ -68,7 +66,7 @@ void record(const EmResult& fit, const std::string& label, const EmOptions& em, 
     }
   }
   if (!fit.converged && em.tolerance > 0)
-    ctx.warn(kId, "not-converged",
+    ctx.warn("not-converged",
              prefix + "EM stopped at the cap of " + std::to_string(em.iterations) +
                  " iterations with relative change above " + number(em.tolerance),
              "centres.iterations (raise it) or centres.tolerance");
@@ -121,7 +119,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
                          "\". Violated constraint: mode is one of pooled, per-class");
   }
   if (repairs)
-    ctx.warn(kId, "empty-cluster",
+    ctx.warn("empty-cluster",
              "k-means initialisation re-seeded " + std::to_string(repairs) + " empty cluster(s)",
              "centres.count (use fewer components)");
   std::string how;

@@ -37,8 +37,6 @@ struct GmmOptions {
   EmOptions em;                   // shape, iterations, tolerance, floor, tree
 };
 
-GmmOptions gmm_options(const Params& params);
-
 inline constexpr char gmm_id[] = "gmm";  // the plugin id (RADIAL_PLUGIN, messages)
 
 class GmmLearner final : public sdk::Configured<CentreLearner, GmmOptions> {

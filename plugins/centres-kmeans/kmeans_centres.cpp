@@ -81,7 +81,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     std::ostringstream msg;
     msg << result.empty_cluster_repairs
         << " empty cluster(s) re-seeded at the training point farthest from its centre";
-    ctx.warn("kmeans", "empty-cluster", msg.str(),
+    ctx.warn("empty-cluster", msg.str(),
              "centres.count (fewer centres) or centres.init = \"kmeans++\"");
   }
   if (small > 0) {
@@ -89,19 +89,19 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     msg << small << " of " << m
         << " clusters have fewer than 2 members; their variance is the squared distance to "
            "the nearest other centre";
-    ctx.warn("kmeans", "small-cluster", msg.str(), "centres.count (fewer centres)");
+    ctx.warn("small-cluster", msg.str(), "centres.count (fewer centres)");
   }
   if (floored > 0) {
     std::ostringstream msg;
     msg << floored << " of " << m << " variances were 0 (coincident points) and were set to "
         << floor << " (1e-6 x the mean feature variance)";
-    ctx.warn("kmeans", "variance-floor", msg.str(), "centres.count (fewer centres)");
+    ctx.warn("variance-floor", msg.str(), "centres.count (fewer centres)");
   }
   if (!result.converged && options.tolerance > 0) {
     std::ostringstream msg;
     msg << "k-means stopped after " << result.iterations
         << " iterations with centres still moving more than the tolerance";
-    ctx.warn("kmeans", "max-iterations", msg.str(),
+    ctx.warn("max-iterations", msg.str(),
              "centres.iterations (more) or centres.tolerance (larger)");
   }
 

@@ -20,9 +20,8 @@
 
 namespace radial::plugins {
 
-// The validated parameters (count >= 1, or 0 for "auto" and "choose"; iterations >= 1;
-// tolerance >= 0; init one of kmeans++ | random) as the framework's k-means options; threads come from the fit context.
-KMeansOptions kmeans_centres_options(const Params& params);
+// Its options are the framework's k-means options (count 0: "auto"); threads come from the fit
+// context.
 
 class KMeansCentres final : public sdk::Configured<CentreLearner, KMeansOptions> {
  public:

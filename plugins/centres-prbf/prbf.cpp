@@ -194,7 +194,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   for (std::size_t c = 0; c < k; ++c)
     if (sizes[c] == 0) {
       for (std::size_t j = 0; j < m; ++j) theta.mixing(j, c) = 1.0 / double(m);
-      ctx.warn(kId, "empty-class",
+      ctx.warn("empty-class",
                "class " + std::to_string(c) + " has no training rows: P(C_" + std::to_string(c) +
                    ") = 0 and its mixing weights are uniform",
                "use stratified folds or a larger training set");
@@ -202,7 +202,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
 
   const Floors floor = variance_floors(x, n, options.variance_floor);
   if (floor.constant_count > 0)
-    ctx.warn(kId, "constant-column",
+    ctx.warn("constant-column",
              std::to_string(floor.constant_count) +
                  " input column(s) are constant in the training rows; every kernel's variance "
                  "there is the variance floor, which leaves p(C_k|x) unchanged",
@@ -275,7 +275,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
       for (std::size_t c = 0; c < k; ++c) total += stats.class_c1(j, c);
       if (total < empty_component_count) {
         if (dead.insert(j).second)
-          ctx.warn(kId, "dead-kernel",
+          ctx.warn("dead-kernel",
                    "kernel " + std::to_string(j) + " has total responsibility " + number(total) +
                        " rows at iteration " + std::to_string(t) +
                        "; it keeps its mean and covariance and has ~0 weight in every class",
@@ -335,18 +335,18 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   }
 
   if (clamp_count > 0)
-    ctx.warn(kId, "negative-mixing-clamp",
+    ctx.warn("negative-mixing-clamp",
              "eq 29 gave " + std::to_string(clamp_count) +
                  " negative mixing weights (first " + first_clamp +
                  "); each was set to 0 and its class's weights renormalised",
              "a smaller kernel-prior.alpha");
   if (fallback_count > 0)
-    ctx.warn(kId, "negative-mixing-fallback",
+    ctx.warn("negative-mixing-fallback",
              "eq 29 left no positive mixing weight in a class " + std::to_string(fallback_count) +
                  " times; those classes used the unregularised update (eq 8)",
              "a smaller kernel-prior.alpha");
   if (floor_count > 0)
-    ctx.warn(kId, "variance-floor",
+    ctx.warn("variance-floor",
              "a covariance was raised to the variance floor " + std::to_string(floor_count) +
                  " times (first: " + first_floor + ")",
              "centres.variance_floor, or fewer centres.count");
@@ -373,7 +373,7 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
                        .count();
   if (!converged && options.tolerance > 0)
-    ctx.warn(kId, "not-converged",
+    ctx.warn("not-converged",
              "L(theta) still changed by more than tolerance * N after " +
                  std::to_string(steps) + " iterations",
              "centres.iterations or centres.tolerance");
@@ -394,7 +394,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   km.threads = ctx.threads;
   const KMeansResult clusters = kmeans(x, km, ctx.rng);
   if (clusters.empty_cluster_repairs > 0)
-    ctx.warn(kId, "empty-cluster",
+    ctx.warn("empty-cluster",
              "k-means initialisation re-seeded " + std::to_string(clusters.empty_cluster_repairs) +
                  " empty clusters (farthest-point policy)",
              "lower centres.count");
@@ -429,7 +429,7 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   for (const Warning& w : sub.report.warnings)
     // A short initial run is not meant to converge; constant columns are reported by the main run.
     if (w.guard != "not-converged" && w.guard != "constant-column")
-      ctx.warn(w.component, w.guard, "gmm initialisation: " + w.message, w.setting);
+      ctx.warn(w.guard, "gmm initialisation: " + w.message, w.setting);
   ctx.report.figures["init_gmm_iterations"] = double(sub.report.iterations);
 
   theta = kernels_only(mixture);

@@ -63,8 +63,6 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
 Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres initial,
                 const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx);
 
-PrbfOptions prbf_options(const Params& params);
-
 inline constexpr char prbf_id[] = "prbf";  // the plugin id (RADIAL_PLUGIN, messages)
 
 class PrbfLearner final : public sdk::Configured<CentreLearner, PrbfOptions> {

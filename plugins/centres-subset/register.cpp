@@ -5,25 +5,25 @@
 
 namespace radial::plugins {
 
-SubsetOptions subset_options(const Params& params) {
-  return {centre_count(params), params.boolean("all")};  // count 0: auto, in fit()
-}
-
 namespace {
 
+OptionTable<SubsetOptions> subset_table() {
+  OptionTable<SubsetOptions> t;
+  add_centre_count(t, &SubsetOptions::count, "number of centres M, drawn without replacement");
+  t.bind("all", &SubsetOptions::all,
+         "every training point a centre (the full RBF network); count is then ignored");
+  return t;
+}
+
 void register_subset(Registrar& registrar) {
+  const OptionTable<SubsetOptions> table = subset_table();
   registrar.add_centre_learner(
       sdk::describe(
           "random training points as centres; all = the full RBF network",
           "Lecture notes on RBF networks (paper 001): 'Full RBF Network' (M = N, mu_m = x_m) and "
           "exact interpolation beta = Z^{-1} y",
-          {
-              centre_count_param("number of centres M, drawn without replacement"),
-              ParamSpec::boolean("all", false,
-                                 "every training point a centre (the full RBF network); "
-                                 "count is then ignored"),
-          }),
-      sdk::from_options<SubsetCentres>(subset_options));
+          table),
+      sdk::from_table<SubsetCentres>(table));
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     msg << duplicates << " of the " << centres.count()
         << " centres coincide with another centre (identical training rows), so the design "
            "matrix has identical columns";
-    ctx.warn("subset", "duplicate-centres", msg.str(),
+    ctx.warn("duplicate-centres", msg.str(),
              "remove duplicate rows from the data, or weight-penalty.alpha > 0");
   }
   // Chosen, not iterated: 0 iterations.

@@ -18,8 +18,6 @@ struct SubsetOptions {
   bool all = false;        // every training point a centre; count is then ignored
 };
 
-SubsetOptions subset_options(const Params& params);
-
 class SubsetCentres final : public CentreLearner {
  public:
   explicit SubsetCentres(SubsetOptions options) : count_(options.count), all_(options.all) {}

@@ -8,12 +8,6 @@
 
 namespace radial::plugins {
 
-BhattacharyyaOptions bhattacharyya_options(const Params& params) {
-  return {params.real("alpha"), params.string("alpha_units") == "absolute"
-                                    ? BhattacharyyaUnits::Absolute
-                                    : BhattacharyyaUnits::NOverKM};
-}
-
 double BhattacharyyaPrior::effective_alpha(const KernelPriorInput& kernels) const {
   if (units_ == Units::Absolute) return alpha_;
   return alpha_ * double(kernels.rows) / (double(kernels.classes()) * double(kernels.count()));

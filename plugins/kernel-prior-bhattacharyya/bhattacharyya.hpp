@@ -25,8 +25,6 @@ struct BhattacharyyaOptions {
   BhattacharyyaUnits units = BhattacharyyaUnits::NOverKM;
 };
 
-BhattacharyyaOptions bhattacharyya_options(const Params& params);
-
 class BhattacharyyaPrior final : public KernelPrior {
  public:
   using Units = BhattacharyyaUnits;

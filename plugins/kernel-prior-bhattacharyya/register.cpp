@@ -6,22 +6,28 @@
 namespace radial::plugins {
 namespace {
 
+OptionTable<BhattacharyyaOptions> bhattacharyya_table() {
+  OptionTable<BhattacharyyaOptions> t;
+  t.bind("alpha", &BhattacharyyaOptions::alpha,
+         "prior strength alpha of p(theta) = prod_j exp(-alpha delta_j) (eq 17), in the units of "
+         "alpha_units")
+      .at_least(0.0);
+  t.choice("alpha_units", &BhattacharyyaOptions::units,
+           {{"absolute", BhattacharyyaUnits::Absolute}, {"N/KM", BhattacharyyaUnits::NOverKM}},
+           "'absolute': alpha as given; 'N/KM': alpha times N/(K M), N training rows, K classes, "
+           "M kernels (the paper's unit)");
+  return t;
+}
+
 void register_bhattacharyya(Registrar& registrar) {
+  const OptionTable<BhattacharyyaOptions> table = bhattacharyya_table();
   registrar.add_kernel_prior(
       sdk::describe(
           "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)",
           "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
           "probabilistic RBF network: prior eqs 16-17, distance eq 23, M-step terms eqs 27, 29-31",
-          {
-              ParamSpec::real("alpha", 10.0,
-                              "prior strength alpha of p(theta) = prod_j exp(-alpha delta_j) "
-                              "(eq 17), in the units of alpha_units")
-                  .at_least(0.0),
-              ParamSpec::choice("alpha_units", "N/KM", {"absolute", "N/KM"},
-                                "'absolute': alpha as given; 'N/KM': alpha times N/(K M), "
-                                "N training rows, K classes, M kernels (the paper's unit)"),
-          }),
-      sdk::from_options<BhattacharyyaPrior>(bhattacharyya_options));
+          table),
+      sdk::from_table<BhattacharyyaPrior>(table));
 }
 
 }  // namespace

@@ -27,7 +27,6 @@ namespace radial::plugins {
 
 namespace {
 
-constexpr const char* kId = bayes_id;
 constexpr double minus_inf = -std::numeric_limits<double>::infinity();
 constexpr std::size_t kBlock = 512;
 // The floor of the framework's metrics (cross-entropy): a row whose own-class posterior
@@ -191,7 +190,7 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
     }
     worst = max_over_ranks(worst);
     if (!(worst <= 1e-6 * (1.0 + double(d))))
-      ctx.warn(kId, "basis-not-density",
+      ctx.warn("basis-not-density",
                "the basis' log map differs from log N(x | c_j, S_j) by up to " + number(worst) +
                    ", so predictions will not be the mixtures' posterior",
                "basis.plugin = \"gaussian\" with density = true and width = 0");
@@ -208,7 +207,7 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
   ctx.report.final_error = -f.log_posterior / double(rows);
   if (options_.use_tree) ctx.report.figures["mean_candidates"] = f.mean_candidates;
   if (f.fallback_rows)
-    ctx.warn(kId, "kdtree-fallback",
+    ctx.warn("kdtree-fallback",
              std::to_string(f.fallback_rows) +
                  " rows found no Gaussian in their K-d tree leaf; all were evaluated for them",
              "output.threshold (raise it)");

@@ -36,8 +36,6 @@ struct BayesOptions {
   GaussianBoxTreeOptions tree;
 };
 
-BayesOptions bayes_options(const Params& params);
-
 // Training-set figures of the Bayes posterior.
 struct BayesFigures {
   double log_posterior = 0;      // sum_n log p(C_{y_n} | x_n)

@@ -7,25 +7,21 @@
 
 namespace radial::plugins {
 
-BayesOptions bayes_options(const Params& params) {
-  BayesOptions options;
-  options.use_tree = kdtree_enabled(params);
-  options.tree = kdtree_options(params);
-  return options;
-}
-
 namespace {
 
 void register_bayes(Registrar& registrar) {
+  OptionTable<BayesOptions> table;
+  add_kdtree_params(
+      table, &BayesOptions::use_tree, &BayesOptions::tree,
+      "training-set figures evaluate only the Gaussians of each row's K-d tree leaf");
   registrar.add_output_layer(
       sdk::describe(
           "Bayes posterior of class-conditional mixtures p(C_k|x) ∝ P(C_k) sum_j pi_jk p(x|j) "
           "(gmm per-class, dem, prbf centres; gaussian basis with density = true)",
           "Klautau, A new algorithm for training RBF networks, eq. 1 and section II (Bayes "
           "classifier of per-class mixtures); Constantinopoulos, Titsias & Likas, eqs 2-5 (PRBF)",
-          kdtree_params(
-              "training-set figures evaluate only the Gaussians of each row's K-d tree leaf")),
-      sdk::from_options<BayesOutput>(bayes_options));
+          table),
+      sdk::from_table<BayesOutput>(table));
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
       std::ostringstream m;
       m << "the line search found no decrease along steepest descent at iteration "
         << iteration << " (error " << f << ")";
-      ctx.warn(bfgs_id, "line-search", m.str(), "output.tolerance");
+      ctx.warn("line-search", m.str(), "output.tolerance");
       stop = glm::Stop{Termination::NoProgress, m.str()};
       break;
     }

@@ -8,18 +8,15 @@ namespace radial::plugins {
 namespace {
 
 void register_bfgs(Registrar& registrar) {
+  OptionTable<BfgsOptions> table;
+  table.include(glm::gradient_trainer_table("cap on quasi-Newton iterations"));
   registrar.add_output_layer(
       sdk::describe(
           "Output weights by quasi-Newton BFGS with a strong Wolfe line search",
           "NETLAB quasinew.m; Nocedal & Wright eq. 6.17, algorithms 3.5-3.6; compared with IRLS in "
           "Nabney, papers 000/003, section 4 (start from the pseudo-inverse solution)",
-          {
-              glm::link_param(),
-              ParamSpec::integer("iterations", 1000, "cap on quasi-Newton iterations").at_least(1),
-              glm::tolerance_param(),
-              glm::start_param(),
-          }),
-      sdk::from_options<Bfgs>(glm::trainer_options<BfgsOptions>));
+          table),
+      sdk::from_table<Bfgs>(table));
 }
 
 }  // namespace

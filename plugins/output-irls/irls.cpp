@@ -26,7 +26,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       << " outputs, " << c << " basis columns) would cost ~"
       << (9.0 * double(p) * double(p) * double(p) / 1e9) << " GFLOP per iteration; above " << glm::max_exact_softmax_weights
       << " weights the block-diagonal Hessian (hessian = \"simplified\") is used instead";
-    ctx.warn(irls_id, "exact-hessian-too-large", m.str(),
+    ctx.warn("exact-hessian-too-large", m.str(),
              "set hessian = \"simplified\" to say so, or use fewer centres or output plugin "
              "\"scg\"");
   }
@@ -46,7 +46,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   // Iteration 1: eq. 12 on the smoothed targets.
   Matrix w = glm::smoothed_target_start(objective);
   if (!glm::all_finite(w)) {
-    ctx.warn(irls_id, "non-finite-start",
+    ctx.warn("non-finite-start",
              "the weighted least-squares fit of the smoothed targets gave non-finite weights; "
              "starting from zero weights instead",
              "check the design matrix for non-finite basis values (basis parameters)");
@@ -91,7 +91,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
         m << "the Newton direction at iteration " << iteration
           << (glm::all_finite(d) ? " is not a descent direction" : " is not finite")
           << " (rank " << solved.rank << " of " << p << "); keeping the current weights";
-        ctx.warn(irls_id, "newton-step", m.str(),
+        ctx.warn("newton-step", m.str(),
                  "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0");
         stop = glm::Stop{Termination::NumericalFailure, m.str()};
       }
@@ -123,7 +123,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
           << " (Newton decrement " << decrement << ")";
         if (!converged) {
           m << "; keeping the current weights";
-          ctx.warn(irls_id, "step-control", m.str(), "output.iterations or weight-penalty");
+          ctx.warn("step-control", m.str(), "output.iterations or weight-penalty");
         } else {
           m << " < tolerance " << options.tolerance << ": at the minimum to working precision";
         }
@@ -136,7 +136,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       std::ostringstream m;
       m << "the full Newton step at iteration " << iteration + 1 << " raised the error from "
         << error << " to " << error_new << "; stopped with the previous weights (NETLAB's rule)";
-      ctx.warn(irls_id, "error-increased", m.str(), "output.step_control = true");
+      ctx.warn("error-increased", m.str(), "output.step_control = true");
       stop = glm::Stop{Termination::NoProgress, m.str()};
       break;
     }
@@ -162,7 +162,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
       << " (the last: rank " << last_rank << " of " << p
       << " weights): the basis outputs are collinear or saturated on the training rows, so the "
          "data do not determine the weights and the fit depends on rounding";
-    ctx.warn(irls_id, "rank-deficient", m.str(),
+    ctx.warn("rank-deficient", m.str(),
              "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres");
   }
   ctx.report.figures["step_halvings"] = double(halvings_total);
@@ -180,15 +180,6 @@ WorkingMemory irls_memory(std::size_t rows, std::size_t centres, std::size_t out
                                ", or output plugin \"scg\"");
   return glm::trainer_memory(rows, centres, outputs, 4.0 * k * m1 * m1,
                              "one Hessian per output, 4 K (M + 1)^2 doubles");
-}
-
-IrlsOptions irls_options(const Params& params) {
-  IrlsOptions o;
-  glm::read_trainer_options(params, o);
-  o.hessian = params.string("hessian") == "simplified" ? glm::HessianKind::Simplified
-                                                       : glm::HessianKind::Exact;
-  o.step_control = params.boolean("step_control");
-  return o;
 }
 
 }  // namespace radial::plugins

@@ -44,6 +44,4 @@ WorkingMemory irls_memory(std::size_t rows, std::size_t centres, std::size_t out
 // The output layer: IRLS on the GLM objective (glm::TrainerLayer).
 using Irls = glm::TrainerLayer<IrlsOptions, irls, irls_id, irls_memory>;
 
-IrlsOptions irls_options(const Params& params);
-
 }  // namespace radial::plugins

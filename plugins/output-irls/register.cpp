@@ -7,24 +7,27 @@
 namespace radial::plugins {
 namespace {
 
+OptionTable<IrlsOptions> irls_table() {
+  OptionTable<IrlsOptions> t;
+  t.include(glm::trainer_table("cap on IRLS iterations"));
+  t.choice("hessian", &IrlsOptions::hessian,
+           {{"exact", glm::HessianKind::Exact}, {"simplified", glm::HessianKind::Simplified}},
+           "softmax: exact Hessian (eq. 13, SVD solve) or each output independent");
+  t.bind("step_control", &IrlsOptions::step_control,
+         "halve the Newton step until the error decreases; false = NETLAB's plain Newton steps, "
+         "stopping at the first increase");
+  return t;
+}
+
 void register_irls(Registrar& registrar) {
+  const OptionTable<IrlsOptions> table = irls_table();
   registrar.add_output_layer(
       sdk::describe(
           "Logistic / softmax output weights by IRLS (Fisher scoring) with step control",
           "Nabney, Efficient training of RBF networks for classification (papers 000/003), "
           "section 2.2: eqs. 10-13; start from smoothed targets (y + 0.5)/2",
-          {
-              glm::link_param(),
-              ParamSpec::integer("iterations", 100, "cap on IRLS iterations").at_least(1),
-              glm::tolerance_param(),
-              ParamSpec::choice("hessian", "exact", {"exact", "simplified"},
-                                "softmax: exact Hessian (eq. 13, SVD solve) or each output "
-                                "independent"),
-              ParamSpec::boolean("step_control", true,
-                                 "halve the Newton step until the error decreases; false = "
-                                 "NETLAB's plain Newton steps, stopping at the first increase"),
-          }),
-      sdk::from_options<Irls>(irls_options));
+          table),
+      sdk::from_table<Irls>(table));
 }
 
 }  // namespace

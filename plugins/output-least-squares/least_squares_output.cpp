@@ -306,7 +306,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
       msg << "dependent design-matrix columns (duplicate centres, or widths far too large or "
              "small)";
     msg << "; the minimum-norm solution is used";
-    ctx.warn("least-squares", "rank-deficient", msg.str(),
+    ctx.warn("rank-deficient", msg.str(),
              "[weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres "
              "(centres.count)");
   }

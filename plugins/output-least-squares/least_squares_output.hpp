@@ -31,9 +31,6 @@ struct LeastSquaresOptions {
   double rcond = -1.0;  // < 0: LAPACK's default cut-offs (radial/numerics/least_squares.hpp)
 };
 
-// The validated parameters (solver, rcond < 1 by the table) as options.
-LeastSquaresOptions least_squares_options(const Params& params);
-
 class LeastSquaresOutput final : public OutputLayer {
  public:
   using Solver = LeastSquaresSolver;

@@ -8,18 +8,15 @@ namespace radial::plugins {
 namespace {
 
 void register_scg(Registrar& registrar) {
+  OptionTable<ScgOptions> table;
+  table.include(glm::gradient_trainer_table("cap on SCG iterations"));
   registrar.add_output_layer(
       sdk::describe(
           "Output weights by Moller's scaled conjugate gradient (NETLAB scg)",
           "Moller 1993 / Bishop 1995 section 7.9 (NETLAB scg.m); compared with IRLS in Nabney, "
           "papers 000/003, section 4 (start from the pseudo-inverse solution)",
-          {
-              glm::link_param(),
-              ParamSpec::integer("iterations", 1000, "cap on SCG iterations").at_least(1),
-              glm::tolerance_param(),
-              glm::start_param(),
-          }),
-      sdk::from_options<Scg>(glm::trainer_options<ScgOptions>));
+          table),
+      sdk::from_table<Scg>(table));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@ namespace radial::plugins {
 namespace {
 
 void register_lbfgs(Registrar& registrar) {
+  const auto table = refine::refine_table(200, true);
   registrar.add_refiner(
       sdk::describe(
           "The whole network (centres, widths, output weights) by limited-memory BFGS from the "
@@ -14,14 +15,8 @@ void register_lbfgs(Registrar& registrar) {
           "Nocedal & Wright algorithms 7.4-7.5 with the strong Wolfe search (3.5-3.6); the "
           "gradient through the basis as NETLAB rbfgrad; widths as in Frank 2014 (global, per "
           "centre, per centre and input) on a log scale",
-          [] {
-            ParamTable t = refine::refine_params(200);
-            t.push_back(ParamSpec::integer("memory", 10, "(s, y) pairs kept for the inverse "
-                                                         "Hessian")
-                            .at_least(1));
-            return t;
-          }()),
-      sdk::from_options<LbfgsRefiner>(lbfgs_refiner_options));
+          table),
+      sdk::from_table<LbfgsRefiner>(table));
 }
 
 }  // namespace

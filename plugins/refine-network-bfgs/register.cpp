@@ -7,19 +7,16 @@
 namespace radial::plugins {
 namespace {
 
-refine::RefineSettings bfgs_settings(const Params& params) {
-  return refine::refine_settings(params, "network-bfgs");
-}
-
 void register_bfgs(Registrar& registrar) {
+  const auto table = refine::refine_table(200);
   registrar.add_refiner(
       sdk::describe(
           "The whole network (centres, widths, output weights) by quasi-Newton BFGS with a dense inverse Hessian from the "
           "two-stage fit; up to 8192 parameters (above, use lbfgs)",
           "Nocedal & Wright eq. 6.17, H0 by eq. 6.20, strong Wolfe search (algorithms 3.5-3.6); "
           "NETLAB netopt(..., 'quasinew') over rbfpak's parameters",
-          refine::refine_params(200)),
-      sdk::from_options<refine::MinimiserRefiner<refine::minimise_bfgs>>(bfgs_settings));
+          table),
+      sdk::from_table<refine::MinimiserRefiner<refine::minimise_bfgs>>(table));
 }
 
 }  // namespace

@@ -7,19 +7,16 @@
 namespace radial::plugins {
 namespace {
 
-refine::RefineSettings scg_settings(const Params& params) {
-  return refine::refine_settings(params, "network-scg");
-}
-
 void register_scg(Registrar& registrar) {
+  const auto table = refine::refine_table(1000);
   registrar.add_refiner(
       sdk::describe(
           "The whole network (centres, widths, output weights) by Moller's scaled conjugate gradients "
           "from the two-stage fit, without line search; O(P) memory",
           "Moller, Neural Networks 6 (1993) 525-533; NETLAB scg.m and netopt(..., 'scg') over "
           "rbfpak's parameters",
-          refine::refine_params(1000)),
-      sdk::from_options<refine::MinimiserRefiner<refine::minimise_scg>>(scg_settings));
+          table),
+      sdk::from_table<refine::MinimiserRefiner<refine::minimise_scg>>(table));
 }
 
 }  // namespace

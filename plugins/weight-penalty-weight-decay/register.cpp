@@ -6,22 +6,27 @@
 namespace radial::plugins {
 namespace {
 
+OptionTable<WeightDecayOptions> weight_decay_table() {
+  OptionTable<WeightDecayOptions> t;
+  t.bind("alpha", &WeightDecayOptions::alpha,
+         "prior precision alpha of the penalty alpha/2 ||w||^2; \"choose\": the trainer selects "
+         "it by closed-form leave-one-out (Orr 1996)")
+      .at_least(0.0)
+      .or_words({"choose"});
+  t.bind("include_bias", &WeightDecayOptions::include_bias,
+         "also penalise the bias row (the last row of W)");
+  return t;
+}
+
 void register_weight_decay(Registrar& registrar) {
+  const OptionTable<WeightDecayOptions> table = weight_decay_table();
   registrar.add_weight_penalty(
       sdk::describe(
           "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)",
           "Lecture notes on RBF networks (paper 001), 'Regularization': "
           "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay",
-          {
-              ParamSpec::real("alpha", 0.01,
-                              "prior precision alpha of the penalty alpha/2 ||w||^2; \"choose\": "
-                              "the trainer selects it by closed-form leave-one-out (Orr 1996)")
-                  .at_least(0.0)
-                  .or_words({"choose"}),
-              ParamSpec::boolean("include_bias", false,
-                                 "also penalise the bias row (the last row of W)"),
-          }),
-      sdk::from_options<WeightDecay>(weight_decay_options));
+          table),
+      sdk::from_table<WeightDecay>(table));
 }
 
 }  // namespace

@@ -7,10 +7,6 @@
 
 namespace radial::plugins {
 
-WeightDecayOptions weight_decay_options(const Params& params) {
-  return {params.real("alpha"), params.boolean("include_bias")};
-}
-
 std::size_t WeightDecay::penalised_rows(const Matrix& weights) const {
   const std::size_t rows = weights.shape(0);
   return include_bias_ || rows == 0 ? rows : rows - 1;

@@ -19,8 +19,6 @@ struct WeightDecayOptions {
   bool include_bias = false;  // also penalise the bias row
 };
 
-WeightDecayOptions weight_decay_options(const Params& params);
-
 class WeightDecay final : public WeightPenalty {
  public:
   explicit WeightDecay(WeightDecayOptions options)

@@ -7,13 +7,10 @@
 
 namespace exponential_plugin {
 
-radial::ParamSpec exponential_width_param() {
-  return radial::ParamSpec::real("width", 1.0, "length scale of the decay, in input units")
-      .above(0);
-}
-
-ExponentialOptions exponential_options(const radial::Params& params) {
-  return {params.real("width")};
+radial::OptionTable<ExponentialOptions> exponential_table() {
+  radial::OptionTable<ExponentialOptions> t;
+  t.bind("width", &ExponentialOptions::width, "length scale of the decay, in input units").above(0);
+  return t;
 }
 
 void ExponentialBasis::map(radial::Matrix& r2) const {
@@ -31,7 +28,7 @@ radial::State ExponentialBasis::state() const { return {{"width", options_.width
 
 // A damaged model file gets the table's own check (ModelFileError naming the entry).
 void ExponentialBasis::load_state(const radial::State& state) {
-  options_.width = radial::state_param(state, exponential_width_param(), "basis exponential");
+  options_.width = radial::state_param(state, exponential_table().params().front(), "basis exponential");
 }
 
 }  // namespace exponential_plugin

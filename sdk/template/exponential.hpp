@@ -3,21 +3,19 @@
 // everywhere, so it also provides log phi = -r / width.
 
 #include <radial/basis.hpp>
-#include <radial/params.hpp>
+#include <radial/option_table.hpp>
 #include <radial/sdk/configured.hpp>
 
 namespace exponential_plugin {
 
-// The parameter, declared once: the table in register.cpp and the check of a loaded model's
-// state both use it.
-radial::ParamSpec exponential_width_param();
-
-// What the basis needs from its validated parameters.
+// What the basis needs from its validated parameters; the defaults are the parameters'.
 struct ExponentialOptions {
-  double width = 1.0;  // > 0: exponential_width_param()
+  double width = 1.0;  // > 0: exponential_table()
 };
 
-ExponentialOptions exponential_options(const radial::Params& params);
+// The parameters bound to the options, declared once: register.cpp and the check of a loaded
+// model's state both use them.
+radial::OptionTable<ExponentialOptions> exponential_table();
 
 // A Euclidean basis with nothing to fit to the centres (radial::EuclideanBasis), made from its
 // options, which the constructor only stores (radial::sdk::Configured).

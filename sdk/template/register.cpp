@@ -7,10 +7,10 @@ namespace {
 
 void register_exponential(radial::Registrar& registrar) {
   using namespace exponential_plugin;
-  registrar.add_basis(
-      radial::sdk::describe("exponential (Laplacian) basis phi(r) = exp(-r / width)",
-                            "template plugin of the Radial SDK", {exponential_width_param()}),
-      radial::sdk::from_options<ExponentialBasis>(exponential_options));
+  const auto table = exponential_table();
+  registrar.add_basis(radial::sdk::describe("exponential (Laplacian) basis phi(r) = exp(-r / width)",
+                                            "template plugin of the Radial SDK", table),
+                      radial::sdk::from_table<ExponentialBasis>(table));
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST_CASE("max-distance: scale times the largest squared distance between centre
           "[width-rules]") {
   Centres c = five();
   FitContext ctx(1);
-  const WidthResult r = apply_width_rule(c, spec(WidthRule::MaxDistance, 0.5), false, "t", ctx);
+  const WidthResult r = apply_width_rule(c, spec(WidthRule::MaxDistance, 0.5), false, ctx);
   // Largest: (7,0)-(0,2): 49 + 4 = 53.
   REQUIRE(c.shape == Shape::Spherical);
   for (double v : c.variances) REQUIRE(v == 0.5 * 53.0);
@@ -58,7 +58,7 @@ TEST_CASE("nearest: scale times the mean squared distance to the nearest other c
           "[width-rules]") {
   Centres c = five();
   FitContext ctx(1);
-  apply_width_rule(c, spec(WidthRule::Nearest, 2.0), false, "t", ctx);
+  apply_width_rule(c, spec(WidthRule::Nearest, 2.0), false, ctx);
   // Nearest squared distances: c0 1 (c1), c1 1 (c0), c2 4 (c1), c3 16 (c2), c4 4 (c0).
   const double mean = (1 + 1 + 4 + 16 + 4) / 5.0;
   for (double v : c.variances) REQUIRE(v == Approx(2.0 * mean).epsilon(1e-15));
@@ -77,7 +77,7 @@ TEST_CASE("p-nearest: per centre, scale times the mean of its p nearest squared 
           "[width-rules]") {
   Centres c = five();
   FitContext ctx(1);
-  const WidthResult r = apply_width_rule(c, spec(WidthRule::PNearest, 1.0, 2), false, "t", ctx);
+  const WidthResult r = apply_width_rule(c, spec(WidthRule::PNearest, 1.0, 2), false, ctx);
   REQUIRE(r.common_variance == 0);  // the widths differ
   for (std::size_t j = 0; j < 5; ++j) {
     std::vector<double> others;
@@ -91,7 +91,7 @@ TEST_CASE("p-nearest: per centre, scale times the mean of its p nearest squared 
   REQUIRE(c.variances(3) == 26.0);
   // p larger than M - 1 uses every other centre.
   Centres all = five();
-  apply_width_rule(all, spec(WidthRule::PNearest, 1.0, 10), false, "t", ctx);
+  apply_width_rule(all, spec(WidthRule::PNearest, 1.0, 10), false, ctx);
   REQUIRE(all.variances(0) == Approx((1 + 9 + 49 + 4) / 4.0).epsilon(1e-15));
 }
 
@@ -101,22 +101,22 @@ TEST_CASE("shapes keep the learned shapes; scaled shapes multiply them", "[width
   c.diagonal = xt::ones<double>({std::size_t(5), std::size_t(2)}) * 0.25;
   FitContext ctx(1);
   Centres kept = c;
-  apply_width_rule(kept, spec(WidthRule::Auto), true, "t", ctx);  // a density: shapes
+  apply_width_rule(kept, spec(WidthRule::Auto), true, ctx);  // a density: shapes
   REQUIRE(kept.shape == Shape::Diagonal);
   REQUIRE((kept.diagonal == c.diagonal));
   Centres scaled = c;
-  apply_width_rule(scaled, spec(WidthRule::ScaledShapes, 8.0), false, "t", ctx);
+  apply_width_rule(scaled, spec(WidthRule::ScaledShapes, 8.0), false, ctx);
   REQUIRE(scaled.shape == Shape::Diagonal);
   for (double v : scaled.diagonal) REQUIRE(v == 2.0);
   REQUIRE(ctx.report.warnings.empty());
   // Activations by default: the nearest-centre rule, whatever the learner's shapes.
   Centres active = c;
-  const WidthResult r = apply_width_rule(active, spec(WidthRule::Auto), false, "t", ctx);
+  const WidthResult r = apply_width_rule(active, spec(WidthRule::Auto), false, ctx);
   REQUIRE(r.rule == WidthRule::Nearest);
   REQUIRE(active.shape == Shape::Spherical);
   // No shapes to scale: the max-distance rule, with a warning naming the setting.
   Centres none = five();
-  apply_width_rule(none, spec(WidthRule::ScaledShapes, 2.0), false, "t", ctx);
+  apply_width_rule(none, spec(WidthRule::ScaledShapes, 2.0), false, ctx);
   REQUIRE(none.variances(0) == 2.0 * 53.0);
   REQUIRE(ctx.report.warnings.back().guard == "no-shapes");
 }
@@ -126,7 +126,7 @@ TEST_CASE("width parameters: fixed, choose, and their checks", "[width-rules]") 
   REQUIRE(fixed.rule == WidthRule::Fixed);  // width > 0 wins, as before the rules
   Centres c = five();
   FitContext ctx(1);
-  apply_width_rule(c, fixed, false, "t", ctx);
+  apply_width_rule(c, fixed, false, ctx);
   for (double v : c.variances) REQUIRE(v == 0.25);
   const WidthSpec chosen = width_spec(params("nearest", std::string("choose")), "t");
   REQUIRE(chosen.choose_scale);

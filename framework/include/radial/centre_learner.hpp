@@ -9,6 +9,7 @@
 #include "radial/centres.hpp"
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
+#include "radial/option_table.hpp"
 #include "radial/params.hpp"
 
 namespace radial {
@@ -29,11 +30,20 @@ class CentreLearner {
 // The `count` parameter of a learner whose number of centres is free: an integer >= 1, "auto"
 // (the default: auto_centre_count of the training rows) or "choose" (the trainer selects it
 // by leave-one-out among auto_centre_count / 4, / 2, x 1, x 2 and x 4, selection.cpp).
+// The count is stored in `count`, 0 for "auto" and "choose" (the learner then calls
+// auto_centre_count on its rows); a count of 0 in the table's options is the default "auto".
 ParamSpec centre_count_param(const std::string& doc);
-
-// The count from validated Params holding centre_count_param: 0 for "auto" and "choose" (the
-// learner then calls auto_centre_count on its rows).
 std::size_t centre_count(const Params& params);
+template <class Options>
+ParamSpec& add_centre_count(OptionTable<Options>& table, std::size_t Options::*count,
+                            const std::string& doc) {
+  return table.custom(
+      centre_count_param(doc),
+      [count](const Options& o) {
+        return o.*count == 0 ? ParamValue(std::string("auto")) : ParamValue(std::int64_t(o.*count));
+      },
+      [count](const Params& p, Options& o) { o.*count = centre_count(p); });
+}
 
 // Centres for `rows` training rows when the count is "auto": min(rows / 2, ceil(8 sqrt(rows)),
 // 500), at least 1. Grows with N as the kernel methods it competes with, while the output

@@ -84,10 +84,14 @@ class FitContext {
   FitReport report;
   // Progress lines for the user (stderr in the host); may be empty.
   std::function<void(const std::string&)> log;
+  // The id of the component being fitted, set by the framework before it calls the component,
+  // so that warnings name it without the component saying its own name.
+  std::string component;
 
-  void warn(std::string component, std::string guard, std::string message, std::string setting) {
-    report.warnings.push_back({std::move(component), std::move(guard), std::move(message),
-                               std::move(setting)});
+  // Records a guard that fired in the current component.
+  void warn(std::string guard, std::string message, std::string setting) {
+    report.warnings.push_back(
+        {component, std::move(guard), std::move(message), std::move(setting)});
   }
   void progress(const std::string& line) const {
     if (log) log(line);

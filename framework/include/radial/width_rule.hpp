@@ -13,6 +13,7 @@
 
 #include "radial/centres.hpp"
 #include "radial/fit_context.hpp"
+#include "radial/option_table.hpp"
 #include "radial/params.hpp"
 
 namespace radial {
@@ -32,19 +33,18 @@ const char* to_string(WidthRule rule);
 struct WidthSpec {
   WidthRule rule = WidthRule::Auto;
   double scale = 1.0;  // multiplies the rule's variance; "choose" leaves it at 1 until chosen
-  bool choose_scale = false;
+  bool choose_scale = true;  // the trainer selects the scale (width_scale = "choose")
   std::size_t p = 2;  // PNearest
   double width = 0;   // Fixed: sigma (> 0)
 };
 
-// The parameter entries every shape basis declares (width, width_rule, width_scale, width_p),
-// with `width_scale` defaulting to "choose" (the trainer selects it:
-// framework/src/training/selection.hpp).
+// The parameters every shape basis declares (width, width_rule, width_scale, width_p), bound
+// to WidthSpec, whose defaults they take (`width_scale` "choose": the trainer selects it,
+// framework/src/training/selection.hpp). Reading them, `width > 0` means Fixed whatever
+// width_rule says (as before the rules existed); ParameterError naming `component` for
+// width_rule = "fixed" without a width, or width^2 that is not a normal double.
+OptionTable<WidthSpec> width_table(const std::string& component);
 ParamTable width_param_table();
-
-// The spec from validated Params holding the entries above. `width > 0` means Fixed whatever
-// width_rule says (as before the rules existed); ParameterError for width_rule = "fixed" without
-// a width, or width^2 that is not a normal double.
 WidthSpec width_spec(const Params& params, const std::string& component);
 
 // The rule Auto stands for in a basis of this kind.
@@ -61,8 +61,8 @@ struct WidthResult {
 // Sets centres' shapes by the (resolved) rule. Shapes and ScaledShapes need shapes (from the
 // centre learner); a shapeless set falls back to MaxDistance with the guard "no-shapes". Rules
 // of inter-centre distances with fewer than two distinct centres use variance `scale` (guard
-// "zero-width"). Warnings go to ctx under `component`.
+// "zero-width"). Warnings go to ctx, under the component it is fitting.
 WidthResult apply_width_rule(Centres& centres, const WidthSpec& spec, bool density,
-                             const std::string& component, FitContext& ctx);
+                             FitContext& ctx);
 
 }  // namespace radial

@@ -10,34 +10,24 @@
 
 namespace radial::glm {
 
-ParamSpec link_param() {
-  return ParamSpec::choice("link", "auto", {"auto", "logistic", "softmax", "identity"},
-                           "output link; auto = logistic for 2 classes, softmax for more, "
-                           "identity for regression");
-}
-
-ParamSpec tolerance_param() {
-  return ParamSpec::real("tolerance", 1e-4,
-                         "stop when the largest weight change AND the error change are both "
-                         "below this")
+OptionTable<TrainerOptions> trainer_table(std::string iterations_doc) {
+  OptionTable<TrainerOptions> t;
+  t.choice("link", &TrainerOptions::link, {"auto", "logistic", "softmax", "identity"},
+           "output link; auto = logistic for 2 classes, softmax for more, identity for "
+           "regression");
+  t.bind("iterations", &TrainerOptions::iterations, std::move(iterations_doc)).at_least(1);
+  t.bind("tolerance", &TrainerOptions::tolerance,
+         "stop when the largest weight change AND the error change are both below this")
       .above(0.0);
+  return t;
 }
 
-ParamSpec start_param() {
-  return ParamSpec::choice("start", "pseudo-inverse", {"pseudo-inverse", "zero"},
-                           "initial weights: the linear-output least-squares solution (the "
-                           "paper) or zeros");
-}
-
-void read_trainer_options(const Params& params, TrainerOptions& options) {
-  options.link = params.string("link");
-  options.iterations = std::size_t(params.integer("iterations"));
-  options.tolerance = params.real("tolerance");
-}
-
-void read_trainer_options(const Params& params, GradientTrainerOptions& options) {
-  read_trainer_options(params, static_cast<TrainerOptions&>(options));
-  options.start = params.string("start");
+OptionTable<GradientTrainerOptions> gradient_trainer_table(std::string iterations_doc) {
+  OptionTable<GradientTrainerOptions> t;
+  t.include(trainer_table(std::move(iterations_doc)));
+  t.choice("start", &GradientTrainerOptions::start, {"pseudo-inverse", "zero"},
+           "initial weights: the linear-output least-squares solution (the paper) or zeros");
+  return t;
 }
 
 Link resolve_link(const std::string& choice, const Dataset& data, const std::string& component) {
@@ -186,7 +176,7 @@ void Trace::warn_separable(double data_error, const Matrix& weights, std::size_t
     << " with the largest weight at " << max_abs(weights)
     << ": the classes are separable by the basis outputs, so the maximum-likelihood weights "
        "are infinite; training stopped with finite weights";
-  ctx_.warn(component_, "separable-data", m.str(),
+  ctx_.warn("separable-data", m.str(),
             "add a [weight-penalty] with alpha > 0, e.g. 0.01 (radial plugins list names the "
             "weight penalties)");
 }
@@ -199,7 +189,7 @@ void Trace::finish(std::size_t iterations, const std::optional<Stop>& stop, cons
   } else {
     std::ostringstream m;
     m << "stopping rule not met after " << cap << " iterations (error " << final_error << ")";
-    ctx_.warn(component_, "iteration-cap", m.str(), "output.iterations");
+    ctx_.warn("iteration-cap", m.str(), "output.iterations");
     r.stop(Termination::IterationCap, m.str());
   }
   if (looks_separable(objective_, final_error)) warn_separable(final_error, weights, iterations);

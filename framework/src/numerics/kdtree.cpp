@@ -340,25 +340,16 @@ void TreeLogDensity::compute_dense(const Matrix& x_block, Matrix& out) const {
   }
 }
 
-ParamTable kdtree_params(const std::string& kdtree_doc) {
-  return {
-      ParamSpec::boolean("kdtree", false, kdtree_doc),
-      ParamSpec::real("threshold", 16.0,
-                      "c of the K-d tree's Gaussian boxes mu -/+ sigma sqrt(c) (eq. 2); a huge "
-                      "value such as 1e300 drops no Gaussian (exact)")
-          .above(0.0),
-      ParamSpec::integer("leaf_size", 4, "K-d tree nodes with at most this many Gaussians are leaves")
-          .at_least(1),
-  };
-}
-
-bool kdtree_enabled(const Params& params) { return params.boolean("kdtree"); }
-
-GaussianBoxTreeOptions kdtree_options(const Params& params) {
-  GaussianBoxTreeOptions options;
-  options.threshold = params.real("threshold");
-  options.leaf_size = static_cast<std::size_t>(params.integer("leaf_size"));
-  return options;
+OptionTable<GaussianBoxTreeOptions> kdtree_table() {
+  OptionTable<GaussianBoxTreeOptions> t;
+  t.bind("threshold", &GaussianBoxTreeOptions::threshold,
+         "c of the K-d tree's Gaussian boxes mu -/+ sigma sqrt(c) (eq. 2); a huge value such as "
+         "1e300 drops no Gaussian (exact)")
+      .above(0.0);
+  t.bind("leaf_size", &GaussianBoxTreeOptions::leaf_size,
+         "K-d tree nodes with at most this many Gaussians are leaves")
+      .at_least(1);
+  return t;
 }
 
 }  // namespace radial

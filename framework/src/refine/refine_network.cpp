@@ -14,41 +14,39 @@
 
 namespace radial::refine {
 
-ParamTable refine_params(std::int64_t iterations) {
-  return {
-      ParamSpec::integer("iterations", iterations, "cap on iterations").at_least(1),
-      ParamSpec::real("tolerance", 1e-6,
-                      "stop when both the largest parameter change and the error change fall "
-                      "below it")
-          .at_least(0),
-      ParamSpec::boolean("centres", true, "train the centres' positions"),
-      ParamSpec::choice("widths", "auto", {"auto", "none", "global", "per-centre", "diagonal"},
-                        "which widths to train, as log factors on the start's shapes: auto = "
-                        "diagonal for Gaussian activations (per-centre from full covariances), "
-                        "none for Euclidean bases and densities"),
-      ParamSpec::real("validation", 0.0,
-                      "early stopping: the fraction of training rows held out (every 1/f-th "
-                      "row); the iterate with the lowest held-out error is kept; 0 trains on "
-                      "every row to the stopping rule")
-          .at_least(0)
-          .at_most(0.5),
-      ParamSpec::integer("patience", 10,
-                         "early stopping: iterations without a lower held-out error before "
-                         "stopping")
-          .at_least(1),
-  };
-}
-
-RefineSettings refine_settings(const Params& params, std::string component) {
-  RefineSettings s;
-  s.component = std::move(component);
-  s.minimiser.iterations = static_cast<std::size_t>(params.integer("iterations"));
-  s.minimiser.tolerance = params.real("tolerance");
-  s.centres = params.boolean("centres");
-  s.widths = params.string("widths");
-  s.validation = params.real("validation");
-  s.patience = static_cast<std::size_t>(params.integer("patience"));
-  return s;
+OptionTable<RefineSettings> refine_table(std::size_t iterations, bool with_memory) {
+  LbfgsOptions start;
+  start.iterations = iterations;
+  OptionTable<LbfgsOptions> minimiser(start);
+  minimiser.bind("iterations", &LbfgsOptions::iterations, "cap on iterations").at_least(1);
+  minimiser.bind("tolerance", &LbfgsOptions::tolerance,
+                 "stop when both the largest parameter change and the error change fall below it")
+      .at_least(0);
+  RefineSettings defaults;
+  defaults.minimiser = start;
+  OptionTable<RefineSettings> t(defaults);
+  t.include(&RefineSettings::minimiser, minimiser);
+  t.bind("centres", &RefineSettings::centres, "train the centres' positions");
+  t.choice("widths", &RefineSettings::widths, {"auto", "none", "global", "per-centre", "diagonal"},
+           "which widths to train, as log factors on the start's shapes: auto = diagonal for "
+           "Gaussian activations (per-centre from full covariances), none for Euclidean bases "
+           "and densities");
+  t.bind("validation", &RefineSettings::validation,
+         "early stopping: the fraction of training rows held out (every 1/f-th row); the "
+         "iterate with the lowest held-out error is kept; 0 trains on every row to the stopping "
+         "rule")
+      .at_least(0)
+      .at_most(0.5);
+  t.bind("patience", &RefineSettings::patience,
+         "early stopping: iterations without a lower held-out error before stopping")
+      .at_least(1);
+  if (with_memory) {
+    OptionTable<LbfgsOptions> memory;
+    memory.bind("memory", &LbfgsOptions::memory, "(s, y) pairs kept for the inverse Hessian")
+        .at_least(1);
+    t.include(&RefineSettings::minimiser, memory);
+  }
+  return t;
 }
 
 WidthMode resolve_width_mode(const std::string& choice, const Basis& basis,
@@ -117,7 +115,7 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
         {iteration, error, objective.flops(),
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
     if (iteration > 0 && iteration % 50 == 0)
-      ctx.progress("refine: " + settings.component + " iteration " + std::to_string(iteration) +
+      ctx.progress("refine: " + ctx.component + " iteration " + std::to_string(iteration) +
                    ", error " + std::to_string(error));
   };
   const MinimiseResult r = minimise(
@@ -160,20 +158,19 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   report.figures["gradient_max"] = r.gradient_max;
   report.figures["parameters"] = double(objective.size());
   report.figures["width_parameters"] = double(objective.width_parameters());
-  const std::string& id = settings.component;
   if (r.termination == Termination::IterationCap && (!validation || best_iteration == r.iterations))
-    ctx.warn(id, "iteration-cap",
+    ctx.warn("iteration-cap",
              "whole-network training stopped at its cap of " + std::to_string(r.iterations) +
                  " iterations, the error still falling",
              "refine.iterations");
   if (r.termination == Termination::NoProgress)
-    ctx.warn(id, "no-progress",
+    ctx.warn("no-progress",
              "whole-network training stopped after " + std::to_string(r.iterations) +
                  " iterations: no step lowered the error, with the gradient not yet at its "
                  "rounding floor; the network there is kept",
              "refine.tolerance (raise it to stop earlier)");
   if (r.termination == Termination::NumericalFailure)
-    ctx.warn(id, "numerical-failure",
+    ctx.warn("numerical-failure",
              "whole-network training met a non-finite error or gradient after " +
                  std::to_string(r.iterations) + " iterations; the last finite network is kept",
              "refine.widths = \"none\", or a weight penalty");

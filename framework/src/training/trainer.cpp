@@ -167,13 +167,15 @@ void check_saturation(const DesignMatrix& design, const std::string& basis, FitC
   if (!(counts[2] > 0)) return;
   const double dead = counts[0] / counts[2], flat = counts[1] / counts[2];
   if (dead < 0.99 && flat < 0.99) return;
-  ctx.warn(basis, "saturated-basis",
-           text::number(100 * (dead >= 0.99 ? dead : flat), 4) + "% of the basis activations on "
-               "the training rows are " + (dead >= 0.99 ? "below 1e-8" : "within 1e-8 of 1") +
-               ": the widths are far too " + (dead >= 0.99 ? "narrow" : "wide") +
-               " for the distances between rows and centres, so the output layer sees almost "
-               "no signal",
-           "basis.width_rule = \"nearest\" with basis.width_scale = \"choose\", or basis.width");
+  // Found by the framework before the output layer runs, about the basis.
+  ctx.report.warnings.push_back(
+      {basis, "saturated-basis",
+       text::number(100 * (dead >= 0.99 ? dead : flat), 4) + "% of the basis activations on "
+           "the training rows are " + (dead >= 0.99 ? "below 1e-8" : "within 1e-8 of 1") +
+           ": the widths are far too " + (dead >= 0.99 ? "narrow" : "wide") +
+           " for the distances between rows and centres, so the output layer sees almost "
+           "no signal",
+       "basis.width_rule = \"nearest\" with basis.width_scale = \"choose\", or basis.width"});
 }
 
 // Fits centres, basis and output on `train` (already standardised when asked). Values left to
@@ -186,6 +188,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   const auto fit_centres = [&](const Pipeline& q) {
     FitContext cctx(derive_seed(seed, centres_stream), threads);
     cctx.log = log;
+    cctx.component = q.centres.plugin;
     const auto start = Clock::now();
     training::CentreFit out;
     out.centres = registry.make_centre_learner(q.centres.plugin, q.centres.params)
@@ -217,6 +220,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
 
   FitContext bctx(derive_seed(seed, basis_stream), threads);
   bctx.log = log;
+  bctx.component = p.basis.plugin;
   auto start = Clock::now();
   c.basis->prepare(centres, bctx);
   bctx.report.seconds = seconds_since(start);
@@ -227,6 +231,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   agreed([&] { check_output_memory(*c.output, p.output.plugin, train, centres.count()); });
   FitContext octx(derive_seed(seed, output_stream), threads);
   octx.log = log;
+  octx.component = p.output.plugin;
   start = Clock::now();
   OutputWeights weights;
   {
@@ -253,6 +258,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
     // The whole network from the two-stage start (radial/refiner.hpp).
     FitContext rctx(derive_seed(seed, refine_stream), threads);
     rctx.log = log;
+    rctx.component = p.refine->plugin;
     start = Clock::now();
     RefinedNetwork refined = registry.make_refiner(p.refine->plugin, p.refine->params)
                                  ->refine(RefineProblem{train, *c.basis, centres, weights,

@@ -21,7 +21,7 @@ namespace {
 // Options as the factory makes them, with its width checks.
 plugins::GaussianOptions options(const std::string& rule, double width = 0, bool density = false,
                                  double scale = 1) {
-  return plugins::gaussian_options(Params({{"width", width},
+  return plugins::gaussian_table().read(Params({{"width", width},
                                            {"width_rule", rule},
                                            {"width_scale", scale},
                                            {"width_p", std::int64_t(2)},

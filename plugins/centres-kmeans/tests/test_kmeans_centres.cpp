@@ -84,7 +84,6 @@ TEST_CASE("kmeans: a singleton cluster takes the squared distance to the nearest
   CHECK(centres.variances(lone) == Approx(2 * 19.0 * 19.0));  // ||(30,30) - (11,11)||^2
   const auto* w = find_warning(ctx, "small-cluster");
   REQUIRE(w != nullptr);
-  CHECK(w->component == "kmeans");
   CHECK_THAT(w->message, Catch::Contains("1 of 3"));
   CHECK(w->setting.find("centres.count") != std::string::npos);
 }
@@ -111,7 +110,6 @@ TEST_CASE("kmeans reports repaired empty clusters and floors zero variances", "[
     CHECK(find_warning(ctx, "variance-floor") != nullptr);
     if (const auto* w = find_warning(ctx, "empty-cluster")) {
       ++repaired;
-      CHECK(w->component == "kmeans");
       CHECK(w->setting.find("centres.count") != std::string::npos);
       CHECK(ctx.report.figures.at("empty_cluster_repairs") >= 1.0);
     }

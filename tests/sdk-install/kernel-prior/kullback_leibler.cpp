@@ -19,8 +19,10 @@ struct KullbackLeiblerOptions {
   double alpha = 1.0;
 };
 
-KullbackLeiblerOptions kullback_leibler_options(const radial::Params& params) {
-  return {params.real("alpha")};
+radial::OptionTable<KullbackLeiblerOptions> kullback_leibler_table() {
+  radial::OptionTable<KullbackLeiblerOptions> t;
+  t.bind("alpha", &KullbackLeiblerOptions::alpha, "prior strength alpha (absolute)").at_least(0.0);
+  return t;
 }
 
 class KullbackLeibler final
@@ -66,8 +68,8 @@ void register_kullback_leibler(radial::Registrar& registrar) {
           "Kullback-Leibler kernel prior for PRBF MAP training",
           "test plugin of the sdk-install-kernel-prior test (Constantinopoulos et al. 2001, "
           "eqs 16-17 with D = KL)",
-          {radial::ParamSpec::real("alpha", 1.0, "prior strength alpha (absolute)").at_least(0.0)}),
-      radial::sdk::from_options<KullbackLeibler>(kullback_leibler_options));
+          kullback_leibler_table()),
+      radial::sdk::from_table<KullbackLeibler>(kullback_leibler_table()));
 }
 
 }  // namespace

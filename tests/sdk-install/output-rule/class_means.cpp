@@ -34,8 +34,10 @@ void ProbitRule::predict(const radial::Matrix& design, const radial::Matrix& wei
   }
 }
 
-ClassMeansOptions class_means_options(const radial::Params& params) {
-  return {params.real("scale")};
+radial::OptionTable<ClassMeansOptions> class_means_table() {
+  radial::OptionTable<ClassMeansOptions> t;
+  t.bind("scale", &ClassMeansOptions::scale, "factor on the difference of the class means").above(0);
+  return t;
 }
 
 radial::OutputWeights ClassMeansOutput::fit(const radial::TrainingProblem& problem,

@@ -8,7 +8,7 @@
 // distribution function, Phi(a) = erfc(-a / sqrt 2) / 2.
 
 #include <radial/output_layer.hpp>
-#include <radial/params.hpp>
+#include <radial/option_table.hpp>
 #include <radial/prediction_rule.hpp>
 #include <radial/sdk/configured.hpp>
 
@@ -27,7 +27,7 @@ struct ClassMeansOptions {
   double scale = 1.0;
 };
 
-ClassMeansOptions class_means_options(const radial::Params& params);
+radial::OptionTable<ClassMeansOptions> class_means_table();
 
 class ClassMeansOutput final
     : public radial::sdk::Configured<radial::OutputLayer, ClassMeansOptions> {

@@ -13,9 +13,8 @@ void register_class_means(radial::Registrar& registrar) {
       radial::sdk::describe(
           "difference of the class means of phi, read by the plugin's probit rule",
           "test plugin of the sdk-install-output-rule test",
-          {radial::ParamSpec::real("scale", 1.0, "factor on the difference of the class means")
-               .above(0)}),
-      radial::sdk::from_options<ClassMeansOutput>(class_means_options));
+          class_means_table()),
+      radial::sdk::from_table<ClassMeansOutput>(class_means_table()));
 }
 
 }  // namespace

@@ -13,18 +13,12 @@
 #include "radial/fit_context.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/link.hpp"
+#include "radial/option_table.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial::glm {
-
-// Parameter specs the trainers share, so their tables read alike: `link` (see resolve_link),
-// `tolerance` (StoppingRule::tolerance) and, for the gradient trainers, `start` (see
-// start_weights).
-ParamSpec link_param();
-ParamSpec tolerance_param();
-ParamSpec start_param();
 
 // What the shared parameters hold, as the base of each trainer's options: link, the iteration
 // cap and the tolerance of the stopping rule.
@@ -40,17 +34,11 @@ struct GradientTrainerOptions : TrainerOptions {
   std::string start = "pseudo-inverse";  // or "zero" (the NETLAB reference runs)
 };
 
-// Reads link, iterations, tolerance (and start) from validated Params into `options`.
-void read_trainer_options(const Params& params, TrainerOptions& options);
-void read_trainer_options(const Params& params, GradientTrainerOptions& options);
-
-// The options of a trainer that has no parameters beyond the shared ones (scg, bfgs).
-template <class Options>
-Options trainer_options(const Params& params) {
-  Options options;
-  read_trainer_options(params, options);
-  return options;
-}
+// The parameters the trainers share, so their tables read alike: `link` (see resolve_link),
+// `iterations` (documented by `iterations_doc`), `tolerance` (StoppingRule::tolerance) and, for
+// the gradient trainers, `start` (see start_weights).
+OptionTable<TrainerOptions> trainer_table(std::string iterations_doc);
+OptionTable<GradientTrainerOptions> gradient_trainer_table(std::string iterations_doc);
 
 // The `link` parameter: "auto" = logistic for 2 classes, softmax for more, identity for
 // regression; otherwise the named link. Throws ParameterError naming `component` when the link

@@ -29,20 +29,11 @@
 #include <vector>
 
 #include "radial/centres.hpp"
+#include "radial/option_table.hpp"
 #include "radial/params.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
-
-struct GaussianBoxTreeOptions;
-
-// The tree's parameters as every component that offers it declares them: `kdtree` (on/off,
-// documented by `kdtree_doc`), `threshold` and `leaf_size`. Declared once here so gmm, dem and
-// bayes cannot drift apart.
-ParamTable kdtree_params(const std::string& kdtree_doc);
-// Reads those parameters back: whether to use the tree, and its options.
-bool kdtree_enabled(const Params& params);
-GaussianBoxTreeOptions kdtree_options(const Params& params);
 
 struct GaussianBoxTreeOptions {
   double threshold = 16.0;     // c of eq. 2 (in squared standard deviations); +inf: exact
@@ -52,6 +43,18 @@ struct GaussianBoxTreeOptions {
   std::size_t sample_rows = 1024;  // splits are chosen on at most this many rows (every
                                    // ceil(N / sample_rows)-th), which bounds the build cost
 };
+
+// The tree's parameters as every component that offers it declares them: `kdtree` (on/off, in
+// `use_tree`), `threshold` and `leaf_size` (in `tree`). Declared once here so gmm, dem and bayes
+// cannot drift apart.
+OptionTable<GaussianBoxTreeOptions> kdtree_table();
+inline constexpr char kdtree_doc[] = "evaluate only the Gaussians of each row's K-d tree leaf";
+template <class Options>
+void add_kdtree_params(OptionTable<Options>& table, bool Options::*use_tree,
+                       GaussianBoxTreeOptions Options::*tree, std::string doc = kdtree_doc) {
+  table.bind("kdtree", use_tree, std::move(doc));
+  table.include(tree, kdtree_table());
+}
 
 class GaussianBoxTree {
  public:

@@ -181,10 +181,11 @@ struct EmOptions {
   int threads = 1;                 // E-step and k-means initialisation threads (0: all cores)
 };
 
-// EmOptions from a mixture learner's parameters: `<prefix>iterations`, `<prefix>tolerance`,
-// `covariance_floor` and the K-d tree's (kdtree_params). One reading for every learner that runs
-// EM (gmm with prefix "", dem's EM start with "em_"), so the same name means the same option.
-EmOptions em_options(const Params& params, Shape shape, const std::string& prefix = "");
+// A mixture learner's EM parameters: `<prefix>iterations`, `<prefix>tolerance` (with their
+// docs), `covariance_floor` and the K-d tree's (add_kdtree_params). Declared once for every
+// learner that runs EM (gmm with prefix "", dem's EM start with "em_").
+OptionTable<EmOptions> em_table(const std::string& prefix, std::string iterations_doc,
+                                std::string tolerance_doc);
 
 struct EmResult {
   Centres components;                   // means and shape arrays

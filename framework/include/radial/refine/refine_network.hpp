@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "radial/option_table.hpp"
 #include "radial/params.hpp"
 #include "radial/refine/lbfgs.hpp"
 #include "radial/refine/network_objective.hpp"
@@ -15,7 +16,6 @@
 namespace radial::refine {
 
 struct RefineSettings {
-  std::string component;     // the plugin id, for warnings
   bool centres = true;
   std::string widths = "auto";
   LbfgsOptions minimiser;    // iterations, tolerance (and memory for L-BFGS)
@@ -27,10 +27,9 @@ struct RefineSettings {
   std::size_t patience = 10;
 };
 
-// iterations (default `iterations`), tolerance, centres, widths, validation, patience.
-ParamTable refine_params(std::int64_t iterations);
-// Reads them from validated Params.
-RefineSettings refine_settings(const Params& params, std::string component);
+// iterations, tolerance, centres, widths, validation and patience, bound to the settings, with
+// the iteration cap `iterations` by default; `memory` only when `with_memory` (L-BFGS).
+OptionTable<RefineSettings> refine_table(std::size_t iterations, bool with_memory = false);
 
 // "auto" (or a mode) for this basis and these centres: diagonal for trainable spherical or
 // diagonal shapes, per-centre for full ones, none for Euclidean bases and densities.

@@ -1,11 +1,12 @@
 #pragma once
-// The one macro a Radial plugin needs, and the two helpers that keep its registration short.
+// The one macro a Radial plugin needs, and the helpers that keep its registration short.
 //
 //   #include <radial/sdk/plugin.hpp>
 //
 //   static void register_kmeans(radial::Registrar& r) {
-//     r.add_centre_learner(radial::sdk::describe("one line", "paper, equations", {...table...}),
-//                          radial::sdk::from_options<KMeans>(kmeans_options));
+//     const radial::OptionTable<KMeansOptions> table = kmeans_table();  // radial/option_table.hpp
+//     r.add_centre_learner(radial::sdk::describe("one line", "paper, equations", table),
+//                          radial::sdk::from_table<KMeans>(table));
 //   }
 //   RADIAL_PLUGIN("kmeans", "1.0.0", register_kmeans)
 //
@@ -20,6 +21,7 @@
 #include <boost/dll/alias.hpp>
 
 #include "radial/fingerprint.hpp"
+#include "radial/option_table.hpp"
 #include "radial/plugin_abi.hpp"
 #include "radial/registry.hpp"
 
@@ -44,11 +46,19 @@ inline ComponentInfo describe(std::string summary, std::string paper, ParamTable
   return info;
 }
 
-// The factory of the SDK's constructor convention: `options` reads the validated Params into
-// the plugin's options struct, and T's constructor only stores it.
+// The same with the parameters of an option table, each default read from its options struct.
+template <class Options>
+ComponentInfo describe(std::string summary, std::string paper, const OptionTable<Options>& table) {
+  return describe(std::move(summary), std::move(paper), table.params());
+}
+
+// The factory of the SDK's constructor convention: `table` reads the validated Params into the
+// plugin's options struct, and T's constructor only stores it.
 template <class T, class Options>
-auto from_options(Options (*options)(const Params&)) {
-  return [options](const Params& params) { return std::make_unique<T>(options(params)); };
+auto from_table(OptionTable<Options> table) {
+  return [table = std::move(table)](const Params& params) {
+    return std::make_unique<T>(table.read(params));
+  };
 }
 
 // The factory of a component without parameters.

@@ -18,7 +18,8 @@ class Registrar;
 //    Registrar calls).
 // 3: Basis::differentiable, map_derivative and shapes_trainable, the Refine slot
 //    (Registrar::add_refiner) for whole-network training, and OutputLayer::working_memory.
-inline constexpr std::uint32_t plugin_abi_version = 3;
+// 4: Basis::density (missing inputs integrated out of a density basis).
+inline constexpr std::uint32_t plugin_abi_version = 4;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

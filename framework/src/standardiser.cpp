@@ -171,7 +171,7 @@ void check_unstandardised_range(const Dataset& data) {
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < d; ++j) {
       const double value = data.inputs(i, j);
-      if (std::fabs(value) < limit) continue;
+      if (std::isnan(value) || std::fabs(value) < limit) continue;  // NaN: a missing cell
       const std::string column =
           j < data.feature_names.size() ? "'" + data.feature_names[j] + "'" : std::to_string(j + 1);
       throw DataError(data.source + ": input column " + column + " holds " + short_text(value) +

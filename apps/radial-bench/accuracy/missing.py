@@ -15,6 +15,10 @@ Jordan 1994; prediction integrates the missing inputs out). Pipelines:
   gmm-bayes     gmm per class (count 2, diagonal), gaussian density basis, bayes output: the
                 mixture posterior, where "em" is exact
   gmm-full      the same with full covariances (count 1 per class)
+  gmm-full-floor  the same with covariance_floor = 0.05 (standardised inputs): the observed-data
+                maximum likelihood of a full covariance from few rows per class drifts towards
+                singular under "em" (the NumPy EM of tests/data/missing-em does the same), which
+                mean imputation hides by shrinking the covariances
   kmeans-ls     Radial's default classifier (gaussian basis, kmeans centres, least squares with
                 the closed-form selection); under "em" the k-means start sees the column means
                 and the basis the Mahalanobis distance over the observed inputs
@@ -45,6 +49,10 @@ PIPELINES = {
                  "centres": {"plugin": "gmm", "mode": "per-class", "count": 1,
                              "covariance": "full"},
                  "output": {"plugin": "bayes"}},
+    "gmm-full-floor": {"basis": {"plugin": "gaussian", "density": True},
+                       "centres": {"plugin": "gmm", "mode": "per-class", "count": 1,
+                                   "covariance": "full", "covariance_floor": 0.05},
+                       "output": {"plugin": "bayes"}},
     "kmeans-ls": {"basis": {"plugin": "gaussian"}, "centres": {"plugin": "kmeans"},
                   "output": {"plugin": "least-squares"}},
 }

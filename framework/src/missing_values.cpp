@@ -102,10 +102,11 @@ void refuse_missing(const Matrix& inputs, const std::string& who) {
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < d; ++j)
       if (std::isnan(inputs(i, j)))
-        throw InputError(who + ": training row " + std::to_string(i + 1) + " has a missing value "
-                         "in input " + std::to_string(j + 1) + ", and " + who + " cannot treat "
-                         "missing values as missing; set [data] missing = \"mean\" (or use a "
-                         "centre learner that does, as the mixture EM learners do)");
+        throw InputError(who + ": training row " + std::to_string(i + 1) +
+                         " has a missing value in input " + std::to_string(j + 1) + ", and " +
+                         who + " cannot treat missing values as missing; set [data] missing = "
+                         "\"mean\" (or use a centre learner that does, as the mixture EM "
+                         "learners do)");
 }
 
 void impute(Matrix& inputs, const Vector& fill) {

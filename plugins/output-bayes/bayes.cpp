@@ -17,12 +17,12 @@
 #include "radial/basis.hpp"
 #include "radial/collectives.hpp"
 #include "radial/design_matrix.hpp"
-#include "radial/sharded_pass.hpp"
 #include "radial/errors.hpp"
 #include "radial/missing_values.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/prediction_rule.hpp"
+#include "radial/sharded_pass.hpp"
 
 namespace radial::plugins {
 

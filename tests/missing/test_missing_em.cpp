@@ -3,24 +3,22 @@
 // which wrote the data with 20% of the cells removed, the initial parameters and the
 // log-likelihood traces), data without a missing cell unchanged to the bit, and the pipeline end
 // to end.
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <radial/testing/paths.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
-#include <radial/testing/paths.hpp>
 
 #include "radial/errors.hpp"
 #include "radial/missing_values.hpp"
 #include "radial/model_store.hpp"
 #include "radial/network.hpp"
-#include "radial/params.hpp"
 #include "radial/numerics/mixture_em.hpp"
+#include "radial/params.hpp"
 #include "radial/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/registry.hpp"
@@ -28,11 +26,11 @@
 
 namespace {
 
+using Catch::Matchers::Contains;
 using radial::Centres;
 using radial::Matrix;
 using radial::Shape;
 using radial::Vector;
-using Catch::Matchers::Contains;
 
 const radial::Registry& plugins() { return radial::testing::shipped_registry(); }
 
@@ -54,7 +52,9 @@ Matrix inputs(const nlohmann::json& j) {
 }
 
 Shape shape_of(const std::string& name) {
-  return name == "spherical" ? Shape::Spherical : name == "diagonal" ? Shape::Diagonal : Shape::Full;
+  return name == "spherical"  ? Shape::Spherical
+         : name == "diagonal" ? Shape::Diagonal
+                              : Shape::Full;
 }
 
 Centres components(const nlohmann::json& p, Shape shape, Vector& weights) {
@@ -127,7 +127,8 @@ TEST_CASE("missing-data EM equals the NumPy reference to 1e-8", "[missing][em]")
       for (std::size_t j = 0; j < w.size(); ++j) {
         CHECK(fit.weights(j) == Approx(w(j)).epsilon(1e-8));
         for (std::size_t a = 0; a < x.shape(1); ++a) {
-          CHECK(fit.components.means(j, a) == Approx(expected.means(j, a)).epsilon(1e-8).margin(1e-9));
+          CHECK(fit.components.means(j, a) ==
+                Approx(expected.means(j, a)).epsilon(1e-8).margin(1e-9));
           for (std::size_t b = 0; b < x.shape(1); ++b)
             CHECK(variance(fit.components, j, a, b) ==
                   Approx(variance(expected, j, a, b)).epsilon(1e-8).margin(1e-9));
@@ -194,22 +195,21 @@ std::string pipeline_text(const std::string& centres, const std::string& basis,
                           const std::string& output) {
   return "name = \"missing em\"\nseed = 1\n[data]\ntrain = \"iris-missing.csv\"\n"
          "standardize = true\nmissing = \"em\"\n[basis]\n" +
-         basis + "\n[centres]\n" + centres + "\n[output]\n" + output +
-         "\n[evaluate]\nfolds = 5\n";
+         basis + "\n[centres]\n" + centres + "\n[output]\n" + output + "\n[evaluate]\nfolds = 5\n";
 }
 
 }  // namespace
 
-TEST_CASE("a pipeline with missing = em trains on every row and predicts rows with missing "
-          "inputs",
-          "[missing][em]") {
+TEST_CASE(
+    "a pipeline with missing = em trains on every row and predicts rows with missing "
+    "inputs",
+    "[missing][em]") {
   const auto dir = radial::testing::binary_dir() / "tests" / "missing" / "work";
   const auto data = iris_with_missing(dir);
-  const std::string text = pipeline_text(
-      "plugin = \"gmm\"\nmode = \"per-class\"\ncount = 2\ncovariance = \"diagonal\"",
-      "plugin = \"gaussian\"\ndensity = true", "plugin = \"bayes\"");
-  const auto r =
-      radial::train(radial::parse_pipeline(text, dir / "p.toml", plugins()), plugins());
+  const std::string text =
+      pipeline_text("plugin = \"gmm\"\nmode = \"per-class\"\ncount = 2\ncovariance = \"diagonal\"",
+                    "plugin = \"gaussian\"\ndensity = true", "plugin = \"bayes\"");
+  const auto r = radial::train(radial::parse_pipeline(text, dir / "p.toml", plugins()), plugins());
   CHECK(r.model.missing_em);
   CHECK(r.model.imputation.size() == 0);
   CHECK(r.report.missing_policy == "em");
@@ -263,15 +263,16 @@ TEST_CASE("centre learners with missing = em: EM learners and kmeans train, subs
           "[missing][em]") {
   const auto dir = radial::testing::binary_dir() / "tests" / "missing" / "work-learners";
   iris_with_missing(dir);
-  const std::string softmax = "plugin = \"irls\"\nlink = \"softmax\"\n[weight-penalty]\n"
-                              "plugin = \"weight-decay\"\nalpha = 0.001";
+  const std::string softmax =
+      "plugin = \"irls\"\nlink = \"softmax\"\n[weight-penalty]\n"
+      "plugin = \"weight-decay\"\nalpha = 0.001";
   for (const std::string centres :
        {"plugin = \"gmm\"\nmode = \"pooled\"\ncount = 6\ncovariance = \"full\"",
         "plugin = \"dem\"\ncount = 2", "plugin = \"prbf\"\ncount = 6",
         "plugin = \"kmeans\"\ncount = 8"}) {
     INFO(centres);
-    const bool density = centres.find("prbf") != std::string::npos ||
-                         centres.find("dem") != std::string::npos;
+    const bool density =
+        centres.find("prbf") != std::string::npos || centres.find("dem") != std::string::npos;
     const std::string text = pipeline_text(
         centres, density ? "plugin = \"gaussian\"\ndensity = true" : "plugin = \"gaussian\"",
         density ? "plugin = \"bayes\"" : softmax);
@@ -280,9 +281,8 @@ TEST_CASE("centre learners with missing = em: EM learners and kmeans train, subs
     REQUIRE(r.report.cv);
     CHECK(r.report.cv->error_rate < 0.2);
   }
-  const std::string subset =
-      pipeline_text("plugin = \"subset\"\ncount = 10", "plugin = \"thin-plate\"",
-                    "plugin = \"least-squares\"");
+  const std::string subset = pipeline_text("plugin = \"subset\"\ncount = 10",
+                                           "plugin = \"thin-plate\"", "plugin = \"least-squares\"");
   try {
     radial::train(radial::parse_pipeline(subset, dir / "p.toml", plugins()), plugins());
     FAIL("subset trained on rows with missing values");

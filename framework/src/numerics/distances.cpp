@@ -14,10 +14,10 @@
 #include <immintrin.h>
 #endif
 
+#include "observed_gaussian.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/cpu.hpp"
 #include "radial/numerics/small_gemm.hpp"
-#include "observed_gaussian.hpp"
 #include "radial/text.hpp"
 
 namespace radial {

@@ -160,8 +160,8 @@ EmResult em_mixture_kmeans(const Matrix& x, std::size_t count, const EmOptions& 
   if (kmeans_repairs) *kmeans_repairs += km.empty_cluster_repairs;
   Centres initial;
   Vector weights;
-  mixture_from_assignment(start, km.assignment, km.centres, options.shape,
-                          options.covariance_floor, initial, weights);
+  mixture_from_assignment(start, km.assignment, km.centres, options.shape, options.covariance_floor,
+                          initial, weights);
   return em_mixture(x, std::move(initial), std::move(weights), options);
 }
 

@@ -218,9 +218,8 @@ void accumulate_block(const Matrix& xb, const Matrix& r, const Matrix* features,
 // counts.class_c1 / class_cx += the block's responsibilities split by the rows' classes: the
 // rows grouped by class, then one product [x, 1]^T R per class present. Row n of xb is data row
 // index[n] (index null: first + n).
-void accumulate_classes(const Matrix& xb, const Matrix& r, const Labels& classes,
-                        std::size_t first, const std::size_t* index, MixtureCounts& counts,
-                        BlockScratch& s) {
+void accumulate_classes(const Matrix& xb, const Matrix& r, const Labels& classes, std::size_t first,
+                        const std::size_t* index, MixtureCounts& counts, BlockScratch& s) {
   const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
   const std::size_t k = counts.class_c1.shape(1), w = d + 1;
   s.starts.assign(k + 1, 0);
@@ -313,9 +312,9 @@ struct MissingScratch {
 // and the scatter, plus the conditional covariance of the missing coordinates in the scatter
 // (their eqs 7-9: E[x_m | x_o, j] and E[x_m x_m^T | x_o, j]). Evaluates every component.
 void missing_row(const Matrix& x, std::size_t row, const Centres& components,
-                 const std::vector<View>& views, bool statistics, Vector* row_ll,
-                 MissingScratch& s, std::vector<MixtureCounts>& counts,
-                 std::vector<double>& log_likelihood, double& evaluated) {
+                 const std::vector<View>& views, bool statistics, Vector* row_ll, MissingScratch& s,
+                 std::vector<MixtureCounts>& counts, std::vector<double>& log_likelihood,
+                 double& evaluated) {
   static const double log_2pi = std::log(2.0 * M_PI);
   const std::size_t m = components.count(), d = components.dim();
   const bool full = components.shape == Shape::Full;
@@ -330,8 +329,8 @@ void missing_row(const Matrix& x, std::size_t row, const Centres& components,
   }
   for (std::size_t j = 0; j < m; ++j) {
     const observed_gaussian::Result g = observed_gaussian::evaluate(
-        components, j, xr, s.observed, s.missing, s.gaussian,
-        statistics ? &s.xhat[j * d] : nullptr, statistics ? &s.cond[j * cs] : nullptr);
+        components, j, xr, s.observed, s.missing, s.gaussian, statistics ? &s.xhat[j * d] : nullptr,
+        statistics ? &s.cond[j * cs] : nullptr);
     s.log_density[j] = -0.5 * (double(s.observed.size()) * log_2pi + g.log_det + g.r2);
   }
   evaluated += double(m);
@@ -521,8 +520,7 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
           }
           rows = q.complete.size();
           q.xb.resize({rows, d});
-          for (std::size_t n = 0; n < rows; ++n)
-            std::copy_n(&x(q.complete[n], 0), d, &q.xb(n, 0));
+          for (std::size_t n = 0; n < rows; ++n) std::copy_n(&x(q.complete[n], 0), d, &q.xb(n, 0));
           index = q.complete.data();
         }
         const auto row_at = [&](std::size_t n) { return index ? index[n] : first + n; };
@@ -577,45 +575,45 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
                                  q.scratch);
           }
         } else {
-        // K-d tree: each row's leaf candidates; the fallback widens them (widen_candidates).
-        tree->compute_sparse(q.xb, q.sparse);
-        q.evaluated = double(q.sparse.value.size());
-        for (std::size_t n = 0; n < rows; ++n) {
-          const std::size_t row = row_at(n);
-          const double* xr = &q.xb(n, 0);
-          const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
-          const std::uint32_t* comp = q.sparse.component.data() + b;
-          const double* val = q.sparse.value.data() + b;
-          std::size_t count = e - b;
-          for (std::size_t v = 0; v < nv; ++v) {
-            const View& view = views[v];
-            const double* lw = view.row_weights(row);
-            double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
-            if (v == 0 && q.used.empty()) {
-              ++q.fallback_rows;
-              q.evaluated += double(widen_candidates(*tree, xr, view, row, comp, val, count,
-                                                     q.wide_comp, q.wide_logn));
-              comp = q.wide_comp.data();
-              val = q.wide_logn.data();
-              count = q.wide_comp.size();
-              l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
-            }
-            if (statistics) {
-              for (std::size_t i = 0; i < q.used.size(); ++i)
-                accumulate_one(xr, q.used[i], q.resp[i], q.counts[v], d);
-              if (view.class_counts) {
-                const auto k = std::size_t((*view.weight_groups)(row));
-                for (std::size_t i = 0; i < q.used.size(); ++i) {
-                  q.counts[v].class_c1(q.used[i], k) += q.resp[i];
-                  double* s = &q.counts[v].class_cx(q.used[i], k, 0);
-                  for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
+          // K-d tree: each row's leaf candidates; the fallback widens them (widen_candidates).
+          tree->compute_sparse(q.xb, q.sparse);
+          q.evaluated = double(q.sparse.value.size());
+          for (std::size_t n = 0; n < rows; ++n) {
+            const std::size_t row = row_at(n);
+            const double* xr = &q.xb(n, 0);
+            const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
+            const std::uint32_t* comp = q.sparse.component.data() + b;
+            const double* val = q.sparse.value.data() + b;
+            std::size_t count = e - b;
+            for (std::size_t v = 0; v < nv; ++v) {
+              const View& view = views[v];
+              const double* lw = view.row_weights(row);
+              double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+              if (v == 0 && q.used.empty()) {
+                ++q.fallback_rows;
+                q.evaluated += double(widen_candidates(*tree, xr, view, row, comp, val, count,
+                                                       q.wide_comp, q.wide_logn));
+                comp = q.wide_comp.data();
+                val = q.wide_logn.data();
+                count = q.wide_comp.size();
+                l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+              }
+              if (statistics) {
+                for (std::size_t i = 0; i < q.used.size(); ++i)
+                  accumulate_one(xr, q.used[i], q.resp[i], q.counts[v], d);
+                if (view.class_counts) {
+                  const auto k = std::size_t((*view.weight_groups)(row));
+                  for (std::size_t i = 0; i < q.used.size(); ++i) {
+                    q.counts[v].class_c1(q.used[i], k) += q.resp[i];
+                    double* s = &q.counts[v].class_cx(q.used[i], k, 0);
+                    for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
+                  }
                 }
               }
+              if (v == 0 && row_ll) (*row_ll)(row) = l;
+              q.log_likelihood[v] += l;
             }
-            if (v == 0 && row_ll) (*row_ll)(row) = l;
-            q.log_likelihood[v] += l;
           }
-        }
         }
         for (const std::size_t row : q.incomplete)
           missing_row(x, row, components, views, statistics, row_ll, q.missing, q.counts,

@@ -53,7 +53,7 @@ inline Result evaluate(const Centres& c, std::size_t j, const double* x,
   Result out;
   if (c.shape != Shape::Full) {
     for (const std::size_t k : observed) {
-      const double v = c.shape == Shape::Diagonal   ? c.diagonal(j, k)
+      const double v = c.shape == Shape::Diagonal    ? c.diagonal(j, k)
                        : c.shape == Shape::Spherical ? c.variances(j)
                                                      : 1.0;
       const double e = x[k] - mu[k];
@@ -67,7 +67,7 @@ inline Result evaluate(const Centres& c, std::size_t j, const double* x,
     if (cond)
       for (std::size_t i = 0; i < nm; ++i) {
         const std::size_t k = missing[i];
-        cond[i] = c.shape == Shape::Diagonal   ? c.diagonal(j, k)
+        cond[i] = c.shape == Shape::Diagonal    ? c.diagonal(j, k)
                   : c.shape == Shape::Spherical ? c.variances(j)
                                                 : 1.0;
       }

@@ -345,9 +345,9 @@ class PipelineReader {
     if (const toml::node* node = table.get("missing")) {
       const std::string& missing = string(*node, "data.missing", "missing");
       bool known = false;
-      for (const MissingPolicy policy : {MissingPolicy::Error, MissingPolicy::DropRows,
-                                         MissingPolicy::Mean, MissingPolicy::Median,
-                                         MissingPolicy::Em}) {
+      for (const MissingPolicy policy :
+           {MissingPolicy::Error, MissingPolicy::DropRows, MissingPolicy::Mean,
+            MissingPolicy::Median, MissingPolicy::Em}) {
         if (missing != to_string(policy)) continue;
         spec.missing = policy;
         known = true;

@@ -14,6 +14,8 @@ Jordan 1994; prediction integrates the missing inputs out). Pipelines:
 
   gmm-bayes     gmm per class (count 2, diagonal), gaussian density basis, bayes output: the
                 mixture posterior, where "em" is exact
+  gmm-bayes-floor  the same with covariance_floor = 0.05 (a column constant within a class keeps
+                a variance at the floor under "em", where mean imputation spreads it)
   gmm-full      the same with full covariances (count 1 per class)
   gmm-full-floor  the same with covariance_floor = 0.05 (standardised inputs): the observed-data
                 maximum likelihood of a full covariance from few rows per class drifts towards
@@ -45,6 +47,10 @@ PIPELINES = {
                   "centres": {"plugin": "gmm", "mode": "per-class", "count": 2,
                               "covariance": "diagonal"},
                   "output": {"plugin": "bayes"}},
+    "gmm-bayes-floor": {"basis": {"plugin": "gaussian", "density": True},
+                        "centres": {"plugin": "gmm", "mode": "per-class", "count": 2,
+                                    "covariance": "diagonal", "covariance_floor": 0.05},
+                        "output": {"plugin": "bayes"}},
     "gmm-full": {"basis": {"plugin": "gaussian", "density": True},
                  "centres": {"plugin": "gmm", "mode": "per-class", "count": 1,
                              "covariance": "full"},
@@ -84,7 +90,7 @@ def main():
     parser.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                                       "..", "shared", "data"))
     parser.add_argument("--sets", nargs="*", help="data set names (default: all)")
-    parser.add_argument("--pipelines", nargs="*", default=list(PIPELINES))
+    parser.add_argument("--pipelines", nargs="*", default=list(PIPELINES), choices=list(PIPELINES))
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_args()
     names = args.sets or (QUICK if args.quick else CLASSIFICATION)

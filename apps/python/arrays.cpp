@@ -39,7 +39,7 @@ void finite(double value, const std::string& name, const std::string& index) {
 
 }  // namespace
 
-Matrix to_matrix(const py::handle& object, const std::string& name) {
+Matrix to_matrix(const py::handle& object, const std::string& name, bool allow_nan) {
   const py::array array = checked(object, name, 2);
   const auto rows = static_cast<std::size_t>(array.shape(0));
   const auto cols = static_cast<std::size_t>(array.shape(1));
@@ -54,7 +54,8 @@ Matrix to_matrix(const py::handle& object, const std::string& name) {
     for (std::size_t j = 0; j < cols; ++j) {
       const double v =
           *reinterpret_cast<const double*>(base + s0 * py::ssize_t(i) + s1 * py::ssize_t(j));
-      finite(v, name, "[" + std::to_string(i) + ", " + std::to_string(j) + "]");
+      if (!(allow_nan && std::isnan(v)))
+        finite(v, name, "[" + std::to_string(i) + ", " + std::to_string(j) + "]");
       out(i, j) = v;
     }
   }

@@ -43,8 +43,9 @@ struct ModelHandle {
 ModelHandle make_model_handle(Model model, std::string report_json, const std::string& where);
 
 // NumPy -> framework matrices. Refuse (InputError naming `name`) anything but float64 with the
-// expected dimensions, and NaN/Inf (DataError, as the CSV reader does).
-Matrix to_matrix(const py::handle& array, const std::string& name);
+// expected dimensions, and NaN/Inf (DataError, as the CSV reader does); with allow_nan a NaN is
+// a missing cell ([data] missing other than "error").
+Matrix to_matrix(const py::handle& array, const std::string& name, bool allow_nan = false);
 Vector to_vector(const py::handle& array, const std::string& name, std::size_t rows);
 py::array_t<double> to_numpy(const Matrix& matrix);
 

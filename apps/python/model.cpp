@@ -4,7 +4,8 @@
 
 #include "bindings.hpp"
 #include "radial/errors.hpp"
-#include "radial/model/model_store.hpp"
+#include "radial/missing_values.hpp"
+#include "radial/model_store.hpp"
 #include "radial/network.hpp"
 
 namespace radial::python {
@@ -13,7 +14,10 @@ namespace {
 using namespace pybind11::literals;
 
 Matrix outputs(const ModelHandle& h, const py::handle& X) {
-  Matrix inputs = to_matrix(X, "X");
+  // NaN is a missing cell for a model trained with [data] missing = "mean", "median" (filled
+  // here) or "em" (integrated out by the network).
+  const Model& m = *h.model;
+  Matrix inputs = to_matrix(X, "X", m.imputation.size() != 0 || m.missing_em);
   if (inputs.shape(1) != h.model->feature_names.size()) {
     throw ShapeError("X has " + std::to_string(inputs.shape(1)) +
                      " columns but the model was "
@@ -21,6 +25,7 @@ Matrix outputs(const ModelHandle& h, const py::handle& X) {
                      std::to_string(h.model->feature_names.size()) +
                      " features (same features, same order required)");
   }
+  impute(inputs, m.imputation);
   py::gil_scoped_release release;
   return Network(*h.model, h.basis).predict(inputs);
 }

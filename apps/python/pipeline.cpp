@@ -91,7 +91,8 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
     }
   } else {
     if (y.is_none()) throw InputError("fit(X, y) needs y (one target value per row of X)");
-    Matrix inputs = to_matrix(X, "X");
+    const bool missing = pipeline->data.missing != MissingPolicy::Error;
+    Matrix inputs = to_matrix(X, "X", missing);
     const std::size_t rows = inputs.shape(0);
     if (auto texts = text_labels(y)) {
       train_data = make_text_dataset(std::move(inputs), std::move(*texts), pipeline->data.task,
@@ -104,7 +105,7 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
       throw InputError("pass X_test and y_test together, or neither");
     }
     if (!X_test.is_none()) {
-      Matrix test_inputs = to_matrix(X_test, "X_test");
+      Matrix test_inputs = to_matrix(X_test, "X_test", missing);
       if (test_inputs.shape(1) != train_data->features()) {
         throw ShapeError("X_test has " + std::to_string(test_inputs.shape(1)) +
                          " columns but X has " + std::to_string(train_data->features()) +

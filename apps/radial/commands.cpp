@@ -250,7 +250,7 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
     basis = restore_basis(registry, model, args.model);
   });
   Matrix inputs = read_model_inputs(args.data, model.feature_names, model.input_coding,
-                                    model.imputation.size() != 0);
+                                    model.imputation.size() != 0 || model.missing_em);
   impute(inputs, model.imputation);
   Network network(model, basis);
   Matrix outputs;
@@ -314,7 +314,7 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
     use_classes_of(options, model.class_values, model.class_names);
   options.features = model.feature_names.size();  // a LIBSVM file is read with the model's d
   if (!model.input_coding.empty()) options.coding = model.input_coding;
-  options.allow_missing = model.imputation.size() != 0;
+  options.allow_missing = model.imputation.size() != 0 || model.missing_em;
   Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);
   if (data.feature_names != model.feature_names) {
     // Reorder by name so a file with the same columns in another order still evaluates: in

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -58,6 +59,31 @@ struct DesignMatrix::Impl {
                     "true) or rescale the columns");
   }
 
+  // Rows with missing (NaN) inputs (trained with [data] missing = "em"): their squared
+  // distances over the observed coordinates under the marginal shapes, so the missing inputs
+  // are integrated out. A density basis also gets the marginal's normalising constant in r2
+  // (Basis::density): phi is then the exact marginal N(x_o | c_o, S_oo) (Ghahramani & Jordan
+  // 1994); other bases are evaluated at the observed coordinates' Mahalanobis distance. Rows
+  // without NaN keep the GEMM values.
+  void observed_distances(const Matrix& x, Matrix& r2) const {
+    const std::size_t n = x.shape(0), d = x.shape(1), m = distances.count();
+    const bool density = basis.density();
+    thread_local std::vector<double> log_det;
+    log_det.resize(m);
+    for (std::size_t row = 0; row < n; ++row) {
+      const double* xr = &x(row, 0);
+      std::size_t missing = 0;
+      for (std::size_t k = 0; k < d; ++k) missing += std::isnan(xr[k]) ? 1 : 0;
+      if (missing == 0) continue;
+      double* r = &r2(row, 0);
+      distances.compute_observed(xr, r, log_det.data());
+      if (!density) continue;
+      const double shift = -double(missing) * std::log(2.0 * M_PI);
+      const Vector& full = distances.log_determinants();
+      for (std::size_t j = 0; j < m; ++j) r[j] += log_det[j] - full(j) + shift;
+    }
+  }
+
   void compute(std::size_t first, std::size_t count, Matrix& x_buffer, Matrix& r2,
                Matrix& out) const {
     if (first > rows() || count > rows() - first)
@@ -73,10 +99,12 @@ struct DesignMatrix::Impl {
     }
     if (log_domain) {
       distances.compute(*x, out);
+      observed_distances(*x, out);
       basis.log_map(out);
       return;
     }
     distances.compute(*x, r2);
+    observed_distances(*x, r2);
     basis.map(r2);
     out.resize({count, m + 1});
     bool bad = false;  // checked in the copy: no pass of its own

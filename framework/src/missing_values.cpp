@@ -18,6 +18,8 @@ const char* to_string(MissingPolicy policy) {
       return "mean";
     case MissingPolicy::Median:
       return "median";
+    case MissingPolicy::Em:
+      return "em";
   }
   return "error";
 }
@@ -80,6 +82,31 @@ Vector fit_imputation(const Matrix& inputs, MissingPolicy policy) {
     }
   }
   return fill;
+}
+
+bool has_missing(const Matrix& inputs) {
+  const double* v = inputs.data();
+  for (std::size_t i = 0, n = inputs.size(); i < n; ++i)
+    if (std::isnan(v[i])) return true;
+  return false;
+}
+
+Matrix mean_imputed(const Matrix& inputs) {
+  Matrix out = inputs;
+  if (has_missing(inputs)) impute(out, fit_imputation(inputs, MissingPolicy::Mean));
+  return out;
+}
+
+void refuse_missing(const Matrix& inputs, const std::string& who) {
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < d; ++j)
+      if (std::isnan(inputs(i, j)))
+        throw InputError(who + ": training row " + std::to_string(i + 1) +
+                         " has a missing value in input " + std::to_string(j + 1) + ", and " +
+                         who + " cannot treat missing values as missing; set [data] missing = "
+                         "\"mean\" (or use a centre learner that does, as the mixture EM "
+                         "learners do)");
 }
 
 void impute(Matrix& inputs, const Vector& fill) {

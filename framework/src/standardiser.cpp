@@ -10,6 +10,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
+#include "radial/missing_values.hpp"
 
 namespace radial {
 namespace {
@@ -79,14 +80,29 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   // stabler than accumulating sums of squares.
   // Sharded, each sum continues from the previous rank's running sum (chain_over_ranks): the
   // same left-to-right sum over rows as one process, bit for bit, for any shard layout.
+  // Missing cells (NaN, [data] missing = "em", one process) are left out of a column's sums
+  // and count; a column without one is summed exactly as before.
+  std::vector<double> observed(d, static_cast<double>(n));
+  const bool missing = !sharded && has_missing(inputs);
+  if (missing) {
+    for (std::size_t i = 0; i < local; ++i)
+      for (std::size_t j = 0; j < d; ++j)
+        if (std::isnan(inputs(i, j))) observed[j] -= 1.0;
+  }
   std::vector<double> scaled_mean(d, 0.0);
   chain_over_ranks(scaled_mean, [&](std::vector<double>& sum) {
     for (std::size_t i = 0; i < local; ++i) {
       const double* row = &inputs(i, 0);
+      if (missing) {
+        for (std::size_t j = 0; j < d; ++j)
+          if (!std::isnan(row[j])) sum[j] += std::ldexp(row[j], shift[j]);
+        continue;
+      }
       for (std::size_t j = 0; j < d; ++j) sum[j] += std::ldexp(row[j], shift[j]);
     }
   });
-  for (std::size_t j = 0; j < d; ++j) scaled_mean[j] /= static_cast<double>(n);
+  for (std::size_t j = 0; j < d; ++j)
+    scaled_mean[j] = observed[j] > 0 ? scaled_mean[j] / observed[j] : 0.0;
 
   std::vector<double> squares(d, 0.0);
   chain_over_ranks(squares, [&](std::vector<double>& sum) {
@@ -94,6 +110,7 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
       const double* row = &inputs(i, 0);
       for (std::size_t j = 0; j < d; ++j) {
         const double deviation = std::ldexp(row[j], shift[j]) - scaled_mean[j];
+        if (missing && std::isnan(deviation)) continue;
         sum[j] += deviation * deviation;
       }
     }
@@ -106,7 +123,8 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   std::size_t constants = 0;
   for (std::size_t j = 0; j < d; ++j) {
     mean(j) = std::ldexp(scaled_mean[j], -shift[j]);
-    const double sd = std::ldexp(std::sqrt(squares[j] / static_cast<double>(n)), -shift[j]);
+    const double sd =
+        observed[j] > 0 ? std::ldexp(std::sqrt(squares[j] / observed[j]), -shift[j]) : 0.0;
     if (constant[j] || !(sd > 0.0)) {
       // The value itself as the mean, so the column maps to exactly 0 (sum / N need not
       // reproduce it: three 0.1s average to 0.10000000000000002).
@@ -153,7 +171,7 @@ void check_unstandardised_range(const Dataset& data) {
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < d; ++j) {
       const double value = data.inputs(i, j);
-      if (std::fabs(value) < limit) continue;
+      if (std::isnan(value) || std::fabs(value) < limit) continue;  // NaN: a missing cell
       const std::string column =
           j < data.feature_names.size() ? "'" + data.feature_names[j] + "'" : std::to_string(j + 1);
       throw DataError(data.source + ": input column " + column + " holds " + short_text(value) +

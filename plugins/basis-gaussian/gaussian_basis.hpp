@@ -39,6 +39,7 @@ class GaussianBasis final : public Basis {
   // dphi/dr^2 = -phi / 2 (the density's constant does not depend on r^2).
   void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override;
   bool shapes_trainable() const override { return !density_; }
+  bool density() const override { return density_; }
   void log_map(Matrix& r2) const override;
   State state() const override;
   void load_state(const State& state) override;

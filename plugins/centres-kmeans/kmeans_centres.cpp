@@ -10,7 +10,8 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/distributed/sharded_rows.hpp"
+#include "radial/missing_values.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 
 namespace radial::plugins {
 
@@ -51,7 +52,12 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     throw InputError(msg.str());
   }
   options.threads = ctx.threads;
-  const KMeansResult result = kmeans(train.inputs, options, ctx.rng);
+  // Missing cells ([data] missing = "em"): the clusters are found with them at their columns'
+  // observed means; the network still integrates them out (radial/design_matrix.hpp).
+  const bool missing = has_missing(train.inputs);
+  const Matrix imputed = missing ? mean_imputed(train.inputs) : Matrix();
+  const Matrix& x = missing ? imputed : train.inputs;
+  const KMeansResult result = kmeans(x, options, ctx.rng);
   const std::size_t m = result.centres.shape(0);
 
   Centres centres;
@@ -60,7 +66,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   centres.variances = xt::zeros<double>({m});
 
   std::size_t small = 0, floored = 0;
-  const double data_variance = mean_feature_variance(train.inputs, rows);
+  const double data_variance = mean_feature_variance(x, rows);
   const double floor = 1e-6 * (data_variance > 0 ? data_variance : 1.0);
   for (std::size_t j = 0; j < m; ++j) {
     double variance;

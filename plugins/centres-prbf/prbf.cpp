@@ -14,6 +14,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/kernel_prior.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"
@@ -200,7 +201,8 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                "use stratified folds or a larger training set");
     }
 
-  const Floors floor = variance_floors(x, n, options.variance_floor);
+  const Floors floor = has_missing(x) ? variance_floors(mean_imputed(x), n, options.variance_floor)
+                                      : variance_floors(x, n, options.variance_floor);
   if (floor.constant_count > 0)
     ctx.warn("constant-column",
              std::to_string(floor.constant_count) +
@@ -392,7 +394,12 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   KMeansOptions km;
   km.count = m;
   km.threads = ctx.threads;
-  const KMeansResult clusters = kmeans(x, km, ctx.rng);
+  // Missing cells ([data] missing = "em"): the start is fitted with them at their columns'
+  // observed means; the EM below treats them as missing.
+  const bool missing = has_missing(x);
+  const Matrix imputed = missing ? mean_imputed(x) : Matrix();
+  const Matrix& start = missing ? imputed : x;
+  const KMeansResult clusters = kmeans(start, km, ctx.rng);
   if (clusters.empty_cluster_repairs > 0)
     ctx.warn("empty-cluster",
              "k-means initialisation re-seeded " + std::to_string(clusters.empty_cluster_repairs) +
@@ -403,9 +410,9 @@ Centres prbf_initial(const Matrix& x, const Labels& classes, std::size_t num_cla
   // fewer than 2 rows takes the variance of all rows (the variance floor below handles the rest).
   Centres theta;
   Vector cluster_fractions;
-  mixture_from_assignment(x, clusters.assignment, clusters.centres, options.shape, 0.0, theta,
+  mixture_from_assignment(start, clusters.assignment, clusters.centres, options.shape, 0.0, theta,
                           cluster_fractions);
-  const Floors floor = variance_floors(x, rows, options.variance_floor);
+  const Floors floor = variance_floors(start, rows, options.variance_floor);
   for (std::size_t j = 0; j < m; ++j) apply_floor(theta, j, floor);
 
   theta.mixing = Matrix::from_shape({m, num_classes});

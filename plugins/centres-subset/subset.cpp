@@ -9,6 +9,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 
@@ -41,6 +42,8 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   const ShardLayout layout = shard_layout(train.rows());
   const std::size_t rows = layout.total;
   if (rows == 0) throw InputError("plugin subset: the training data have no rows");
+  // A training row with a missing cell cannot be a centre.
+  refuse_missing(train.inputs, "centres subset");
   Centres centres;
   if (all_) {
     // The full RBF network: mu_m = x_m for every m, every rank's rows in global order.

@@ -17,11 +17,12 @@
 #include "radial/basis.hpp"
 #include "radial/distributed/collectives.hpp"
 #include "radial/design_matrix.hpp"
-#include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/prediction_rule.hpp"
+#include "radial/sharded_pass.hpp"
 
 namespace radial::plugins {
 
@@ -197,7 +198,10 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
   }
 
   BayesFigures f;
-  bayes_log_posterior(data.inputs, c, options_, &data.classes, &f);
+  // Rows with missing cells: every Gaussian's marginal density, evaluated directly.
+  BayesOptions options = options_;
+  if (has_missing(data.inputs)) options.use_tree = false;
+  bayes_log_posterior(data.inputs, c, options, &data.classes, &f);
   ctx.report.iterations = 0;
   ctx.report.stop(Termination::Converged,
                   "the mixtures' posterior in closed form from the centres (not iterated)");

@@ -271,3 +271,37 @@ def test_missing_values_counted_and_dropped_or_imputed_as_numpy_does(tmp_path, c
     # The training inputs as imputed by NumPy give the model's own training error.
     imputed = np.where(missing, fill[None, :], X)
     assert np.mean(model.predict(imputed) != y) == model.report["train"]["error_rate"]
+
+
+def test_missing_em_from_files_and_arrays_to_the_same_model(tmp_path, cli):
+    # [data] missing = "em": the same model from a CSV with missing markers and from NumPy
+    # arrays holding NaN; rows with missing inputs predict through the model file and the CLI
+    # as in Python, and a row of complete inputs predicts as under missing = "error".
+    X, y, names, target = read_csv(DATA / "iris.csv")
+    rng = np.random.default_rng(5)
+    missing = rng.random(X.shape) < 0.2
+    write_with_missing(tmp_path / "train.csv", X, y, names, target, missing)
+    spec = {"name": "em", "seed": 2,
+            "data": {"train": str(tmp_path / "train.csv"), "missing": "em"},
+            "basis": {"plugin": "gaussian", "density": True},
+            "centres": {"plugin": "gmm", "mode": "per-class", "count": 2,
+                        "covariance": "full"},
+            "output": {"plugin": "bayes"}}
+    from_file = radial.Pipeline(spec).fit()
+    assert from_file.report["data"]["missing_policy"] == "em"
+    del spec["data"]["train"]
+    observed = np.where(missing, np.nan, X)
+    from_arrays = radial.Pipeline(spec).fit(observed, y)
+    assert np.array_equal(from_file.centres, from_arrays.centres)
+    assert np.array_equal(from_file.predict_proba(observed), from_arrays.predict_proba(observed))
+    assert np.mean(from_file.predict(observed) != y) < 0.1
+    from_file.save(tmp_path / "m.model")
+    rows = np.array([[5.9, np.nan, 4.2, np.nan], [np.nan] * 4, [6.3, 2.9, 5.6, 1.8]])
+    (tmp_path / "rows.csv").write_text(",".join(names) + "\n" + "\n".join(
+        ",".join("?" if np.isnan(v) else repr(float(v)) for v in row) for row in rows) + "\n")
+    predicted = cli("predict", tmp_path / "m.model", tmp_path / "rows.csv",
+                    "--probabilities").stdout.splitlines()[1:]
+    p = np.array([[float(v) for v in line.split(",")[1:]] for line in predicted])
+    assert p == pytest.approx(from_file.predict_proba(rows), abs=1e-12)
+    # No observed input: the class priors.
+    assert p[1] == pytest.approx(np.bincount(y.astype(int)) / len(y), abs=1e-12)

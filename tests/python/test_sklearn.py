@@ -121,3 +121,20 @@ def test_regressor_matches_a_sine():
     est = RBFRegressor(basis_params={"width": 1.0}, centres_params={"count": 10},
                        random_state=0).fit(X, y)
     assert est.score(Xt, yt) > 0.9
+
+
+def test_missing_em_estimator_takes_nan_and_beats_mean_imputation_on_iris():
+    # missing="em" keeps NaN cells missing (mixture EM over the observed inputs, the Bayes
+    # posterior of the marginal densities); "error" refuses them as scikit-learn does.
+    X, y = iris()
+    X = np.where(np.random.default_rng(0).random(X.shape) < 0.2, np.nan, X)
+    common = dict(basis_params={"density": True}, centres="gmm",
+                  centres_params={"mode": "per-class", "count": 2}, output="bayes",
+                  random_state=0, threads=1)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    em = cross_val_score(RBFClassifier(missing="em", **common), X, y, cv=folds).mean()
+    mean = cross_val_score(RBFClassifier(missing="mean", **common), X, y, cv=folds).mean()
+    assert em >= mean
+    assert RBFClassifier(missing="em", **common).fit(X, y).model_.pipeline_text.count('"em"')
+    with pytest.raises(ValueError, match="NaN"):
+        RBFClassifier(**common).fit(X, y)

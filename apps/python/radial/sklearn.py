@@ -46,7 +46,8 @@ class _RBFBase(BaseEstimator):
 
     def _pipeline(self, seed):
         spec = {"name": type(self).__name__, "seed": int(seed), "threads": int(self.threads),
-                "data": {"standardize": bool(self.standardize), "task": self._task}}
+                "data": {"standardize": bool(self.standardize), "task": self._task,
+                         "missing": str(self.missing)}}
         for slot in _SLOTS + (_LEGACY,):
             plugin = getattr(self, slot)
             params = getattr(self, slot + "_params") or {}
@@ -119,8 +120,12 @@ class _RBFBase(BaseEstimator):
             setattr(self, head, merged)
         return self
 
+    def _finite(self):
+        # NaN is a missing cell unless missing = "error" (scikit-learn's force_all_finite).
+        return True if self.missing == "error" else "allow-nan"
+
     def _more_tags(self):
-        return {"requires_y": True}
+        return {"requires_y": True, "allow_nan": self.missing != "error"}
 
 
 class RBFClassifier(ClassifierMixin, _RBFBase):
@@ -133,7 +138,9 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     RandomState or None), threads (row-block workers; 0, the default, is every core, as in
     the CLI; results never depend on it: give 1 inside a parallel cross-validation) and refine
     with refine_params (None by default: "lbfgs", "network-bfgs" or "network-scg" trains the
-    centres, widths and weights together after the two stages).
+    centres, widths and weights together after the two stages), and missing ("error" by
+    default: NaN in X is refused; "mean", "median" or "em" as [data] missing, where "em" keeps
+    NaN cells missing for the mixture EM and the network).
 
     Fitted attributes: classes_, n_features_in_, feature_names_in_ (when X has column names),
     model_ (radial.Model), pipeline_ (radial.Pipeline), report_ (the training report).
@@ -145,7 +152,8 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
                  centres_params=None, output="least-squares", output_params=None,
                  weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
                  kernel_prior_params=None, standardize=True, random_state=None, threads=0,
-                 regularizer=None, regularizer_params=None, refine=None, refine_params=None):
+                 regularizer=None, regularizer_params=None, refine=None, refine_params=None,
+                 missing="error"):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -163,9 +171,10 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
         self.regularizer_params = regularizer_params
         self.refine = refine
         self.refine_params = refine_params
+        self.missing = missing
 
     def fit(self, X, y):
-        X, y = self._validate_data(X, y, dtype=np.float64)
+        X, y = self._validate_data(X, y, dtype=np.float64, force_all_finite=self._finite())
         check_classification_targets(y)
         self.classes_, coded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -176,7 +185,8 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
 
     def predict(self, X):
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, dtype=np.float64, reset=False)
+        X = self._validate_data(X, dtype=np.float64, reset=False,
+                                force_all_finite=self._finite())
         return self.classes_[self.model_.predict(X).astype(np.intp)]
 
     def _has_probabilities(self):
@@ -190,7 +200,8 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
         probabilistic outputs (irls, scg, bfgs, bayes), else radial.InputError: the default
         least-squares output gives scores, not probabilities."""
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, dtype=np.float64, reset=False)
+        X = self._validate_data(X, dtype=np.float64, reset=False,
+                                force_all_finite=self._finite())
         return self.model_.predict_proba(X)
 
     @available_if(_has_probabilities)
@@ -209,7 +220,8 @@ class RBFRegressor(RegressorMixin, _RBFBase):
                  centres_params=None, output="least-squares", output_params=None,
                  weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
                  kernel_prior_params=None, standardize=True, random_state=None, threads=0,
-                 regularizer=None, regularizer_params=None, refine=None, refine_params=None):
+                 regularizer=None, regularizer_params=None, refine=None, refine_params=None,
+                 missing="error"):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -227,14 +239,17 @@ class RBFRegressor(RegressorMixin, _RBFBase):
         self.regularizer_params = regularizer_params
         self.refine = refine
         self.refine_params = refine_params
+        self.missing = missing
 
     def fit(self, X, y):
-        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True)
+        X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True,
+                                   force_all_finite=self._finite())
         return self._fit(X, np.ascontiguousarray(y, dtype=np.float64))
 
     def predict(self, X):
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, dtype=np.float64, reset=False)
+        X = self._validate_data(X, dtype=np.float64, reset=False,
+                                force_all_finite=self._finite())
         return self.model_.predict(X)
 
 

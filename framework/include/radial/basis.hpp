@@ -56,6 +56,14 @@ class Basis {
   // width_param_table() and its rule uses a scale. Known after construction, before prepare().
   virtual bool width_scale_selectable() const { return false; }
 
+  // True when phi_j is the normalised density N(x | c_j, S_j) = exp(k_j - r^2 / 2) with
+  // k_j = -(d log 2 pi + log |S_j|) / 2 (a Shape-metric basis). For an input row with missing
+  // (NaN) coordinates the framework then hands map() and log_map() the squared distance over the
+  // observed coordinates o under S_oo plus log |S_oo| - log |S_j| - (d - d_o) log 2 pi, so phi is
+  // the marginal density N(x_o | c_o, S_oo): the missing inputs integrated out (Ghahramani &
+  // Jordan 1994). Other bases get the plain squared distance over the observed coordinates.
+  virtual bool density() const { return false; }
+
   // Everything map() needs besides the centres, to be saved in a model.
   virtual State state() const = 0;
   virtual void load_state(const State& state) = 0;

@@ -19,7 +19,7 @@ class Registrar;
 // 3: Basis::differentiable, map_derivative and shapes_trainable, the Refine slot
 //    (Registrar::add_refiner) for whole-network training, and OutputLayer::working_memory.
 // 4: FitContext::component (the framework names the component being fitted; warn() without
-//    an id).
+//    an id), and Basis::density (missing inputs integrated out of a density basis).
 inline constexpr std::uint32_t plugin_abi_version = 4;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 

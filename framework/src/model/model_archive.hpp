@@ -51,7 +51,8 @@ inline constexpr unsigned centres_version = 1;
 // model 3: text class labels (class_names) after the training summary; earlier models have none.
 // model 4: the coding of nominal inputs (Model::input_coding) after the class names.
 // model 5: the imputation values of missing inputs (Model::imputation) after the coding.
-inline constexpr unsigned model_version = 5;
+// model 6: Model::missing_em after the imputation.
+inline constexpr unsigned model_version = 6;
 
 // Largest extent accepted for an empty array beyond what the remaining bytes could hold.
 inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
@@ -435,6 +436,7 @@ void save(Ar& ar, const radial::Model& m, const unsigned int /*version*/) {
   }
   ar << coding.unseen_as_zero;
   ar << m.imputation;
+  ar << m.missing_em;
 }
 
 template <class Ar>
@@ -485,6 +487,8 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   }
   m.imputation = radial::Vector::from_shape({0});
   if (version >= 5) ar >> m.imputation;
+  m.missing_em = false;
+  if (version >= 6) ar >> m.missing_em;
 }
 
 }  // namespace boost::serialization

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #endif
 
+#include "observed_gaussian.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/cpu.hpp"
 #include "radial/numerics/small_gemm.hpp"
@@ -86,6 +87,9 @@ struct SquaredDistances::Impl {
   Shape shape = Shape::None;  // None: Euclidean distances
   std::size_t m = 0, d = 0;
   Vector log_det;
+  // The centres with the shape of the metric (None for Euclidean), for rows with missing cells
+  // (compute_observed).
+  Centres observed_centres;
 
   // Euclidean and Spherical: ||x||^2 + ||c_j||^2 - 2 x.c_j, then / sigma_j^2.
   Matrix means;
@@ -126,6 +130,11 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric, FullFo
   s.log_det = xt::zeros<double>({s.m});
   s.reference = xt::zeros<double>({s.d});
   const std::size_t m = s.m, d = s.d;
+  s.observed_centres.means = centres.means;
+  s.observed_centres.shape = s.shape;
+  if (s.shape == Shape::Spherical) s.observed_centres.variances = centres.variances;
+  if (s.shape == Shape::Diagonal) s.observed_centres.diagonal = centres.diagonal;
+  if (s.shape == Shape::Full) s.observed_centres.covariances = centres.covariances;
 
   if (metric == Metric::Shape && centres.shape == Shape::None)
     throw ShapeError(
@@ -309,6 +318,19 @@ SquaredDistances::SquaredDistances(SquaredDistances&&) noexcept = default;
 SquaredDistances& SquaredDistances::operator=(SquaredDistances&&) noexcept = default;
 
 const Vector& SquaredDistances::log_determinants() const { return impl_->log_det; }
+
+void SquaredDistances::compute_observed(const double* x, double* r2, double* log_det) const {
+  const Impl& s = *impl_;
+  thread_local std::vector<std::size_t> observed, missing;
+  thread_local observed_gaussian::Scratch scratch;
+  observed_gaussian::split(x, s.d, observed, missing);
+  for (std::size_t j = 0; j < s.m; ++j) {
+    const observed_gaussian::Result g = observed_gaussian::evaluate(
+        s.observed_centres, j, x, observed, missing, scratch, nullptr, nullptr);
+    r2[j] = g.r2;
+    if (log_det) log_det[j] = g.log_det;
+  }
+}
 std::size_t SquaredDistances::count() const { return impl_->m; }
 std::size_t SquaredDistances::dim() const { return impl_->d; }
 std::size_t SquaredDistances::feature_count() const { return impl_->features; }

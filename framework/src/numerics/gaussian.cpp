@@ -2,6 +2,7 @@
 #include "radial/numerics/gaussian.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "radial/errors.hpp"
 
@@ -34,6 +35,20 @@ void GaussianLogDensity::compute(const Matrix& x_block, Matrix& out) const {
   for (std::size_t row = 0; row < n; ++row) {
     double* r = o + row * m;
     for (std::size_t j = 0; j < m; ++j) r[j] = c[j] - 0.5 * r[j];
+  }
+  // Rows with missing cells: the marginal of the observed coordinates, exactly.
+  const std::size_t d = distances_.dim();
+  for (std::size_t row = 0; row < n; ++row) {
+    const double* xr = &x_block(row, 0);
+    std::size_t observed = d;
+    for (std::size_t k = 0; k < d; ++k) observed -= std::isnan(xr[k]) ? 1 : 0;
+    if (observed == d) continue;
+    thread_local std::vector<double> log_det;
+    log_det.resize(m);
+    double* r = o + row * m;
+    distances_.compute_observed(xr, r, log_det.data());
+    const double o_log_2pi = double(observed) * std::log(2.0 * M_PI);
+    for (std::size_t j = 0; j < m; ++j) r[j] = -0.5 * (o_log_2pi + log_det[j] + r[j]);
   }
 }
 

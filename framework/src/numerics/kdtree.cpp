@@ -9,7 +9,8 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/distributed/sharded_rows.hpp"
+#include "radial/missing_values.hpp"
+#include "radial/numerics/sharded_rows.hpp"
 
 namespace radial {
 
@@ -200,6 +201,20 @@ Matrix box_tree_sample(const Matrix& points, std::size_t sample_rows) {
   const ShardLayout layout = shard_layout(points.dimension() == 2 ? points.shape(0) : 0);
   const std::size_t limit = std::max<std::size_t>(1, sample_rows);
   const std::size_t stride = layout.total > limit ? (layout.total + limit - 1) / limit : 1;
+  if (collectives().size() == 1 && has_missing(points)) {
+    // Rows with a missing cell (one process only) are left out of the boxes' sample.
+    std::vector<std::size_t> rows;
+    const std::size_t d = points.shape(1);
+    for (std::size_t p = 0; p < layout.total; p += stride) {
+      bool complete = true;
+      for (std::size_t k = 0; k < d && complete; ++k) complete = !std::isnan(points(p, k));
+      if (complete) rows.push_back(p);
+    }
+    if (rows.empty()) return mean_imputed(points);
+    Matrix out = Matrix::from_shape({rows.size(), d});
+    for (std::size_t i = 0; i < rows.size(); ++i) std::copy_n(&points(rows[i], 0), d, &out(i, 0));
+    return out;
+  }
   if (collectives().size() == 1 && stride == 1) return points;
   std::vector<std::size_t> rows;
   for (std::size_t p = 0; p < layout.total; p += stride) rows.push_back(p);

@@ -10,7 +10,8 @@
 #include <numeric>
 
 #include "mixture_em_detail.hpp"
-#include "radial/distributed/collectives.hpp"
+#include "radial/collectives.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 
@@ -121,7 +122,9 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
       for (std::size_t e = 0; e < ms.empty.size(); ++e) {
         const std::size_t j = ms.empty[e];
         const RowCandidate& row = worst[std::min(e, k - 1)];
-        for (std::size_t kk = 0; kk < d; ++kk) result.components.means(j, kk) = row.values[kk];
+        // A missing cell of the row keeps the component's old mean there.
+        for (std::size_t kk = 0; kk < d; ++kk)
+          if (!std::isnan(row.values[kk])) result.components.means(j, kk) = row.values[kk];
         set_variances(result.components, j, mean_var);
         result.weights(j) = 1.0 / double(total_rows);
         ++result.empty_repairs;
@@ -147,11 +150,17 @@ EmResult em_mixture_kmeans(const Matrix& x, std::size_t count, const EmOptions& 
   KMeansOptions kopt;
   kopt.threads = options.threads;
   kopt.count = count;
-  const KMeansResult km = kmeans(x, kopt, rng);
+  // Missing cells (NaN): the start is fitted with them at their column means; EM then treats
+  // them as missing.
+  Matrix imputed;
+  const bool missing = has_missing(x);
+  if (missing) imputed = mean_imputed(x);
+  const Matrix& start = missing ? imputed : x;
+  const KMeansResult km = kmeans(start, kopt, rng);
   if (kmeans_repairs) *kmeans_repairs += km.empty_cluster_repairs;
   Centres initial;
   Vector weights;
-  mixture_from_assignment(x, km.assignment, km.centres, options.shape, options.covariance_floor,
+  mixture_from_assignment(start, km.assignment, km.centres, options.shape, options.covariance_floor,
                           initial, weights);
   return em_mixture(x, std::move(initial), std::move(weights), options);
 }

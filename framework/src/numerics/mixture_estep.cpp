@@ -11,7 +11,8 @@
 #include <xtensor-blas/xblas.hpp>
 
 #include "mixture_em_detail.hpp"
-#include "radial/distributed/collectives.hpp"
+#include "observed_gaussian.hpp"
+#include "radial/collectives.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "radial/numerics/vector_math.hpp"
@@ -215,19 +216,21 @@ void accumulate_block(const Matrix& xb, const Matrix& r, const Matrix* features,
 }
 
 // counts.class_c1 / class_cx += the block's responsibilities split by the rows' classes: the
-// rows grouped by class, then one product [x, 1]^T R per class present.
-void accumulate_classes(const Matrix& xb, const Matrix& r, const Labels& classes,
-                        std::size_t first, MixtureCounts& counts, BlockScratch& s) {
+// rows grouped by class, then one product [x, 1]^T R per class present. Row n of xb is data row
+// index[n] (index null: first + n).
+void accumulate_classes(const Matrix& xb, const Matrix& r, const Labels& classes, std::size_t first,
+                        const std::size_t* index, MixtureCounts& counts, BlockScratch& s) {
   const std::size_t rows = xb.shape(0), m = r.shape(1), d = xb.shape(1);
   const std::size_t k = counts.class_c1.shape(1), w = d + 1;
   s.starts.assign(k + 1, 0);
-  for (std::size_t n = 0; n < rows; ++n) ++s.starts[std::size_t(classes(first + n)) + 1];
+  const auto row = [&](std::size_t n) { return index ? index[n] : first + n; };
+  for (std::size_t n = 0; n < rows; ++n) ++s.starts[std::size_t(classes(row(n))) + 1];
   for (std::size_t c = 0; c < k; ++c) s.starts[c + 1] += s.starts[c];
   s.order.assign(s.starts.begin(), s.starts.end() - 1);  // next slot of each class
   if (s.z.shape(0) != rows || s.z.shape(1) != w) s.z.resize({rows, w});
   if (s.rz.shape(0) != rows || s.rz.shape(1) != m) s.rz.resize({rows, m});
   for (std::size_t n = 0; n < rows; ++n) {
-    const std::size_t at = s.order[std::size_t(classes(first + n))]++;
+    const std::size_t at = s.order[std::size_t(classes(row(n)))]++;
     std::copy(&xb(n, 0), &xb(n, 0) + d, &s.z(at, 0));
     s.z(at, d) = 1.0;
     std::copy(&r(n, 0), &r(n, 0) + m, &s.rz(at, 0));
@@ -295,6 +298,82 @@ std::size_t widen_candidates(const TreeLogDensity& density, const double* x, con
     out_logn.push_back(density.log_density(x, j));
   }
   return out_comp.size() - kept;
+}
+
+struct MissingScratch {
+  std::vector<std::size_t> observed, missing;
+  observed_gaussian::Scratch gaussian;
+  std::vector<double> log_density, a, xhat, cond;
+};
+
+// One row with missing cells (Ghahramani & Jordan 1994, section 3): the responsibilities from
+// the marginal densities N(x_o | mu_jo, S_joo) of its observed coordinates o, and the expected
+// statistics: x with each missing coordinate at its conditional mean under component j in C(x)
+// and the scatter, plus the conditional covariance of the missing coordinates in the scatter
+// (their eqs 7-9: E[x_m | x_o, j] and E[x_m x_m^T | x_o, j]). Evaluates every component.
+void missing_row(const Matrix& x, std::size_t row, const Centres& components,
+                 const std::vector<View>& views, bool statistics, Vector* row_ll, MissingScratch& s,
+                 std::vector<MixtureCounts>& counts, std::vector<double>& log_likelihood,
+                 double& evaluated) {
+  static const double log_2pi = std::log(2.0 * M_PI);
+  const std::size_t m = components.count(), d = components.dim();
+  const bool full = components.shape == Shape::Full;
+  const double* xr = &x(row, 0);
+  observed_gaussian::split(xr, d, s.observed, s.missing);
+  const std::size_t nm = s.missing.size(), cs = full ? nm * nm : nm;
+  s.log_density.resize(m);
+  s.a.resize(m);
+  if (statistics) {
+    s.xhat.resize(m * d);
+    s.cond.resize(m * cs);
+  }
+  for (std::size_t j = 0; j < m; ++j) {
+    const observed_gaussian::Result g = observed_gaussian::evaluate(
+        components, j, xr, s.observed, s.missing, s.gaussian, statistics ? &s.xhat[j * d] : nullptr,
+        statistics ? &s.cond[j * cs] : nullptr);
+    s.log_density[j] = -0.5 * (double(s.observed.size()) * log_2pi + g.log_det + g.r2);
+  }
+  evaluated += double(m);
+  for (std::size_t v = 0; v < views.size(); ++v) {
+    const View& view = views[v];
+    const double* lw = view.row_weights(row);
+    double mx = minus_inf;
+    for (std::size_t j = 0; j < m; ++j) {
+      s.a[j] = view.masked(row, j) ? minus_inf : s.log_density[j] + lw[j];
+      mx = std::max(mx, s.a[j]);
+    }
+    double l = minus_inf;
+    if (mx > minus_inf) {
+      double sum = 0;
+      for (std::size_t j = 0; j < m; ++j) sum += std::exp(s.a[j] - mx);
+      l = mx + std::log(sum);
+    }
+    if (v == 0 && row_ll) (*row_ll)(row) = l;
+    log_likelihood[v] += l;
+    if (!statistics || l == minus_inf) continue;
+    MixtureCounts& c = counts[v];
+    for (std::size_t j = 0; j < m; ++j) {
+      const double r = std::exp(s.a[j] - l);
+      if (!(r > 0)) continue;
+      const double* xh = &s.xhat[j * d];
+      accumulate_one(xh, j, r, c, d);
+      const double* cv = &s.cond[j * cs];
+      if (full) {
+        double* sc = &c.scatter(j, 0, 0);
+        for (std::size_t i = 0; i < nm; ++i)
+          for (std::size_t k = 0; k < nm; ++k)
+            sc[s.missing[i] * d + s.missing[k]] += r * cv[i * nm + k];
+      } else {
+        for (std::size_t i = 0; i < nm; ++i) c.scatter_diagonal(j, s.missing[i]) += r * cv[i];
+      }
+      if (view.class_counts) {
+        const auto k = std::size_t((*view.weight_groups)(row));
+        c.class_c1(j, k) += r;
+        double* cx = &c.class_cx(j, k, 0);
+        for (std::size_t a = 0; a < d; ++a) cx[a] += r * xh[a];
+      }
+    }
+  }
 }
 
 struct EStepTotals {
@@ -399,6 +478,9 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
     std::vector<double> log_likelihood;
     std::size_t fallback_rows = 0;
     double evaluated = 0;
+    // Rows with a missing cell (data rows), and the block's other rows when there are some.
+    std::vector<std::size_t> incomplete, complete;
+    MissingScratch missing;
   };
   EStepTotals totals;
   totals.log_likelihood.assign(nv, 0.0);
@@ -416,13 +498,39 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
         return q;
       },
       [&](const RowBlock& rb, Partial& q) {
-        const std::size_t first = rb.first, rows = rb.count;
-        copy_rows(x, first, rows, q.xb);
+        const std::size_t first = rb.first;
+        // Rows with a missing cell leave the block for missing_rows (after the others); a
+        // block without one is the fast path exactly as before.
+        q.incomplete.clear();
+        q.complete.clear();
+        for (std::size_t n = 0; n < rb.count; ++n)
+          if (observed_gaussian::row_has_missing(&x(first + n, 0), d))
+            q.incomplete.push_back(first + n);
+        const std::size_t* index = nullptr;
+        std::size_t rows = rb.count;
+        if (q.incomplete.empty()) {
+          copy_rows(x, first, rows, q.xb);
+        } else {
+          for (std::size_t n = 0, i = 0; n < rb.count; ++n) {
+            if (i < q.incomplete.size() && q.incomplete[i] == first + n) {
+              ++i;
+              continue;
+            }
+            q.complete.push_back(first + n);
+          }
+          rows = q.complete.size();
+          q.xb.resize({rows, d});
+          for (std::size_t n = 0; n < rows; ++n) std::copy_n(&x(q.complete[n], 0), d, &q.xb(n, 0));
+          index = q.complete.data();
+        }
+        const auto row_at = [&](std::size_t n) { return index ? index[n] : first + n; };
         std::fill(q.log_likelihood.begin(), q.log_likelihood.end(), 0.0);
         q.fallback_rows = 0;
+        q.evaluated = 0;
         if (statistics)
           for (MixtureCounts& c : q.counts) zero(c);
-        if (!tree) {
+        if (rows == 0) {
+        } else if (!tree) {
           // Dense: log N(x_n|j) for every row and component, then each view's weights.
           if (p) {
             dense->distances().features(q.xb.data(), rows, q.f);
@@ -440,7 +548,7 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
             if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
             for (std::size_t n = 0; n < rows; ++n) {
               const double* l = &q.logn(n, 0);
-              const double* lw = view.row_weights(first + n);
+              const double* lw = view.row_weights(row_at(n));
               double* r = &q.a(n, 0);
               if (cap) {
                 for (std::size_t j = 0; j < m; ++j) r[j] = std::min(l[j], cap[j]) + lw[j];
@@ -449,12 +557,12 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
               }
               if (view.allowed)
                 for (std::size_t j = 0; j < m; ++j)
-                  if (view.masked(first + n, j)) r[j] = minus_inf;
+                  if (view.masked(row_at(n), j)) r[j] = minus_inf;
             }
             q.lse.resize(rows);
             exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
             for (std::size_t n = 0; n < rows; ++n) {
-              if (v == 0 && row_ll) (*row_ll)(first + n) = q.lse[n];
+              if (v == 0 && row_ll) (*row_ll)(row_at(n)) = q.lse[n];
               q.log_likelihood[v] += q.lse[n];
             }
             if (!statistics) continue;
@@ -463,49 +571,53 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
                                            : nullptr,
                              q.counts[v], q.scratch);
             if (view.class_counts)
-              accumulate_classes(q.xb, q.a, *view.weight_groups, first, q.counts[v], q.scratch);
+              accumulate_classes(q.xb, q.a, *view.weight_groups, first, index, q.counts[v],
+                                 q.scratch);
           }
-          return;
-        }
-        // K-d tree: each row's leaf candidates; the fallback widens them (widen_candidates).
-        tree->compute_sparse(q.xb, q.sparse);
-        q.evaluated = double(q.sparse.value.size());
-        for (std::size_t n = 0; n < rows; ++n) {
-          const std::size_t row = first + n;
-          const double* xr = &q.xb(n, 0);
-          const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
-          const std::uint32_t* comp = q.sparse.component.data() + b;
-          const double* val = q.sparse.value.data() + b;
-          std::size_t count = e - b;
-          for (std::size_t v = 0; v < nv; ++v) {
-            const View& view = views[v];
-            const double* lw = view.row_weights(row);
-            double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
-            if (v == 0 && q.used.empty()) {
-              ++q.fallback_rows;
-              q.evaluated += double(widen_candidates(*tree, xr, view, row, comp, val, count,
-                                                     q.wide_comp, q.wide_logn));
-              comp = q.wide_comp.data();
-              val = q.wide_logn.data();
-              count = q.wide_comp.size();
-              l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
-            }
-            if (statistics) {
-              for (std::size_t i = 0; i < q.used.size(); ++i)
-                accumulate_one(xr, q.used[i], q.resp[i], q.counts[v], d);
-              if (view.class_counts) {
-                const auto k = std::size_t((*view.weight_groups)(row));
-                for (std::size_t i = 0; i < q.used.size(); ++i) {
-                  q.counts[v].class_c1(q.used[i], k) += q.resp[i];
-                  double* s = &q.counts[v].class_cx(q.used[i], k, 0);
-                  for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
+        } else {
+          // K-d tree: each row's leaf candidates; the fallback widens them (widen_candidates).
+          tree->compute_sparse(q.xb, q.sparse);
+          q.evaluated = double(q.sparse.value.size());
+          for (std::size_t n = 0; n < rows; ++n) {
+            const std::size_t row = row_at(n);
+            const double* xr = &q.xb(n, 0);
+            const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
+            const std::uint32_t* comp = q.sparse.component.data() + b;
+            const double* val = q.sparse.value.data() + b;
+            std::size_t count = e - b;
+            for (std::size_t v = 0; v < nv; ++v) {
+              const View& view = views[v];
+              const double* lw = view.row_weights(row);
+              double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+              if (v == 0 && q.used.empty()) {
+                ++q.fallback_rows;
+                q.evaluated += double(widen_candidates(*tree, xr, view, row, comp, val, count,
+                                                       q.wide_comp, q.wide_logn));
+                comp = q.wide_comp.data();
+                val = q.wide_logn.data();
+                count = q.wide_comp.size();
+                l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+              }
+              if (statistics) {
+                for (std::size_t i = 0; i < q.used.size(); ++i)
+                  accumulate_one(xr, q.used[i], q.resp[i], q.counts[v], d);
+                if (view.class_counts) {
+                  const auto k = std::size_t((*view.weight_groups)(row));
+                  for (std::size_t i = 0; i < q.used.size(); ++i) {
+                    q.counts[v].class_c1(q.used[i], k) += q.resp[i];
+                    double* s = &q.counts[v].class_cx(q.used[i], k, 0);
+                    for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
+                  }
                 }
               }
+              if (v == 0 && row_ll) (*row_ll)(row) = l;
+              q.log_likelihood[v] += l;
             }
-            if (v == 0 && row_ll) (*row_ll)(row) = l;
-            q.log_likelihood[v] += l;
           }
         }
+        for (const std::size_t row : q.incomplete)
+          missing_row(x, row, components, views, statistics, row_ll, q.missing, q.counts,
+                      q.log_likelihood, q.evaluated);
       },
       [&](const RowBlock&, Partial& q) {
         for (std::size_t v = 0; v < nv; ++v) {

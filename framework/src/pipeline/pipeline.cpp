@@ -345,8 +345,9 @@ class PipelineReader {
     if (const toml::node* node = table.get("missing")) {
       const std::string& missing = string(*node, "data.missing", "missing");
       bool known = false;
-      for (const MissingPolicy policy : {MissingPolicy::Error, MissingPolicy::DropRows,
-                                         MissingPolicy::Mean, MissingPolicy::Median}) {
+      for (const MissingPolicy policy :
+           {MissingPolicy::Error, MissingPolicy::DropRows, MissingPolicy::Mean,
+            MissingPolicy::Median, MissingPolicy::Em}) {
         if (missing != to_string(policy)) continue;
         spec.missing = policy;
         known = true;
@@ -354,7 +355,7 @@ class PipelineReader {
       if (!known) {
         fail(node_at("data.missing", *node),
              "missing = \"" + missing +
-                 "\". Violated constraint: missing is one of error, drop-rows, mean, median");
+                 "\". Violated constraint: missing is one of error, drop-rows, mean, median, em");
       }
     }
     if (const toml::node* node = table.get("features")) {

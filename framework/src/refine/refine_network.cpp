@@ -10,6 +10,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/dataset.hpp"
+#include "radial/missing_values.hpp"
 #include "radial/output_layer.hpp"
 
 namespace radial::refine {
@@ -61,6 +62,8 @@ WidthMode resolve_width_mode(const std::string& choice, const Basis& basis,
 RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
                               const RefineSettings& settings, const Minimiser& minimise) {
   const auto start = std::chrono::steady_clock::now();
+  // Its gradients are over every input coordinate: no path for missing ones.
+  refuse_missing(problem.data.inputs, "the refine stage");
   NetworkOptions options;
   options.centres = settings.centres;
   options.widths = resolve_width_mode(settings.widths, problem.basis, problem.centres);

@@ -626,7 +626,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
       }
       report.train_rows = train_data.rows();
       report.test_rows = raw_test ? raw_test->rows() : 0;
-    } else {
+    } else if (p.data.missing != MissingPolicy::Em) {
       imputation = fit_imputation(train_data.inputs, p.data.missing);
       impute(train_data.inputs, imputation);
       if (raw_test) impute(raw_test->inputs, imputation);
@@ -678,6 +678,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   f.model.standardize = p.data.standardize;
   f.model.standardiser = standardiser;
   f.model.imputation = imputation;
+  f.model.missing_em = p.data.missing == MissingPolicy::Em;
   for (const ComponentSpec* spec : {&fitted.basis, &fitted.centres, &fitted.output}) {
     if (const ComponentInfo* info = registry.find(spec == &fitted.basis ? Slot::Basis
                                                   : spec == &fitted.centres ? Slot::Centres

@@ -6,6 +6,10 @@
 // values are kept in the model, and prediction fills a missing cell with them). With a policy
 // other than "error" the readers give a missing cell as NaN (in a nominal column: NaN in each of
 // its indicators); these functions do the rest. A missing target is always an error.
+// "em" keeps the NaN cells: the mixture EM works over each row's observed coordinates
+// (Ghahramani & Jordan 1994; radial/numerics/mixture_em.hpp) and the design matrix integrates
+// the missing inputs out (radial/design_matrix.hpp); centre learners that cannot use a row with
+// a missing cell refuse it (refuse_missing).
 
 #include <cstddef>
 #include <string>
@@ -17,9 +21,9 @@
 
 namespace radial {
 
-enum class MissingPolicy { Error, DropRows, Mean, Median };
+enum class MissingPolicy { Error, DropRows, Mean, Median, Em };
 
-// "error", "drop-rows", "mean", "median".
+// "error", "drop-rows", "mean", "median", "em".
 const char* to_string(MissingPolicy policy);
 
 // Whether an unquoted cell's text marks a missing value: empty, ?, NA, NaN (any case).
@@ -27,6 +31,17 @@ bool is_missing_marker(std::string_view text);
 
 // The missing (NaN) cells of each column of `inputs`.
 std::vector<std::size_t> count_missing(const Matrix& inputs);
+
+// Whether any cell of `inputs` is missing (NaN).
+bool has_missing(const Matrix& inputs);
+
+// A copy of `inputs` with each missing cell given its column's mean over the observed values
+// (0 for a column with none): the start of an algorithm that then treats them as missing.
+Matrix mean_imputed(const Matrix& inputs);
+
+// Throws InputError when `inputs` has a missing cell: `who` (e.g. "centres subset") cannot use
+// such rows under [data] missing = "em"; the message suggests missing = "mean".
+void refuse_missing(const Matrix& inputs, const std::string& who);
 
 // Leaves out the rows of `data` with a missing input (its classes or values with them); returns
 // how many.

@@ -27,6 +27,8 @@ struct Model {
   std::vector<std::string> class_names;  // text labels (Dataset::class_names); empty: numbers
   InputCoding input_coding;              // nominal inputs (Dataset::coding); empty: none
   Vector imputation;                     // per input: the value of a missing cell; empty: none
+  bool missing_em = false;               // [data] missing = "em": missing cells stay NaN and
+                                         // the network integrates them out
 
   bool standardize = false;
   Standardiser standardiser;              // fitted when standardize

@@ -36,6 +36,12 @@ class SquaredDistances {
   // r2 (resized to x_block.rows x M) = squared distances from each row of x_block to each centre.
   void compute(const Matrix& x_block, Matrix& r2) const;
 
+  // One row x (d values) with missing (NaN) coordinates: r2 (M values) = the squared distance
+  // over its observed coordinates o under the marginal shapes S_j,oo (Euclidean: the sum over
+  // o), and log_det (M values, may be null) = log |S_j,oo| (0 for Euclidean). A row without NaN
+  // gives what compute() gives up to rounding; compute() stays the path for those.
+  void compute_observed(const double* x, double* r2, double* log_det) const;
+
   // log |S_j| for each centre (0 for Euclidean), for Gaussian normalising constants.
   const Vector& log_determinants() const;
 

@@ -15,7 +15,8 @@ class GaussianLogDensity {
   // Centres must have a shape (spherical, diagonal or full); ShapeError otherwise.
   explicit GaussianLogDensity(const Centres& centres);
 
-  // out (resized to rows x M) = log N(x_n | c_j, S_j).
+  // out (resized to rows x M) = log N(x_n | c_j, S_j); for a row with missing (NaN) cells, the
+  // marginal log N(x_o | c_jo, S_joo) of its observed coordinates o.
   void compute(const Matrix& x_block, Matrix& out) const;
 
   std::size_t count() const { return distances_.count(); }

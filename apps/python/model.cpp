@@ -4,8 +4,8 @@
 
 #include "bindings.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
-#include "radial/model_store.hpp"
+#include "radial/data/missing_values.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 
 namespace radial::python {

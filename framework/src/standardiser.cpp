@@ -10,7 +10,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 
 namespace radial {
 namespace {

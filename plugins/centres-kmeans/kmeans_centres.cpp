@@ -10,8 +10,8 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
-#include "radial/numerics/sharded_rows.hpp"
+#include "radial/data/missing_values.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 
 namespace radial::plugins {
 

@@ -14,7 +14,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/kernel_prior.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/mixture_em.hpp"

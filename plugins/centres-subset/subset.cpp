@@ -9,7 +9,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 

@@ -18,11 +18,11 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/prediction_rule.hpp"
-#include "radial/sharded_pass.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 
 namespace radial::plugins {
 

@@ -14,15 +14,15 @@
 #include <vector>
 
 #include "radial/errors.hpp"
-#include "radial/missing_values.hpp"
-#include "radial/model_store.hpp"
+#include "radial/data/missing_values.hpp"
+#include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 #include "radial/numerics/mixture_em.hpp"
 #include "radial/params.hpp"
-#include "radial/pipeline.hpp"
+#include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/registry.hpp"
-#include "radial/trainer.hpp"
+#include "radial/training/trainer.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <numeric>
 
 #include "mixture_em_detail.hpp"
-#include "radial/collectives.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/distributed/collectives.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 

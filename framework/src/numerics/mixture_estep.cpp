@@ -12,7 +12,7 @@
 
 #include "mixture_em_detail.hpp"
 #include "observed_gaussian.hpp"
-#include "radial/collectives.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "radial/numerics/vector_math.hpp"

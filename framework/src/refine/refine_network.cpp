@@ -10,7 +10,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/dataset.hpp"
-#include "radial/missing_values.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/output_layer.hpp"
 
 namespace radial::refine {

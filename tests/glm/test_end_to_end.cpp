@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "glm_test_support.hpp"
+#include "radial/testing/glm_cases.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/glm/objective.hpp"

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Reference weights for tests/glm/test_reference.cpp: scikit-learn's LogisticRegression with a
-matched L2 penalty on standardised features.
+"""Reference weights for plugins/output-*/tests/test_*_references.cpp: scikit-learn's
+LogisticRegression with a matched L2 penalty on standardised features.
 
 scikit-learn minimises  1/2 ||w||^2 + C * sum_n CE_n  (intercept not penalised), which is
 Radial's  sum_n CE_n + alpha/2 ||w||^2  with alpha = 1/C and the bias excluded (weight-decay's

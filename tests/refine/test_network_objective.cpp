@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "../glm/glm_test_support.hpp"
+#include "radial/testing/glm_cases.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
 #include "radial/refine/lbfgs.hpp"

@@ -1,18 +1,26 @@
 #pragma once
-// Helpers shared by the GLM tests: a numeric CSV reader, standardisation, and design matrices
-// built directly from centres and widths (NETLAB's basis forms), so the tests do not depend on
-// the basis or centre plugins.
+// The cases the GLM output trainers (irls, scg, bfgs) are checked on, shared by their plugins'
+// tests: a numeric CSV reader, standardisation, design matrices built directly from centres and
+// widths (NETLAB's basis forms, so the tests do not depend on the basis or centre plugins),
+// NETLAB's runs on synth3 (tests/data/netlab), scikit-learn's LogisticRegression
+// (tests/reference/sklearn_logistic.json) and separable classes.
 
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "radial/dataset.hpp"
+#include "radial/fit_context.hpp"
+#include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/types.hpp"
+#include "radial/weight_penalty.hpp"
 
 namespace glm_test {
 
@@ -121,12 +129,103 @@ inline Matrix label_column(const radial::Dataset& data) {
   return t;
 }
 
-}  // namespace glm_test
-
-namespace glm_test {
 inline double max_abs_of(const radial::Matrix& m) {
   double v = 0;
   for (double x : m) v = std::max(v, std::fabs(x));
   return v;
 }
+
+inline double max_difference(const Matrix& a, const Matrix& b) {
+  double d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a.data()[i] - b.data()[i]));
+  return d;
+}
+
+// NETLAB 3.3 on synth3 with its own centres and widths (tests/data/netlab, README there): the
+// design, the 0/1 targets and the figures of results.csv (train_err column), read rather than
+// pasted.
+struct NetlabCase {
+  std::string folder;
+  Matrix phi, targets;
+  double pinv_half_sse = 0, irls_error = 0, quasinew_error = 0, scg_error = 0;
+  std::size_t irls_iterations = 0;
+  Matrix irls_weights;
+};
+
+inline NetlabCase load_netlab_case(const std::string& folder, bool gaussian) {
+  NetlabCase c;
+  c.folder = folder;
+  const auto dir = radial::testing::test_data("netlab") / folder;
+  const radial::Dataset data = read_classes(example_data("synth3_train.csv"), false);
+  const Matrix centres = read_csv(dir / "centres.csv", false);
+  c.phi = gaussian ? gaussian_design(data.inputs, centres, read_csv(dir / "widths.csv", false))
+                   : thin_plate_design(data.inputs, centres);
+  c.targets = label_column(data);
+  std::ifstream in(dir / "results.csv");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string step, err, cell;
+    std::getline(ss, step, ',');
+    std::getline(ss, err, ',');
+    std::vector<std::string> rest;
+    while (std::getline(ss, cell, ',')) rest.push_back(cell);
+    if (step == "pinv") c.pinv_half_sse = std::stod(err);
+    if (step == "irls") {
+      c.irls_error = std::stod(err);
+      c.irls_iterations = std::size_t(std::stod(rest.at(3)));  // iters column
+    }
+    if (step == "quasinew") c.quasinew_error = std::stod(err);
+    if (step == "scg") c.scg_error = std::stod(err);
+  }
+  c.irls_weights = read_csv(dir / "weights_irls.csv", false);
+  return c;
+}
+
+// The two NETLAB cases: Gaussian (true) and thin-plate (false).
+inline const char* netlab_folder(bool gaussian) {
+  return gaussian ? "gauss_s1_nh10_seed1" : "tps_nh10_seed1";
+}
+
+// scikit-learn's LogisticRegression on breast_cancer and wine (tests/reference/
+// sklearn_logistic.py): the penalised objective, coefficients and first rows' probabilities.
+inline nlohmann::json sklearn_logistic() {
+  std::ifstream in(radial::testing::source_dir() / "tests" / "reference" /
+                   "sklearn_logistic.json");
+  return nlohmann::json::parse(in);
+}
+
+// The weight-decay plugin through the registry, alpha/2 ||w||^2 without the bias.
+inline std::shared_ptr<radial::WeightPenalty> weight_decay(const radial::Registry& registry,
+                                                           double alpha) {
+  const auto& info = registry.require(radial::Slot::WeightPenalty, "weight-decay");
+  return registry.make_weight_penalty(
+      "weight-decay", radial::validate_params(info.params, {{"alpha", alpha}}, "test"));
+}
+
+inline bool has_warning(const radial::FitContext& ctx, const std::string& guard) {
+  for (const auto& w : ctx.report.warnings)
+    if (w.guard == guard) return true;
+  return false;
+}
+
+// Well separated classes on a circle (2 on a line, 3 on a plane): the likelihood has no
+// maximum.
+inline radial::Dataset separable(std::size_t classes) {
+  radial::Dataset data;
+  const std::size_t per = 20, n = per * classes;
+  data.inputs = xt::zeros<double>({n, std::size_t(2)});
+  data.classes = xt::zeros<std::int64_t>({n});
+  data.num_classes = classes;
+  for (std::size_t c = 0; c < classes; ++c)
+    for (std::size_t i = 0; i < per; ++i) {
+      const double angle = 2 * M_PI * double(c) / double(classes);
+      data.inputs(c * per + i, 0) = 3 * std::cos(angle) + 0.05 * double(i % 5);
+      data.inputs(c * per + i, 1) = 3 * std::sin(angle) + 0.05 * double(i / 5);
+      data.classes(c * per + i) = std::int64_t(c);
+    }
+  return data;
+}
+
 }  // namespace glm_test

@@ -1,0 +1,66 @@
+// bfgs against independent sources: NETLAB 3.3's quasi-Newton (netopt 'quasinew') on synth3,
+// its error to 1e-5 relative and, in the Gaussian case, the weights of NETLAB's IRLS (the same
+// unique minimum) to 1e-4; scikit-learn's LogisticRegression objective with the matched L2
+// penalty to 1e-6; finite weights on separable classes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "bfgs.hpp"
+#include "radial/glm/objective.hpp"
+#include "radial/glm/training.hpp"
+#include "radial/testing/glm_cases.hpp"
+#include "radial/testing/registry.hpp"
+
+using radial::FitContext;
+using radial::Link;
+using radial::Matrix;
+using radial::glm::Objective;
+namespace rp = radial::plugins;
+
+TEST_CASE("bfgs: NETLAB parity on fixed centres", "[output][bfgs][netlab]") {
+  for (const bool gaussian : {true, false}) {
+    const glm_test::NetlabCase c =
+        glm_test::load_netlab_case(glm_test::netlab_folder(gaussian), gaussian);
+    INFO(c.folder);
+    REQUIRE(c.quasinew_error > 60);  // the reference figures were read
+    Objective obj(c.phi, c.targets, Link::Logistic);
+    FitContext ctx(1);
+    const Matrix w = rp::bfgs(obj, rp::BfgsOptions{}, ctx);
+    CHECK(ctx.report.final_error == Approx(c.quasinew_error).epsilon(1e-5));
+    CHECK(ctx.report.converged());
+    if (gaussian) CHECK(glm_test::max_difference(w, c.irls_weights) < 1e-4);
+  }
+}
+
+TEST_CASE("bfgs reaches scikit-learn's LogisticRegression minimum with matched L2",
+          "[output][bfgs][sklearn]") {
+  const auto ref = glm_test::sklearn_logistic();
+  const auto decay =
+      glm_test::weight_decay(radial::testing::shipped_registry(), ref.at("alpha").get<double>());
+  for (const std::string name : {"breast_cancer.csv", "wine.csv"}) {
+    INFO(name);
+    const radial::Dataset data = glm_test::read_classes(glm_test::example_data(name), true);
+    const Link link = data.num_classes == 2 ? Link::Logistic : Link::Softmax;
+    Objective obj(glm_test::with_bias(data.inputs), radial::targets_for(link, data), link,
+                  decay.get());
+    FitContext ctx(1);
+    rp::bfgs(obj, rp::BfgsOptions{}, ctx);
+    CHECK(ctx.report.converged());
+    CHECK(ctx.report.final_error ==
+          Approx(ref.at("cases").at(name).at("objective").get<double>()).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("bfgs on separable data: finite weights and error", "[output][bfgs][separable]") {
+  for (const std::size_t classes : {std::size_t(2), std::size_t(3)}) {
+    INFO(classes << " classes");
+    const radial::Dataset data = glm_test::separable(classes);
+    const Link link = classes == 2 ? Link::Logistic : Link::Softmax;
+    Objective obj(glm_test::with_bias(data.inputs), radial::targets_for(link, data), link);
+    FitContext ctx(1);
+    const Matrix w = rp::bfgs(obj, rp::BfgsOptions{}, ctx);
+    CHECK(radial::glm::all_finite(w));
+    CHECK(std::isfinite(ctx.report.final_error));
+  }
+}

@@ -2,8 +2,8 @@
 # the step's name, command, exit code and output. The work folder is removed after success and
 # kept, with its path printed, after a failure.
 set(SDK_TEST sdk-install)
-set(SDK_TEST_VARS RADIAL_BUILD_DIR RADIAL_TEMPLATE_DIR RADIAL_GENERATOR RADIAL_LIBDIR RADIAL_BINDIR
-    RADIAL_INCLUDEDIR)
+set(SDK_TEST_VARS RADIAL_BUILD_DIR RADIAL_TEMPLATE_DIR RADIAL_TEMPLATES_DIR RADIAL_DATA
+    RADIAL_GENERATOR RADIAL_LIBDIR RADIAL_BINDIR RADIAL_INCLUDEDIR)
 include("${CMAKE_CURRENT_LIST_DIR}/sdk_test_common.cmake")
 
 function(require_file path why)
@@ -83,6 +83,38 @@ string(FIND "${run_output}" "library: ${prefix}/" at)
 if(at EQUAL -1)
   fail("the installed host did not load ${first_id} from its own prefix:\n${run_output}")
 endif()
+
+# 4. The templates of the other slots (sdk/templates/*), each out of tree against the prefix
+# with its tests; then the installed host trains one pipeline made of the three of them.
+set(plugin_path "")
+foreach(slot centre-learner output-layer weight-penalty)
+  set(slot_build "${work}/template-${slot}")
+  configure_out_of_tree("sdk/templates/${slot}" "${RADIAL_TEMPLATES_DIR}/${slot}" "${slot_build}"
+                        "${prefix}")
+  run("build sdk/templates/${slot}" "${CMAKE_COMMAND}" --build "${slot_build}")
+  run("sdk/templates/${slot} tests" "${CMAKE_CTEST_COMMAND}" --test-dir "${slot_build}"
+      --output-on-failure)
+  string(APPEND plugin_path "${slot_build}:")
+endforeach()
+file(WRITE "${work}/templates.toml" "seed = 1
+[data]
+train = \"${RADIAL_DATA}\"
+target = \"label\"
+[basis]
+plugin = \"gaussian\"
+[centres]
+plugin = \"farthest-point\"
+count = 8
+[output]
+plugin = \"normal-equations\"
+[weight-penalty]
+plugin = \"pseudo-huber\"
+alpha = 0.01
+")
+run("radial train with the three templates"
+    "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=${plugin_path}" "${host}" train
+    "${work}/templates.toml" --quiet --model "${work}/templates.model")
+require_file("${work}/templates.model" "training with the templates wrote no model")
 
 file(REMOVE_RECURSE "${work}")
 message(STATUS "sdk-install: passed")

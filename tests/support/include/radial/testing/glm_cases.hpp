@@ -13,12 +13,17 @@
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
+#include "radial/glm/objective.hpp"
+#include "radial/glm/training.hpp"
+#include "radial/output_layer.hpp"
 #include "radial/registry.hpp"
 #include "radial/testing/paths.hpp"
+#include "radial/testing/registry.hpp"
 #include "radial/types.hpp"
 #include "radial/weight_penalty.hpp"
 
@@ -226,6 +231,46 @@ inline radial::Dataset separable(std::size_t classes) {
       data.classes(c * per + i) = std::int64_t(c);
     }
   return data;
+}
+
+// `fit(objective, ctx)` (a GLM trainer) on scikit-learn's two cases with the matched weight
+// decay (breast cancer: logistic; wine: softmax; standardised inputs and a bias column);
+// returns, per case, the trainer's final error over scikit-learn's objective and whether it
+// reported convergence.
+template <class Fit>
+std::vector<std::pair<double, bool>> error_over_sklearn(Fit fit) {
+  const auto ref = sklearn_logistic();
+  const auto decay =
+      weight_decay(radial::testing::shipped_registry(), ref.at("alpha").get<double>());
+  std::vector<std::pair<double, bool>> ratios;
+  for (const std::string name : {"breast_cancer.csv", "wine.csv"}) {
+    const radial::Dataset data = read_classes(example_data(name), true);
+    const radial::Link link = data.num_classes == 2 ? radial::Link::Logistic : radial::Link::Softmax;
+    radial::glm::Objective obj(with_bias(data.inputs), radial::targets_for(link, data), link,
+                               decay.get());
+    radial::FitContext ctx(1);
+    fit(obj, ctx);
+    ratios.emplace_back(ctx.report.final_error /
+                            ref.at("cases").at(name).at("objective").get<double>(),
+                        ctx.report.converged());
+  }
+  return ratios;
+}
+
+// `fit(objective, ctx)` on separable classes (2 and 3) without a penalty: the weights and the
+// error stay finite.
+template <class Fit>
+void check_finite_on_separable(Fit fit) {
+  for (const std::size_t classes : {std::size_t(2), std::size_t(3)}) {
+    INFO(classes << " classes");
+    const radial::Dataset data = separable(classes);
+    const radial::Link link = classes == 2 ? radial::Link::Logistic : radial::Link::Softmax;
+    radial::glm::Objective obj(with_bias(data.inputs), radial::targets_for(link, data), link);
+    radial::FitContext ctx(1);
+    const Matrix w = fit(obj, ctx);
+    CHECK(radial::glm::all_finite(w));
+    CHECK(std::isfinite(ctx.report.final_error));
+  }
 }
 
 }  // namespace glm_test

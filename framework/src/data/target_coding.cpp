@@ -357,13 +357,14 @@ void use_classes_of(DataOptions& options, const std::vector<double>& class_value
   if (!class_names.empty()) options.class_names = class_names;
 }
 
-Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
-                                 std::vector<std::string> feature_names, std::string target_name,
-                                 const DataOptions& options, const std::string& source,
-                                 const std::function<std::string(std::size_t)>& where) {
+namespace {
+
+// A data set of `inputs` with its names, checked against the target's length and the columns.
+Dataset named_inputs(Matrix inputs, std::size_t targets, std::vector<std::string> feature_names,
+                     std::string target_name, const std::string& source) {
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
-  if (target.size() != n) {
-    throw ShapeError(source + ": " + std::to_string(target.size()) + " target values for " +
+  if (targets != n) {
+    throw ShapeError(source + ": " + std::to_string(targets) + " target values for " +
                      std::to_string(n) + " rows; give one target value per row");
   }
   if (feature_names.size() != d) {
@@ -375,10 +376,21 @@ Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
   data.feature_names = std::move(feature_names);
   data.target_name = std::move(target_name);
   data.source = source;
+  return data;
+}
+
+}  // namespace
+
+Dataset dataset_from_text_labels(Matrix inputs, std::vector<std::string> target,
+                                 std::vector<std::string> feature_names, std::string target_name,
+                                 const DataOptions& options, const std::string& source,
+                                 const std::function<std::string(std::size_t)>& where) {
+  Dataset data = named_inputs(std::move(inputs), target.size(), std::move(feature_names),
+                              std::move(target_name), source);
   data::TextLabels labels;
   labels.start(0);
-  Vector ids = Vector::from_shape({n});
-  for (std::size_t i = 0; i < n; ++i) ids[i] = labels.id(target[i]);
+  Vector ids = Vector::from_shape({target.size()});
+  for (std::size_t i = 0; i < target.size(); ++i) ids[i] = labels.id(target[i]);
   data::code_labels(data, std::move(ids), labels, options, where);
   return data;
 }
@@ -387,20 +399,8 @@ Dataset dataset_from_arrays(Matrix inputs, Vector target, std::vector<std::strin
                             std::string target_name, const DataOptions& options,
                             const std::string& source,
                             const std::function<std::string(std::size_t)>& where) {
-  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
-  if (target.size() != n) {
-    throw ShapeError(source + ": " + std::to_string(target.size()) + " target values for " +
-                     std::to_string(n) + " rows; give one target value per row");
-  }
-  if (feature_names.size() != d) {
-    throw ShapeError(source + ": " + std::to_string(feature_names.size()) + " feature names for " +
-                     std::to_string(d) + " columns");
-  }
-  Dataset data;
-  data.inputs = std::move(inputs);
-  data.feature_names = std::move(feature_names);
-  data.target_name = std::move(target_name);
-  data.source = source;
+  Dataset data = named_inputs(std::move(inputs), target.size(), std::move(feature_names),
+                              std::move(target_name), source);
   data::code_target(data, std::move(target), options, where);
   return data;
 }

@@ -3,6 +3,7 @@
 // (an output refused before any work included), 1 results that could not be written or an
 // internal failure; a reader of stdout that leaves early ends the run quietly, by SIGPIPE.
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -53,10 +54,20 @@ void hold_closed_standard_streams() {
   }
 }
 
+// Training allocates and frees the same large blocks again and again (the design matrix of each
+// width candidate, per-block scratch). glibc would return each to the system and fault its
+// pages in again, 10-20% of a default fit's time: keep freed memory for reuse instead. Peak
+// memory is unchanged (the blocks are reused, not added); the process ends soon after.
+void keep_freed_memory() {
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   hold_closed_standard_streams();
+  keep_freed_memory();
   CLI::App app{"radial — train radial basis function networks from pipeline files"};
   app.set_version_flag("--version", std::string("radial ") + radial::version);
   app.require_subcommand(1);

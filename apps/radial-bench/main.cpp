@@ -673,29 +673,37 @@ class Bench {
     }
     const double file_mb = double(fs::file_size(file)) / 1e6;
     const double data_mb = double(n) * double(d + 1) * 8 / 1e6;
-    std::vector<double> secs, copy_secs, peaks;
-    for (std::size_t r = 0; r < s_.repeats; ++r) {
-      const ChildRun run = run_child({(self_dir() / "radial-bench").string(), "--read-csv",
-                                      file.string()},
-                                     1, s_.work / "read.out");
-      if (run.status != 0) throw radial::Error("radial-bench: reading the CSV failed: " + run.out);
-      std::istringstream in(run.out);
-      double seconds = 0, copy = 0;
-      in >> seconds >> copy;
-      secs.push_back(seconds);
-      copy_secs.push_back(copy);
-      peaks.push_back(run.peak_bytes / 1e6);
-    }
+    // One thread, then the run's threads (a large file is parsed in parts at once), alternating.
+    const std::vector<int> counts = threads_ > 1 ? std::vector<int>{1, threads_}
+                                                 : std::vector<int>{1};
+    std::vector<std::vector<double>> secs(counts.size()), copy_secs(counts.size()),
+        peaks(counts.size());
+    for (std::size_t r = 0; r < s_.repeats; ++r)
+      for (std::size_t c = 0; c < counts.size(); ++c) {
+        const ChildRun run =
+            run_child({(self_dir() / "radial-bench").string(), "--read-csv", file.string(),
+                       "--read-threads", std::to_string(counts[c])},
+                      1, s_.work / "read.out");
+        if (run.status != 0)
+          throw radial::Error("radial-bench: reading the CSV failed: " + run.out);
+        std::istringstream in(run.out);
+        double seconds = 0, copy = 0;
+        in >> seconds >> copy;
+        secs[c].push_back(seconds);
+        copy_secs[c].push_back(copy);
+        peaks[c].push_back(run.peak_bytes / 1e6);
+      }
     std::cout << "\nCSV reading: " << n << " x " << d + 1 << ", " << std::fixed
               << std::setprecision(0) << file_mb << " MB file, " << data_mb
               << " MB of doubles (radial::read_dataset in a child process, median of "
-              << s_.repeats << ")\n"
-              << "  read: " << std::setprecision(3) << median(secs) << " s, "
-              << std::setprecision(0) << file_mb / median(secs) << " MB/s (the file's bytes "
-              << "alone: " << file_mb / median(copy_secs) << " MB/s)\n"
-              << "  peak RSS: " << median(peaks) << " MB = the data + " << median(peaks) - data_mb
-              << " MB\n"
-              << std::defaultfloat;
+              << s_.repeats << ")\n";
+    for (std::size_t c = 0; c < counts.size(); ++c)
+      std::cout << "  read, " << counts[c] << (counts[c] == 1 ? " thread:  " : " threads: ")
+                << std::setprecision(3) << median(secs[c]) << " s, " << std::setprecision(0)
+                << file_mb / median(secs[c]) << " MB/s (the file's bytes alone: "
+                << file_mb / median(copy_secs[c]) << " MB/s); peak RSS " << median(peaks[c])
+                << " MB = the data + " << median(peaks[c]) - data_mb << " MB\n";
+    std::cout << std::defaultfloat;
   }
 
   void print_rows(const std::string& title, const std::vector<Row>& rows) const {
@@ -763,12 +771,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 10));
   std::string read_csv_file;
   app.add_option("--read-csv", read_csv_file)->group("");  // the child of the csv part
+  int read_threads = 0;
+  app.add_option("--read-threads", read_threads)->group("");
   CLI11_PARSE(app, argc, argv);
   if (!read_csv_file.empty()) {
     // Prints the seconds of read_dataset and of reading the file's bytes alone.
     try {
       const auto start = Clock::now();
-      const radial::Dataset data = radial::read_dataset(read_csv_file);
+      radial::DataOptions options;
+      options.threads = read_threads;
+      const radial::Dataset data = radial::read_dataset(read_csv_file, options);
       const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
       std::vector<char> buffer(std::size_t(1) << 20);
       std::ifstream in(read_csv_file, std::ios::binary);

@@ -22,6 +22,7 @@
 #include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
+#include "radial/parallel.hpp"
 #include "target_coding.hpp"
 
 namespace radial {
@@ -175,8 +176,10 @@ bool plain_row(std::string_view text, std::vector<double>& values,
 }
 
 // Parses every row the scanner returns (the file, or a shard's range) into `out`.
+// `counted`: the rows still to come, when the caller counted them (and reserved the inputs).
 void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
-               std::size_t target, const DataOptions& options, CsvRows& out) {
+               std::size_t target, const DataOptions& options, CsvRows& out,
+               std::optional<std::size_t> counted = std::nullopt) {
   // Text labels are read as text from the first row; regression reads only numbers.
   const bool numbers_only = options.task == Task::Regression;
   if (options.class_names) out.labels.start(0);
@@ -186,7 +189,7 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
   // Counted first, the rows go straight into the matrix that holds them (no second copy). A
   // count that the file's bytes cannot hold (every cell takes at least two: a digit and a comma)
   // is a malformed file, refused row by row below: nothing is reserved for it.
-  std::size_t expected = scanner.count_rows_left();
+  std::size_t expected = counted ? *counted : scanner.count_rows_left();
   if (expected > scanner.size() / (2 * scanner.columns())) expected = 0;
   out.inputs.reserve(expected * (scanner.columns() - 1));
   out.targets.reserve(expected);
@@ -400,6 +403,93 @@ Matrix read_inputs_csv_shard(const std::filesystem::path& file,
   return inputs;
 }
 
+// What read_rows_in_parts gives: the inputs, in file order, and the targets' values and cells.
+struct PartedRows {
+  Matrix inputs;
+  Vector targets;
+  std::vector<std::uint32_t> target_column;  // for messages about the targets
+};
+
+// read_rows over byte ranges of the file at once (csv_shard.hpp's ranges, one thread each),
+// each part's inputs written straight into their rows of one matrix. Only for what a part can
+// read alone: numeric targets and inputs (no nominal column, given or found) and no error;
+// empty otherwise, having kept nothing, and read_csv then reads the file in one pass (which
+// reports any error, and codes text, exactly as before).
+std::optional<PartedRows> read_rows_in_parts(const std::filesystem::path& file,
+                                             const data::CsvScanner& scanner,
+                                             const std::vector<std::string>& names,
+                                             std::size_t target, const DataOptions& options) {
+  if (!scanner.regular() || options.class_names || !options.nominal.empty() ||
+      (options.coding && !options.coding->empty()))
+    return std::nullopt;
+  const std::uint64_t bytes = scanner.size() - std::min(scanner.size(), scanner.offset());
+  const auto parts = std::size_t(std::min<std::uint64_t>(
+      std::uint64_t(resolve_threads(options.threads)),
+      bytes / std::max<std::uint64_t>(options.part_bytes, 1)));
+  if (parts < 2) return std::nullopt;
+  std::vector<data::CsvShard> plan;
+  try {
+    plan = data::plan_csv_parts(scanner, parts);
+  } catch (const DataError&) {
+    return std::nullopt;  // a line too long for a part: the one pass says where
+  }
+  const std::size_t f = names.size() - 1;
+
+  struct Part {
+    std::optional<data::CsvScanner> scanner;
+    std::optional<CsvRows> rows;
+    std::size_t counted = 0;
+    bool failed = false;
+  };
+  std::vector<Part> part(parts);
+  const auto each_part = [&](const std::function<void(Part&)>& work) {
+    parallel_for_blocks(parts, 1, int(parts), [&](std::size_t, const RowBlock& b) {
+      Part& q = part[b.index];
+      if (q.failed) return;
+      try {
+        work(q);
+      } catch (const std::exception&) {
+        q.failed = true;  // read again in one pass, which reports it where it is
+      }
+    });
+  };
+  // The parts' row counts, then each part parsed into its rows of the matrix.
+  each_part([&](Part& q) {
+    const data::CsvShard& range = plan[std::size_t(&q - part.data())];
+    q.scanner.emplace(file);
+    if (q.scanner->header() != names) throw DataError("the header changed");
+    q.scanner->restrict_to(range.begin, range.end, range.first_line, range.blank_line);
+    q.counted = q.scanner->count_rows_left();
+    q.rows.emplace(nominal_columns(*q.scanner, names, target, options));
+  });
+  std::size_t total = 0;
+  for (const Part& q : part) {
+    if (q.failed) return std::nullopt;
+    total += q.counted;
+  }
+  PartedRows out{Matrix::from_shape({total, f}), Vector::from_shape({total}), {}};
+  std::vector<std::size_t> first(parts, 0);
+  for (std::size_t r = 1; r < parts; ++r) first[r] = first[r - 1] + part[r - 1].counted;
+  each_part([&](Part& q) {
+    const std::size_t r = std::size_t(&q - part.data());
+    q.rows->inputs.reserve_in(out.inputs.data() + first[r] * f, q.counted * f);
+    read_rows(*q.scanner, names, target, options, *q.rows, q.counted);
+    if (q.rows->rows != q.counted || !q.rows->inputs.filled_in_place(q.counted * f) ||
+        q.rows->labels.active() || q.rows->nominal.any())
+      q.failed = true;  // rows the count missed (CR-only line ends), text labels, categories
+  });
+  for (const Part& q : part)
+    if (q.failed) return std::nullopt;
+  for (std::size_t r = 0; r < parts; ++r) {
+    CsvRows& rows = *part[r].rows;
+    const Vector t = rows.targets.into_vector();
+    std::copy(t.begin(), t.end(), out.targets.begin() + std::ptrdiff_t(first[r]));
+    out.target_column.insert(out.target_column.end(), rows.target_column.begin(),
+                             rows.target_column.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) {
@@ -407,6 +497,16 @@ Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) 
   const std::vector<std::string> names = scanner.header();
   const std::size_t target = target_index(scanner, names, options);
   Dataset data = named_dataset(file, names, target);
+  if (std::optional<PartedRows> parted = read_rows_in_parts(file, scanner, names, target, options)) {
+    require_rows(scanner, parted->targets.size());
+    data.inputs = std::move(parted->inputs);
+    data::TextLabels numbers;  // the parts read numeric targets only
+    const std::vector<std::uint32_t>& column = parted->target_column;
+    data::code_labels(data, std::move(parted->targets), numbers, options, [&](std::size_t i) {
+      return scanner.name() + ":" + std::to_string(2 + i) + ":" + std::to_string(column[i]);
+    });
+    return data;
+  }
   // Row i is on line i + 2 (blank lines end the data).
   CsvRows rows(nominal_columns(scanner, names, target, options));
   read_rows(scanner, names, target, options, rows);

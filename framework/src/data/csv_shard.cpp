@@ -99,64 +99,115 @@ void require_shardable(bool regular, const std::string& name, int ranks) {
   }
 }
 
-CsvShard plan_csv_shard(const CsvScanner& scanner) {
-  Collectives& comm = collectives();
-  const auto ranks = std::uint64_t(comm.size()), rank = std::uint64_t(comm.rank());
+namespace {
+
+// Part `part` of `parts` of the data bytes, planned from the file alone: its byte range aligned
+// to line starts, its line ends, and its trailing run of blank lines.
+struct PartPlan {
+  std::uint64_t begin = 0, end = 0;
+  std::uint64_t line_ends = 0;
+  bool has_blank_tail = false, all_blank = false;
+  std::uint64_t blank_index = 0;  // index in the part of the first line of its blank tail
+};
+
+PartPlan plan_part(const CsvScanner& scanner, std::uint64_t part, std::uint64_t parts) {
   const std::uint64_t data = scanner.offset(), size = std::max(scanner.size(), data);
   const std::uint64_t bytes = size - data;
   const auto cut = [&](std::uint64_t r) {
-    return data + std::uint64_t((unsigned __int128)bytes * r / ranks);
+    return data + std::uint64_t((unsigned __int128)bytes * r / parts);
   };
+  PartPlan plan;
+  plan.begin = line_start_from(scanner, cut(part), data, size);
+  plan.end = part + 1 == parts ? size : line_start_from(scanner, cut(part + 1), data, size);
+  if (plan.end <= plan.begin) {
+    plan.end = plan.begin;
+    return plan;
+  }
+  const std::uint64_t content = end_of_content(scanner, plan.begin, plan.end);
+  // Lines before the content's last byte's line end, then those after it.
+  const std::uint64_t before = count_line_ends(scanner, plan.begin, content);
+  plan.line_ends = before + count_line_ends(scanner, content, plan.end);
+  char last = '\0';
+  scanner.read_at(plan.end - 1, &last, 1);
+  const std::uint64_t lines = plan.line_ends + (last == '\n' || last == '\r' ? 0 : 1);
+  if (content == plan.begin) {
+    plan.has_blank_tail = plan.all_blank = true;
+    plan.blank_index = 0;
+  } else if (before + 1 < lines) {
+    plan.has_blank_tail = true;
+    plan.blank_index = before + 1;  // the line after the one holding the last content byte
+  }
+  return plan;
+}
 
+// A part's blank tail as the next parts see it.
+struct BlankTail {
+  bool nonempty = false;
+  std::size_t first_blank = 0;  // line number of the tail's first line, 0 if none
+  bool blank_range = false;
+};
+
+BlankTail tail_of(const PartPlan& plan, std::size_t first_line) {
+  return {plan.end > plan.begin, plan.has_blank_tail ? first_line + plan.blank_index : 0,
+          plan.all_blank};
+}
+
+// The first line of a blank run open at the start of the part after tails[0..count): it begins
+// in the nearest earlier nonempty parts. 0 when none is open.
+std::size_t open_blank_line(const std::vector<BlankTail>& tails, std::size_t count) {
+  std::size_t blank_line = 0;
+  for (std::size_t q = count; q-- > 0;) {
+    if (!tails[q].nonempty) continue;
+    if (tails[q].first_blank == 0) break;
+    blank_line = tails[q].first_blank;
+    if (!tails[q].blank_range) break;
+  }
+  return blank_line;
+}
+
+}  // namespace
+
+CsvShard plan_csv_shard(const CsvScanner& scanner) {
+  Collectives& comm = collectives();
+  PartPlan plan;
+  agreed([&] { plan = plan_part(scanner, std::uint64_t(comm.rank()), std::uint64_t(comm.size())); });
   CsvShard shard;
-  std::uint64_t line_ends = 0;
-  // This range's trailing blank lines: the index (in the range) of the first, whether every
-  // line of the range is blank.
-  bool has_blank_tail = false, all_blank = false;
-  std::uint64_t blank_index = 0;
-  agreed([&] {
-    shard.begin = line_start_from(scanner, cut(rank), data, size);
-    shard.end = rank + 1 == ranks ? size : line_start_from(scanner, cut(rank + 1), data, size);
-    if (shard.end <= shard.begin) {
-      shard.end = shard.begin;
-      return;
-    }
-    const std::uint64_t content = end_of_content(scanner, shard.begin, shard.end);
-    // Lines before the content's last byte's line end, then those after it.
-    const std::uint64_t before = count_line_ends(scanner, shard.begin, content);
-    line_ends = before + count_line_ends(scanner, content, shard.end);
-    char last = '\0';
-    scanner.read_at(shard.end - 1, &last, 1);
-    const std::uint64_t lines = line_ends + (last == '\n' || last == '\r' ? 0 : 1);
-    if (content == shard.begin) {
-      has_blank_tail = all_blank = true;
-      blank_index = 0;
-    } else if (before + 1 < lines) {
-      has_blank_tail = true;
-      blank_index = before + 1;  // the line after the one holding the last content byte
-    }
-  });
-
-  const ShardLayout layout = shard_layout(std::size_t(line_ends));
+  shard.begin = plan.begin;
+  shard.end = plan.end;
+  const ShardLayout layout = shard_layout(std::size_t(plan.line_ends));
   shard.first_line = 2 + layout.first;  // line 1 is the header
 
-  // Each rank's blank tail ("empty", or its first blank line and whether the range is all
-  // blank); a blank run open at this range's start begins in the nearest earlier ranges.
+  // Each rank's blank tail; a blank run open at this range's start begins in earlier ranges.
+  const BlankTail own = tail_of(plan, shard.first_line);
   std::ostringstream mine;
-  mine << (shard.end > shard.begin ? 1 : 0) << ' '
-       << (has_blank_tail ? shard.first_line + blank_index : 0) << ' ' << (all_blank ? 1 : 0);
-  const std::vector<std::string> tails = comm.all_gather(mine.str());
-  for (std::size_t q = std::size_t(rank); q-- > 0;) {
-    std::istringstream in(tails[q]);
+  mine << (own.nonempty ? 1 : 0) << ' ' << own.first_blank << ' ' << (own.blank_range ? 1 : 0);
+  const std::vector<std::string> texts = comm.all_gather(mine.str());
+  std::vector<BlankTail> tails(std::size_t(comm.rank()));
+  for (std::size_t q = 0; q < tails.size(); ++q) {
+    std::istringstream in(texts[q]);
     int nonempty = 0, blank_range = 0;
-    std::size_t first_blank = 0;
-    in >> nonempty >> first_blank >> blank_range;
-    if (nonempty == 0) continue;
-    if (first_blank == 0) break;
-    shard.blank_line = first_blank;
-    if (blank_range == 0) break;
+    in >> nonempty >> tails[q].first_blank >> blank_range;
+    tails[q].nonempty = nonempty != 0;
+    tails[q].blank_range = blank_range != 0;
   }
+  shard.blank_line = open_blank_line(tails, tails.size());
   return shard;
+}
+
+std::vector<CsvShard> plan_csv_parts(const CsvScanner& scanner, std::size_t parts) {
+  std::vector<CsvShard> out(parts);
+  std::vector<BlankTail> tails(parts);
+  std::size_t line = 2;  // line 1 is the header
+  for (std::size_t r = 0; r < parts; ++r) {
+    const PartPlan plan = plan_part(scanner, r, parts);
+    out[r].begin = plan.begin;
+    out[r].end = plan.end;
+    out[r].first_line = line;
+    out[r].blank_line = open_blank_line(tails, r);
+    tails[r] = tail_of(plan, line);
+    line += std::size_t(plan.line_ends);
+  }
+  return out;
 }
 
 }  // namespace radial::data

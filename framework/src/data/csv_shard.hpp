@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "csv_scanner.hpp"
 
@@ -27,6 +28,11 @@ struct CsvShard {
 // This rank's range of the file of `scanner`, whose header() has been read. Collective; errors
 // (a read error, a line longer than CsvScanner::max_line_bytes across a cut) are agreed.
 CsvShard plan_csv_shard(const CsvScanner& scanner);
+
+// The same ranges for `parts` parts of one process's read (the parts read at once by threads),
+// planned without collectives. DataError for a line longer than CsvScanner::max_line_bytes
+// across a cut.
+std::vector<CsvShard> plan_csv_parts(const CsvScanner& scanner, std::size_t parts);
 
 // DataError unless `regular`: a pipe, FIFO or stream cannot be split into ranges by `ranks`
 // ranks (it can be read only once, from its start).

@@ -14,10 +14,18 @@ RowStore::~RowStore() { release(); }
 void RowStore::reserve(std::size_t values) {
   if (values == 0 || size() != 0 || reserving_) return;
   reserved_ = Matrix::from_shape({values, std::size_t(1)});  // pages touched only when written
-  current_ = reserved_.data();
+  reserved_values_ = current_ = reserved_.data();
   capacity_ = values;
   fill_ = 0;
   reserving_ = true;
+}
+
+void RowStore::reserve_in(double* out, std::size_t values) {
+  if (values == 0 || size() != 0 || reserving_) return;
+  reserved_values_ = current_ = out;
+  capacity_ = values;
+  fill_ = 0;
+  reserving_ = external_ = true;
 }
 
 void RowStore::grow() {
@@ -31,11 +39,13 @@ void RowStore::grow() {
     while (copied < held) {
       grow();
       const std::size_t count = std::min(capacity_, held - copied);
-      std::copy_n(reserved_.data() + copied, count, current_);
+      std::copy_n(reserved_values_ + copied, count, current_);
       fill_ = count;
       copied += count;
     }
     reserved_ = Matrix();
+    reserved_values_ = nullptr;
+    external_ = false;
     if (fill_ < capacity_) return;
   }
   const std::size_t capacity =
@@ -53,7 +63,8 @@ void RowStore::grow() {
 
 void RowStore::release() {
   reserved_ = Matrix();
-  reserving_ = false;
+  reserved_values_ = nullptr;
+  reserving_ = external_ = false;
   for (const Chunk& chunk : chunks_) {
     if (chunk.values != nullptr) ::munmap(chunk.values, chunk.capacity * sizeof(double));
   }
@@ -64,7 +75,7 @@ void RowStore::release() {
 
 void RowStore::drain(double* out) {
   if (reserving_) {
-    std::copy_n(reserved_.data(), fill_, out);
+    std::copy_n(reserved_values_, fill_, out);
     release();
     return;
   }
@@ -83,7 +94,7 @@ Matrix RowStore::into_matrix(std::size_t rows, std::size_t columns) {
     throw Error("RowStore: " + std::to_string(size()) + " values do not make " +
                 std::to_string(rows) + " x " + std::to_string(columns));
   }
-  if (reserving_ && fill_ == reserved_.size()) {
+  if (reserving_ && !external_ && fill_ == reserved_.size()) {
     Matrix m = std::move(reserved_);
     m.reshape({rows, columns});
     release();

@@ -27,6 +27,14 @@ class RowStore {
   // without a copy when exactly that many were pushed (a count of the rows to come makes it
   // exact; more spill into chunks, fewer are copied out).
   void reserve(std::size_t values);
+  // The same in the caller's memory: `values` values at `out` (a slice of a matrix that several
+  // stores fill at once). More values spill into chunks, leaving size() above `values`, which
+  // the caller checks (into_matrix and into_vector copy such a store's values out).
+  void reserve_in(double* out, std::size_t values);
+  // Values pushed into reserve_in's memory and no further.
+  bool filled_in_place(std::size_t values) const {
+    return reserving_ && external_ && fill_ == values;
+  }
 
   void push(double value) {
     if (fill_ == capacity_) grow();
@@ -53,7 +61,8 @@ class RowStore {
   // block may stay in the heap).
   std::vector<Chunk> chunks_;
   Matrix reserved_;  // values x 1 while reserve()'s block is in use, else empty
-  bool reserving_ = false;
+  double* reserved_values_ = nullptr;  // reserve()'s block or reserve_in's memory
+  bool reserving_ = false, external_ = false;
   double* current_ = nullptr;
   std::size_t fill_ = 0, capacity_ = 0, full_values_ = 0;
 };

@@ -52,6 +52,10 @@ struct DataOptions {
   // [data] missing is not "error": a missing input cell (radial/data/missing_values.hpp) is read as
   // NaN instead of refused.
   bool allow_missing = false;
+  // CSV: a regular file of two parts of part_bytes or more is parsed in up to `threads` parts
+  // at once, one thread each (0: all cores); the same data as one pass.
+  int threads = 0;
+  std::size_t part_bytes = std::size_t(16) << 20;
 };
 
 // DataOptions::class_values and class_names of a training set's classes (for its test set).

@@ -91,6 +91,7 @@ DataOptions train_options(const Pipeline& p) {
   options.nominal = p.data.nominal;
   options.unseen_as_zero = p.data.unseen_as_zero;
   options.allow_missing = p.data.missing != MissingPolicy::Error;
+  options.threads = p.threads;
   return options;
 }
 

@@ -551,6 +551,7 @@ TrainingData read_training_data(const Pipeline& p) {
   train_opts.nominal = p.data.nominal;
   train_opts.unseen_as_zero = p.data.unseen_as_zero;
   train_opts.allow_missing = p.data.missing != MissingPolicy::Error;
+  train_opts.threads = p.threads;  // a large CSV is parsed in parts on these threads
   TrainingData data{read(p.data.train, train_opts), std::nullopt};
   if (p.data.test) {
     DataOptions test_opts = train_opts;

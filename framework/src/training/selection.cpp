@@ -216,15 +216,20 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     // eigendecomposition is serial, so this beats giving every width all the threads. Each
     // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under several
     // ranks the paths' sums over ranks must run in the same order everywhere: one at a time.
-    const auto evaluate_batch = [&](const std::vector<std::size_t>& which) {
+    const bool concurrent = resolve_threads(threads) > 1 && collectives().size() == 1;
+    const auto compute_batch = [&](const std::vector<std::size_t>& which) {
       std::vector<std::pair<std::size_t, RidgePath>> done(which.size());
-      if (which.size() > 1 && resolve_threads(threads) > 1 && collectives().size() == 1) {
+      if (which.size() > 1 && concurrent) {
         parallel_for_blocks(which.size(), 1, threads, [&](std::size_t, const RowBlock& b) {
           done[b.index] = evaluate(which[b.index], 1);
         });
       } else {
         for (std::size_t i = 0; i < which.size(); ++i) done[i] = evaluate(which[i], threads);
       }
+      return done;
+    };
+    const auto evaluate_batch = [&](const std::vector<std::size_t>& which) {
+      const auto done = compute_batch(which);
       for (std::size_t i = 0; i < which.size(); ++i)
         consider(which[i], done[i].first, done[i].second);
     };
@@ -248,14 +253,24 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       evaluate_batch({lo, hi});
       const bool up = width_better(hi, lo);
       std::size_t top = up ? hi : lo, misses = 0;
-      for (std::size_t si = up ? hi + 1 : lo - 1; si < scales.size() && misses < 2;
-           si = up ? si + 1 : si - 1) {
-        evaluate_batch({si});
-        if (width_better(si, top)) {
-          top = si;
-          misses = 0;
-        } else {
-          ++misses;
+      std::vector<std::size_t> ahead;  // the widths of the climb still to come, in order
+      for (std::size_t si = up ? hi + 1 : lo - 1; si < scales.size(); si = up ? si + 1 : si - 1)
+        ahead.push_back(si);
+      // With a core to spare the next two steps are computed at once; the second is considered
+      // only if the climb goes on after the first, so the choice and the report are the climb's.
+      for (std::size_t next = 0; next < ahead.size() && misses < 2;) {
+        const std::size_t take = concurrent ? std::min<std::size_t>(2, ahead.size() - next) : 1;
+        const std::vector<std::size_t> which(ahead.begin() + std::ptrdiff_t(next),
+                                             ahead.begin() + std::ptrdiff_t(next + take));
+        const auto done = compute_batch(which);
+        for (std::size_t i = 0; i < which.size() && misses < 2; ++i, ++next) {
+          consider(which[i], done[i].first, done[i].second);
+          if (width_better(which[i], top)) {
+            top = which[i];
+            misses = 0;
+          } else {
+            ++misses;
+          }
         }
       }
     }

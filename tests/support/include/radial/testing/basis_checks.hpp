@@ -12,7 +12,7 @@
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/registry.hpp"
-#include "radial/testing/paths.hpp"
+#include "radial/testing/plugin_checks.hpp"
 
 namespace radial::testing {
 
@@ -85,12 +85,7 @@ void check_state_round_trip(const B& saved, const RadialFunction& phi) {
 
 // Loads the plugin library of basis `id` alone and checks its registration text.
 inline const ComponentInfo& require_basis_plugin(Registry& registry, const std::string& id) {
-  registry.load_file(plugin_dir() / ("libradial-basis-" + id + ".so"));
-  const ComponentInfo& info = registry.require(Slot::Basis, id);
-  REQUIRE(info.slot == Slot::Basis);
-  REQUIRE_FALSE(info.summary.empty());
-  REQUIRE_FALSE(info.paper.empty());
-  return info;
+  return require_plugin(registry, "basis-" + id, Slot::Basis, id);
 }
 
 // A basis made by the registry: Euclidean, so prepare() leaves the centres alone, and map()

@@ -53,7 +53,7 @@ TEST_CASE("pseudo-huber loads alone from its build folder; zero weights cost not
   CHECK(penalty->penalty(w) == 0.0);
   radial::Matrix g = xt::zeros<double>({std::size_t(3), std::size_t(2)});
   penalty->add_gradient(w, g);
-  CHECK(g == w);
+  for (double v : g) CHECK(v == 0.0);
 }
 
 TEST_CASE("pseudo-huber passes the Radial conformance kit") {

@@ -126,7 +126,8 @@ inline void check_layer_group_means(OutputLayer& layer) {
   centres.means = {{1.0}, {2.0}};
   const GroupIndicatorBasis basis;
   const DesignMatrix design(g.data.inputs, centres, basis);
-  REQUIRE(design.materialise() == g.phi);
+  const bool indicators_and_bias = design.materialise() == g.phi;
+  REQUIRE(indicators_and_bias);
   FitContext ctx(1);
   const OutputWeights w = layer.fit(TrainingProblem{design, g.data, centres, basis}, nullptr, ctx);
   REQUIRE(w.weights.shape(0) == 3);

@@ -28,6 +28,29 @@ inline Matrix mapped(const Basis& basis, std::initializer_list<double> radii) {
   return r2;
 }
 
+// A radius and phi(r) worked out by hand.
+struct RadialValue {
+  double r, phi;
+};
+
+// map() at each radius against the value worked out by hand: exactly where that is 0 (phi(0) of
+// a polyharmonic spline, phi(1) of r^k log r), else to 1e-14 relative.
+inline void check_values(const Basis& basis, std::initializer_list<RadialValue> values) {
+  Matrix r2 = Matrix::from_shape({1, values.size()});
+  std::size_t j = 0;
+  for (const RadialValue& v : values) r2(0, j++) = v.r * v.r;
+  basis.map(r2);
+  j = 0;
+  for (const RadialValue& v : values) {
+    INFO("r = " << v.r);
+    if (v.phi == 0.0)
+      REQUIRE(r2(0, j) == 0.0);
+    else
+      REQUIRE(r2(0, j) == Approx(v.phi).epsilon(1e-14));
+    ++j;
+  }
+}
+
 // map() on a block of squared distances from the framework's GEMM identity against phi of the
 // directly computed distances.
 inline void check_gemm_block(const Basis& basis, const RadialFunction& phi) {

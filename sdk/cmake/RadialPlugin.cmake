@@ -8,11 +8,13 @@
 # folder an installed `radial` host searches.
 #
 # TEST_SOURCES also make the plugin's Catch2 test: target test-<name> for target radial-<name>,
-# labelled `plugin` and TEST_LABELS, with the plugin's folder on its include path. In Radial's
-# own tree it is one of Radial's tests (radial_add_test); out of tree it needs include(CTest)
-# before the call and Catch2 v2 installed, is built with RADIAL_PLUGIN_FILE defined as the
-# plugin's file (radial::conformance::plugin_under_test() loads it), and runs with one BLAS
-# thread.
+# labelled `plugin` and TEST_LABELS, with the plugin's folder on its include path, linked to
+# Radial::testing (Catch2's main and the radial/testing/ checks: do not define
+# CATCH_CONFIG_MAIN). In Radial's own tree it is one of Radial's tests (radial_add_test); out of
+# tree it needs include(CTest) before the call and Catch2 v2 installed, is built with
+# RADIAL_PLUGIN_FILE defined as the plugin's file (radial::conformance::plugin_under_test() loads
+# it) and RADIAL_PLUGIN_BUILD_DIR as its folder (radial::testing::plugin_dir()), and runs with
+# one BLAS thread.
 include(GNUInstallDirs)
 
 function(radial_add_plugin target)
@@ -54,11 +56,16 @@ function(radial_add_plugin target)
       LIBRARIES ${ARG_TEST_LIBRARIES}
       LABELS plugin ${ARG_TEST_LABELS})
   else()
-    find_package(Catch2 2 REQUIRED)
+    if(NOT TARGET Radial::testing)
+      message(FATAL_ERROR "radial_add_plugin(${target}): TEST_SOURCES need Radial::testing, "
+                          "which the Radial package provides when Catch2 v2 is installed "
+                          "(Debian: apt-get install catch2)")
+    endif()
     add_executable(test-${name} ${ARG_TEST_SOURCES})
-    target_link_libraries(test-${name} PRIVATE Radial::sdk Catch2::Catch2 ${ARG_TEST_LIBRARIES})
+    target_link_libraries(test-${name} PRIVATE Radial::testing ${ARG_TEST_LIBRARIES})
     target_compile_definitions(test-${name} PRIVATE
-      RADIAL_PLUGIN_FILE="$<TARGET_FILE:${target}>")
+      RADIAL_PLUGIN_FILE="$<TARGET_FILE:${target}>"
+      RADIAL_PLUGIN_BUILD_DIR="$<TARGET_FILE_DIR:${target}>")
     add_dependencies(test-${name} ${target})
     add_test(NAME test-${name} COMMAND test-${name})
     set_tests_properties(test-${name} PROPERTIES

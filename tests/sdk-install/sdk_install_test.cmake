@@ -20,14 +20,21 @@ file(RENAME "${staging}" "${prefix}")
 
 set(cmake_dir "${prefix}/${RADIAL_LIBDIR}/cmake/Radial")
 foreach(file RadialConfig.cmake RadialConfigVersion.cmake RadialTargets.cmake
-             RadialDependencies.cmake RadialPlugin.cmake)
+             RadialTestingTargets.cmake RadialDependencies.cmake RadialPlugin.cmake)
   require_file("${cmake_dir}/${file}" "the CMake package is incomplete")
 endforeach()
 foreach(header radial/registry.hpp radial/version.hpp radial/sdk/plugin.hpp
-               radial/sdk/configured.hpp radial/sdk/conformance.hpp)
+               radial/sdk/configured.hpp radial/sdk/conformance.hpp
+               radial/testing/basis_checks.hpp radial/testing/output_layer_checks.hpp
+               radial/testing/plugin_checks.hpp radial/testing/registry.hpp)
   require_file("${prefix}/${RADIAL_INCLUDEDIR}/${header}" "a header was not installed")
 endforeach()
 require_file("${prefix}/${RADIAL_LIBDIR}/libradial.so" "the framework library was not installed")
+require_file("${prefix}/${RADIAL_LIBDIR}/libradial-testing.a" "Radial::testing was not installed")
+# In-tree only: it names this build's source and build folders.
+if(EXISTS "${prefix}/${RADIAL_INCLUDEDIR}/radial/testing/paths.hpp")
+  fail("radial/testing/paths.hpp was installed: it names the build tree")
+endif()
 set(host "${prefix}/${RADIAL_BINDIR}/radial")
 require_file("${host}" "the radial host was not installed")
 file(GLOB installed_plugins "${prefix}/${RADIAL_LIBDIR}/radial/plugins/libradial-*.so")
@@ -58,7 +65,7 @@ if(RADIAL_RUNPATH_CHECK)
   run("RUNPATH of the out-of-tree plugin" "${RADIAL_RUNPATH_CHECK}"
       "${template_build}/libradial-basis-exponential.so")
 endif()
-run("template conformance test" "${CMAKE_CTEST_COMMAND}" --test-dir "${template_build}"
+run("template tests (Radial::testing, conformance kit)" "${CMAKE_CTEST_COMMAND}" --test-dir "${template_build}"
     --output-on-failure)
 
 # 3. The installed host loads the template through RADIAL_PLUGIN_PATH ...

@@ -112,11 +112,59 @@ struct SquaredDistances::Impl {
   Matrix coefficients;              // P x M
   Vector reference;                 // d
 
+  // The per-centre factors of each shape, built once by the constructor.
+  void prepare_euclidean(const Centres& centres);
+  void prepare_diagonal(const Centres& centres);
+  void prepare_full(const Centres& centres, FullForm form);
+  void store_whitening(const Centres& centres, std::size_t j, const Matrix& l_inv);
+  bool quadratic_column(const Centres& centres, std::size_t j, const Matrix& l_inv, FullForm form,
+                        Matrix& out) const;
+
   void make_features(const double* x, std::size_t rows, Matrix& f) const;
   void compute_features(const Matrix& x, Matrix& r2) const;
   void compute_euclidean(const Matrix& x, Matrix& r2) const;
   void compute_full(const Matrix& x, Matrix& r2) const;
 };
+
+namespace {
+
+// Cholesky S_j = L L^T from the lower triangle of centre j's covariance (l: d x d).
+void cholesky_factor(const Centres& centres, std::size_t j, Matrix& l) {
+  const std::size_t d = centres.dim();
+  l.fill(0.0);
+  for (std::size_t a = 0; a < d; ++a) {
+    for (std::size_t b = 0; b <= a; ++b) {
+      double sum = centres.covariances(j, a, b);
+      for (std::size_t k = 0; k < b; ++k) sum -= l(a, k) * l(b, k);
+      if (a == b) {
+        if (!(sum > 0) || !std::isfinite(sum))
+          throw ShapeError("SquaredDistances: the covariance of " +
+                           centre_name(j, centres.count()) +
+                           " is not positive definite (Cholesky pivot " + std::to_string(a) +
+                           " is " + number(sum) + "); set a variance floor or a "
+                           "regularised / diagonal covariance in the centre learner");
+        l(a, a) = std::sqrt(sum);
+      } else {
+        l(a, b) = sum / l(b, b);
+      }
+    }
+  }
+}
+
+// L^{-1} by forward substitution, column by column of the identity.
+void invert_lower(const Matrix& l, Matrix& l_inv) {
+  const std::size_t d = l.shape(0);
+  l_inv.fill(0.0);
+  for (std::size_t col = 0; col < d; ++col) {
+    for (std::size_t a = col; a < d; ++a) {
+      double sum = a == col ? 1.0 : 0.0;
+      for (std::size_t k = col; k < a; ++k) sum -= l(a, k) * l_inv(k, col);
+      l_inv(a, col) = sum / l(a, a);
+    }
+  }
+}
+
+}  // namespace
 
 SquaredDistances::SquaredDistances(const Centres& centres, Metric metric, FullForm form)
     : impl_(std::make_unique<Impl>()) {
@@ -129,7 +177,6 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric, FullFo
   s.shape = metric == Metric::Euclidean ? Shape::None : centres.shape;
   s.log_det = xt::zeros<double>({s.m});
   s.reference = xt::zeros<double>({s.d});
-  const std::size_t m = s.m, d = s.d;
   s.observed_centres.means = centres.means;
   s.observed_centres.shape = s.shape;
   if (s.shape == Shape::Spherical) s.observed_centres.variances = centres.variances;
@@ -144,173 +191,173 @@ SquaredDistances::SquaredDistances(const Centres& centres, Metric metric, FullFo
 
   switch (s.shape) {
     case Shape::None:
-    case Shape::Spherical: {
-      s.means = centres.means;
-      s.mean_norms = xt::zeros<double>({m});
-      for (std::size_t j = 0; j < m; ++j) {
-        double sum = 0;
-        for (std::size_t k = 0; k < d; ++k) sum += s.means(j, k) * s.means(j, k);
-        s.mean_norms(j) = sum;
-      }
-      if (s.shape == Shape::Spherical) {
-        if (centres.variances.size() != m)
-          throw ShapeError("SquaredDistances: spherical centres need " + std::to_string(m) +
-                           " variances, found " + std::to_string(centres.variances.size()));
-        s.inverse_variance = xt::zeros<double>({m});
-        for (std::size_t j = 0; j < m; ++j) {
-          const double v = centres.variances(j);
-          if (!(v > 0) || !std::isfinite(v))
-            throw ShapeError("SquaredDistances: " + centre_name(j, m) + " has spherical variance " +
-                             number(v) + "; variances must be finite and > 0 (set a variance "
-                             "floor in the centre learner or a basis width > 0)");
-          s.inverse_variance(j) = 1.0 / v;
-          s.log_det(j) = double(d) * std::log(v);
-        }
-      }
+    case Shape::Spherical:
+      s.prepare_euclidean(centres);
       break;
-    }
-    case Shape::Diagonal: {
-      if (centres.diagonal.dimension() != 2 || centres.diagonal.shape(0) != m ||
-          centres.diagonal.shape(1) != d)
-        throw ShapeError("SquaredDistances: diagonal centres need an " + std::to_string(m) + " x " +
-                         std::to_string(d) + " matrix of variances");
-      s.inverse_diagonal = xt::zeros<double>({m, d});
-      s.scaled_means = xt::zeros<double>({m, d});
-      s.diagonal_constant = xt::zeros<double>({m});
-      for (std::size_t j = 0; j < m; ++j) {
-        double constant = 0, log_det = 0;
-        for (std::size_t k = 0; k < d; ++k) {
-          const double v = centres.diagonal(j, k);
-          if (!(v > 0) || !std::isfinite(v))
-            throw ShapeError("SquaredDistances: " + centre_name(j, m) + " has variance " +
-                             number(v) + " in dimension " + std::to_string(k) +
-                             "; variances must be finite and > 0 (set a variance floor in the "
-                             "centre learner)");
-          const double c = centres.means(j, k);
-          s.inverse_diagonal(j, k) = 1.0 / v;
-          s.scaled_means(j, k) = c / v;
-          constant += c * c / v;
-          log_det += std::log(v);
-        }
-        s.diagonal_constant(j) = constant;
-        s.log_det(j) = log_det;
-      }
-      // [x^2, x, 1] against [1/s; -2 c/s; sum c^2/s].
-      s.features = 2 * d + 1;
-      s.coefficients = Matrix::from_shape({s.features, m});
-      for (std::size_t j = 0; j < m; ++j) {
-        for (std::size_t k = 0; k < d; ++k) {
-          s.coefficients(k, j) = s.inverse_diagonal(j, k);
-          s.coefficients(d + k, j) = -2.0 * s.scaled_means(j, k);
-        }
-        s.coefficients(2 * d, j) = s.diagonal_constant(j);
-      }
+    case Shape::Diagonal:
+      s.prepare_diagonal(centres);
       break;
-    }
-    case Shape::Full: {
-      if (centres.covariances.dimension() != 3 || centres.covariances.shape(0) != m ||
-          centres.covariances.shape(1) != d || centres.covariances.shape(2) != d)
-        throw ShapeError("SquaredDistances: full centres need " + std::to_string(m) + " covariance "
-                         "matrices of " + std::to_string(d) + " x " + std::to_string(d));
-      s.chunk = std::max<std::size_t>(1, std::min(m, full_chunk_columns / std::max<std::size_t>(d, 1)));
-      const std::size_t chunks = (m + s.chunk - 1) / s.chunk;
-      s.whitening.assign(chunks, Matrix(xt::zeros<double>({d, s.chunk * d})));
-      s.whitened_means = xt::zeros<double>({m, d});
-      // Quadratic form about g = the mean of the centre means (limits cancellation).
-      for (std::size_t j = 0; j < m; ++j)
-        for (std::size_t k = 0; k < d; ++k) s.reference(k) += centres.means(j, k);
-      if (m > 0) s.reference /= double(m);
-      const std::size_t pairs = d * (d + 1) / 2;
-      bool quadratic = form == FullForm::Quadratic ||
-                       (form == FullForm::Automatic && d <= quadratic_max_dim);
-      Matrix coefficients;
-      if (quadratic) coefficients = Matrix::from_shape({pairs + d + 1, m});
-      std::vector<double> shifted(d), z(d), precision(d * d);
-      Matrix l({d, d}), l_inv({d, d});
-      for (std::size_t j = 0; j < m; ++j) {
-        // Cholesky S_j = L L^T from the lower triangle.
-        l.fill(0.0);
-        for (std::size_t a = 0; a < d; ++a) {
-          for (std::size_t b = 0; b <= a; ++b) {
-            double sum = centres.covariances(j, a, b);
-            for (std::size_t k = 0; k < b; ++k) sum -= l(a, k) * l(b, k);
-            if (a == b) {
-              if (!(sum > 0) || !std::isfinite(sum))
-                throw ShapeError("SquaredDistances: the covariance of " + centre_name(j, m) +
-                                 " is not positive definite (Cholesky pivot " + std::to_string(a) +
-                                 " is " + number(sum) + "); set a variance floor or a "
-                                 "regularised / diagonal covariance in the centre learner");
-              l(a, a) = std::sqrt(sum);
-            } else {
-              l(a, b) = sum / l(b, b);
-            }
-          }
-        }
-        // L^{-1} by forward substitution, column by column of the identity.
-        l_inv.fill(0.0);
-        for (std::size_t col = 0; col < d; ++col) {
-          for (std::size_t a = col; a < d; ++a) {
-            double sum = a == col ? 1.0 : 0.0;
-            for (std::size_t k = col; k < a; ++k) sum -= l(a, k) * l_inv(k, col);
-            l_inv(a, col) = sum / l(a, a);
-          }
-        }
-        double log_det = 0;
-        for (std::size_t a = 0; a < d; ++a) log_det += 2.0 * std::log(l(a, a));
-        s.log_det(j) = log_det;
-        Matrix& w = s.whitening[j / s.chunk];
-        const std::size_t offset = (j % s.chunk) * d;
-        for (std::size_t k = 0; k < d; ++k) {
-          double cw = 0;
-          for (std::size_t i = 0; i <= k; ++i) {
-            w(i, offset + k) = l_inv(k, i);
-            cw += l_inv(k, i) * centres.means(j, i);
-          }
-          s.whitened_means(j, k) = cw;
-        }
-        if (!quadratic) continue;
-        // P = L^{-T} L^{-1}; z = L^{-1} c', so P c' = L^{-T} z and c'^T P c' = |z|^2.
-        double trace_s = 0, trace_p = 0, shift2 = 0, constant = 0;
-        for (std::size_t a = 0; a < d; ++a) {
-          shifted[a] = centres.means(j, a) - s.reference(a);
-          shift2 += shifted[a] * shifted[a];
-          trace_s += centres.covariances(j, a, a);
-        }
-        for (std::size_t a = 0; a < d; ++a) {
-          double v = 0;
-          for (std::size_t i = 0; i <= a; ++i) v += l_inv(a, i) * shifted[i];
-          z[a] = v;
-          constant += v * v;
-        }
-        for (std::size_t a = 0; a < d; ++a)
-          for (std::size_t b = a; b < d; ++b) {
-            double v = 0;
-            for (std::size_t k = b; k < d; ++k) v += l_inv(k, a) * l_inv(k, b);
-            precision[a * d + b] = precision[b * d + a] = v;
-          }
-        for (std::size_t a = 0; a < d; ++a) trace_p += precision[a * d + a];
-        if (form == FullForm::Automatic && !((shift2 + trace_s) * trace_p <= quadratic_max_term)) {
-          quadratic = false;
-          continue;
-        }
-        std::size_t f = 0;
-        for (std::size_t a = 0; a < d; ++a)
-          for (std::size_t b = a; b < d; ++b)
-            coefficients(f++, j) = a == b ? precision[a * d + a] : 2.0 * precision[a * d + b];
-        for (std::size_t a = 0; a < d; ++a) {
-          double v = 0;
-          for (std::size_t k = a; k < d; ++k) v += l_inv(k, a) * z[k];
-          coefficients(pairs + a, j) = -2.0 * v;
-        }
-        coefficients(pairs + d, j) = constant;
-      }
-      if (quadratic) {
-        s.features = pairs + d + 1;
-        s.coefficients = std::move(coefficients);
-      }
+    case Shape::Full:
+      s.prepare_full(centres, form);
       break;
-    }
   }
+}
+
+// ||c_j||^2 for the GEMM identity; Spherical also 1 / sigma_j^2 and log |S_j| = d log sigma_j^2.
+void SquaredDistances::Impl::prepare_euclidean(const Centres& centres) {
+  means = centres.means;
+  mean_norms = xt::zeros<double>({m});
+  for (std::size_t j = 0; j < m; ++j) {
+    double sum = 0;
+    for (std::size_t k = 0; k < d; ++k) sum += means(j, k) * means(j, k);
+    mean_norms(j) = sum;
+  }
+  if (shape != Shape::Spherical) return;
+  if (centres.variances.size() != m)
+    throw ShapeError("SquaredDistances: spherical centres need " + std::to_string(m) +
+                     " variances, found " + std::to_string(centres.variances.size()));
+  inverse_variance = xt::zeros<double>({m});
+  for (std::size_t j = 0; j < m; ++j) {
+    const double v = centres.variances(j);
+    if (!(v > 0) || !std::isfinite(v))
+      throw ShapeError("SquaredDistances: " + centre_name(j, m) + " has spherical variance " +
+                       number(v) + "; variances must be finite and > 0 (set a variance "
+                       "floor in the centre learner or a basis width > 0)");
+    inverse_variance(j) = 1.0 / v;
+    log_det(j) = double(d) * std::log(v);
+  }
+}
+
+// 1 / s_jd, c_jd / s_jd and sum_d c_jd^2 / s_jd, then the feature form: [x^2, x, 1] against
+// [1/s; -2 c/s; sum c^2/s].
+void SquaredDistances::Impl::prepare_diagonal(const Centres& centres) {
+  if (centres.diagonal.dimension() != 2 || centres.diagonal.shape(0) != m ||
+      centres.diagonal.shape(1) != d)
+    throw ShapeError("SquaredDistances: diagonal centres need an " + std::to_string(m) + " x " +
+                     std::to_string(d) + " matrix of variances");
+  inverse_diagonal = xt::zeros<double>({m, d});
+  scaled_means = xt::zeros<double>({m, d});
+  diagonal_constant = xt::zeros<double>({m});
+  for (std::size_t j = 0; j < m; ++j) {
+    double constant = 0, log_sum = 0;
+    for (std::size_t k = 0; k < d; ++k) {
+      const double v = centres.diagonal(j, k);
+      if (!(v > 0) || !std::isfinite(v))
+        throw ShapeError("SquaredDistances: " + centre_name(j, m) + " has variance " + number(v) +
+                         " in dimension " + std::to_string(k) +
+                         "; variances must be finite and > 0 (set a variance floor in the "
+                         "centre learner)");
+      const double c = centres.means(j, k);
+      inverse_diagonal(j, k) = 1.0 / v;
+      scaled_means(j, k) = c / v;
+      constant += c * c / v;
+      log_sum += std::log(v);
+    }
+    diagonal_constant(j) = constant;
+    log_det(j) = log_sum;
+  }
+  features = 2 * d + 1;
+  coefficients = Matrix::from_shape({features, m});
+  for (std::size_t j = 0; j < m; ++j) {
+    for (std::size_t k = 0; k < d; ++k) {
+      coefficients(k, j) = inverse_diagonal(j, k);
+      coefficients(d + k, j) = -2.0 * scaled_means(j, k);
+    }
+    coefficients(2 * d, j) = diagonal_constant(j);
+  }
+}
+
+// Per centre: the Cholesky factor L_j, its inverse (the whitening), log |S_j|, and while every
+// centre allows it, the quadratic-form column about g = the mean of the centre means (which
+// limits cancellation). One centre that fails the Automatic bound sends all to the whitened form.
+void SquaredDistances::Impl::prepare_full(const Centres& centres, FullForm form) {
+  if (centres.covariances.dimension() != 3 || centres.covariances.shape(0) != m ||
+      centres.covariances.shape(1) != d || centres.covariances.shape(2) != d)
+    throw ShapeError("SquaredDistances: full centres need " + std::to_string(m) + " covariance "
+                     "matrices of " + std::to_string(d) + " x " + std::to_string(d));
+  chunk = std::max<std::size_t>(1, std::min(m, full_chunk_columns / std::max<std::size_t>(d, 1)));
+  const std::size_t chunks = (m + chunk - 1) / chunk;
+  whitening.assign(chunks, Matrix(xt::zeros<double>({d, chunk * d})));
+  whitened_means = xt::zeros<double>({m, d});
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t k = 0; k < d; ++k) reference(k) += centres.means(j, k);
+  if (m > 0) reference /= double(m);
+  const std::size_t pairs = d * (d + 1) / 2;
+  bool quadratic =
+      form == FullForm::Quadratic || (form == FullForm::Automatic && d <= quadratic_max_dim);
+  Matrix quadratic_coefficients;
+  if (quadratic) quadratic_coefficients = Matrix::from_shape({pairs + d + 1, m});
+  Matrix l({d, d}), l_inv({d, d});
+  for (std::size_t j = 0; j < m; ++j) {
+    cholesky_factor(centres, j, l);
+    invert_lower(l, l_inv);
+    double log_sum = 0;
+    for (std::size_t a = 0; a < d; ++a) log_sum += 2.0 * std::log(l(a, a));
+    log_det(j) = log_sum;
+    store_whitening(centres, j, l_inv);
+    if (quadratic) quadratic = quadratic_column(centres, j, l_inv, form, quadratic_coefficients);
+  }
+  if (quadratic) {
+    features = pairs + d + 1;
+    coefficients = std::move(quadratic_coefficients);
+  }
+}
+
+// Centre j's rows of L_j^{-1} into its chunk's whitening GEMM columns, and c'_j = L_j^{-1} c_j.
+void SquaredDistances::Impl::store_whitening(const Centres& centres, std::size_t j,
+                                             const Matrix& l_inv) {
+  Matrix& w = whitening[j / chunk];
+  const std::size_t offset = (j % chunk) * d;
+  for (std::size_t k = 0; k < d; ++k) {
+    double cw = 0;
+    for (std::size_t i = 0; i <= k; ++i) {
+      w(i, offset + k) = l_inv(k, i);
+      cw += l_inv(k, i) * centres.means(j, i);
+    }
+    whitened_means(j, k) = cw;
+  }
+}
+
+// Column j of the quadratic form's coefficients (distances.hpp): P = L^{-T} L^{-1}; with
+// z = L^{-1} c', P c' = L^{-T} z and c'^T P c' = |z|^2. False, with the column unwritten, when
+// Automatic finds (|c'|^2 + tr S) tr P above quadratic_max_term (the terms would cancel).
+bool SquaredDistances::Impl::quadratic_column(const Centres& centres, std::size_t j,
+                                              const Matrix& l_inv, FullForm form,
+                                              Matrix& out) const {
+  const std::size_t pairs = d * (d + 1) / 2;
+  std::vector<double> shifted(d), z(d), precision(d * d);
+  double trace_s = 0, trace_p = 0, shift2 = 0, constant = 0;
+  for (std::size_t a = 0; a < d; ++a) {
+    shifted[a] = centres.means(j, a) - reference(a);
+    shift2 += shifted[a] * shifted[a];
+    trace_s += centres.covariances(j, a, a);
+  }
+  for (std::size_t a = 0; a < d; ++a) {
+    double v = 0;
+    for (std::size_t i = 0; i <= a; ++i) v += l_inv(a, i) * shifted[i];
+    z[a] = v;
+    constant += v * v;
+  }
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t b = a; b < d; ++b) {
+      double v = 0;
+      for (std::size_t k = b; k < d; ++k) v += l_inv(k, a) * l_inv(k, b);
+      precision[a * d + b] = precision[b * d + a] = v;
+    }
+  for (std::size_t a = 0; a < d; ++a) trace_p += precision[a * d + a];
+  if (form == FullForm::Automatic && !((shift2 + trace_s) * trace_p <= quadratic_max_term))
+    return false;
+  std::size_t f = 0;
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t b = a; b < d; ++b)
+      out(f++, j) = a == b ? precision[a * d + a] : 2.0 * precision[a * d + b];
+  for (std::size_t a = 0; a < d; ++a) {
+    double v = 0;
+    for (std::size_t k = a; k < d; ++k) v += l_inv(k, a) * z[k];
+    out(pairs + a, j) = -2.0 * v;
+  }
+  out(pairs + d, j) = constant;
+  return true;
 }
 
 SquaredDistances::~SquaredDistances() = default;

@@ -574,13 +574,164 @@ Matrix kmeans_initial_centres(const Matrix& x, std::size_t count, const std::str
   return centres;
 }
 
+namespace {
+
+// Partition optimisation: each x_n to its closest centre. The first pass (no previous centres)
+// meets every centre; later passes only the rows Hamerly's bounds cannot settle.
+void assign_rows(BoundedAssignment& assignment, const Matrix& centres, const Matrix* previous,
+                 double rel, CentreGeometry& geometry) {
+  measure_centres(centres, previous, rel, geometry);
+  if (!previous)
+    assignment.assign_all(centres, geometry);
+  else
+    assignment.assign_bounded(centres, geometry);
+}
+
+// Prototype optimisation, first half: the sum and count of each cluster's members. Sums per row
+// block, added in block order, then over the ranks, so they depend on neither the thread count
+// nor the rank count.
+void sum_members(const Matrix& x, const BoundedAssignment& assignment, int threads, Matrix& sums,
+                 std::vector<double>& counts) {
+  const std::size_t n = x.shape(0), d = x.shape(1), m = counts.size();
+  struct Partial {
+    Matrix sums;
+    std::vector<double> counts;
+  };
+  std::fill(sums.begin(), sums.end(), 0.0);
+  std::fill(counts.begin(), counts.end(), 0.0);
+  ordered_reduce<Partial>(
+      n, parallel_block_rows, threads,
+      [&] { return Partial{xt::zeros<double>({m, d}), std::vector<double>(m, 0.0)}; },
+      [&](const RowBlock& b, Partial& p) {
+        std::fill(p.sums.begin(), p.sums.end(), 0.0);
+        std::fill(p.counts.begin(), p.counts.end(), 0.0);
+        for (std::size_t i = b.first; i < b.first + b.count; ++i) {
+          const std::size_t j = assignment.label(i);
+          const double* row = x.data() + i * d;
+          double* s = p.sums.data() + j * d;
+          for (std::size_t k = 0; k < d; ++k) s[k] += row[k];
+          p.counts[j] += 1;
+        }
+      },
+      [&](const RowBlock&, Partial& p) {
+        for (std::size_t i = 0; i < m * d; ++i) sums.data()[i] += p.sums.data()[i];
+        for (std::size_t j = 0; j < m; ++j) counts[j] += p.counts[j];
+      });
+  if (collectives().size() > 1) {
+    std::vector<double> packed(sums.begin(), sums.end());
+    packed.insert(packed.end(), counts.begin(), counts.end());
+    sum_over_ranks(packed);
+    std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m * d), sums.begin());
+    std::copy(packed.begin() + std::ptrdiff_t(m * d), packed.end(), counts.begin());
+  }
+}
+
+// Empty-cluster policy (farthest point): re-seed each empty cluster at the row that contributes
+// most to the error, taken from a cluster that keeps at least one member: the farthest such row
+// over all ranks (ties: the lowest global row), sent by its owner. Moves the row between the
+// sums and counts; returns the number of repairs.
+std::size_t repair_empty_clusters(const Matrix& x, const Matrix& centres, const ShardLayout& layout,
+                                  BoundedAssignment& assignment, Matrix& sums,
+                                  std::vector<double>& counts) {
+  const std::size_t n = x.shape(0), d = x.shape(1), m = counts.size();
+  std::vector<double> dist2(n);
+  for (std::size_t i = 0; i < n; ++i)
+    dist2[i] = squared_distance(x.data() + i * d, centres.data() + assignment.label(i) * d, d);
+  std::vector<std::size_t> by_distance(n);
+  std::iota(by_distance.begin(), by_distance.end(), std::size_t(0));
+  std::stable_sort(by_distance.begin(), by_distance.end(),
+                   [&](std::size_t a, std::size_t b) { return dist2[a] > dist2[b]; });
+  // A row whose cluster has fewer than 2 members never becomes eligible again (clusters only
+  // lose members here), so each rank walks its order once.
+  std::size_t next = 0, repairs = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    if (counts[j] != 0) continue;
+    while (next < n && counts[assignment.label(by_distance[next])] < 2) ++next;
+    RowCandidate mine;
+    if (next < n) {
+      const std::size_t i = by_distance[next];
+      mine.has = true;
+      mine.key = dist2[i];
+      mine.row = layout.first + i;
+      mine.tag = assignment.label(i);
+      mine.values.assign(x.data() + i * d, x.data() + (i + 1) * d);
+    }
+    const RowCandidate far = best_candidate(mine, /*largest=*/true);
+    if (!far.has) throw Error("k-means: no row left to re-seed an empty cluster");  // n >= m
+    const auto donor = std::size_t(far.tag);
+    for (std::size_t k = 0; k < d; ++k) {
+      sums(donor, k) -= far.values[k];
+      sums(j, k) = far.values[k];
+    }
+    counts[donor] -= 1;
+    counts[j] = 1;
+    if (mine.has && far.row == mine.row) {
+      assignment.reassign(by_distance[next], std::uint32_t(j));
+      ++next;
+    }
+    ++repairs;
+  }
+  return repairs;
+}
+
+// Prototype optimisation, second half: each centre the mean of its members. Returns the largest
+// squared move of a centre, which the convergence test reads.
+double move_to_means(const Matrix& sums, const std::vector<double>& counts, Matrix& centres) {
+  const std::size_t m = centres.shape(0), d = centres.shape(1);
+  double max_shift2 = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    const double inv = 1.0 / counts[j];
+    double shift2 = 0;
+    for (std::size_t k = 0; k < d; ++k) {
+      const double updated = sums(j, k) * inv;
+      const double delta = updated - centres(j, k);
+      shift2 += delta * delta;
+      centres(j, k) = updated;
+    }
+    max_shift2 = std::max(max_shift2, shift2);
+  }
+  return max_shift2;
+}
+
+// The partition's labels, sizes, spreads and error (inertia), by direct differences (the GEMM
+// identity loses digits to cancellation), summed over the ranks.
+void summarise_partition(const Matrix& x, const Matrix& centres,
+                         const BoundedAssignment& assignment, KMeansResult& result) {
+  const std::size_t n = x.shape(0), d = x.shape(1), m = centres.shape(0);
+  result.cluster_sizes = xt::zeros<double>({m});
+  result.cluster_spread = xt::zeros<double>({m});
+  result.assignment = Labels::from_shape({n});
+  result.inertia = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t j = assignment.label(i);
+    const double e = squared_distance(x.data() + i * d, centres.data() + j * d, d);
+    result.assignment(i) = std::int64_t(j);
+    result.inertia += e;
+    result.cluster_spread(j) += e;
+    result.cluster_sizes(j) += 1;
+  }
+  if (collectives().size() > 1) {
+    std::vector<double> packed(result.cluster_spread.begin(), result.cluster_spread.end());
+    packed.insert(packed.end(), result.cluster_sizes.begin(), result.cluster_sizes.end());
+    packed.push_back(result.inertia);
+    sum_over_ranks(packed);
+    std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m), result.cluster_spread.begin());
+    std::copy(packed.begin() + std::ptrdiff_t(m), packed.begin() + std::ptrdiff_t(2 * m),
+              result.cluster_sizes.begin());
+    result.inertia = packed.back();
+  }
+  for (std::size_t j = 0; j < m; ++j)
+    if (result.cluster_sizes(j) > 0) result.cluster_spread(j) /= result.cluster_sizes(j);
+}
+
+}  // namespace
+
 KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& options) {
   // Every pass sums its per-block partials locally, then over the ranks of collectives(): the
   // same centres, partition and decisions on every rank, as one process on all rows.
   const ShardLayout layout = shard_layout(x.dimension() == 2 ? x.shape(0) : 0);
-  const std::size_t n = x.shape(0), d = x.shape(1), m = centres.shape(0);
+  const std::size_t d = x.shape(1), m = centres.shape(0);
   check_data(x, layout.total, m, "k-means");
-  Collectives& comm = collectives();
   if (centres.shape(1) != d) {
     std::ostringstream msg;
     msg << "k-means: initial centres have " << centres.shape(1) << " columns but the data have "
@@ -601,103 +752,13 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
   KMeansResult result;
   result.converged = false;
   for (std::size_t it = 0; it < options.iterations; ++it) {
-    // Partition optimisation: each x_n to its closest centre.
-    measure_centres(centres, it == 0 ? nullptr : &previous, rel, geometry);
-    if (it == 0)
-      assignment.assign_all(centres, geometry);
-    else
-      assignment.assign_bounded(centres, geometry);
-
-    // Prototype optimisation: each centre the mean of its members. Sums per row block, added in
-    // block order, so the result does not depend on the thread count.
-    struct Partial {
-      Matrix sums;
-      std::vector<double> counts;
-    };
-    std::fill(sums.begin(), sums.end(), 0.0);
-    std::fill(counts.begin(), counts.end(), 0.0);
-    ordered_reduce<Partial>(
-        n, parallel_block_rows, options.threads,
-        [&] { return Partial{xt::zeros<double>({m, d}), std::vector<double>(m, 0.0)}; },
-        [&](const RowBlock& b, Partial& p) {
-          std::fill(p.sums.begin(), p.sums.end(), 0.0);
-          std::fill(p.counts.begin(), p.counts.end(), 0.0);
-          for (std::size_t i = b.first; i < b.first + b.count; ++i) {
-            const std::size_t j = assignment.label(i);
-            const double* row = x.data() + i * d;
-            double* s = p.sums.data() + j * d;
-            for (std::size_t k = 0; k < d; ++k) s[k] += row[k];
-            p.counts[j] += 1;
-          }
-        },
-        [&](const RowBlock&, Partial& p) {
-          for (std::size_t i = 0; i < m * d; ++i) sums.data()[i] += p.sums.data()[i];
-          for (std::size_t j = 0; j < m; ++j) counts[j] += p.counts[j];
-        });
-    if (comm.size() > 1) {
-      std::vector<double> packed(sums.begin(), sums.end());
-      packed.insert(packed.end(), counts.begin(), counts.end());
-      sum_over_ranks(packed);
-      std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m * d), sums.begin());
-      std::copy(packed.begin() + std::ptrdiff_t(m * d), packed.end(), counts.begin());
-    }
-
-    // Empty-cluster policy (farthest point): re-seed each empty cluster at the row that
-    // contributes most to the error, taken from a cluster that keeps at least one member: the
-    // farthest such row over all ranks (ties: the lowest global row), sent by its owner.
-    if (std::find(counts.begin(), counts.end(), 0.0) != counts.end()) {
-      std::vector<double> dist2(n);
-      for (std::size_t i = 0; i < n; ++i)
-        dist2[i] = squared_distance(x.data() + i * d, centres.data() + assignment.label(i) * d, d);
-      std::vector<std::size_t> by_distance(n);
-      std::iota(by_distance.begin(), by_distance.end(), std::size_t(0));
-      std::stable_sort(by_distance.begin(), by_distance.end(),
-                       [&](std::size_t a, std::size_t b) { return dist2[a] > dist2[b]; });
-      // A row whose cluster has fewer than 2 members never becomes eligible again (clusters
-      // only lose members here), so each rank walks its order once.
-      std::size_t next = 0;
-      for (std::size_t j = 0; j < m; ++j) {
-        if (counts[j] != 0) continue;
-        while (next < n && counts[assignment.label(by_distance[next])] < 2) ++next;
-        RowCandidate mine;
-        if (next < n) {
-          const std::size_t i = by_distance[next];
-          mine.has = true;
-          mine.key = dist2[i];
-          mine.row = layout.first + i;
-          mine.tag = assignment.label(i);
-          mine.values.assign(x.data() + i * d, x.data() + (i + 1) * d);
-        }
-        const RowCandidate far = best_candidate(mine, /*largest=*/true);
-        if (!far.has) throw Error("k-means: no row left to re-seed an empty cluster");  // n >= m
-        const auto donor = std::size_t(far.tag);
-        for (std::size_t k = 0; k < d; ++k) {
-          sums(donor, k) -= far.values[k];
-          sums(j, k) = far.values[k];
-        }
-        counts[donor] -= 1;
-        counts[j] = 1;
-        if (mine.has && far.row == mine.row) {
-          assignment.reassign(by_distance[next], std::uint32_t(j));
-          ++next;
-        }
-        ++result.empty_cluster_repairs;
-      }
-    }
-
+    assign_rows(assignment, centres, it == 0 ? nullptr : &previous, rel, geometry);
+    sum_members(x, assignment, options.threads, sums, counts);
+    if (std::find(counts.begin(), counts.end(), 0.0) != counts.end())
+      result.empty_cluster_repairs +=
+          repair_empty_clusters(x, centres, layout, assignment, sums, counts);
     previous = centres;
-    double max_shift2 = 0;
-    for (std::size_t j = 0; j < m; ++j) {
-      const double inv = 1.0 / counts[j];
-      double shift2 = 0;
-      for (std::size_t k = 0; k < d; ++k) {
-        const double updated = sums(j, k) * inv;
-        const double delta = updated - centres(j, k);
-        shift2 += delta * delta;
-        centres(j, k) = updated;
-      }
-      max_shift2 = std::max(max_shift2, shift2);
-    }
+    const double max_shift2 = move_to_means(sums, counts, centres);
     result.iterations = it + 1;
     // Converged: no centre moved more than tolerance * data scale. With tolerance 0 the loop
     // never stops early, and converged says whether the last iteration was a fixed point.
@@ -705,38 +766,10 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
     if (options.tolerance > 0 && result.converged) break;
   }
 
-  // Final partition for the final centres; the error and spreads by direct differences (the
-  // GEMM identity loses digits to cancellation).
-  measure_centres(centres, result.iterations == 0 ? nullptr : &previous, rel, geometry);
-  if (result.iterations == 0)
-    assignment.assign_all(centres, geometry);
-  else
-    assignment.assign_bounded(centres, geometry);
+  // Final partition for the final centres.
+  assign_rows(assignment, centres, result.iterations == 0 ? nullptr : &previous, rel, geometry);
   assignment.release_bounds();
-  result.cluster_sizes = xt::zeros<double>({m});
-  result.cluster_spread = xt::zeros<double>({m});
-  result.assignment = Labels::from_shape({n});
-  result.inertia = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t j = assignment.label(i);
-    const double e = squared_distance(x.data() + i * d, centres.data() + j * d, d);
-    result.assignment(i) = std::int64_t(j);
-    result.inertia += e;
-    result.cluster_spread(j) += e;
-    result.cluster_sizes(j) += 1;
-  }
-  if (comm.size() > 1) {
-    std::vector<double> packed(result.cluster_spread.begin(), result.cluster_spread.end());
-    packed.insert(packed.end(), result.cluster_sizes.begin(), result.cluster_sizes.end());
-    packed.push_back(result.inertia);
-    sum_over_ranks(packed);
-    std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m), result.cluster_spread.begin());
-    std::copy(packed.begin() + std::ptrdiff_t(m), packed.begin() + std::ptrdiff_t(2 * m),
-              result.cluster_sizes.begin());
-    result.inertia = packed.back();
-  }
-  for (std::size_t j = 0; j < m; ++j)
-    if (result.cluster_sizes(j) > 0) result.cluster_spread(j) /= result.cluster_sizes(j);
+  summarise_partition(x, centres, assignment, result);
   result.centres = std::move(centres);
   return result;
 }

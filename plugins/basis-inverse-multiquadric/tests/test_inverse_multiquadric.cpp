@@ -24,11 +24,8 @@ double phi(double r) { return 1.0 / std::sqrt(r * r + 4.0); }
 TEST_CASE("inverse-multiquadric matches its closed form, including r = 0", "[basis-inverse-multiquadric]") {
   const InverseMultiquadricBasis basis({2.0});
   REQUIRE(basis.metric() == Metric::Euclidean);
-  const Matrix got = mapped(basis, {0.0, 3.0, 1.5, 1e3});
-  REQUIRE(got(0, 0) == Approx(0.5).epsilon(1e-14));  // r = 0.0
-  REQUIRE(got(0, 1) == Approx(1.0 / std::sqrt(13.0)).epsilon(1e-14));  // r = 3.0
-  REQUIRE(got(0, 2) == Approx(0.4).epsilon(1e-14));  // r = 1.5
-  REQUIRE(got(0, 3) == Approx(1.0 / std::sqrt(1e6 + 4.0)).epsilon(1e-14));  // r = 1e3
+  testing::check_values(basis, {{0.0, 0.5}, {3.0, 1.0 / std::sqrt(13.0)}, {1.5, 0.4},
+                                {1e3, 1.0 / std::sqrt(1e6 + 4.0)}});
 }
 
 TEST_CASE("inverse-multiquadric on a block of distances from the GEMM identity", "[basis-inverse-multiquadric]") {

@@ -24,11 +24,8 @@ double phi(double r) { return std::sqrt(r * r + 4.0); }
 TEST_CASE("multiquadric matches its closed form, including r = 0", "[basis-multiquadric]") {
   const MultiquadricBasis basis({2.0});
   REQUIRE(basis.metric() == Metric::Euclidean);
-  const Matrix got = mapped(basis, {0.0, 3.0, 1.5, 1e3});
-  REQUIRE(got(0, 0) == Approx(2.0).epsilon(1e-14));  // r = 0.0
-  REQUIRE(got(0, 1) == Approx(std::sqrt(13.0)).epsilon(1e-14));  // r = 3.0
-  REQUIRE(got(0, 2) == Approx(2.5).epsilon(1e-14));  // r = 1.5
-  REQUIRE(got(0, 3) == Approx(std::sqrt(1e6 + 4.0)).epsilon(1e-14));  // r = 1e3
+  testing::check_values(basis, {{0.0, 2.0}, {3.0, std::sqrt(13.0)}, {1.5, 2.5},
+                                {1e3, std::sqrt(1e6 + 4.0)}});
 }
 
 TEST_CASE("multiquadric on a block of distances from the GEMM identity", "[basis-multiquadric]") {

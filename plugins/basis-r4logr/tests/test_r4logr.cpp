@@ -11,7 +11,6 @@
 
 using namespace radial;
 using radial::plugins::R4LogRBasis;
-using radial::testing::mapped;
 
 namespace {
 
@@ -23,13 +22,9 @@ double phi(double r) { return r > 0 ? std::pow(r, 4) * std::log(r) : 0.0; }
 TEST_CASE("r4logr matches its closed form, including r = 0", "[basis-r4logr]") {
   const R4LogRBasis basis;
   REQUIRE(basis.metric() == Metric::Euclidean);
-  const Matrix got = mapped(basis, {0.0, 1.0, 2.0, std::exp(1.0), 0.5, 1e-75});
-  REQUIRE(got(0, 0) == 0.0);  // r = 0.0
-  REQUIRE(got(0, 1) == 0.0);  // r = 1.0
-  REQUIRE(got(0, 2) == Approx(16.0 * std::log(2.0)).epsilon(1e-14));  // r = 2.0
-  REQUIRE(got(0, 3) == Approx(std::exp(4.0)).epsilon(1e-14));  // r = std::exp(1.0)
-  REQUIRE(got(0, 4) == Approx(-0.0625 * std::log(2.0)).epsilon(1e-14));  // r = 0.5
-  REQUIRE(got(0, 5) == Approx(1e-300 * std::log(1e-75)).epsilon(1e-14));  // r = 1e-75
+  testing::check_values(basis, {{0.0, 0.0}, {1.0, 0.0}, {2.0, 16.0 * std::log(2.0)},
+                                {std::exp(1.0), std::exp(4.0)}, {0.5, -0.0625 * std::log(2.0)},
+                                {1e-75, 1e-300 * std::log(1e-75)}});
 }
 
 TEST_CASE("r4logr is half of NETLAB's 'r4logr' r^4 log r^2", "[basis-r4logr]") {

@@ -9,18 +9,10 @@
 #include "radial/testing/output_layer_checks.hpp"
 #include "bfgs.hpp"
 
-using radial::Matrix;
-
-namespace {
-
-Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
-  using namespace radial::plugins;
-  return bfgs(objective, BfgsOptions{}, ctx);
-}
-
-}  // namespace
-
 TEST_CASE("bfgs: saturated-design frequencies, linear group means, registration",
           "[output][bfgs]") {
-  radial::testing::check_glm_trainer("bfgs", fit);
+  radial::testing::check_glm_trainer(
+      "bfgs", [](radial::glm::Objective& objective, radial::FitContext& ctx) {
+        return radial::plugins::bfgs(objective, radial::plugins::BfgsOptions{}, ctx);
+      });
 }

@@ -11,18 +11,12 @@
 
 using radial::Matrix;
 
-namespace {
-
-Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
-  using namespace radial::plugins;
-  return irls(objective, IrlsOptions{}, ctx);
-}
-
-}  // namespace
-
 TEST_CASE("irls: saturated-design frequencies, linear group means, registration",
           "[output][irls]") {
-  radial::testing::check_glm_trainer("irls", fit);
+  radial::testing::check_glm_trainer(
+      "irls", [](radial::glm::Objective& objective, radial::FitContext& ctx) {
+        return radial::plugins::irls(objective, radial::plugins::IrlsOptions{}, ctx);
+      });
 }
 
 // Issue 25, defect 6: with 1,000 classes the exact softmax Hessian took 4.3 GB and minutes per

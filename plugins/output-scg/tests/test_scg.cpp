@@ -9,20 +9,12 @@
 #include "radial/testing/output_layer_checks.hpp"
 #include "scg.hpp"
 
-using radial::Matrix;
-
-namespace {
-
-Matrix fit(radial::glm::Objective& objective, radial::FitContext& ctx) {
-  using namespace radial::plugins;
-  ScgOptions o;
-  o.tolerance = 1e-9;  // SCG stops early at the default; the closed form is checked tightly
-  return scg(objective, o, ctx);
-}
-
-}  // namespace
-
 TEST_CASE("scg: saturated-design frequencies, linear group means, registration",
           "[output][scg]") {
-  radial::testing::check_glm_trainer("scg", fit);
+  radial::plugins::ScgOptions o;
+  o.tolerance = 1e-9;  // SCG stops early at the default; the closed form is checked tightly
+  radial::testing::check_glm_trainer(
+      "scg", [&](radial::glm::Objective& objective, radial::FitContext& ctx) {
+        return radial::plugins::scg(objective, o, ctx);
+      });
 }

@@ -1,11 +1,12 @@
-// The template plugin: closed-form values, and the SDK's conformance kit.
-#define CATCH_CONFIG_MAIN
+// The template plugin: closed-form values, the basis checks of Radial::testing (Catch2's main
+// comes from it too), and the SDK's conformance kit.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
+#include <radial/testing/basis_checks.hpp>
 
 using radial::conformance::plugin_under_test;
 
@@ -34,6 +35,18 @@ TEST_CASE("exponential maps squared distances to exp(-r / width)") {
 
 TEST_CASE("exponential refuses a non-positive width") {
   CHECK_THROWS_AS(make(0.0), radial::ParameterError);
+}
+
+TEST_CASE("exponential: a block from the GEMM identity, NaN, and its library alone") {
+  const auto basis = make(2.0);
+  const radial::testing::RadialFunction phi = [](double r) { return std::exp(-r / 2.0); };
+  radial::testing::check_gemm_block(*basis, phi);
+  radial::testing::check_nan_propagates(*basis);
+  // Loaded by its file name from the folder it was built in, with a summary and a paper.
+  radial::Registry registry;
+  const radial::ComponentInfo& info =
+      radial::testing::require_basis_plugin(registry, "exponential");
+  CHECK(info.params.size() == 1);
 }
 
 TEST_CASE("exponential passes the Radial conformance kit") {

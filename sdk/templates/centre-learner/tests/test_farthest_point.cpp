@@ -1,12 +1,13 @@
-// The template plugin: the farthest-point rule on points whose answer is known, and the SDK's
-// conformance kit.
-#define CATCH_CONFIG_MAIN
+// The template plugin: the farthest-point rule on points whose answer is known, its library
+// loaded alone (Radial::testing, which also gives Catch2's main), and the SDK's conformance kit.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
+#include <radial/testing/plugin_checks.hpp>
 
 using radial::conformance::plugin_under_test;
 
@@ -56,6 +57,20 @@ TEST_CASE("farthest-point refuses more centres than distinct rows") {
   radial::FitContext ctx(1);
   CHECK_THROWS_AS(make(3)->fit(data, nullptr, ctx), radial::InputError);
   CHECK_THROWS_AS(make(4)->fit(data, nullptr, ctx), radial::InputError);
+}
+
+TEST_CASE("farthest-point loads alone from its build folder; its centres are training rows") {
+  radial::Registry registry;
+  const radial::ComponentInfo& info = radial::testing::require_plugin(
+      registry, "centres-farthest-point", radial::Slot::Centres, "farthest-point");
+  const auto learner = registry.make_centre_learner(
+      "farthest-point", radial::validate_params(info.params, {{"count", std::int64_t(3)}}, "test"));
+  const std::vector<std::pair<double, double>> rows = {{0, 0}, {5, 0}, {0, 5}, {1, 1}, {4, 4}};
+  radial::FitContext ctx(7);
+  const radial::Centres c = learner->fit(points(rows), nullptr, ctx);
+  REQUIRE(c.count() == 3);
+  for (std::size_t j = 0; j < 3; ++j)
+    CHECK(std::count(rows.begin(), rows.end(), std::pair{c.means(j, 0), c.means(j, 1)}) == 1);
 }
 
 TEST_CASE("farthest-point passes the Radial conformance kit") {

@@ -1,7 +1,7 @@
 // The template plugin against closed forms: with as many rows as weights the fit interpolates
-// the targets; under a quadratic penalty the penalised gradient vanishes after one step; and the
-// SDK's conformance kit.
-#define CATCH_CONFIG_MAIN
+// the targets; under a quadratic penalty the penalised gradient vanishes after one step; the
+// group means of a saturated design (Radial::testing's output-layer checks, which also give
+// Catch2's main); and the SDK's conformance kit.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -12,6 +12,7 @@
 #include <radial/design_matrix.hpp>
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
+#include <radial/testing/output_layer_checks.hpp>
 #include <radial/weight_penalty.hpp>
 
 using radial::Matrix;
@@ -116,6 +117,10 @@ TEST_CASE("normal-equations: under a quadratic penalty one step reaches the mini
     }
     CHECK(std::fabs(g) < 1e-9);
   }
+}
+
+TEST_CASE("normal-equations: linear outputs on a saturated design are the group means") {
+  radial::testing::check_layer_group_means(*make());
 }
 
 TEST_CASE("normal-equations passes the Radial conformance kit") {

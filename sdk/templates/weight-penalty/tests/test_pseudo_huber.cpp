@@ -1,12 +1,13 @@
-// The template plugin: closed-form values and derivatives, and the SDK's conformance kit
-// (which also checks the gradient and Hessian against finite differences).
-#define CATCH_CONFIG_MAIN
+// The template plugin: closed-form values and derivatives, its library loaded alone
+// (Radial::testing, which also gives Catch2's main), and the SDK's conformance kit (which also
+// checks the gradient and Hessian against finite differences).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
+#include <radial/testing/plugin_checks.hpp>
 
 using radial::conformance::plugin_under_test;
 
@@ -40,6 +41,19 @@ TEST_CASE("pseudo-huber: alpha delta^2 (sqrt(1 + (w/delta)^2) - 1) without the b
 
 TEST_CASE("pseudo-huber refuses a non-positive delta") {
   CHECK_THROWS_AS(make(0.1, 0.0), radial::ParameterError);
+}
+
+TEST_CASE("pseudo-huber loads alone from its build folder; zero weights cost nothing") {
+  radial::Registry registry;
+  const radial::ComponentInfo& info = radial::testing::require_plugin(
+      registry, "weight-penalty-pseudo-huber", radial::Slot::WeightPenalty, "pseudo-huber");
+  const auto penalty = registry.make_weight_penalty(
+      "pseudo-huber", radial::validate_params(info.params, {{"alpha", 0.5}}, "test"));
+  const radial::Matrix w = xt::zeros<double>({std::size_t(3), std::size_t(2)});
+  CHECK(penalty->penalty(w) == 0.0);
+  radial::Matrix g = xt::zeros<double>({std::size_t(3), std::size_t(2)});
+  penalty->add_gradient(w, g);
+  for (double v : g) CHECK(v == 0.0);
 }
 
 TEST_CASE("pseudo-huber passes the Radial conformance kit") {

@@ -1,7 +1,6 @@
 // The out-of-tree kullback-leibler kernel prior: it registers in the kernel-prior slot, its
 // distances are half the squared Mahalanobis distance computed here by hand, and it passes the
 // conformance kit's kernel-prior checks.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <radial/kernel_prior.hpp>

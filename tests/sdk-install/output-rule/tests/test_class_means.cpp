@@ -1,7 +1,6 @@
 // The out-of-tree class-means output and its probit rule: the rule is registered by loading the
 // plugin, weights and predictions equal the formulas of class_means.hpp evaluated here by hand,
 // a model using the rule survives the model store, and the layer passes the conformance kit.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/registry.hpp"
-#include "radial/testing/paths.hpp"
+#include "radial/testing/plugin_checks.hpp"
 
 namespace radial::testing {
 
@@ -26,6 +26,29 @@ inline Matrix mapped(const Basis& basis, std::initializer_list<double> radii) {
   for (double r : radii) r2(0, j++) = r * r;
   basis.map(r2);
   return r2;
+}
+
+// A radius and phi(r) worked out by hand.
+struct RadialValue {
+  double r, phi;
+};
+
+// map() at each radius against the value worked out by hand: exactly where that is 0 (phi(0) of
+// a polyharmonic spline, phi(1) of r^k log r), else to 1e-14 relative.
+inline void check_values(const Basis& basis, std::initializer_list<RadialValue> values) {
+  Matrix r2 = Matrix::from_shape({1, values.size()});
+  std::size_t j = 0;
+  for (const RadialValue& v : values) r2(0, j++) = v.r * v.r;
+  basis.map(r2);
+  j = 0;
+  for (const RadialValue& v : values) {
+    INFO("r = " << v.r);
+    if (v.phi == 0.0)
+      REQUIRE(r2(0, j) == 0.0);
+    else
+      REQUIRE(r2(0, j) == Approx(v.phi).epsilon(1e-14));
+    ++j;
+  }
 }
 
 // map() on a block of squared distances from the framework's GEMM identity against phi of the
@@ -54,12 +77,14 @@ inline void check_no_state(Basis& basis, const RadialFunction& phi) {
   REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
-// A NaN distance stays NaN; its neighbour is unaffected.
+// A NaN distance stays NaN; its neighbour is unaffected (phi(0) as mapped alone).
 inline void check_nan_propagates(const Basis& basis) {
   Matrix r2 = {{std::nan(""), 0.0}};
   basis.map(r2);
+  Matrix alone = {{0.0}};
+  basis.map(alone);
   REQUIRE(std::isnan(r2(0, 0)));
-  REQUIRE(r2(0, 1) == 0.0);
+  REQUIRE(r2(0, 1) == alone(0, 0));
 }
 
 // `basis` is NETLAB's rbffwd activation with squared distance n2, halved:
@@ -85,12 +110,7 @@ void check_state_round_trip(const B& saved, const RadialFunction& phi) {
 
 // Loads the plugin library of basis `id` alone and checks its registration text.
 inline const ComponentInfo& require_basis_plugin(Registry& registry, const std::string& id) {
-  registry.load_file(plugin_dir() / ("libradial-basis-" + id + ".so"));
-  const ComponentInfo& info = registry.require(Slot::Basis, id);
-  REQUIRE(info.slot == Slot::Basis);
-  REQUIRE_FALSE(info.summary.empty());
-  REQUIRE_FALSE(info.paper.empty());
-  return info;
+  return require_plugin(registry, "basis-" + id, Slot::Basis, id);
 }
 
 // A basis made by the registry: Euclidean, so prepare() leaves the centres alone, and map()

@@ -193,6 +193,18 @@ inline const char* netlab_folder(bool gaussian) {
   return gaussian ? "gauss_s1_nh10_seed1" : "tps_nh10_seed1";
 }
 
+// check(c, gaussian) on each NETLAB case, loaded, named in the test's output and checked to have
+// been read: the trainers' tests compare with the same two networks.
+template <class Check>
+void for_each_netlab_case(const Check& check) {
+  for (const bool gaussian : {true, false}) {
+    const NetlabCase c = load_netlab_case(netlab_folder(gaussian), gaussian);
+    INFO(c.folder);
+    REQUIRE(c.irls_error > 60);  // the reference figures were read
+    check(c, gaussian);
+  }
+}
+
 // scikit-learn's LogisticRegression on breast_cancer and wine (tests/reference/
 // sklearn_logistic.py): the penalised objective, coefficients and first rows' probabilities.
 inline nlohmann::json sklearn_logistic() {

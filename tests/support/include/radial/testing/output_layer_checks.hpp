@@ -2,19 +2,23 @@
 // Checks shared by the tests of the iterative GLM output layers (irls, bfgs, scg): maximum-
 // likelihood outputs on a saturated design (one indicator per group plus the bias), where the
 // closed form is known: the fitted probabilities are the class frequencies within each group,
-// and linear outputs are the group means of the targets. Each test passes its own trainer.
+// and linear outputs are the group means of the targets. Each test passes its own trainer, or
+// (check_layer_group_means) its OutputLayer, as an out-of-tree least-squares layer can.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "radial/basis.hpp"
+#include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/glm/objective.hpp"
+#include "radial/output_layer.hpp"
 #include "radial/registry.hpp"
-#include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
 
 namespace radial::testing {
@@ -98,6 +102,45 @@ inline void check_linear_group_means(const OutputFit& fit) {
   CHECK(y(0, 0) == Approx(0.3).margin(1e-5));
   CHECK(y(0, 1) == Approx(0.7).margin(1e-5));
   CHECK(y(20, 1) == Approx(0.25).margin(1e-5));
+}
+
+// phi = 1 at distance 0, else 0: on the group numbers 0, 1, 2 as inputs, with centres at 1 and 2,
+// the design [phi, 1] is grouped()'s indicators and bias.
+class GroupIndicatorBasis final : public Basis {
+ public:
+  Metric metric() const override { return Metric::Euclidean; }
+  void prepare(Centres&, FitContext&) override {}
+  void map(Matrix& r2) const override {
+    for (double& v : r2) v = v < 0.5 ? 1.0 : 0.0;  // squared distances are 0, 1 or 4
+  }
+  State state() const override { return {}; }
+  void load_state(const State&) override {}
+};
+
+// An output layer with linear outputs, through the OutputLayer interface (design matrix,
+// dataset, no penalty): as check_linear_group_means, its outputs are the group means of the
+// one-hot targets.
+inline void check_layer_group_means(OutputLayer& layer) {
+  const Grouped g = grouped({{6, 14}, {15, 5}, {9, 11}});
+  Centres centres;
+  centres.means = {{1.0}, {2.0}};
+  const GroupIndicatorBasis basis;
+  const DesignMatrix design(g.data.inputs, centres, basis);
+  const bool indicators_and_bias = design.materialise() == g.phi;
+  REQUIRE(indicators_and_bias);
+  FitContext ctx(1);
+  const OutputWeights w = layer.fit(TrainingProblem{design, g.data, centres, basis}, nullptr, ctx);
+  REQUIRE(w.weights.shape(0) == 3);
+  REQUIRE(w.weights.shape(1) == 2);
+  CHECK(ctx.report.converged());
+  // Rows 0, 20 and 40 start the three groups: 14 of 20, 5 of 20 and 11 of 20 in class 1.
+  for (const auto& [row, p1] : {std::pair{0, 0.7}, std::pair{20, 0.25}, std::pair{40, 0.55}}) {
+    for (std::size_t k = 0; k < 2; ++k) {
+      double y = 0;
+      for (std::size_t j = 0; j < 3; ++j) y += g.phi(std::size_t(row), j) * w.weights(j, k);
+      CHECK(y == Approx(k == 1 ? p1 : 1.0 - p1).margin(1e-8));
+    }
+  }
 }
 
 // The GLM trainers' common parameter table, read through the registry from the build's plugins.

@@ -1,6 +1,7 @@
 #pragma once
-// Registries of the build's plugins, loaded once per test executable: loading a plugin library
-// costs a dlopen and its registration, so tests share one registry instead of each making its own.
+// Registries of the plugins under test (plugin_dir.hpp), loaded once per test executable: loading a
+// plugin library costs a dlopen and its registration, so tests share one registry instead of each
+// making its own.
 
 #include <map>
 #include <memory>
@@ -8,7 +9,7 @@
 #include <vector>
 
 #include "radial/registry.hpp"
-#include "radial/testing/paths.hpp"
+#include "radial/testing/plugin_dir.hpp"
 
 namespace radial::testing {
 

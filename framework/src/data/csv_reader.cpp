@@ -427,12 +427,17 @@ std::optional<PartedRows> read_rows_in_parts(const std::filesystem::path& file,
       std::uint64_t(resolve_threads(options.threads)),
       bytes / std::max<std::uint64_t>(options.part_bytes, 1)));
   if (parts < 2) return std::nullopt;
-  std::vector<data::CsvShard> plan;
+  std::vector<data::CsvPart> plan;
   try {
-    plan = data::plan_csv_parts(scanner, parts);
+    plan = data::split_csv_parts(scanner, parts);
   } catch (const DataError&) {
     return std::nullopt;  // a line too long for a part: the one pass says where
   }
+  // Blank lines followed by data in a later part: an error the one pass reports.
+  for (std::size_t r = 0; r + 1 < parts; ++r)
+    if (plan[r].blank_tail)
+      for (std::size_t q = r + 1; q < parts; ++q)
+        if (plan[q].has_content) return std::nullopt;
   const std::size_t f = names.size() - 1;
 
   struct Part {
@@ -455,10 +460,10 @@ std::optional<PartedRows> read_rows_in_parts(const std::filesystem::path& file,
   };
   // The parts' row counts, then each part parsed into its rows of the matrix.
   each_part([&](Part& q) {
-    const data::CsvShard& range = plan[std::size_t(&q - part.data())];
+    const data::CsvPart& range = plan[std::size_t(&q - part.data())];
     q.scanner.emplace(file);
     if (q.scanner->header() != names) throw DataError("the header changed");
-    q.scanner->restrict_to(range.begin, range.end, range.first_line, range.blank_line);
+    q.scanner->restrict_to(range.begin, range.end, 2, 0);
     q.counted = q.scanner->count_rows_left();
     q.rows.emplace(nominal_columns(*q.scanner, names, target, options));
   });
@@ -466,6 +471,14 @@ std::optional<PartedRows> read_rows_in_parts(const std::filesystem::path& file,
   for (const Part& q : part) {
     if (q.failed) return std::nullopt;
     total += q.counted;
+  }
+  // Line numbers: without blank lines before the last part's tail (any other is an error, read
+  // in one pass), part r starts on line 2 + the rows of the parts before it; a count that CR
+  // line ends made inexact is found below.
+  std::size_t line = 2;
+  for (std::size_t r = 0; r < parts; ++r) {
+    part[r].scanner->restrict_to(plan[r].begin, plan[r].end, line, 0);
+    line += part[r].counted;
   }
   PartedRows out{Matrix::from_shape({total, f}), Vector::from_shape({total}), {}};
   std::vector<std::size_t> first(parts, 0);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <sstream>
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/parallel.hpp"
 
 namespace radial::data {
 namespace {
@@ -194,19 +196,38 @@ CsvShard plan_csv_shard(const CsvScanner& scanner) {
   return shard;
 }
 
-std::vector<CsvShard> plan_csv_parts(const CsvScanner& scanner, std::size_t parts) {
-  std::vector<CsvShard> out(parts);
-  std::vector<BlankTail> tails(parts);
-  std::size_t line = 2;  // line 1 is the header
-  for (std::size_t r = 0; r < parts; ++r) {
-    const PartPlan plan = plan_part(scanner, r, parts);
-    out[r].begin = plan.begin;
-    out[r].end = plan.end;
-    out[r].first_line = line;
-    out[r].blank_line = open_blank_line(tails, r);
-    tails[r] = tail_of(plan, line);
-    line += std::size_t(plan.line_ends);
-  }
+std::vector<CsvPart> split_csv_parts(const CsvScanner& scanner, std::size_t parts) {
+  std::vector<CsvPart> out(parts);
+  std::vector<std::exception_ptr> failures(parts);
+  const std::uint64_t data = scanner.offset(), size = std::max(scanner.size(), data);
+  const std::uint64_t bytes = size - data;
+  const auto cut = [&](std::uint64_t r) {
+    return data + std::uint64_t((unsigned __int128)bytes * r / parts);
+  };
+  // Each part reads only its own bytes, all at once.
+  parallel_for_blocks(parts, 1, int(parts), [&](std::size_t, const RowBlock& b) {
+    try {
+      CsvPart& part = out[b.index];
+      part.begin = line_start_from(scanner, cut(b.index), data, size);
+      part.end = b.index + 1 == parts ? size : line_start_from(scanner, cut(b.index + 1), data, size);
+      if (part.end <= part.begin) {
+        part.end = part.begin;
+        return;
+      }
+      const std::uint64_t content = end_of_content(scanner, part.begin, part.end);
+      part.has_content = content > part.begin;
+      // As plan_part: a line after the one holding the last content byte.
+      char last = '\0';
+      scanner.read_at(part.end - 1, &last, 1);
+      const std::uint64_t after = count_line_ends(scanner, content, part.end) +
+                                  (last == '\n' || last == '\r' ? 0 : 1);
+      part.blank_tail = !part.has_content || after > 1;
+    } catch (...) {
+      failures[b.index] = std::current_exception();
+    }
+  });
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
   return out;
 }
 

@@ -29,10 +29,15 @@ struct CsvShard {
 // (a read error, a line longer than CsvScanner::max_line_bytes across a cut) are agreed.
 CsvShard plan_csv_shard(const CsvScanner& scanner);
 
-// The same ranges for `parts` parts of one process's read (the parts read at once by threads),
-// planned without collectives. DataError for a line longer than CsvScanner::max_line_bytes
-// across a cut.
-std::vector<CsvShard> plan_csv_parts(const CsvScanner& scanner, std::size_t parts);
+// One process's read in `parts` parts at once (one thread each): the same ranges as the ranks'
+// shards, found without counting lines (each part's reader counts its own rows).
+struct CsvPart {
+  std::uint64_t begin = 0, end = 0;  // aligned to line starts
+  bool has_content = false;          // a byte other than spaces, tabs and line ends
+  bool blank_tail = false;           // blank lines after its last content (or nothing else)
+};
+// DataError for a line longer than CsvScanner::max_line_bytes across a cut.
+std::vector<CsvPart> split_csv_parts(const CsvScanner& scanner, std::size_t parts);
 
 // DataError unless `regular`: a pipe, FIFO or stream cannot be split into ranges by `ranks`
 // ranks (it can be read only once, from its start).

@@ -1,12 +1,18 @@
 // Missing input values (issue 28, part 3): the markers the readers accept, and counting,
 // dropping and imputing, against values worked out by hand from tests/data/missing/.
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "data_error.hpp"
+#include "npy_bytes.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/data/missing_values.hpp"
@@ -101,4 +107,53 @@ TEST_CASE("a missing target is an error, never a class label", "[data][missing]"
   CHECK_THAT(data_error([&] { radial::read_csv(file("missing-target.csv"), options); }),
              StartsWith(file("missing-target.csv") + ":3:5: missing target value \"?\" in column "
                                                      "'class'"));
+}
+
+TEST_CASE("missing .npy inputs: NaN reads as an empty CSV cell when data.missing allows it",
+          "[data][missing][npy]") {
+  namespace fs = std::filesystem;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const fs::path folder =
+      fs::temp_directory_path() / ("radial-test-npy-missing-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const fs::path npy = folder / "cells.npy", csv = folder / "cells.csv";
+  // Three inputs and the target; NaN at (1, 2), (2, 1) and (3, 2) (1-based rows, columns).
+  const std::vector<double> values = {1, nan, 3, 0,  //
+                                      nan, 5, 6, 1,  //
+                                      7, nan, 9, 0,  //
+                                      10, 11, 12, 1};
+  std::ofstream(npy, std::ios::binary) << radial::testing::npy_bytes(4, 4, values);
+  std::ofstream(csv) << "x1,x2,x3,y\n1,,3,0\n,5,6,1\n7,,9,0\n10,11,12,1\n";
+  DataOptions options;
+  options.allow_missing = true;
+  const radial::Dataset from_npy = radial::read_dataset(npy, options);
+  const radial::Dataset from_csv = radial::read_dataset(csv, options);
+  CHECK(shown(from_npy.inputs) == shown(from_csv.inputs));
+  CHECK(shown(from_npy.inputs) == std::vector<double>{1, -99, 3, -99, 5, 6, 7, -99, 9, 10, 11, 12});
+  CHECK(radial::count_missing(from_npy.inputs) == std::vector<std::size_t>{1, 2, 0});
+  const radial::Vector a = radial::fit_imputation(from_npy.inputs, MissingPolicy::Mean);
+  const radial::Vector b = radial::fit_imputation(from_csv.inputs, MissingPolicy::Mean);
+  CHECK(std::vector<double>(a.begin(), a.end()) == std::vector<double>(b.begin(), b.end()));
+  // A model's inputs (predict, evaluate): NaN passes when the model reads missing values.
+  const Matrix inputs = radial::read_model_inputs(npy, from_npy.feature_names, {}, true);
+  CHECK(shown(inputs) == shown(from_npy.inputs));
+
+  // missing = "error" (the default): NaN is refused at its row and column, naming the setting.
+  const std::string refused = data_error([&] { radial::read_dataset(npy); });
+  CHECK_THAT(refused, StartsWith(npy.string() + ": row 1, column 2 is NaN, which is read as a "
+                                                "missing input only when data.missing is"));
+  CHECK_THAT(data_error([&] { radial::read_model_inputs(npy, from_npy.feature_names, {}, false); }),
+             StartsWith(npy.string() + ": row 1, column 2 is NaN"));
+  // The target is never missing, and infinity never a value.
+  std::vector<double> bad = values;
+  bad[3] = nan;
+  std::ofstream(npy, std::ios::binary) << radial::testing::npy_bytes(4, 4, bad);
+  CHECK_THAT(data_error([&] { radial::read_dataset(npy, options); }),
+             StartsWith(npy.string() + ": row 1, column 4 is NaN in the target column"));
+  bad[3] = 0;
+  bad[0] = std::numeric_limits<double>::infinity();
+  std::ofstream(npy, std::ios::binary) << radial::testing::npy_bytes(4, 4, bad);
+  CHECK_THAT(data_error([&] { radial::read_dataset(npy, options); }),
+             StartsWith(npy.string() + ": row 1, column 1 is infinite"));
+  fs::remove_all(folder);
 }

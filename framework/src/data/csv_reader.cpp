@@ -588,6 +588,11 @@ Matrix read_model_inputs(const std::filesystem::path& file,
                          bool allow_missing) {
   const bool several = collectives().size() > 1;
   const bool plain_reader = is_npy(file) || is_libsvm(file);
+  if (coding.empty() && is_npy(file)) {  // NaN a missing input when the model reads them
+    if (!several) return data::read_npy_inputs(file, feature_names, allow_missing);
+    require_regular_for_ranks(file);
+    return data::read_npy_inputs_shard(file, feature_names, allow_missing);
+  }
   if (coding.empty() && (!allow_missing || plain_reader))
     return several ? read_inputs_shard(file, feature_names) : read_inputs_csv(file, feature_names);
   if (plain_reader) {

@@ -246,9 +246,12 @@ class NpyInput {
   }
   std::size_t columns() const { return columns_; }
   const std::string& name() const { return name_; }
+  // The columns in which NaN is a missing value ([data] missing other than "error"): NaN there
+  // is passed on as NaN (as the CSV reader gives an empty cell); elsewhere it is refused.
+  void allow_missing(std::vector<bool> columns) { missing_ok_ = std::move(columns); }
 
   // Calls row(i, values) for every (selected) row, i counted from the first selected row,
-  // values being `columns()` finite doubles.
+  // values being `columns()` finite doubles (or NaN in the columns of allow_missing).
   template <class F>
   void for_each_row(F&& row) {
     const std::size_t row_bytes = columns_ * sizeof(double);
@@ -261,14 +264,8 @@ class NpyInput {
       if (got < want * row_bytes) truncated(((first_ + done) * row_bytes + got) / sizeof(double));
       for (std::size_t r = 0; r < want; ++r) {
         const double* values = block.data() + r * columns_;
-        for (std::size_t j = 0; j < columns_; ++j) {
-          if (!std::isfinite(values[j])) {
-            throw DataError(name_ + ": row " + std::to_string(first_ + done + r + 1) + ", column " +
-                            std::to_string(j + 1) + " is " +
-                            (std::isnan(values[j]) ? "NaN" : "infinite") +
-                            "; NaN and Inf are not allowed: impute the value or remove the row");
-          }
-        }
+        for (std::size_t j = 0; j < columns_; ++j)
+          if (!std::isfinite(values[j])) refuse(first_ + done + r, j, values[j]);
         row(done + r, values);
       }
       done += want;
@@ -276,6 +273,25 @@ class NpyInput {
   }
 
  private:
+  // A value that is not finite at (row, column), both 0-based: NaN where allow_missing says so
+  // is a missing value; anything else a DataError naming the row, the column and the remedy.
+  void refuse(std::size_t row, std::size_t j, double value) const {
+    const bool nan = std::isnan(value);
+    if (nan && j < missing_ok_.size() && missing_ok_[j]) return;
+    const std::string where = name_ + ": row " + std::to_string(row + 1) + ", column " +
+                              std::to_string(j + 1) + " is ";
+    if (nan && !missing_ok_.empty()) {
+      throw DataError(where + "NaN in the target column; every row needs its target: remove "
+                      "the row");
+    }
+    if (nan) {
+      throw DataError(where + "NaN, which is read as a missing input only when data.missing is "
+                      "\"drop-rows\", \"mean\", \"median\" or \"em\" (here it is \"error\"); "
+                      "set data.missing, impute the value or remove the row");
+    }
+    throw DataError(where + "infinite; NaN and Inf are not allowed: impute the value or remove "
+                    "the row");
+  }
   [[noreturn]] void truncated(std::uint64_t held) const {
     throw DataError(name_ + ": the file is truncated: shape (" + std::to_string(rows_) + ", " +
                     std::to_string(columns_) + ") needs " + std::to_string(rows_) + " x " +
@@ -303,6 +319,7 @@ class NpyInput {
   std::size_t rows_ = 0, columns_ = 0;
   std::uint64_t data_offset_ = 0;           // where the values begin
   std::size_t first_ = 0, count_ = 0;       // the rows for_each_row visits
+  std::vector<bool> missing_ok_;            // columns where NaN is a missing value
 };
 
 // The target column (0-based) chosen by DataOptions::target: empty or "y" for the last column,
@@ -345,6 +362,11 @@ Dataset npy_dataset(NpyInput& in, const DataOptions& options, std::size_t target
   for (std::size_t j = 0; j < columns; ++j) {
     if (j != target) data.feature_names.push_back("x" + std::to_string(j + 1));
   }
+  if (options.allow_missing) {
+    std::vector<bool> inputs_only(columns, true);
+    inputs_only[target] = false;
+    in.allow_missing(std::move(inputs_only));
+  }
   RowStore inputs;
   in.for_each_row([&](std::size_t, const double* values) {
     for (std::size_t j = 0; j < columns; ++j) (j == target ? targets : inputs).push(values[j]);
@@ -378,7 +400,12 @@ std::vector<std::size_t> npy_input_columns(const NpyInput& in,
   return source;
 }
 
-Matrix npy_inputs(NpyInput& in, const std::vector<std::size_t>& source) {
+Matrix npy_inputs(NpyInput& in, const std::vector<std::size_t>& source, bool allow_missing) {
+  if (allow_missing) {
+    std::vector<bool> columns(in.columns(), false);
+    for (const std::size_t column : source) columns[column] = true;
+    in.allow_missing(std::move(columns));
+  }
   RowStore inputs;
   in.for_each_row([&](std::size_t, const double* values) {
     for (const std::size_t column : source) inputs.push(values[column]);
@@ -406,9 +433,9 @@ Dataset read_npy(const std::filesystem::path& file, const DataOptions& options) 
 }
 
 Matrix read_npy_inputs(const std::filesystem::path& file,
-                       const std::vector<std::string>& feature_names) {
+                       const std::vector<std::string>& feature_names, bool allow_missing) {
   NpyInput in(file, 1);
-  return npy_inputs(in, npy_input_columns(in, feature_names));
+  return npy_inputs(in, npy_input_columns(in, feature_names), allow_missing);
 }
 
 Dataset read_npy_shard(const std::filesystem::path& file, const DataOptions& options) {
@@ -431,15 +458,15 @@ Dataset read_npy_shard(const std::filesystem::path& file, const DataOptions& opt
 }
 
 Matrix read_npy_inputs_shard(const std::filesystem::path& file,
-                             const std::vector<std::string>& feature_names) {
+                             const std::vector<std::string>& feature_names, bool allow_missing) {
   Collectives& comm = collectives();
-  if (comm.size() == 1) return read_npy_inputs(file, feature_names);
+  if (comm.size() == 1) return read_npy_inputs(file, feature_names, allow_missing);
   Matrix inputs;
   agreed([&] {
     NpyInput in(file, 1, comm.size());
     const std::vector<std::size_t> source = npy_input_columns(in, feature_names);
     in.select(block_shard(in.rows(), comm.rank(), comm.size(), parallel_block_rows));
-    inputs = npy_inputs(in, source);
+    inputs = npy_inputs(in, source, allow_missing);
   });
   return inputs;
 }

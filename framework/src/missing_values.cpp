@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 
+#include "radial/distributed/collectives.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
 
 namespace radial {
@@ -52,7 +55,71 @@ std::size_t drop_missing_rows(Dataset& data) {
   return n - keep.size();
 }
 
+namespace {
+
+// numpy.median of `observed` (not empty): the middle value, or the mean of the two middle values.
+double median_of(std::vector<double>& observed) {
+  const std::size_t m = observed.size() / 2;
+  std::nth_element(observed.begin(), observed.begin() + std::ptrdiff_t(m), observed.end());
+  double median = observed[m];
+  if (observed.size() % 2 == 0) {
+    const double below = *std::max_element(observed.begin(), observed.begin() + std::ptrdiff_t(m));
+    median = (below + median) / 2;
+  }
+  return median;
+}
+
+// fit_imputation over the rows of every rank of collectives() (see the header).
+Vector fit_imputation_over_ranks(const Matrix& inputs, MissingPolicy policy) {
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  Vector fill = Vector::from_shape({d});
+  std::fill(fill.begin(), fill.end(), 0.0);
+  if (policy == MissingPolicy::Median) {
+    Collectives& comm = collectives();
+    std::vector<double> observed;
+    for (std::size_t j = 0; j < d; ++j) {
+      std::string mine;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = inputs(i, j);
+        if (std::isnan(v)) continue;
+        char bytes[sizeof v];
+        std::memcpy(bytes, &v, sizeof v);
+        mine.append(bytes, sizeof v);
+      }
+      const std::vector<std::string> every = comm.all_gather(mine);
+      mine.clear();
+      mine.shrink_to_fit();
+      observed.clear();
+      for (const std::string& bytes : every) {
+        const std::size_t at = observed.size(), count = bytes.size() / sizeof(double);
+        observed.resize(at + count);
+        if (count != 0) std::memcpy(observed.data() + at, bytes.data(), count * sizeof(double));
+      }
+      if (!observed.empty()) fill(j) = median_of(observed);
+    }
+    return fill;
+  }
+  // The mean: per column, the sum over observed cells in row order, continued rank after rank
+  // (one process's sum to the bit), and the count of observed cells.
+  std::vector<std::uint64_t> count(d, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < d; ++j) count[j] += std::isnan(inputs(i, j)) ? 0 : 1;
+  collectives().sum(count.data(), d);
+  std::vector<double> sum(d, 0.0);
+  chain_over_ranks(sum, [&](std::vector<double>& total) {
+    for (std::size_t j = 0; j < d; ++j)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!std::isnan(inputs(i, j))) total[j] += inputs(i, j);
+  });
+  for (std::size_t j = 0; j < d; ++j)
+    if (count[j] != 0) fill(j) = sum[j] / double(count[j]);
+  return fill;
+}
+
+}  // namespace
+
 Vector fit_imputation(const Matrix& inputs, MissingPolicy policy) {
+  if (collectives().size() > 1) return fit_imputation_over_ranks(inputs, policy);
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
   Vector fill = Vector::from_shape({d});
   std::vector<double> observed;
@@ -65,16 +132,7 @@ Vector fit_imputation(const Matrix& inputs, MissingPolicy policy) {
       continue;
     }
     if (policy == MissingPolicy::Median) {
-      // numpy.median: the middle value, or the mean of the two middle values.
-      const std::size_t m = observed.size() / 2;
-      std::nth_element(observed.begin(), observed.begin() + std::ptrdiff_t(m), observed.end());
-      double median = observed[m];
-      if (observed.size() % 2 == 0) {
-        const double below =
-            *std::max_element(observed.begin(), observed.begin() + std::ptrdiff_t(m));
-        median = (below + median) / 2;
-      }
-      fill(j) = median;
+      fill(j) = median_of(observed);
     } else {
       double sum = 0.0;
       for (const double v : observed) sum += v;
@@ -86,9 +144,11 @@ Vector fit_imputation(const Matrix& inputs, MissingPolicy policy) {
 
 bool has_missing(const Matrix& inputs) {
   const double* v = inputs.data();
-  for (std::size_t i = 0, n = inputs.size(); i < n; ++i)
-    if (std::isnan(v[i])) return true;
-  return false;
+  bool found = false;
+  for (std::size_t i = 0, n = inputs.size(); i < n && !found; ++i) found = std::isnan(v[i]);
+  // Sharded: every rank takes the same branch after this (collective).
+  if (collectives().size() > 1) found = max_over_ranks(found ? 1.0 : 0.0) != 0.0;
+  return found;
 }
 
 Matrix mean_imputed(const Matrix& inputs) {
@@ -99,14 +159,23 @@ Matrix mean_imputed(const Matrix& inputs) {
 
 void refuse_missing(const Matrix& inputs, const std::string& who) {
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j)
-      if (std::isnan(inputs(i, j)))
-        throw InputError(who + ": training row " + std::to_string(i + 1) +
-                         " has a missing value in input " + std::to_string(j + 1) + ", and " +
-                         who + " cannot treat missing values as missing; set [data] missing = "
-                         "\"mean\" (or use a centre learner that does, as the mixture EM "
-                         "learners do)");
+  // Sharded: rows are numbered over all ranks, and every rank throws when one does (agreed).
+  const bool sharded = collectives().size() > 1;
+  const std::size_t first = sharded ? shard_layout(n).first : 0;
+  const auto check = [&] {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < d; ++j)
+        if (std::isnan(inputs(i, j)))
+          throw InputError(who + ": training row " + std::to_string(first + i + 1) +
+                           " has a missing value in input " + std::to_string(j + 1) + ", and " +
+                           who + " cannot treat missing values as missing; set [data] missing = "
+                           "\"mean\" (or use a centre learner that does, as the mixture EM "
+                           "learners do)");
+  };
+  if (sharded)
+    agreed(check);
+  else
+    check();
 }
 
 void impute(Matrix& inputs, const Vector& fill) {

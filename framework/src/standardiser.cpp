@@ -55,6 +55,11 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
         if (sharded) {
           low[j] = std::min(low[j], row[j]);
           high[j] = std::max(high[j], row[j]);
+          // A missing cell makes the column not constant, as one process's test does.
+          if (std::isnan(row[j])) {
+            low[j] = -std::numeric_limits<double>::infinity();
+            high[j] = std::numeric_limits<double>::infinity();
+          }
         } else if (row[j] != inputs(0, j)) {
           constant[j] = false;
         }
@@ -80,14 +85,17 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   // stabler than accumulating sums of squares.
   // Sharded, each sum continues from the previous rank's running sum (chain_over_ranks): the
   // same left-to-right sum over rows as one process, bit for bit, for any shard layout.
-  // Missing cells (NaN, [data] missing = "em", one process) are left out of a column's sums
-  // and count; a column without one is summed exactly as before.
+  // Missing cells (NaN, [data] missing = "em") are left out of a column's sums and count (the
+  // counts summed over ranks); a column without one is summed exactly as before.
   std::vector<double> observed(d, static_cast<double>(n));
-  const bool missing = !sharded && has_missing(inputs);
+  const bool missing = has_missing(inputs);  // over every rank's rows (collective)
   if (missing) {
+    std::vector<std::uint64_t> absent(d, 0);
     for (std::size_t i = 0; i < local; ++i)
       for (std::size_t j = 0; j < d; ++j)
-        if (std::isnan(inputs(i, j))) observed[j] -= 1.0;
+        if (std::isnan(inputs(i, j))) ++absent[j];
+    if (sharded) comm.sum(absent.data(), d);
+    for (std::size_t j = 0; j < d; ++j) observed[j] -= static_cast<double>(absent[j]);
   }
   std::vector<double> scaled_mean(d, 0.0);
   chain_over_ranks(scaled_mean, [&](std::vector<double>& sum) {

@@ -169,10 +169,13 @@ NominalColumns nominal_columns(const CsvScanner& scanner, const ArffHeader& head
 }
 
 // The raw inputs of `rows` coded 1-of-C into `data` (inputs, feature names, coding).
+// Sharded (`over_ranks`, collective): the categories are the union over ranks
+// (NominalColumns::finish_over_ranks; the nominal attributes are the header's on every rank).
 void code_inputs(Dataset& data, ArffRows& rows, const DataOptions& options,
-                 const std::string& source) {
+                 const std::string& source, bool over_ranks = false) {
   Matrix raw = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
-  InputCoding coding = rows.nominal.finish(raw, source);
+  InputCoding coding =
+      over_ranks ? rows.nominal.finish_over_ranks(raw, source) : rows.nominal.finish(raw, source);
   if (coding.empty()) {
     data.inputs = std::move(raw);
     return;
@@ -299,18 +302,9 @@ Dataset read_arff_shard(const std::filesystem::path& file, const DataOptions& op
   agreed([&] { rows_of.emplace(nominal_columns(*s.scanner, s.header, target, options)); });
   ArffRows& rows = *rows_of;
   Vector targets;
-  agreed([&] {
-    read_rows(*s.scanner, s.header, target, options, rows);
-    code_inputs(data, rows, options, s.scanner->name());
-    targets = rows.targets.into_vector();
-  });
-  // Categories learned on one rank would have to be the union over ranks: not done yet.
-  if (max_over_ranks(!data.coding.empty() && !options.coding ? 1.0 : 0.0) != 0.0) {
-    throw DataError(file.string() +
-                    ": nominal input attributes are learned by one process "
-                    "only; train without mpirun (a trained model predicts and evaluates under "
-                    "mpirun)");
-  }
+  agreed([&] { read_rows(*s.scanner, s.header, target, options, rows); });
+  code_inputs(data, rows, options, s.scanner->name(), true);
+  targets = rows.targets.into_vector();
   require_rows(*s.scanner, s.header, std::size_t(count_over_ranks(rows.rows)));
   code_labels_shard(data, std::move(targets), rows.labels, options, label_where(*s.scanner, rows));
   move_to_block_shards(data);

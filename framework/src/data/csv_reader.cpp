@@ -20,6 +20,7 @@
 #include "row_store.hpp"
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
+#include "radial/data/missing_values.hpp"
 #include "radial/errors.hpp"
 #include "radial/params.hpp"
 #include "radial/parallel.hpp"
@@ -286,10 +287,13 @@ data::NominalColumns nominal_columns(const data::CsvScanner& scanner,
 }
 
 // The raw inputs of `rows` coded 1-of-C into `data` (inputs, feature names, coding).
+// Sharded (`over_ranks`, collective): the categories are the union over ranks
+// (NominalColumns::finish_over_ranks).
 void code_inputs(Dataset& data, CsvRows& rows, const DataOptions& options,
-                 const std::string& source) {
+                 const std::string& source, bool over_ranks = false) {
   Matrix raw = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
-  InputCoding coding = rows.nominal.finish(raw, source);
+  InputCoding coding =
+      over_ranks ? rows.nominal.finish_over_ranks(raw, source) : rows.nominal.finish(raw, source);
   if (coding.empty()) {
     data.inputs = std::move(raw);
     return;
@@ -346,6 +350,26 @@ void require_rows_over_ranks(const data::CsvScanner& scanner, std::size_t rows) 
   require_rows(scanner, std::size_t(count_over_ranks(rows)));
 }
 
+// The input columns whose cell in the file's first data row is text: those one process makes
+// nominal (NominalColumns::value, first_line 2), appended to `nominal` (data.nominal) so that
+// every rank of a sharded read codes them from its first row. Reads the first data line of
+// `scanner`, positioned after the header (the shard's restrict_to then seeks to its range).
+void add_first_row_nominal(data::CsvScanner& scanner, const std::vector<std::string>& names,
+                           std::size_t target, std::vector<std::string>& nominal) {
+  std::string_view text;
+  if (!scanner.next_data_line(text)) return;
+  std::vector<data::CsvCell> cells;
+  scanner.cells_of(text, cells);
+  for (std::size_t c = 0; c < cells.size() && c < names.size(); ++c) {
+    if (c == target) continue;
+    const data::CsvCell& cell = cells[c];
+    if (!cell.quoted && is_missing_marker(cell.text)) continue;
+    if (reads_as_number(cell.text)) continue;
+    if (std::find(nominal.begin(), nominal.end(), names[c]) == nominal.end())
+      nominal.push_back(names[c]);
+  }
+}
+
 Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& options) {
   ShardScanner s;
   std::size_t target = 0;
@@ -353,22 +377,24 @@ Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& opt
     target = target_index(scanner, s.names, options);
   });
   Dataset data = named_dataset(file, s.names, target);
+  // Learning a coding: every rank reads the file's first data row, where one process finds the
+  // columns of categories, and codes those columns from its first row (the categories are
+  // then the union over ranks, code_inputs).
+  DataOptions shard_options = options;
+  const bool learning = !(options.coding && !options.coding->empty());
   std::optional<CsvRows> rows_of;
-  agreed([&] { rows_of.emplace(nominal_columns(*s.scanner, s.names, target, options)); });
+  agreed([&] {
+    if (learning) add_first_row_nominal(*s.scanner, s.names, target, shard_options.nominal);
+    rows_of.emplace(nominal_columns(*s.scanner, s.names, target, shard_options));
+  });
   CsvRows& rows = *rows_of;
   Vector targets;
   agreed([&] {
     s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
     read_rows(*s.scanner, s.names, target, options, rows);
-    code_inputs(data, rows, options, s.scanner->name());
-    targets = rows.targets.into_vector();
   });
-  // Categories learned on one rank would have to be the union over ranks: not done yet.
-  if (max_over_ranks(!data.coding.empty() && !options.coding ? 1.0 : 0.0) != 0.0) {
-    throw DataError(file.string() + ": nominal input columns are learned by one process only; "
-                    "train without mpirun (a trained model predicts and evaluates under "
-                    "mpirun)");
-  }
+  code_inputs(data, rows, options, s.scanner->name(), true);
+  targets = rows.targets.into_vector();
   require_rows_over_ranks(*s.scanner, rows.rows);
   data::code_labels_shard(data, std::move(targets), rows.labels, options,
                           target_where(*s.scanner, rows, s.shard.first_line));

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "radial/data/data_reader.hpp"
+#include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "text_escape.hpp"
@@ -133,6 +134,44 @@ InputCoding NominalColumns::finish(Matrix& raw, const std::string& source) {
     for (std::size_t i = 0; i < n; ++i)
       if (!std::isnan(raw(i, j))) raw(i, j) = index[std::size_t(raw(i, j))];
     coding.nominal.push_back({j, std::move(sorted)});
+  }
+  return coding;
+}
+
+InputCoding NominalColumns::finish_over_ranks(Matrix& raw, const std::string& source) {
+  if (collectives().size() == 1 || coding_ != nullptr) return finish(raw, source);
+  const std::size_t n = raw.shape(0), d = learned_.size();
+  // The nominal columns of every rank (the same when the readers force them, as they do).
+  std::vector<double> active(d, 0.0);
+  for (std::size_t j = 0; j < d; ++j) active[j] = learned_[j].active() ? 1.0 : 0.0;
+  collectives().max(active.data(), d);
+  InputCoding coding;
+  coding.raw_names = names_;
+  for (std::size_t j = 0; j < d; ++j) {
+    if (active[j] == 0.0) continue;
+    TextLabels& labels = learned_[j];
+    // A rank that read only numbers in the column holds them as the texts they were written as.
+    if (!labels.active()) labels.start(n);
+    for (std::size_t i = 0; i < std::min(labels.start_row(), n); ++i)
+      if (!std::isnan(raw(i, j))) raw(i, j) = labels.id(format_value(raw(i, j)));
+    // Judged on every rank together, so that every rank throws or none does.
+    const bool too_many = max_over_ranks(labels.too_many() ? 1.0 : 0.0) != 0.0;
+    std::vector<std::string> categories;
+    if (!too_many) categories = union_over_ranks(labels.names());
+    if (too_many || categories.size() > max_classes) {
+      throw DataError(source + ": input column '" + escaped(names_[j]) + "' has more than " +
+                      std::to_string(max_classes) +
+                      " categories; give it as numbers or merge "
+                      "categories");
+    }
+    std::vector<double> index(labels.names().size());
+    for (std::size_t id = 0; id < index.size(); ++id)
+      index[id] = double(std::lower_bound(categories.begin(), categories.end(),
+                                          labels.names()[id]) -
+                         categories.begin());
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isnan(raw(i, j))) raw(i, j) = index[std::size_t(raw(i, j))];
+    coding.nominal.push_back({j, std::move(categories)});
   }
   return coding;
 }

@@ -43,6 +43,14 @@ class NominalColumns {
   // category indices. `source` names the file in messages.
   InputCoding finish(Matrix& raw, const std::string& source);
 
+  // finish() for this rank's shard of a sharded read (collective; with one rank, finish()).
+  // Every rank must have the same nominal columns (the readers force them: data.nominal, ARFF
+  // nominal attributes, and the CSV columns whose first data cell is text, found by every rank
+  // from the file's first data row). Each column's categories are the union of every rank's,
+  // in increasing byte order: the coding one process learns from all rows, the same on every
+  // rank. The limit of max_classes categories applies to the union.
+  InputCoding finish_over_ranks(Matrix& raw, const std::string& source);
+
  private:
   std::vector<std::string> names_;
   std::vector<TextLabels> learned_;  // learning: per column, active when nominal

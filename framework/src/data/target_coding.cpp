@@ -281,6 +281,14 @@ void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
   agreed([&] { assign_text_classes(data, target, labels.names(), std::move(classes), where); });
 }
 
+std::vector<std::string> union_over_ranks(const std::vector<std::string>& names) {
+  Collectives& comm = collectives();
+  if (comm.size() == 1) return sorted_unique(names);
+  std::vector<std::string> all;
+  for (const std::string& bytes : comm.all_gather(pack_names(names))) unpack_names(bytes, all);
+  return sorted_unique(std::move(all));
+}
+
 std::string format_value(double value) {
   char text[32];
   const auto result = std::to_chars(text, text + sizeof text, value);

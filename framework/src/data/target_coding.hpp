@@ -72,6 +72,10 @@ void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
                        const DataOptions& options,
                        const std::function<std::string(std::size_t)>& where);
 
+// The distinct texts of `names` over the ranks of collectives(), in increasing byte order (the
+// order one process sorts them in), on every rank. Collective; with one rank, sorted `names`.
+std::vector<std::string> union_over_ranks(const std::vector<std::string>& names);
+
 // The shortest text that reads back as `value` ("3", "0.1", "-2e-05").
 std::string format_value(double value);
 

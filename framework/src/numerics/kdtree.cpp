@@ -218,7 +218,29 @@ Matrix box_tree_sample(const Matrix& points, std::size_t sample_rows) {
   if (collectives().size() == 1 && stride == 1) return points;
   std::vector<std::size_t> rows;
   for (std::size_t p = 0; p < layout.total; p += stride) rows.push_back(p);
-  return gather_rows(points, layout, rows);
+  Matrix sample = gather_rows(points, layout, rows);
+  if (collectives().size() == 1 || !has_missing(points)) return sample;
+  // Sharded with missing cells: the same rows as one process, those with a missing cell left
+  // out (the same on every rank: the gathered sample is).
+  const std::size_t d = sample.shape(1);
+  std::vector<std::size_t> complete;
+  for (std::size_t i = 0; i < sample.shape(0); ++i) {
+    bool whole = true;
+    for (std::size_t k = 0; k < d && whole; ++k) whole = !std::isnan(sample(i, k));
+    if (whole) complete.push_back(i);
+  }
+  if (complete.empty()) {
+    // One process's fallback: every row, mean-imputed (computed alike on every rank).
+    std::vector<std::size_t> every(layout.total);
+    for (std::size_t i = 0; i < every.size(); ++i) every[i] = i;
+    const Matrix all = gather_rows(points, layout, every);
+    ShardedScope local(single_process());
+    return mean_imputed(all);
+  }
+  Matrix out = Matrix::from_shape({complete.size(), d});
+  for (std::size_t i = 0; i < complete.size(); ++i)
+    std::copy_n(&sample(complete[i], 0), d, &out(i, 0));
+  return out;
 }
 
 double GaussianBoxTree::exact_threshold(const Centres& centres, const Matrix& points) {

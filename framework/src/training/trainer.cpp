@@ -605,28 +605,31 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
 
   // Missing inputs (NaN from the readers when [data] missing allows them): counted per column,
   // then their rows dropped, or imputed by values fitted on the training rows (kept in the model).
+  // Sharded (mpirun), each rank holds its rows: the counts are summed over ranks, each rank drops
+  // its own rows, and the imputation is fitted on the rows of all ranks (fit_imputation is
+  // collective), the same values on every rank as one process fits on all rows.
   Vector imputation;
   if (p.data.missing != MissingPolicy::Error) {
-    agreed([&] {
-      if (collectives().size() > 1)
-        throw InputError("data.missing = \"" + std::string(to_string(p.data.missing)) +
-                         "\" is for one process; run without mpirun, or leave missing = "
-                         "\"error\" (a model that imputes predicts under mpirun)");
-    });
     report.missing_policy = to_string(p.data.missing);
-    const std::vector<std::size_t> counts = count_missing(train_data.inputs);
+    std::vector<std::size_t> counts = count_missing(train_data.inputs);
+    {
+      std::vector<std::uint64_t> over_ranks(counts.begin(), counts.end());
+      collectives().sum(over_ranks.data(), over_ranks.size());
+      std::copy(over_ranks.begin(), over_ranks.end(), counts.begin());
+    }
     for (std::size_t j = 0; j < counts.size(); ++j)
       report.missing.emplace_back(train_data.feature_names[j], counts[j]);
     if (p.data.missing == MissingPolicy::DropRows) {
-      report.dropped_rows = drop_missing_rows(train_data);
-      if (raw_test) report.dropped_test_rows = drop_missing_rows(*raw_test);
-      if (train_data.rows() == 0) {
+      report.dropped_rows = std::size_t(count_over_ranks(drop_missing_rows(train_data)));
+      if (raw_test)
+        report.dropped_test_rows = std::size_t(count_over_ranks(drop_missing_rows(*raw_test)));
+      report.train_rows = std::size_t(count_over_ranks(train_data.rows()));
+      report.test_rows = raw_test ? std::size_t(count_over_ranks(raw_test->rows())) : 0;
+      if (report.train_rows == 0) {
         throw DataError(train_data.source + ": every training row has a missing input, so "
                         "data.missing = \"drop-rows\" leaves none; impute instead (missing = "
                         "\"mean\" or \"median\")");
       }
-      report.train_rows = train_data.rows();
-      report.test_rows = raw_test ? raw_test->rows() : 0;
     } else if (p.data.missing != MissingPolicy::Em) {
       imputation = fit_imputation(train_data.inputs, p.data.missing);
       impute(train_data.inputs, imputation);

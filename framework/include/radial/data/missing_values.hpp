@@ -10,6 +10,11 @@
 // (Ghahramani & Jordan 1994; radial/numerics/mixture_em.hpp) and the design matrix integrates
 // the missing inputs out (radial/design_matrix.hpp); centre learners that cannot use a row with
 // a missing cell refuse it (refuse_missing).
+//
+// Under mpirun (a ShardedScope of P > 1 ranks, radial/distributed/collectives.hpp) `inputs` are
+// this rank's rows, and has_missing, mean_imputed and fit_imputation are collective: every rank
+// calls them, in the same order, and gets the answer for the rows of all ranks, equal to the bit
+// to what one process computes on all rows. count_missing and drop_missing_rows stay local.
 
 #include <cstddef>
 #include <string>
@@ -29,10 +34,10 @@ const char* to_string(MissingPolicy policy);
 // Whether an unquoted cell's text marks a missing value: empty, ?, NA, NaN (any case).
 bool is_missing_marker(std::string_view text);
 
-// The missing (NaN) cells of each column of `inputs`.
+// The missing (NaN) cells of each column of `inputs` (this rank's rows: sum them over ranks).
 std::vector<std::size_t> count_missing(const Matrix& inputs);
 
-// Whether any cell of `inputs` is missing (NaN).
+// Whether any cell of `inputs` is missing (NaN); sharded: in any rank's rows (collective).
 bool has_missing(const Matrix& inputs);
 
 // A copy of `inputs` with each missing cell given its column's mean over the observed values
@@ -48,6 +53,11 @@ void refuse_missing(const Matrix& inputs, const std::string& who);
 std::size_t drop_missing_rows(Dataset& data);
 
 // The mean or median of each column's observed values (0 for a column with none observed).
+// Sharded (collective), the values one process fits on the rows of all ranks, to the bit: the
+// mean's sums run over the rows in order and continue from the previous rank's
+// (chain_over_ranks), its counts are summed; the median gathers the column's observed values
+// to every rank (one column at a time: 8 bytes per observed value of the column on each rank,
+// twice while gathering) and selects the middle ones exactly as one process does.
 Vector fit_imputation(const Matrix& inputs, MissingPolicy policy);
 
 // Each missing cell of `inputs` takes `fill` of its column (`fill` empty: nothing to do).

@@ -108,6 +108,46 @@ std::filesystem::path write_data(const std::string& name, bool nominal) {
   return file;
 }
 
+// The rows of write_data(name, true) as Weka ARFF (`@attribute ... {...}` for the two category
+// columns, "?" for every missing cell) with the class as a nominal attribute of text labels, so
+// the ARFF reader's shards (its header on every rank, a byte range of @data each) must agree
+// with one process on nominal inputs, missing cells and text classes together.
+std::filesystem::path write_arff(const std::string& name, const std::filesystem::path& csv) {
+  const std::filesystem::path file = folder() / name;
+  if (world().rank() == 0) {
+    std::ifstream in(csv);
+    REQUIRE(in);
+    std::ofstream out(file);
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::string> names;
+    std::stringstream header(line);
+    for (std::string cell; std::getline(header, cell, ',');) names.push_back(cell);
+    out << "% the waveform rows of test_missing_mpi, with categories and missing cells\n"
+        << "@relation 'waveform with gaps'\n\n"
+        << "@attribute shade {red, blue, green, amber}\n@attribute grade {1, 2, 3, 10, 25}\n";
+    for (std::size_t j = 2; j + 1 < names.size(); ++j)
+      out << "@attribute " << names[j] << " numeric\n";
+    out << "@attribute class {'wave 0', 'wave 1', 'wave 2'}\n\n@data\n";
+    while (std::getline(in, line)) {
+      std::vector<std::string> cells;
+      std::stringstream split(line);
+      for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+      if (line.back() == ',') cells.emplace_back();
+      for (std::size_t j = 0; j < cells.size(); ++j) {
+        const std::string& c = cells[j];
+        out << (j ? "," : "")
+            << (j + 1 == cells.size() ? "'wave " + c + "'" : c.empty() || c == "NA" ? "?" : c);
+      }
+      out << "\n";
+    }
+    REQUIRE(out.good());
+  }
+  double done = 1;
+  world().sum(&done, 1);
+  return file;
+}
+
 std::string pipeline_text(const std::string& data, const std::string& missing,
                           const std::string& extra_data, const std::string& centres,
                           const std::string& basis, const std::string& output) {
@@ -272,4 +312,35 @@ TEST_CASE("missing = em under mpirun: the mixture over the observed coordinates"
                     "\"full\"\niterations = 10",
                     "plugin = \"gaussian\"", "plugin = \"least-squares\""),
       file);
+}
+
+TEST_CASE("ARFF under mpirun: nominal attributes, missing cells and text classes",
+          "[mpi][nominal][arff]") {
+  const auto file = write_arff("nominal.arff", write_data("nominal-for-arff.csv", true));
+  for (const std::string missing : {"mean", "em"}) {
+    SECTION(missing) {
+      check_against_one_process(
+          pipeline_text(file.filename().string(), missing, "",
+                        missing == "em" ? "plugin = \"gmm\"\nmode = \"per-class\"\ncount = 2\n"
+                                          "covariance = \"diagonal\"\niterations = 10"
+                                        : kKmeans,
+                        missing == "em" ? "plugin = \"gaussian\"\ndensity = true" : kGaussian,
+                        missing == "em" ? "plugin = \"bayes\"" : kLeastSquares),
+          file);
+    }
+  }
+  // The categories from every part of the file, and the class names from the header.
+  const Pipeline p = parse_pipeline(
+      pipeline_text(file.filename().string(), "mean", "", kKmeans, kGaussian, kLeastSquares),
+      file.parent_path() / "p.toml", plugins());
+  Dataset mine;
+  {
+    ShardedScope scope(world());
+    mine = read_training_data(p).train;
+  }
+  REQUIRE(mine.coding.nominal.size() == 2);
+  CHECK(mine.coding.nominal[0].categories ==
+        std::vector<std::string>{"amber", "blue", "green", "red"});
+  CHECK(mine.coding.nominal[1].categories == std::vector<std::string>{"1", "10", "2", "25", "3"});
+  CHECK(mine.class_names == std::vector<std::string>{"wave 0", "wave 1", "wave 2"});
 }

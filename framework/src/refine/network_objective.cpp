@@ -216,6 +216,17 @@ double NetworkObjective::gradient(const Vector& theta, Vector& gradient) {
   return run(theta, &gradient);
 }
 
+// What one evaluation computes, and where each sum sits in a block's record: E, dE/dW (data
+// part), then sum_n u_nj (x_n - c_j) (centres), sum_n u_nj (x_na - c_ja)^2 (diagonal widths)
+// or sum_n u_nj r2_nj (global, per centre).
+struct NetworkObjective::Pass {
+  const Centres& centres;
+  const Matrix& w;      // (M + 1) x K
+  const Matrix& w_phi;  // its first M rows
+  bool gradient = false, back = false, diag = false, radial_sums = false, first_moments = false;
+  std::size_t at_w = 1, at_s1 = 0, at_s2 = 0, at_sr = 0, width = 0;
+};
+
 double NetworkObjective::run(const Vector& theta, Vector* gradient) {
   if (theta.size() != size_)
     throw ShapeError("whole-network training: a parameter vector of " +
@@ -225,29 +236,51 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
   const std::size_t m = m_, d = d_, k = k_, rows = x_.shape(0);
   const Centres centres = centres_at(theta);
   const Matrix w = weights_at(theta);
-  const bool back = gradient != nullptr && (options_.centres || options_.widths != WidthMode::None);
-  const bool diag = gradient != nullptr && options_.widths == WidthMode::Diagonal;
-  const bool radial_sums = gradient != nullptr && (options_.widths == WidthMode::Global ||
-                                                   options_.widths == WidthMode::PerCentre);
-  const bool first_moments = gradient != nullptr && options_.centres;
-  // One block's record: E, dE/dW (data part), then sum_n u_nj (x_n - c_j) (centres),
-  // sum_n u_nj (x_na - c_ja)^2 (diagonal widths) or sum_n u_nj r2_nj (global, per centre).
-  const std::size_t at_w = 1, at_s1 = at_w + (gradient ? weight_size_ : 0);
-  const std::size_t at_s2 = at_s1 + (first_moments ? m * d : 0);
-  const std::size_t at_sr = at_s2 + (diag ? m * d : 0);
-  const std::size_t width = at_sr + (radial_sums ? m : 0);
+  const Matrix w_phi = xt::view(w, xt::range(0, m), xt::all());
+  Pass pass{centres, w, w_phi};
+  pass.gradient = gradient != nullptr;
+  pass.back = pass.gradient && (options_.centres || options_.widths != WidthMode::None);
+  pass.diag = pass.gradient && options_.widths == WidthMode::Diagonal;
+  pass.radial_sums = pass.gradient && (options_.widths == WidthMode::Global ||
+                                       options_.widths == WidthMode::PerCentre);
+  pass.first_moments = pass.gradient && options_.centres;
+  pass.at_s1 = pass.at_w + (pass.gradient ? weight_size_ : 0);
+  pass.at_s2 = pass.at_s1 + (pass.first_moments ? m * d : 0);
+  pass.at_sr = pass.at_s2 + (pass.diag ? m * d : 0);
+  pass.width = pass.at_sr + (pass.radial_sums ? m : 0);
 
-  std::vector<double> totals(width, 0.0);
+  bool unusable = false;  // shapes a line search tried that are not positive definite
+  const std::vector<double> totals = sum_blocks(pass, unusable);
+  const double dm = double(m), dd = double(d), dk = double(k), dn = double(rows);
+  flops_ += dn * dm * (3.0 * dd + 2.0 * dk + 4.0) +
+            (pass.gradient ? 2.0 * dn * dm * dk : 0.0) +
+            (pass.back
+                 ? 2.0 * dn * dm * dk + dn * dm * (1.0 + 2.0 * dd * (pass.diag ? 2.0 : 1.0))
+                 : 0.0);
+  if (unusable) {
+    if (gradient) *gradient = xt::zeros<double>({size_});
+    return std::numeric_limits<double>::infinity();
+  }
+  const double e = totals[0] + (penalty_ ? penalty_->penalty(w) : 0.0);
+  if (gradient) assemble_gradient(pass, totals, *gradient);
+  return e;
+}
+
+// Every block's record, summed in block order over the rows of every rank (the same bits for
+// any thread count; across ranks a fold of the per-block records while they are small).
+// `unusable` when the shapes are not positive definite (every rank agrees: same parameters).
+std::vector<double> NetworkObjective::sum_blocks(const Pass& pass, bool& unusable) {
+  const std::size_t rows = x_.shape(0);
+  std::vector<double> totals(pass.width, 0.0);
   std::vector<double> records;  // per block, when the sum continues over ranks
   const bool ranks = collectives().size() > 1;
   const std::size_t blocks = row_block_count(rows, options_.block_rows);
-  const bool fold = ranks && blocks * width * sizeof(double) <= (std::size_t(128) << 20);
+  const bool fold = ranks && blocks * pass.width * sizeof(double) <= (std::size_t(128) << 20);
   std::exception_ptr failure;
-  bool unusable = false;  // shapes a line search tried that are not positive definite
   try {
     std::optional<SquaredDistances> dist;
     try {
-      dist.emplace(centres, basis_.metric());
+      dist.emplace(pass.centres, basis_.metric());
     } catch (const ShapeError&) {
       unusable = true;
     }
@@ -255,180 +288,189 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
       const std::size_t workers = worker_count(rows, options_.block_rows, options_.threads);
       while (workspaces_.size() < workers) workspaces_.push_back(std::make_unique<Workspace>());
       std::size_t next = 0;
-      const Matrix w_phi = xt::view(w, xt::range(0, m), xt::all());
       ordered_reduce<Workspace*>(
           rows, options_.block_rows, options_.threads,
           [&] { return workspaces_.at(next++).get(); },
           [&](const RowBlock& b, Workspace*& workspace) {
-            Workspace& q = *workspace;
-            const std::size_t n = b.count;
-            q.record.assign(width, 0.0);
-            fit(q.xb, n, d);
-            std::copy_n(x_.data() + b.first * d, n * d, q.xb.data());
-            dist->compute(q.xb, q.r2);
-            q.phi = q.r2;
-            basis_.map(q.phi);
-            fit(q.a, n, k);
-            gemm(false, false, n, k, m, q.phi.data(), m, w.data(), k, q.a.data(), k);
-            for (std::size_t i = 0; i < n; ++i)
-              for (std::size_t c = 0; c < k; ++c) q.a(i, c) += w(m, c);
-            q.record[0] = error_and_delta(link_, q.a, targets_.data() + b.first * k);
-            if (!gradient) return;
-            // dE/dW = [Phi 1]^T (Y - T)
-            gemm(true, false, m, k, n, q.phi.data(), m, q.a.data(), k, q.record.data() + at_w,
-                 k);
-            for (std::size_t i = 0; i < n; ++i)
-              for (std::size_t c = 0; c < k; ++c) q.record[at_w + m * k + c] += q.a(i, c);
-            if (!back) return;
-            // U = ((Y - T) W_phi^T) o phi'(r2), in g, with its column sums and (global and
-            // per-centre widths) sum_n u_nj r2_nj, in one pass over the block.
-            basis_.map_derivative(q.r2, q.phi, q.dphi);
-            fit(q.g, n, m);
-            if (k > 4)  // many outputs: the product by BLAS first
-              gemm(false, true, n, m, k, q.a.data(), k, w_phi.data(), k, q.g.data(), m);
-            q.colsum.assign(m, 0.0);
-            double* __restrict colsum_out = q.colsum.data();
-            double* __restrict radial_out = q.record.data() + at_sr;
-            for (std::size_t i = 0; i < n; ++i) {
-              const double* __restrict dphi = &q.dphi(i, 0);
-              const double* __restrict r2 = &q.r2(i, 0);
-              double* __restrict u = &q.g(i, 0);
-              if (k == 1) {  // W_phi is one contiguous column
-                const double delta = q.a(i, 0);
-                const double* __restrict wj = w_phi.data();
-                for (std::size_t j = 0; j < m; ++j) u[j] = delta * wj[j] * dphi[j];
-              } else if (k <= 4) {
-                const double* delta = &q.a(i, 0);
-                for (std::size_t j = 0; j < m; ++j) {
-                  double gij = 0;
-                  for (std::size_t c = 0; c < k; ++c) gij += delta[c] * w_phi(j, c);
-                  u[j] = gij * dphi[j];
-                }
-              } else {
-                for (std::size_t j = 0; j < m; ++j) u[j] *= dphi[j];
-              }
-              for (std::size_t j = 0; j < m; ++j) colsum_out[j] += u[j];
-              if (radial_sums)
-                for (std::size_t j = 0; j < m; ++j) radial_out[j] += u[j] * r2[j];
-            }
-            const std::vector<double>& colsum = q.colsum;
-            if (!(first_moments || diag)) return;
-            // About the block's column means mu: y = x - mu, e_j = c_j - mu, so that
-            // sum u (x - c) = U^T y - e colsum and sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2
-            // colsum, with no cancellation from where the data sit.
-            q.means.assign(d, 0.0);
-            for (std::size_t i = 0; i < n; ++i)
-              for (std::size_t a = 0; a < d; ++a) q.means[a] += q.xb(i, a);
-            for (std::size_t a = 0; a < d; ++a) q.means[a] /= double(n);
-            // U^T [y, y^2] in one product (y^2 only for diagonal widths).
-            const std::size_t p = diag ? 2 * d : d;
-            fit(q.moments, n, p);
-            for (std::size_t i = 0; i < n; ++i) {
-              const double* x = &q.xb(i, 0);
-              double* y = &q.moments(i, 0);
-              for (std::size_t a = 0; a < d; ++a) y[a] = x[a] - q.means[a];
-              if (diag)
-                for (std::size_t a = 0; a < d; ++a) y[d + a] = y[a] * y[a];
-            }
-            fit(q.uy, m, p);
-            gemm(true, false, m, p, n, q.g.data(), m, q.moments.data(), p, q.uy.data(), p);
-            for (std::size_t j = 0; j < m; ++j)
-              for (std::size_t a = 0; a < d; ++a) {
-                const double e = centres.means(j, a) - q.means[a];
-                if (first_moments) q.record[at_s1 + j * d + a] = q.uy(j, a) - e * colsum[j];
-                if (diag)
-                  q.record[at_s2 + j * d + a] =
-                      q.uy(j, d + a) - 2.0 * e * q.uy(j, a) + e * e * colsum[j];
-              }
+            block_record(pass, *dist, b, *workspace);
           },
           [&](const RowBlock&, Workspace*& workspace) {
             const Workspace& q = *workspace;
             if (fold) {
               records.insert(records.end(), q.record.begin(), q.record.end());
             } else {
-              for (std::size_t i = 0; i < width; ++i) totals[i] += q.record[i];
+              for (std::size_t i = 0; i < pass.width; ++i) totals[i] += q.record[i];
             }
           });
     }
   } catch (...) {
     failure = std::current_exception();
   }
-  // Every rank holds the same parameters, so all agree on `unusable`.
   if (ranks) {
     if (fold)
-      totals = fold_blocks_over_ranks(records, width, failure);
+      totals = fold_blocks_over_ranks(records, pass.width, failure);
     else
       sum_pass_over_ranks(totals, failure);
   } else if (failure) {
     std::rethrow_exception(failure);
   }
-  const double dm = double(m), dd = double(d), dk = double(k), dn = double(rows);
-  flops_ += dn * dm * (3.0 * dd + 2.0 * dk + 4.0) +
-            (gradient ? 2.0 * dn * dm * dk : 0.0) +
-            (back ? 2.0 * dn * dm * dk + dn * dm * (1.0 + 2.0 * dd * (diag ? 2.0 : 1.0)) : 0.0);
-  if (unusable) {
-    if (gradient) *gradient = xt::zeros<double>({size_});
-    return std::numeric_limits<double>::infinity();
-  }
+  return totals;
+}
 
-  double e = totals[0] + (penalty_ ? penalty_->penalty(w) : 0.0);
-  if (!gradient) return e;
-  Vector& g = *gradient;
-  g = xt::zeros<double>({size_});
-  // Weights.
-  Matrix gw = Matrix::from_shape({m + 1, k});
-  std::copy_n(totals.data() + at_w, weight_size_, gw.data());
-  if (penalty_) penalty_->add_gradient(w, gw);
-  std::copy(gw.begin(), gw.end(), g.begin() + std::ptrdiff_t(centre_size_ + width_size_));
-  // Centres: -2 S_j^{-1} sum_n u_nj (x_n - c_j).
-  if (first_moments) {
-    const double* s1 = totals.data() + at_s1;
-    const bool euclidean = basis_.metric() == Metric::Euclidean;
-    for (std::size_t j = 0; j < m; ++j) {
-      double* out = g.data() + j * d;
-      const double* v = s1 + j * d;
-      if (euclidean || centres.shape == Shape::None) {
-        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a];
-      } else if (centres.shape == Shape::Spherical) {
-        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a] / centres.variances(j);
-      } else if (centres.shape == Shape::Diagonal) {
-        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a] / centres.diagonal(j, a);
-      } else {
-        // S_j z = v by Cholesky (S_j is positive definite: SquaredDistances checked it).
-        Matrix l = xt::view(centres.covariances, j, xt::all(), xt::all());
-        for (std::size_t c = 0; c < d; ++c) {
-          for (std::size_t r = 0; r < c; ++r) l(c, c) -= l(c, r) * l(c, r);
-          l(c, c) = std::sqrt(l(c, c));
-          for (std::size_t r = c + 1; r < d; ++r) {
-            for (std::size_t q = 0; q < c; ++q) l(r, c) -= l(r, q) * l(c, q);
-            l(r, c) /= l(c, c);
-          }
-        }
-        std::vector<double> z(v, v + d);
-        for (std::size_t r = 0; r < d; ++r) {
-          for (std::size_t q = 0; q < r; ++q) z[r] -= l(r, q) * z[q];
-          z[r] /= l(r, r);
-        }
-        for (std::size_t r = d; r-- > 0;) {
-          for (std::size_t q = r + 1; q < d; ++q) z[r] -= l(q, r) * z[q];
-          z[r] /= l(r, r);
-        }
-        for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * z[a];
+// One block's record: the forward pass and error, dE/dW, then (centres or widths trained) U and
+// the moments it is multiplied by.
+void NetworkObjective::block_record(const Pass& pass, const SquaredDistances& dist,
+                                    const RowBlock& b, Workspace& q) const {
+  const std::size_t m = m_, d = d_, k = k_, n = b.count;
+  q.record.assign(pass.width, 0.0);
+  fit(q.xb, n, d);
+  std::copy_n(x_.data() + b.first * d, n * d, q.xb.data());
+  dist.compute(q.xb, q.r2);
+  q.phi = q.r2;
+  basis_.map(q.phi);
+  fit(q.a, n, k);
+  gemm(false, false, n, k, m, q.phi.data(), m, pass.w.data(), k, q.a.data(), k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < k; ++c) q.a(i, c) += pass.w(m, c);
+  q.record[0] = error_and_delta(link_, q.a, targets_.data() + b.first * k);
+  if (!pass.gradient) return;
+  // dE/dW = [Phi 1]^T (Y - T)
+  gemm(true, false, m, k, n, q.phi.data(), m, q.a.data(), k, q.record.data() + pass.at_w, k);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < k; ++c) q.record[pass.at_w + m * k + c] += q.a(i, c);
+  if (!pass.back) return;
+  activation_gradient(pass, q);
+  if (pass.first_moments || pass.diag) add_moments(pass, q);
+}
+
+// U = ((Y - T) W_phi^T) o phi'(r2), in q.g, with its column sums and (global and per-centre
+// widths) sum_n u_nj r2_nj, in one pass over the block.
+void NetworkObjective::activation_gradient(const Pass& pass, Workspace& q) const {
+  const std::size_t m = m_, k = k_, n = q.r2.shape(0);
+  basis_.map_derivative(q.r2, q.phi, q.dphi);
+  fit(q.g, n, m);
+  if (k > 4)  // many outputs: the product by BLAS first
+    gemm(false, true, n, m, k, q.a.data(), k, pass.w_phi.data(), k, q.g.data(), m);
+  q.colsum.assign(m, 0.0);
+  double* __restrict colsum_out = q.colsum.data();
+  double* __restrict radial_out = q.record.data() + pass.at_sr;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* __restrict dphi = &q.dphi(i, 0);
+    const double* __restrict r2 = &q.r2(i, 0);
+    double* __restrict u = &q.g(i, 0);
+    if (k == 1) {  // W_phi is one contiguous column
+      const double delta = q.a(i, 0);
+      const double* __restrict wj = pass.w_phi.data();
+      for (std::size_t j = 0; j < m; ++j) u[j] = delta * wj[j] * dphi[j];
+    } else if (k <= 4) {
+      const double* delta = &q.a(i, 0);
+      for (std::size_t j = 0; j < m; ++j) {
+        double gij = 0;
+        for (std::size_t c = 0; c < k; ++c) gij += delta[c] * pass.w_phi(j, c);
+        u[j] = gij * dphi[j];
       }
+    } else {
+      for (std::size_t j = 0; j < m; ++j) u[j] *= dphi[j];
     }
+    for (std::size_t j = 0; j < m; ++j) colsum_out[j] += u[j];
+    if (pass.radial_sums)
+      for (std::size_t j = 0; j < m; ++j) radial_out[j] += u[j] * r2[j];
   }
-  // Widths.
+}
+
+// sum_n u_nj (x_n - c_j) and (diagonal widths) sum_n u_nj (x_n - c_j)^2, about the block's
+// column means mu: y = x - mu, e_j = c_j - mu, so that sum u (x - c) = U^T y - e colsum and
+// sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2 colsum, with no cancellation from where the
+// data sit.
+void NetworkObjective::add_moments(const Pass& pass, Workspace& q) const {
+  const std::size_t m = m_, d = d_, n = q.xb.shape(0);
+  q.means.assign(d, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a) q.means[a] += q.xb(i, a);
+  for (std::size_t a = 0; a < d; ++a) q.means[a] /= double(n);
+  // U^T [y, y^2] in one product (y^2 only for diagonal widths).
+  const std::size_t p = pass.diag ? 2 * d : d;
+  fit(q.moments, n, p);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* x = &q.xb(i, 0);
+    double* y = &q.moments(i, 0);
+    for (std::size_t a = 0; a < d; ++a) y[a] = x[a] - q.means[a];
+    if (pass.diag)
+      for (std::size_t a = 0; a < d; ++a) y[d + a] = y[a] * y[a];
+  }
+  fit(q.uy, m, p);
+  gemm(true, false, m, p, n, q.g.data(), m, q.moments.data(), p, q.uy.data(), p);
+  const std::vector<double>& colsum = q.colsum;
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a) {
+      const double e = pass.centres.means(j, a) - q.means[a];
+      if (pass.first_moments) q.record[pass.at_s1 + j * d + a] = q.uy(j, a) - e * colsum[j];
+      if (pass.diag)
+        q.record[pass.at_s2 + j * d + a] =
+            q.uy(j, d + a) - 2.0 * e * q.uy(j, a) + e * e * colsum[j];
+    }
+}
+
+// The gradient from the summed records: the weights' (with the penalty's), the centres'
+// -2 S_j^{-1} sum_n u_nj (x_n - c_j), and the log widths'.
+void NetworkObjective::assemble_gradient(const Pass& pass, const std::vector<double>& totals,
+                                         Vector& g) const {
+  const std::size_t m = m_, k = k_;
+  g = xt::zeros<double>({size_});
+  Matrix gw = Matrix::from_shape({m + 1, k});
+  std::copy_n(totals.data() + pass.at_w, weight_size_, gw.data());
+  if (penalty_) penalty_->add_gradient(pass.w, gw);
+  std::copy(gw.begin(), gw.end(), g.begin() + std::ptrdiff_t(centre_size_ + width_size_));
+  if (pass.first_moments) centre_gradient(pass.centres, totals.data() + pass.at_s1, g.data());
   double* gt = g.data() + centre_size_;
   if (options_.widths == WidthMode::Global) {
-    for (std::size_t j = 0; j < m; ++j) gt[0] -= totals[at_sr + j];
+    for (std::size_t j = 0; j < m; ++j) gt[0] -= totals[pass.at_sr + j];
   } else if (options_.widths == WidthMode::PerCentre) {
-    for (std::size_t j = 0; j < m; ++j) gt[j] = -totals[at_sr + j];
+    for (std::size_t j = 0; j < m; ++j) gt[j] = -totals[pass.at_sr + j];
   } else if (options_.widths == WidthMode::Diagonal) {
     for (std::size_t j = 0; j < m; ++j)
-      for (std::size_t a = 0; a < d; ++a)
-        gt[j * d + a] = -totals[at_s2 + j * d + a] / centres.diagonal(j, a);
+      for (std::size_t a = 0; a < d_; ++a)
+        gt[j * d_ + a] = -totals[pass.at_s2 + j * d_ + a] / pass.centres.diagonal(j, a);
   }
-  return e;
+}
+
+// dE/dc_j = -2 S_j^{-1} s1_j (s1: sum_n u_nj (x_n - c_j), m x d), by shape.
+void NetworkObjective::centre_gradient(const Centres& centres, const double* s1,
+                                       double* out_all) const {
+  const std::size_t m = m_, d = d_;
+  const bool euclidean = basis_.metric() == Metric::Euclidean;
+  for (std::size_t j = 0; j < m; ++j) {
+    double* out = out_all + j * d;
+    const double* v = s1 + j * d;
+    if (euclidean || centres.shape == Shape::None) {
+      for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a];
+    } else if (centres.shape == Shape::Spherical) {
+      for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a] / centres.variances(j);
+    } else if (centres.shape == Shape::Diagonal) {
+      for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * v[a] / centres.diagonal(j, a);
+    } else {
+      // S_j z = v by Cholesky (S_j is positive definite: SquaredDistances checked it).
+      Matrix l = xt::view(centres.covariances, j, xt::all(), xt::all());
+      for (std::size_t c = 0; c < d; ++c) {
+        for (std::size_t r = 0; r < c; ++r) l(c, c) -= l(c, r) * l(c, r);
+        l(c, c) = std::sqrt(l(c, c));
+        for (std::size_t r = c + 1; r < d; ++r) {
+          for (std::size_t q = 0; q < c; ++q) l(r, c) -= l(r, q) * l(c, q);
+          l(r, c) /= l(c, c);
+        }
+      }
+      std::vector<double> z(v, v + d);
+      for (std::size_t r = 0; r < d; ++r) {
+        for (std::size_t q = 0; q < r; ++q) z[r] -= l(r, q) * z[q];
+        z[r] /= l(r, r);
+      }
+      for (std::size_t r = d; r-- > 0;) {
+        for (std::size_t q = r + 1; q < d; ++q) z[r] -= l(q, r) * z[q];
+        z[r] /= l(r, r);
+      }
+      for (std::size_t a = 0; a < d; ++a) out[a] = -2.0 * z[a];
+    }
+  }
 }
 
 }  // namespace radial::refine

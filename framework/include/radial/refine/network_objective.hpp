@@ -38,6 +38,11 @@
 #include "radial/types.hpp"
 #include "radial/weight_penalty.hpp"
 
+namespace radial {
+class SquaredDistances;
+struct RowBlock;
+}  // namespace radial
+
 namespace radial::refine {
 
 enum class WidthMode {
@@ -92,7 +97,16 @@ class NetworkObjective {
   double flops() const { return flops_; }
 
  private:
+  struct Workspace;
+  struct Pass;
   double run(const Vector& theta, Vector* gradient);
+  std::vector<double> sum_blocks(const Pass& pass, bool& unusable);
+  void block_record(const Pass& pass, const SquaredDistances& dist, const RowBlock& b,
+                    Workspace& q) const;
+  void activation_gradient(const Pass& pass, Workspace& q) const;
+  void add_moments(const Pass& pass, Workspace& q) const;
+  void assemble_gradient(const Pass& pass, const std::vector<double>& totals, Vector& g) const;
+  void centre_gradient(const Centres& centres, const double* s1, double* out) const;
 
   const Matrix& x_;
   Matrix targets_;
@@ -108,7 +122,6 @@ class NetworkObjective {
   double flops_ = 0;
   // One row-block worker's buffers, kept from one evaluation to the next (a minimiser makes
   // hundreds, and a fresh set each time costs page faults).
-  struct Workspace;
   std::vector<std::unique_ptr<Workspace>> workspaces_;
 };
 

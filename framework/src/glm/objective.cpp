@@ -325,39 +325,92 @@ void Objective::check_weights(const Matrix& weights) const {
                      " (basis functions + bias, by outputs)");
 }
 
+namespace {
+
+// Hessian blocks H_kl = Phi^T diag(c_kl) Phi, stored for l >= k (or k = l) at k K + l, each
+// C x C and zero; one block for the identity link.
+std::vector<Matrix> hessian_layout(const Link& link, bool exact, std::size_t c, std::size_t k_out) {
+  std::vector<Matrix> blocks(link == Link::Identity ? 1 : k_out * k_out);
+  for (std::size_t k = 0; k < k_out; ++k)
+    for (std::size_t l = k; l < k_out; ++l) {
+      const bool needed = link == Link::Identity ? (k == 0 && l == 0) : (exact || k == l);
+      if (needed) blocks[link == Link::Identity ? 0 : k * k_out + l] = xt::zeros<double>({c, c});
+    }
+  return blocks;
+}
+
+}  // namespace
+
+// One worker's sums for the row block it last computed, and its scratch.
+struct Objective::Pass {
+  double error = 0, flops = 0;
+  Matrix gradient;
+  std::vector<Matrix> blocks;
+  Matrix act, resid, scaled, t_block;
+  std::vector<double> aux;
+};
+
+// One row block: A = Phi W, the outputs and error, then the Hessian blocks and Phi^T (Y - T).
+void Objective::block_pass(const Matrix& weights, bool exact, bool gradient, bool hessian,
+                           std::size_t first, const Matrix& phi, Pass& part) const {
+  const std::size_t c = cols_, k_out = outputs();
+  Matrix &act = part.act, &resid = part.resid;
+  part.error = 0;
+  part.flops = 0;
+  for (Matrix& blk : part.blocks) std::fill(blk.begin(), blk.end(), 0.0);
+  const std::size_t b = phi.shape(0);
+  if (act.shape(0) != b || act.shape(1) != k_out) {
+    act.resize({b, k_out});
+    resid.resize({b, k_out});
+  }
+  xt::blas::gemm(phi, weights, act);  // A = Phi W
+  part.flops += flops::gemm(b, k_out, c);
+  const double* t = target_rows(first, b, part.t_block);
+  double* y = resid.data();  // outputs first, residuals after
+  const std::size_t bk = b * k_out;
+  part.error = block_outputs(link_, act.data(), t, b, k_out, y, part.aux);
+  part.flops += link_flops(link_, b, k_out);
+  if (hessian)
+    part.flops += add_hessian_blocks(link_, exact, phi, y, k_out, part.scaled, part.blocks);
+  if (gradient) {
+    for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
+    xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
+    part.flops += double(bk) + flops::gemm(c, k_out, b);
+  }
+}
+
+// The penalty's value, gradient and Hessian added to the data terms.
+void Objective::add_penalty_terms(const Matrix& weights, Matrix* gradient, Matrix* hessian,
+                                  double& error, double& flops) const {
+  const std::size_t p = size();
+  error += penalty_->penalty(weights);
+  flops += flops::dot(p);
+  if (gradient) {
+    penalty_->add_gradient(weights, *gradient);
+    flops += flops::axpy(p);
+  }
+  if (hessian) {
+    penalty_->add_hessian(weights, *hessian);
+    flops += double(p);
+  }
+}
+
 // One pass over the rows. Returns the data error; adds its flops to `flops`.
 double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
                       HessianKind kind, bool with_penalty, double& flops) const {
   check_weights(weights);
-  const std::size_t c = cols_, k_out = outputs(), p = size();
+  const std::size_t c = cols_, k_out = outputs();
   const bool exact = kind == HessianKind::Exact;
   double error = 0;
 
   if (gradient) *gradient = xt::zeros<double>({c, k_out});
-  // Hessian blocks H_kl = Phi^T diag(c_kl) Phi, stored for l >= k (or k = l), each C x C.
   std::vector<Matrix> blocks;
-  auto block_index = [k_out](std::size_t k, std::size_t l) { return k * k_out + l; };
-  if (hessian) {
-    blocks.resize(link_ == Link::Identity ? 1 : k_out * k_out);
-    for (std::size_t k = 0; k < k_out; ++k)
-      for (std::size_t l = k; l < k_out; ++l) {
-        const bool needed = link_ == Link::Identity ? (k == 0 && l == 0) : (exact || k == l);
-        if (needed) blocks[link_ == Link::Identity ? 0 : block_index(k, l)] =
-            xt::zeros<double>({c, c});
-      }
-  }
+  if (hessian) blocks = hessian_layout(link_, exact, c, k_out);
 
   // Each worker fills its partial for one row block; the partials are added in block order, so
   // the sums are the same for any thread count.
-  struct Partial {
-    double error = 0, flops = 0;
-    Matrix gradient;
-    std::vector<Matrix> blocks;
-    Matrix act, resid, scaled, t_block;
-    std::vector<double> aux;
-  };
-  std::vector<Partial> partials(reduce_workers());
-  for (Partial& part : partials) {
+  std::vector<Pass> partials(reduce_workers());
+  for (Pass& part : partials) {
     if (gradient) part.gradient = xt::zeros<double>({c, k_out});
     part.blocks.resize(blocks.size());
     for (std::size_t i = 0; i < blocks.size(); ++i)
@@ -378,51 +431,28 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
       double(record_width) * double(max_blocks_) * sizeof(double) <= double(fold_record_bytes);
   std::vector<double> records;
   try {
-    reduce_blocks([&](std::size_t worker, std::size_t first, const Matrix& phi) {
-      Partial& part = partials[worker];
-      Matrix &act = part.act, &resid = part.resid, &scaled = part.scaled, &t_block = part.t_block;
-      std::vector<double>& aux = part.aux;
-      double& error = part.error;
-      double& flops = part.flops;
-      std::vector<Matrix>& blocks = part.blocks;
-      error = 0;
-      flops = 0;
-      for (Matrix& blk : blocks) std::fill(blk.begin(), blk.end(), 0.0);
-      const std::size_t b = phi.shape(0);
-      if (act.shape(0) != b || act.shape(1) != k_out) {
-        act.resize({b, k_out});
-        resid.resize({b, k_out});
-      }
-      xt::blas::gemm(phi, weights, act);  // A = Phi W
-      flops += flops::gemm(b, k_out, c);
-      const double* t = target_rows(first, b, t_block);
-      double* y = resid.data();  // outputs first, residuals after
-      const std::size_t bk = b * k_out;
-      error = block_outputs(link_, act.data(), t, b, k_out, y, aux);
-      flops += link_flops(link_, b, k_out);
-
-      if (hessian) flops += add_hessian_blocks(link_, exact, phi, y, k_out, scaled, blocks);
-      if (gradient) {
-        for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
-        xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
-        flops += double(bk) + flops::gemm(c, k_out, b);
-      }
-    }, [&](std::size_t worker, std::size_t) {
-      const Partial& part = partials[worker];
-      if (fold_records) {
-        records.push_back(part.error);
-        records.push_back(part.flops);
-        if (gradient) records.insert(records.end(), part.gradient.begin(), part.gradient.end());
-        for (const Matrix& blk : part.blocks)
-          if (blk.size()) records.insert(records.end(), blk.begin(), blk.end());
-        return;
-      }
-      error += part.error;
-      pass_flops += part.flops;
-      if (gradient) add_to(*gradient, part.gradient);
-      for (std::size_t i = 0; i < blocks.size(); ++i)
-        if (blocks[i].size()) add_to(blocks[i], part.blocks[i]);
-    });
+    reduce_blocks(
+        [&](std::size_t worker, std::size_t first, const Matrix& phi) {
+          block_pass(weights, exact, gradient != nullptr, hessian != nullptr, first, phi,
+                     partials[worker]);
+        },
+        [&](std::size_t worker, std::size_t) {
+          const Pass& part = partials[worker];
+          if (fold_records) {
+            records.push_back(part.error);
+            records.push_back(part.flops);
+            if (gradient)
+              records.insert(records.end(), part.gradient.begin(), part.gradient.end());
+            for (const Matrix& blk : part.blocks)
+              if (blk.size()) records.insert(records.end(), blk.begin(), blk.end());
+            return;
+          }
+          error += part.error;
+          pass_flops += part.flops;
+          if (gradient) add_to(*gradient, part.gradient);
+          for (std::size_t i = 0; i < blocks.size(); ++i)
+            if (blocks[i].size()) add_to(blocks[i], part.blocks[i]);
+        });
   } catch (...) {
     failure = std::current_exception();
   }
@@ -431,20 +461,7 @@ double Objective::run(const Matrix& weights, Matrix* gradient, Matrix* hessian,
   flops += pass_flops;
 
   if (hessian) *hessian = assemble_hessian(link_, exact, blocks, c, k_out);
-
-  if (penalty_ && with_penalty) {
-    error += penalty_->penalty(weights);
-    flops += flops::dot(p);
-    if (gradient) {
-      penalty_->add_gradient(weights, *gradient);
-      flops += flops::axpy(p);
-    }
-    if (hessian) {
-      penalty_->add_hessian(weights, *hessian);
-      flops += double(p);
-    }
-  }
-
+  if (penalty_ && with_penalty) add_penalty_terms(weights, gradient, hessian, error, flops);
   return error;
 }
 

@@ -126,7 +126,7 @@ class Objective {
   void add_flops(double flops) { counters_.flops += flops; }
 
  private:
-  struct Pass;  // what one pass over the rows computes
+  struct Pass;  // one worker's sums and scratch in a pass over the rows
   void for_each_block(const std::function<void(std::size_t, const Matrix&)>& visit) const;
   // Ordered reduction over the row blocks (DesignMatrix::reduce_blocks; one worker for Phi in
   // memory) and the number of workers it uses.
@@ -136,6 +136,10 @@ class Objective {
   // One pass over the rows; adds its analytical cost to `flops`.
   double run(const Matrix& weights, Matrix* gradient, Matrix* hessian, HessianKind kind,
              bool with_penalty, double& flops) const;
+  void block_pass(const Matrix& weights, bool exact, bool gradient, bool hessian,
+                  std::size_t first, const Matrix& phi, Pass& part) const;
+  void add_penalty_terms(const Matrix& weights, Matrix* gradient, Matrix* hessian, double& error,
+                         double& flops) const;
   void count(bool gradient, bool hessian, double flops);
   void check_weights(const Matrix& weights) const;
   // The checks every constructor makes (shapes of this rank's rows, the link), agreed over the

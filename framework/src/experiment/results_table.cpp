@@ -417,26 +417,30 @@ void add_comparisons(const std::vector<RunRecord>& runs, const std::vector<json>
   }
 }
 
-}  // namespace
+// Each run's grid overrides (an object, empty when none) and the grid keys in order of first
+// appearance.
+struct Overrides {
+  std::vector<json> of_run;
+  std::vector<std::string> keys;
+};
 
-Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
-                 const std::string& title) {
-  std::vector<json> overrides;
-  overrides.reserve(runs.size());
-  std::vector<std::string> grid_keys;  // in order of first appearance
+Overrides parse_overrides(const std::vector<RunRecord>& runs) {
+  Overrides o;
+  o.of_run.reserve(runs.size());
   for (const RunRecord& r : runs) {
-    auto o = parse(r.overrides);
-    overrides.push_back(o && o->is_object() ? *o : json::object());
-    for (auto it = overrides.back().begin(); it != overrides.back().end(); ++it) {
-      if (std::find(grid_keys.begin(), grid_keys.end(), it.key()) == grid_keys.end()) {
-        grid_keys.push_back(it.key());
-      }
-    }
+    auto parsed = parse(r.overrides);
+    o.of_run.push_back(parsed && parsed->is_object() ? *parsed : json::object());
+    for (auto it = o.of_run.back().begin(); it != o.of_run.back().end(); ++it)
+      if (std::find(o.keys.begin(), o.keys.end(), it.key()) == o.keys.end())
+        o.keys.push_back(it.key());
   }
+  return o;
+}
 
-  // Check every name before grouping anything.
-  std::vector<std::string> known{"dataset", "pipeline", "seed", "experiment"};
-  known.insert(known.end(), grid_keys.begin(), grid_keys.end());
+// Every name of the spec checked before anything is grouped: the dimensions (`known`), the
+// compared columns and the value path.
+void check_table_spec(const std::vector<RunRecord>& runs, const TableSpec& spec,
+                      const std::vector<std::string>& known) {
   auto check_dims = [&](const std::vector<std::string>& dims, const char* what) {
     if (dims.empty()) throw InputError(std::string("table ") + what + ": no dimension named");
     for (const std::string& d : dims) {
@@ -453,34 +457,44 @@ Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
     throw InputError("table compare: names " + std::to_string(spec.compare.size()) +
                      " columns; give two, e.g. compare = [\"RBF/EM\", \"RBF/DEM\"]");
   }
-
   const std::string problem = value_path_problem(spec.value);
   if (!problem.empty()) throw InputError("table value: " + problem);
   check_value_path(runs, spec.value);
+}
 
-  // Dimensions: rows, columns, then grid keys with several values that neither names.
+// The runs grouped into rows and columns, each in order of its per-dimension ranks.
+struct Layout {
   std::vector<Dimension> row_dims, column_dims;
-  for (const auto& d : spec.rows) row_dims.push_back({d, true});
-  for (const auto& d : spec.columns) column_dims.push_back({d, true});
   std::map<std::string, Axis> axes;
+  std::map<std::vector<std::size_t>, Group> row_groups, column_groups;
+  std::vector<std::vector<std::size_t>> run_row, run_column;  // each run's group ranks
+};
+
+// Dimensions: rows, columns, then grid keys with several values that neither names.
+Layout table_layout(const std::vector<RunRecord>& runs, const TableSpec& spec,
+                    const Overrides& overrides, const std::vector<std::string>& known) {
+  Layout l;
+  for (const auto& d : spec.rows) l.row_dims.push_back({d, true});
+  for (const auto& d : spec.columns) l.column_dims.push_back({d, true});
   auto values_of = [&](const std::string& dim) {
     std::vector<std::optional<DimValue>> values;
-    for (std::size_t i = 0; i < runs.size(); ++i) values.push_back(dim_value(runs[i], overrides[i], dim));
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      values.push_back(dim_value(runs[i], overrides.of_run[i], dim));
     return values;
   };
-  for (const std::string& d : known) axes[d] = make_axis(values_of(d));
-  for (const std::string& g : grid_keys) {
+  for (const std::string& d : known) l.axes[d] = make_axis(values_of(d));
+  for (const std::string& g : overrides.keys) {
     const bool named = std::find(spec.rows.begin(), spec.rows.end(), g) != spec.rows.end() ||
                        std::find(spec.columns.begin(), spec.columns.end(), g) != spec.columns.end();
-    if (!named && axes[g].order.size() > 1) column_dims.push_back({g, false});
+    if (!named && l.axes[g].order.size() > 1) l.column_dims.push_back({g, false});
   }
 
   auto group_of = [&](std::size_t i, const std::vector<Dimension>& dims, bool bare_single) {
     Group g;
     std::vector<std::string> label_parts;
     for (const Dimension& d : dims) {
-      const auto v = dim_value(runs[i], overrides[i], d.name);
-      const Axis& axis = axes[d.name];
+      const auto v = dim_value(runs[i], overrides.of_run[i], d.name);
+      const Axis& axis = l.axes[d.name];
       g.ranks.push_back(v ? axis.rank.at(v->text) : axis.order.size());
       if (v) {
         const std::string p = part(d.name, v->text, bare_single && dims.size() == 1);
@@ -491,60 +505,74 @@ Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
     g.label = label_parts.empty() ? "-" : join(label_parts, ", ");
     return g;
   };
-
-  // Rows and columns in order of their per-dimension ranks.
-  std::map<std::vector<std::size_t>, Group> row_groups, column_groups;
-  std::vector<std::vector<std::size_t>> run_row(runs.size()), run_column(runs.size());
+  l.run_row.resize(runs.size());
+  l.run_column.resize(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    Group r = group_of(i, row_dims, true), c = group_of(i, column_dims, false);
-    run_row[i] = r.ranks;
-    run_column[i] = c.ranks;
-    row_groups.emplace(r.ranks, r);
-    column_groups.emplace(c.ranks, c);
+    Group r = group_of(i, l.row_dims, true), c = group_of(i, l.column_dims, false);
+    l.run_row[i] = r.ranks;
+    l.run_column[i] = c.ranks;
+    l.row_groups.emplace(r.ranks, r);
+    l.column_groups.emplace(c.ranks, c);
   }
-  std::map<std::vector<std::size_t>, std::size_t> row_index, column_index;
+  return l;
+}
+
+// Cells: mean and sample standard deviation over the runs that have the value.
+void fill_cells(const std::vector<RunRecord>& runs, const TableSpec& spec,
+                const std::vector<std::size_t>& run_r, const std::vector<std::size_t>& run_c,
+                Table& table) {
+  table.cells.assign(table.row_labels.size(), std::vector<TableCell>(table.column_labels.size()));
+  std::vector<std::vector<std::vector<double>>> values(
+      table.row_labels.size(), std::vector<std::vector<double>>(table.column_labels.size()));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    TableCell& cell = table.cells[run_r[i]][run_c[i]];
+    ++cell.runs;
+    if (runs[i].status != "ok") ++cell.failed;
+    if (const auto v = run_value(runs[i], spec.value)) values[run_r[i]][run_c[i]].push_back(*v);
+  }
+  for (std::size_t r = 0; r < table.row_labels.size(); ++r)
+    for (std::size_t c = 0; c < table.column_labels.size(); ++c)
+      set_mean_and_sd(values[r][c], table.cells[r][c]);
+}
+
+}  // namespace
+
+Table make_table(const std::vector<RunRecord>& runs, const TableSpec& spec,
+                 const std::string& title) {
+  const Overrides overrides = parse_overrides(runs);
+  std::vector<std::string> known{"dataset", "pipeline", "seed", "experiment"};
+  known.insert(known.end(), overrides.keys.begin(), overrides.keys.end());
+  check_table_spec(runs, spec, known);
+  Layout layout = table_layout(runs, spec, overrides, known);
 
   Table table;
   table.title = title;
   table.value = spec.value;
   {
     std::vector<std::string> names;
-    for (const auto& d : row_dims) names.push_back(d.name);
+    for (const auto& d : layout.row_dims) names.push_back(d.name);
     table.row_header = join(names, " / ");
   }
-  for (const auto& [ranks, g] : row_groups) {
+  std::map<std::vector<std::size_t>, std::size_t> row_index, column_index;
+  for (const auto& [ranks, g] : layout.row_groups) {
     row_index[ranks] = table.row_labels.size();
     table.row_labels.push_back(g.label);
   }
   std::vector<const Group*> columns;
-  for (const auto& [ranks, g] : column_groups) {
+  for (const auto& [ranks, g] : layout.column_groups) {
     column_index[ranks] = table.column_labels.size();
     table.column_labels.push_back(g.label);
     columns.push_back(&g);
   }
-
-  // Cells: mean and sample standard deviation over the runs that have the value.
-  table.cells.assign(table.row_labels.size(), std::vector<TableCell>(table.column_labels.size()));
-  std::vector<std::vector<std::vector<double>>> values(
-      table.row_labels.size(), std::vector<std::vector<double>>(table.column_labels.size()));
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const std::size_t r = row_index.at(run_row[i]), c = column_index.at(run_column[i]);
-    TableCell& cell = table.cells[r][c];
-    ++cell.runs;
-    if (runs[i].status != "ok") ++cell.failed;
-    if (const auto v = run_value(runs[i], spec.value)) values[r][c].push_back(*v);
-  }
-  for (std::size_t r = 0; r < table.row_labels.size(); ++r)
-    for (std::size_t c = 0; c < table.column_labels.size(); ++c)
-      set_mean_and_sd(values[r][c], table.cells[r][c]);
-
-  if (spec.compare.empty()) return table;
   std::vector<std::size_t> run_r(runs.size()), run_c(runs.size());
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    run_r[i] = row_index.at(run_row[i]);
-    run_c[i] = column_index.at(run_column[i]);
+    run_r[i] = row_index.at(layout.run_row[i]);
+    run_c[i] = column_index.at(layout.run_column[i]);
   }
-  add_comparisons(runs, overrides, spec, column_dims, axes, columns, run_r, run_c, table);
+  fill_cells(runs, spec, run_r, run_c, table);
+  if (spec.compare.empty()) return table;
+  add_comparisons(runs, overrides.of_run, spec, layout.column_dims, layout.axes, columns, run_r,
+                  run_c, table);
   return table;
 }
 

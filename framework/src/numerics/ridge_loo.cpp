@@ -88,128 +88,154 @@ std::vector<double> default_lambda_factors(std::size_t count) {
   return f;
 }
 
-RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
-                         const std::vector<double>& lambdas, bool relative, bool one_of_k) {
-  const SingleThreadedBlasScope blas;  // the same bits for any thread count
-  const std::size_t p = design.cols(), k = t.shape(1), m = p - 1, L = lambdas.size();
-  if (p < 2) throw InputError("model selection: the design has no basis columns");
-  const Moments mo = first_pass(design, t);
-  const double n = mo.gram(m, m);  // the bias column's sum of squares: N over all ranks
-  RidgePath path;
-  path.rows = std::size_t(n);
-  if (!(n > 0)) throw InputError("model selection: there are no training rows");
+namespace {
 
+// The centred problem in the eigenbasis of its Gram: A = Phi_c^T Phi_c = V diag(e) V^T with
+// e ascending (clipped at 0), Q = V^T B, mu the column means of Phi, tbar those of T, and
+// V^T mu. The penalties of `path` are set (relative to trace A / M when asked).
+struct EigenProblem {
+  std::size_t m = 0;
+  double n = 0;
+  Vector mu, tbar;
+  xt::xtensor<double, 1, xt::layout_type::column_major> e;
+  Matrix v;  // V row-major (m x m)
+  Matrix q;  // V^T B (m x K)
+  std::vector<double> vmu;
+};
+
+EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<double>& lambdas,
+                           bool relative, RidgePath& path) {
+  EigenProblem ep;
+  const std::size_t m = mo.gram.shape(0) - 1;
+  ep.m = m;
+  ep.n = mo.gram(m, m);  // the bias column's sum of squares: N over all ranks
+  const double n = ep.n;
   // Centred Gram A = G - N mu mu^T and cross B = C - N mu tbar^T (mu: column means of Phi).
-  Vector mu = xt::zeros<double>({m});
-  for (std::size_t i = 0; i < m; ++i) mu(i) = mo.gram(i, m) / n;
-  Vector tbar = mo.target_sums / n;
+  ep.mu = xt::zeros<double>({m});
+  for (std::size_t i = 0; i < m; ++i) ep.mu(i) = mo.gram(i, m) / n;
+  ep.tbar = mo.target_sums / n;
   xt::xtensor<double, 2, xt::layout_type::column_major> a = xt::zeros<double>({m, m});
   for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < m; ++j) a(i, j) = mo.gram(i, j) - n * mu(i) * mu(j);
-  xt::xtensor<double, 1, xt::layout_type::column_major> e = xt::zeros<double>({m});
-  if (xt::lapack::syevd(a, 'V', 'L', e) != 0)
+    for (std::size_t j = 0; j < m; ++j) a(i, j) = mo.gram(i, j) - n * ep.mu(i) * ep.mu(j);
+  ep.e = xt::zeros<double>({m});
+  if (xt::lapack::syevd(a, 'V', 'L', ep.e) != 0)
     throw NumericalError(
         "model selection: the eigendecomposition of the centred Gram matrix "
         "did not converge");
-  path.eigenvalues.assign(e.begin(), e.end());
+  path.eigenvalues.assign(ep.e.begin(), ep.e.end());
   double trace = 0;
   for (std::size_t i = 0; i < m; ++i) {
-    e(i) = std::max(e(i), 0.0);  // rounding below 0 in a PSD matrix
-    trace += e(i);
+    ep.e(i) = std::max(ep.e(i), 0.0);  // rounding below 0 in a PSD matrix
+    trace += ep.e(i);
   }
   const double scale = relative ? trace / double(m) : 1.0;
-  path.lambdas.resize(L);
-  for (std::size_t l = 0; l < L; ++l) path.lambdas[l] = lambdas[l] * scale;
-  // V row-major (m x m) and Q = V^T B (m x K).
-  Matrix v = Matrix::from_shape({m, m});
+  path.lambdas.resize(lambdas.size());
+  for (std::size_t l = 0; l < lambdas.size(); ++l) path.lambdas[l] = lambdas[l] * scale;
+  ep.v = Matrix::from_shape({m, m});
   for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < m; ++j) v(i, j) = a(i, j);
-  Matrix q = xt::zeros<double>({m, k});
+    for (std::size_t j = 0; j < m; ++j) ep.v(i, j) = a(i, j);
+  ep.q = xt::zeros<double>({m, k});
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t r = 0; r < m; ++r) {
-      const double vri = v(r, i);
-      for (std::size_t c = 0; c < k; ++c) q(i, c) += vri * (mo.cross(r, c) - n * mu(r) * tbar(c));
+      const double vri = ep.v(r, i);
+      for (std::size_t c = 0; c < k; ++c)
+        ep.q(i, c) += vri * (mo.cross(r, c) - n * ep.mu(r) * ep.tbar(c));
     }
+  ep.vmu.assign(m, 0.0);  // V^T mu
+  for (std::size_t r = 0; r < m; ++r)
+    for (std::size_t i = 0; i < m; ++i) ep.vmu[i] += ep.v(r, i) * ep.mu(r);
+  return ep;
+}
 
-  // Pass 2: per row, the hat diagonals h = 1/N + (Z o Z) G and the fits Z (G o Q) of every
-  // lambda at once, by two products per block (G(i, l) = 1 / (e_i + lambda_l)).
+// One worker's scratch for one block and its partial sums.
+struct PathScratch {
+  Matrix z, hats, fits;
+  std::vector<double> sums;
+};
+
+// One block of pass 2: per row, the hat diagonals h = 1/N + (Z o Z) G and the fits Z (G o Q)
+// of every lambda at once, by two products (G(i, l) = 1 / (e_i + lambda_l)); then the sums
+// [LOO SSE, SSE, LOO errors] per lambda into w.sums.
+void path_block(const EigenProblem& ep, const Matrix& g, const Matrix& qg, const Matrix& t,
+                bool one_of_k, std::size_t first, const Matrix& block, PathScratch& w) {
+  const std::size_t m = ep.m, p = m + 1, k = t.shape(1), L = g.shape(1), rows = block.shape(0);
+  const double n = ep.n;
+  const auto fit_rows = [](Matrix& x, std::size_t r, std::size_t c) {
+    if (x.dimension() != 2 || x.shape(0) != r || x.shape(1) != c) x.resize({r, c});
+  };
+  Matrix &z = w.z, &fits = w.fits, &hats = w.hats;
+  std::vector<double>& part = w.sums;
+  part.assign(3 * L, 0.0);
+  fit_rows(z, rows, m);
+  fit_rows(fits, rows, L * k);
+  fit_rows(hats, rows, L);
+  // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns.
+  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                       Index(m), Index(m), 1.0, block.data(), Index(p), ep.v.data(), Index(m),
+                       0.0, z.data(), Index(m));
+  for (std::size_t r = 0; r < rows; ++r) {
+    double* zr = z.data() + r * m;
+    for (std::size_t i = 0; i < m; ++i) zr[i] -= ep.vmu[i];
+  }
+  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                       Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
+                       Index(L * k), 0.0, fits.data(), Index(L * k));
+  for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
+  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                       Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
+                       hats.data(), Index(L));
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* t_row = t.data() + (first + r) * k;
+    const std::size_t truth =
+        std::size_t(std::max_element(t_row, t_row + k) - t_row);  // 1-of-K targets
+    for (std::size_t l = 0; l < L; ++l) {
+      const double keep = 1.0 - (1.0 / n + hats(r, l));
+      double row_sse = 0;
+      for (std::size_t c = 0; c < k; ++c) {
+        const double res = t_row[c] - ep.tbar(c) - fits(r, l * k + c);
+        row_sse += res * res;
+      }
+      part[L + l] += row_sse;
+      part[l] += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
+      if (!one_of_k) continue;
+      // The row's prediction without it: t - e / (1 - h); wrong when its arg max is not the
+      // row's class (the first of equal values, as the metrics count).
+      std::size_t best = 0;
+      double best_value = -std::numeric_limits<double>::infinity();
+      for (std::size_t c = 0; c < k; ++c) {
+        const double res = t_row[c] - ep.tbar(c) - fits(r, l * k + c);
+        const double value = keep > 1e-12 ? t_row[c] - res / keep : 0.0;
+        if (value > best_value) {
+          best_value = value;
+          best = c;
+        }
+      }
+      part[2 * L + l] += best != truth || !(keep > 1e-12);
+    }
+  }
+}
+
+// Pass 2 over the rows of every rank: the per-lambda sums [LOO SSE, SSE, LOO errors].
+std::vector<double> path_sums(const DesignMatrix& design, const EigenProblem& ep,
+                              const Matrix& t, const std::vector<double>& lambdas,
+                              bool one_of_k) {
+  const std::size_t m = ep.m, k = t.shape(1), L = lambdas.size();
   Matrix g = Matrix::from_shape({m, L});
   Matrix qg = Matrix::from_shape({m, L * k});
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t l = 0; l < L; ++l) {
-      g(i, l) = 1.0 / (e(i) + path.lambdas[l]);
-      for (std::size_t c = 0; c < k; ++c) qg(i, l * k + c) = q(i, c) * g(i, l);
+      g(i, l) = 1.0 / (ep.e(i) + lambdas[l]);
+      for (std::size_t c = 0; c < k; ++c) qg(i, l * k + c) = ep.q(i, c) * g(i, l);
     }
-  std::vector<double> vmu(m, 0.0);  // V^T mu
-  for (std::size_t r = 0; r < m; ++r)
-    for (std::size_t i = 0; i < m; ++i) vmu[i] += v(r, i) * mu(r);
   std::vector<double> sums(3 * L, 0.0);
   std::exception_ptr failure;
   try {
     // Per worker: scratch for one block and its partial sums, added in block order.
-    struct Scratch {
-      Matrix z, hats, fits;
-      std::vector<double> sums;
-    };
-    std::vector<Scratch> scratch(
+    std::vector<PathScratch> scratch(
         worker_count(design.rows(), design.block_rows(), design.threads()));
-    const auto fit_rows = [](Matrix& m, std::size_t rows, std::size_t cols) {
-      if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m.resize({rows, cols});
-    };
     design.reduce_blocks(
         [&](std::size_t w, std::size_t first, const Matrix& block) {
-          Matrix &z = scratch[w].z, &fits = scratch[w].fits, &hats = scratch[w].hats;
-          std::vector<double>& part = scratch[w].sums;
-          part.assign(3 * L, 0.0);
-          const std::size_t rows = block.shape(0);
-          fit_rows(z, rows, m);
-          fit_rows(fits, rows, L * k);
-          fit_rows(hats, rows, L);
-          // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns.
-          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                               Index(m), Index(m), 1.0, block.data(), Index(p), v.data(), Index(m),
-                               0.0, z.data(), Index(m));
-          for (std::size_t r = 0; r < rows; ++r) {
-            double* zr = z.data() + r * m;
-            for (std::size_t i = 0; i < m; ++i) zr[i] -= vmu[i];
-          }
-          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                               Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
-                               Index(L * k), 0.0, fits.data(), Index(L * k));
-          for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
-          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                               Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
-                               hats.data(), Index(L));
-          for (std::size_t r = 0; r < rows; ++r) {
-            const double* t_row = t.data() + (first + r) * k;
-            const std::size_t truth =
-                std::size_t(std::max_element(t_row, t_row + k) - t_row);  // 1-of-K targets
-            for (std::size_t l = 0; l < L; ++l) {
-              const double keep = 1.0 - (1.0 / n + hats(r, l));
-              double row_sse = 0;
-              for (std::size_t c = 0; c < k; ++c) {
-                const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
-                row_sse += res * res;
-              }
-              part[L + l] += row_sse;
-              part[l] +=
-                  keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
-              if (!one_of_k) continue;
-              // The row's prediction without it: t - e / (1 - h); wrong when its arg max is
-              // not the row's class (the first of equal values, as the metrics count).
-              std::size_t best = 0;
-              double best_value = -std::numeric_limits<double>::infinity();
-              for (std::size_t c = 0; c < k; ++c) {
-                const double res = t_row[c] - tbar(c) - fits(r, l * k + c);
-                const double value = keep > 1e-12 ? t_row[c] - res / keep : 0.0;
-                if (value > best_value) {
-                  best_value = value;
-                  best = c;
-                }
-              }
-              part[2 * L + l] += best != truth || !(keep > 1e-12);
-            }
-          }
+          path_block(ep, g, qg, t, one_of_k, first, block, scratch[w]);
         },
         [&](std::size_t w, std::size_t) {
           for (std::size_t i = 0; i < 3 * L; ++i) sums[i] += scratch[w].sums[i];
@@ -218,6 +244,23 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
     failure = std::current_exception();
   }
   sum_pass_over_ranks(sums, failure);
+  return sums;
+}
+
+}  // namespace
+
+RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
+                         const std::vector<double>& lambdas, bool relative, bool one_of_k) {
+  const SingleThreadedBlasScope blas;  // the same bits for any thread count
+  const std::size_t p = design.cols(), k = t.shape(1), L = lambdas.size();
+  if (p < 2) throw InputError("model selection: the design has no basis columns");
+  const Moments mo = first_pass(design, t);
+  RidgePath path;
+  path.rows = std::size_t(mo.gram(p - 1, p - 1));
+  if (!(mo.gram(p - 1, p - 1) > 0)) throw InputError("model selection: there are no training rows");
+  const EigenProblem ep = centred_eigen(mo, k, lambdas, relative, path);
+  const std::vector<double> sums = path_sums(design, ep, t, path.lambdas, one_of_k);
+  const double n = ep.n;
   path.loo.resize(L);
   path.gcv.resize(L);
   path.dof.resize(L);
@@ -225,7 +268,7 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   for (std::size_t l = 0; l < L; ++l) {
     if (one_of_k) path.loo_error[l] = sums[2 * L + l] / n;
     double dof = 1.0;  // the bias
-    for (std::size_t i = 0; i < m; ++i) dof += e(i) / (e(i) + path.lambdas[l]);
+    for (std::size_t i = 0; i < ep.m; ++i) dof += ep.e(i) / (ep.e(i) + path.lambdas[l]);
     path.dof[l] = dof;
     path.loo[l] = sums[l] / n;
     const double left = n - dof;

@@ -89,6 +89,305 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
   return {error / double(rows), tie / double(rows), k};
 }
 
+// What a pipeline leaves to "choose", and the output layer that will be fitted.
+struct Wants {
+  bool scale = false;        // basis.width_scale
+  bool alpha = false;        // weight-penalty.alpha
+  bool add_penalty = false;  // no penalty named: weight-decay with a chosen alpha
+  bool count = false;        // centres.count
+};
+
+// The candidates: penalties (relative to the Gram's mean eigenvalue unless given), width
+// scales and centre counts. A penalty the pipeline gives is the one value of its axis.
+struct Grids {
+  std::vector<double> lambdas = default_lambda_factors();
+  bool relative = true;
+  std::vector<double> scales{1.0};
+  std::vector<std::size_t> counts{0};
+};
+
+Grids selection_grids(const Pipeline& p, const Wants& wants, const Dataset& train) {
+  Grids g;
+  if (!wants.alpha && !wants.add_penalty) {
+    const Params* wp = p.weight_penalty ? &p.weight_penalty->params : nullptr;
+    if (wp && wp->has("alpha")) {
+      g.lambdas = {wp->real("alpha")};
+      g.relative = false;
+    } else {
+      g.lambdas = {1e-12};  // no penalty: (nearly) the plain least-squares fit
+    }
+  }
+  if (wants.scale) g.scales = width_scale_grid();
+  if (wants.count) {
+    const std::size_t rows = count_over_ranks(train.rows());
+    const std::size_t base = auto_centre_count(rows);
+    g.counts.clear();
+    for (const std::size_t c : {base / 4, base / 2, base, 2 * base, 4 * base}) {
+      const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));
+      if (std::find(g.counts.begin(), g.counts.end(), clamped) == g.counts.end())
+        g.counts.push_back(clamped);
+    }
+  }
+  return g;
+}
+
+// A candidate's place on the grids: (count, width, alpha) indices.
+using At = std::array<std::size_t, 3>;
+
+// A candidate is better on (score, tie); equal ones go to the smaller count, width and alpha,
+// whatever the order they were evaluated in.
+bool better(double score, double tie, At at, double b_score, double b_tie, At b_at) {
+  if (score != b_score) return score < b_score;
+  if (tie != b_tie) return tie < b_tie;
+  return at < b_at;
+}
+
+// The best candidate so far. Classification: the leave-one-out error rate, ties to the lower
+// leave-one-out squared error; regression: the leave-one-out squared error.
+struct Best {
+  double score = std::numeric_limits<double>::infinity();
+  double tie = std::numeric_limits<double>::infinity();
+  At at{0, 0, 0};
+  double alpha = 0;  // the penalty at `at`
+};
+
+// The closed-form paths of one centre count's widths, folded into `best` and the report.
+class WidthPaths {
+ public:
+  WidthPaths(const Pipeline& p, const Registry& registry, const Dataset& train,
+             const Matrix& targets, const Grids& grids, bool choose_scale, std::size_t ci,
+             const Centres& centres, std::uint64_t basis_seed, int threads, Best& best,
+             SelectionReport& report, const std::function<void(const std::string&)>& log)
+      : p_(p), registry_(registry), train_(train), targets_(targets), grids_(grids),
+        choose_scale_(choose_scale), ci_(ci), centres_(centres), basis_seed_(basis_seed),
+        threads_(threads), classes_(train.task == Task::Classification), best_(best),
+        report_(report), log_(log), at_width_(grids.scales.size()),
+        // Several widths at once, one thread each, when there are threads to spare: the
+        // eigendecomposition is serial, so this beats giving every width all the threads. Each
+        // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under
+        // several ranks the paths' sums over ranks must run in the same order everywhere: one
+        // at a time.
+        concurrent_(resolve_threads(threads) > 1 && collectives().size() == 1) {}
+
+  // Evaluates the widths; true when a candidate of this count became the best.
+  bool run() {
+    if (classes_ || grids_.scales.size() < 3)
+      whole_grid();
+    else
+      climb();
+    return kept_;
+  }
+
+ private:
+  // Classification evaluates the whole grid: its leave-one-out error rate has plateaus and a
+  // second, often better, dip at large widths (digits: 24 errors at scales 1 to 4, 18 at 16),
+  // which a climb from the middle misses.
+  void whole_grid() {
+    std::vector<std::size_t> all(grids_.scales.size());
+    for (std::size_t si = 0; si < all.size(); ++si) all[si] = si;
+    const auto done = compute_batch(all);
+    for (std::size_t i = 0; i < all.size(); ++i) consider(all[i], done[i].first, done[i].second);
+  }
+
+  // Regression: the width scale by a climb on the log grid. The leave-one-out squared error,
+  // minimised over the penalty, falls and then rises with the width (on every benchmark set,
+  // the same choice as the whole grid in each fold): the two middle scales, then one step at a
+  // time towards the better, until two steps in a row bring nothing better than the best so
+  // far; about five decompositions of eight. With a core to spare the next two steps are
+  // computed at once; the second is considered only if the climb goes on after the first, so
+  // the choice and the report are the climb's.
+  void climb() {
+    const std::size_t lo = grids_.scales.size() / 2 - 1, hi = lo + 1;
+    const auto first = compute_batch({lo, hi});
+    consider(lo, first[0].first, first[0].second);
+    consider(hi, first[1].first, first[1].second);
+    const bool up = width_better(hi, lo);
+    std::size_t top = up ? hi : lo, misses = 0;
+    std::vector<std::size_t> ahead;  // the widths of the climb still to come, in order
+    for (std::size_t si = up ? hi + 1 : lo - 1; si < grids_.scales.size();
+         si = up ? si + 1 : si - 1)
+      ahead.push_back(si);
+    for (std::size_t next = 0; next < ahead.size() && misses < 2;) {
+      const std::size_t take = concurrent_ ? std::min<std::size_t>(2, ahead.size() - next) : 1;
+      const std::vector<std::size_t> which(ahead.begin() + std::ptrdiff_t(next),
+                                           ahead.begin() + std::ptrdiff_t(next + take));
+      const auto done = compute_batch(which);
+      for (std::size_t i = 0; i < which.size() && misses < 2; ++i, ++next) {
+        consider(which[i], done[i].first, done[i].second);
+        if (width_better(which[i], top)) {
+          top = which[i];
+          misses = 0;
+        } else {
+          ++misses;
+        }
+      }
+    }
+  }
+
+  // One width's closed-form path on `inner` threads: no shared state is touched, so several
+  // widths may run at once.
+  std::pair<std::size_t, RidgePath> evaluate(std::size_t si, int inner) const {
+    Params bp = p_.basis.params;
+    if (choose_scale_) bp.set("width_scale", grids_.scales[si]);
+    const std::shared_ptr<Basis> basis = registry_.make_basis(p_.basis.plugin, bp);
+    Centres centres = centres_;
+    FitContext bctx(basis_seed_, inner);
+    basis->prepare(centres, bctx);
+    DesignMatrix design(train_.inputs, centres, *basis, false);
+    design.set_threads(inner);
+    return std::make_pair(
+        centres.count(),
+        ridge_loo_path(design, targets_, grids_.lambdas, grids_.relative, classes_));
+  }
+
+  std::vector<std::pair<std::size_t, RidgePath>> compute_batch(
+      const std::vector<std::size_t>& which) const {
+    std::vector<std::pair<std::size_t, RidgePath>> done(which.size());
+    if (which.size() > 1 && concurrent_) {
+      parallel_for_blocks(which.size(), 1, threads_, [&](std::size_t, const RowBlock& b) {
+        done[b.index] = evaluate(which[b.index], 1);
+      });
+    } else {
+      for (std::size_t i = 0; i < which.size(); ++i) done[i] = evaluate(which[i], threads_);
+    }
+    return done;
+  }
+
+  // Folds one evaluated width into the choice, the log and the report (grid order within a
+  // batch, so the outcome never depends on which width finished first).
+  void consider(std::size_t si, std::size_t count, const RidgePath& path) {
+    std::pair<double, double> width_best{std::numeric_limits<double>::infinity(),
+                                         std::numeric_limits<double>::infinity()};
+    for (std::size_t l = 0; l < path.loo.size(); ++l) {
+      const double score = classes_ ? path.loo_error[l] : path.loo[l];
+      if (better(score, path.loo[l], {0, 0, l}, width_best.first, width_best.second,
+                 {0, 0, path.loo.size()}))
+        width_best = {score, path.loo[l]};
+      if (better(score, path.loo[l], {ci_, si, l}, best_.score, best_.tie, best_.at)) {
+        best_ = Best{score, path.loo[l], {ci_, si, l}, path.lambdas[l]};
+        kept_ = true;
+      }
+    }
+    if (log_) {
+      const std::vector<double>& scores = classes_ ? path.loo_error : path.loo;
+      log_("select: " + std::to_string(count) + " centres, width_scale " +
+           text::number(grids_.scales[si]) + ": leave-one-out " +
+           (classes_ ? "error rate " : "") +
+           text::number(*std::min_element(scores.begin(), scores.end())));
+    }
+    report_.curves.push_back(SelectionCurve{count, grids_.scales[si], path.lambdas, path.loo,
+                                            path.loo_error, path.gcv, path.dof});
+    at_width_[si] = width_best;
+  }
+
+  // Width a's best (score, tie) over the penalties beats width b's.
+  bool width_better(std::size_t a, std::size_t b) const {
+    return better(at_width_[a]->first, at_width_[a]->second, {0, a, 0}, at_width_[b]->first,
+                  at_width_[b]->second, {0, b, 0});
+  }
+
+  const Pipeline& p_;
+  const Registry& registry_;
+  const Dataset& train_;
+  const Matrix& targets_;
+  const Grids& grids_;
+  bool choose_scale_;
+  std::size_t ci_;
+  const Centres& centres_;
+  std::uint64_t basis_seed_;
+  int threads_;
+  bool classes_;
+  Best& best_;
+  SelectionReport& report_;
+  const std::function<void(const std::string&)>& log_;
+  // Each width's best (score, tie) over the penalties, once evaluated.
+  std::vector<std::optional<std::pair<double, double>>> at_width_;
+  bool concurrent_;
+  bool kept_ = false;
+};
+
+// Outputs of another error than least squares (irls, scg, bfgs): the closed form proposes
+// `proposed`; the layer's own error decides, by 5-fold CV of the output layer alone on the
+// chosen centres and widths (computed once, shared by every fit), over alpha x 3^k from large
+// to small, stopped after two in a row no better than the best. Returns the chosen alpha.
+double cross_validated_alpha(const Pipeline& p, const Registry& registry, const Dataset& train,
+                             const Pipeline& chosen, const Centres& chosen_centres,
+                             const Wants& wants, double proposed, std::uint64_t fold_seed,
+                             std::uint64_t basis_seed, std::uint64_t output_seed, int threads,
+                             SelectionReport& report,
+                             const std::function<void(const std::string&)>& log) {
+  const bool classes = train.task == Task::Classification;
+  const std::size_t total_rows = count_over_ranks(train.rows());
+  const std::size_t folds = std::min<std::size_t>(5, total_rows);
+  if (folds < 2) return proposed;
+  const std::shared_ptr<Basis> basis =
+      registry.make_basis(chosen.basis.plugin, chosen.basis.params);
+  Centres centres = chosen_centres;
+  FitContext bctx(basis_seed, threads);
+  basis->prepare(centres, bctx);
+  const auto fold_of = assign_folds(train, folds, classes, cv_folds_seed(fold_seed));
+  const std::string plugin = wants.alpha ? p.weight_penalty->plugin : "weight-decay";
+  Params penalty_params;
+  if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
+    penalty_params = validate_params(info->params, {}, "plugin " + plugin);
+  if (wants.alpha) penalty_params = p.weight_penalty->params;
+  report.path_metric = classes ? "error_rate" : "mse";
+  report.path_folds = folds;
+  double best_error = std::numeric_limits<double>::infinity(), best_tie = best_error;
+  double path_alpha = proposed;
+  std::size_t worse = 0, best_index = 0;
+  for (int power = 3; power >= -3 && worse < 2; --power) {
+    const double alpha = proposed * std::pow(3.0, power);
+    penalty_params.set("alpha", alpha);
+    const PathPoint point =
+        cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
+                        folds, output_seed, threads, best_error * double(total_rows));
+    report.path_alphas.push_back(alpha);
+    report.path_errors.push_back(point.error);
+    report.path_fitted_folds.push_back(point.folds);
+    const bool improved = point.folds == folds &&  // a stopped (hopeless) one never wins
+                          (point.error < best_error ||
+                           (point.error == best_error && point.tie < best_tie));
+    if (improved) {
+      best_error = point.error;
+      best_tie = point.tie;
+      path_alpha = alpha;
+      best_index = report.path_alphas.size() - 1;
+      worse = 0;
+    } else {
+      ++worse;
+    }
+    if (log)
+      log("select: " + p.output.plugin + " with alpha " + text::number(alpha) + ": " +
+          std::to_string(folds) + "-fold " + report.path_metric + " " +
+          text::number(point.error));
+  }
+  if (best_index == 0 || (best_index + 1 == report.path_alphas.size() && worse < 2))
+    report.edges.push_back("weight-penalty.alpha");
+  return path_alpha;
+}
+
+// Writes the chosen penalty into `chosen` (a weight-decay table when none was named).
+void set_penalty(const Pipeline& p, const Registry& registry, const Wants& wants, double alpha,
+                 Pipeline& chosen, SelectionReport& report) {
+  if (wants.alpha) {
+    chosen.weight_penalty->params.set("alpha", alpha);
+  } else {
+    const ComponentInfo* info = registry.find(Slot::WeightPenalty, "weight-decay");
+    if (!info)
+      throw InputError(p.file.string() +
+                       ": the width is chosen, and with it a weight-decay "
+                       "penalty, but the plugin weight-decay is not installed; name a "
+                       "[weight-penalty] or give basis.width_scale a number");
+    chosen.weight_penalty =
+        ComponentSpec{"weight-decay",
+                      validate_params(info->params, {{"alpha", alpha}}, "plugin weight-decay"),
+                      p.basis.where, "weight-penalty"};
+    report.penalty_added = true;
+  }
+  report.chosen.push_back({"weight-penalty.alpha", alpha});
+}
+
 }  // namespace
 
 std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32}; }
@@ -102,285 +401,79 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const std::shared_ptr<Basis> probe = registry.make_basis(p.basis.plugin, p.basis.params);
   const std::shared_ptr<OutputLayer> output =
       registry.make_output_layer(p.output.plugin, p.output.params);
-  const bool choose_scale = probe->width_scale_selectable();
-  const bool choose_alpha = p.weight_penalty && is_choose(p.weight_penalty->params, "alpha");
-  const bool add_penalty = !p.weight_penalty && choose_scale;
-  const bool choose_count = is_choose(p.centres.params, "count");
-  if (!(choose_scale || choose_alpha || add_penalty || choose_count)) return std::nullopt;
+  Wants wants;
+  wants.scale = probe->width_scale_selectable();
+  wants.alpha = p.weight_penalty && is_choose(p.weight_penalty->params, "alpha");
+  wants.add_penalty = !p.weight_penalty && wants.scale;
+  wants.count = is_choose(p.centres.params, "count");
+  if (!(wants.scale || wants.alpha || wants.add_penalty || wants.count)) return std::nullopt;
   if (!output->selectable()) {
-    if (choose_alpha || choose_count)
+    if (wants.alpha || wants.count)
       throw InputError(p.file.string() + ": " +
-                       (choose_alpha ? "weight-penalty.alpha" : "centres.count") +
+                       (wants.alpha ? "weight-penalty.alpha" : "centres.count") +
                        " = \"choose\" needs an output layer that fits weights on the design "
                        "(least-squares, irls, scg, bfgs); output plugin '" +
                        p.output.plugin + "' has none: give a number");
     return std::nullopt;
   }
 
-  // The grids. A penalty the pipeline gives is the one value of its axis.
-  std::vector<double> lambdas = default_lambda_factors();
-  bool relative = true;
-  if (!choose_alpha && !add_penalty) {
-    const Params* wp = p.weight_penalty ? &p.weight_penalty->params : nullptr;
-    if (wp && wp->has("alpha")) {
-      lambdas = {wp->real("alpha")};
-      relative = false;
-    } else {
-      lambdas = {1e-12};  // no penalty: (nearly) the plain least-squares fit
-    }
-  }
-  const std::vector<double> scales = choose_scale ? width_scale_grid() : std::vector<double>{1.0};
-  std::vector<std::size_t> counts = {0};
-  if (choose_count) {
-    const std::size_t rows = count_over_ranks(train.rows());
-    const std::size_t base = auto_centre_count(rows);
-    counts.clear();
-    for (const std::size_t c : {base / 4, base / 2, base, 2 * base, 4 * base}) {
-      const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));
-      if (std::find(counts.begin(), counts.end(), clamped) == counts.end())
-        counts.push_back(clamped);
-    }
-  }
-
+  const Grids grids = selection_grids(p, wants, train);
   const Matrix targets = targets_for(Link::Identity, train);
   const bool classes = train.task == Task::Classification;
-  Selected best{p, {}, {}};
-  SelectionReport& report = best.report;
-  // Classification: the leave-one-out error rate, ties to the lower leave-one-out squared
-  // error; regression: the leave-one-out squared error.
+  Selected selected{p, {}, {}};
+  SelectionReport& report = selected.report;
   report.criterion = classes ? "loo-error" : "loo";
-  double best_score = std::numeric_limits<double>::infinity(), best_tie = best_score;
-  std::size_t best_count = 0, best_scale = 0, best_alpha = 0;
-  double chosen_alpha = 0;
-  // A candidate is better on (score, tie); equal ones go to the smaller count, width and alpha,
-  // whatever the order they were evaluated in.
-  const auto better = [](double score, double tie, std::array<std::size_t, 3> at, double b_score,
-                         double b_tie, std::array<std::size_t, 3> b_at) {
-    if (score != b_score) return score < b_score;
-    if (tie != b_tie) return tie < b_tie;
-    return at < b_at;
-  };
-  for (std::size_t ci = 0; ci < counts.size(); ++ci) {
+  Best best;
+  for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
     Pipeline with_count = p;
-    if (choose_count) with_count.centres.params.set("count", std::int64_t(counts[ci]));
+    if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
     CentreFit fitted = fit_centres(with_count);
-    bool kept = false;
-    // Each width's best (score, tie) over the penalties, once evaluated.
-    std::vector<std::optional<std::pair<double, double>>> at_width(scales.size());
-    // One width's closed-form path on `inner` threads: no shared state is touched, so several
-    // widths may run at once.
-    const auto evaluate = [&](std::size_t si, int inner) {
-      Params bp = p.basis.params;
-      if (choose_scale) bp.set("width_scale", scales[si]);
-      const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, bp);
-      Centres centres = fitted.centres;
-      FitContext bctx(basis_seed, inner);
-      basis->prepare(centres, bctx);
-      DesignMatrix design(train.inputs, centres, *basis, false);
-      design.set_threads(inner);
-      return std::make_pair(centres.count(),
-                            ridge_loo_path(design, targets, lambdas, relative, classes));
-    };
-    // Folds one evaluated width into the choice, the log and the report (grid order within a
-    // batch, so the outcome never depends on which width finished first).
-    const auto consider = [&](std::size_t si, std::size_t count, const RidgePath& path) {
-      std::pair<double, double> width_best{std::numeric_limits<double>::infinity(),
-                                           std::numeric_limits<double>::infinity()};
-      for (std::size_t l = 0; l < path.loo.size(); ++l) {
-        const double score = classes ? path.loo_error[l] : path.loo[l];
-        if (better(score, path.loo[l], {0, 0, l}, width_best.first, width_best.second,
-                   {0, 0, path.loo.size()}))
-          width_best = {score, path.loo[l]};
-        if (better(score, path.loo[l], {ci, si, l}, best_score, best_tie,
-                   {best_count, best_scale, best_alpha})) {
-          best_score = score;
-          best_tie = path.loo[l];
-          best_count = ci;
-          best_scale = si;
-          best_alpha = l;
-          chosen_alpha = path.lambdas[l];
-          kept = true;
-        }
-      }
-      if (log) {
-        const std::vector<double>& scores = classes ? path.loo_error : path.loo;
-        log("select: " + std::to_string(count) + " centres, width_scale " +
-            text::number(scales[si]) + ": leave-one-out " + (classes ? "error rate " : "") +
-            text::number(*std::min_element(scores.begin(), scores.end())));
-      }
-      report.curves.push_back(SelectionCurve{count, scales[si], path.lambdas, path.loo,
-                                             path.loo_error, path.gcv, path.dof});
-      at_width[si] = width_best;
-    };
-    // Several widths at once, one thread each, when there are threads to spare: the
-    // eigendecomposition is serial, so this beats giving every width all the threads. Each
-    // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under several
-    // ranks the paths' sums over ranks must run in the same order everywhere: one at a time.
-    const bool concurrent = resolve_threads(threads) > 1 && collectives().size() == 1;
-    const auto compute_batch = [&](const std::vector<std::size_t>& which) {
-      std::vector<std::pair<std::size_t, RidgePath>> done(which.size());
-      if (which.size() > 1 && concurrent) {
-        parallel_for_blocks(which.size(), 1, threads, [&](std::size_t, const RowBlock& b) {
-          done[b.index] = evaluate(which[b.index], 1);
-        });
-      } else {
-        for (std::size_t i = 0; i < which.size(); ++i) done[i] = evaluate(which[i], threads);
-      }
-      return done;
-    };
-    const auto evaluate_batch = [&](const std::vector<std::size_t>& which) {
-      const auto done = compute_batch(which);
-      for (std::size_t i = 0; i < which.size(); ++i)
-        consider(which[i], done[i].first, done[i].second);
-    };
-    const auto width_better = [&](std::size_t a, std::size_t b) {  // a's best beats b's
-      return better(at_width[a]->first, at_width[a]->second, {0, a, 0}, at_width[b]->first,
-                    at_width[b]->second, {0, b, 0});
-    };
-    // Regression: the width scale by a climb on the log grid. The leave-one-out squared error,
-    // minimised over the penalty, falls and then rises with the width (on every benchmark set,
-    // the same choice as the whole grid in each fold): the two middle scales, then one step at
-    // a time towards the better, until two steps in a row bring nothing better than the best so
-    // far; about five decompositions of eight. Classification evaluates the whole grid: its
-    // leave-one-out error rate has plateaus and a second, often better, dip at large widths
-    // (digits: 24 errors at scales 1 to 4, 18 at 16), which a climb from the middle misses.
-    if (classes || scales.size() < 3) {
-      std::vector<std::size_t> all(scales.size());
-      for (std::size_t si = 0; si < scales.size(); ++si) all[si] = si;
-      evaluate_batch(all);
-    } else {
-      const std::size_t lo = scales.size() / 2 - 1, hi = lo + 1;
-      evaluate_batch({lo, hi});
-      const bool up = width_better(hi, lo);
-      std::size_t top = up ? hi : lo, misses = 0;
-      std::vector<std::size_t> ahead;  // the widths of the climb still to come, in order
-      for (std::size_t si = up ? hi + 1 : lo - 1; si < scales.size(); si = up ? si + 1 : si - 1)
-        ahead.push_back(si);
-      // With a core to spare the next two steps are computed at once; the second is considered
-      // only if the climb goes on after the first, so the choice and the report are the climb's.
-      for (std::size_t next = 0; next < ahead.size() && misses < 2;) {
-        const std::size_t take = concurrent ? std::min<std::size_t>(2, ahead.size() - next) : 1;
-        const std::vector<std::size_t> which(ahead.begin() + std::ptrdiff_t(next),
-                                             ahead.begin() + std::ptrdiff_t(next + take));
-        const auto done = compute_batch(which);
-        for (std::size_t i = 0; i < which.size() && misses < 2; ++i, ++next) {
-          consider(which[i], done[i].first, done[i].second);
-          if (width_better(which[i], top)) {
-            top = which[i];
-            misses = 0;
-          } else {
-            ++misses;
-          }
-        }
-      }
-    }
-    if (kept) best.centres = std::move(fitted);
+    WidthPaths widths(p, registry, train, targets, grids, wants.scale, ci, fitted.centres,
+                      basis_seed, threads, best, report, log);
+    if (widths.run()) selected.centres = std::move(fitted);
   }
   // The curves in grid order (count, then width), however they were evaluated.
   std::stable_sort(report.curves.begin(), report.curves.end(),
                    [](const SelectionCurve& a, const SelectionCurve& b) {
                      return a.count != b.count ? a.count < b.count : a.width_scale < b.width_scale;
                    });
-  if (!std::isfinite(best_score))
+  if (!std::isfinite(best.score))
     throw NumericalError(p.file.string() +
                          ": model selection found no candidate with a finite "
                          "leave-one-out error (every hat-matrix diagonal near 1); give the width "
                          "and penalty by hand");
 
-  Pipeline& chosen = best.pipeline;
-  if (choose_count) {
-    chosen.centres.params.set("count", std::int64_t(counts[best_count]));
-    report.chosen.push_back({"centres.count", std::int64_t(counts[best_count])});
-    if (counts.size() > 1 && (best_count == 0 || best_count + 1 == counts.size()))
+  Pipeline& chosen = selected.pipeline;
+  const auto [best_count, best_scale, best_alpha] = best.at;
+  if (wants.count) {
+    chosen.centres.params.set("count", std::int64_t(grids.counts[best_count]));
+    report.chosen.push_back({"centres.count", std::int64_t(grids.counts[best_count])});
+    if (grids.counts.size() > 1 && (best_count == 0 || best_count + 1 == grids.counts.size()))
       report.edges.push_back("centres.count");
   }
-  if (choose_scale) {
-    chosen.basis.params.set("width_scale", scales[best_scale]);
-    report.chosen.push_back({"basis.width_scale", scales[best_scale]});
-    if (best_scale == 0 || best_scale + 1 == scales.size())
+  if (wants.scale) {
+    chosen.basis.params.set("width_scale", grids.scales[best_scale]);
+    report.chosen.push_back({"basis.width_scale", grids.scales[best_scale]});
+    if (best_scale == 0 || best_scale + 1 == grids.scales.size())
       report.edges.push_back("basis.width_scale");
   }
-  if ((choose_alpha || add_penalty) && !output->least_squares()) {
-    // The closed form proposes; the layer's own error decides: 5-fold CV of the output layer
-    // alone on the chosen centres and widths (computed once, shared by every fit), over
-    // alpha x 3^k from large to small, stopped after two in a row no better than the best.
-    const std::size_t total_rows = count_over_ranks(train.rows());
-    const std::size_t folds = std::min<std::size_t>(5, total_rows);
-    if (folds >= 2) {
-      const std::shared_ptr<Basis> basis =
-          registry.make_basis(chosen.basis.plugin, chosen.basis.params);
-      Centres centres = best.centres.centres;
-      FitContext bctx(basis_seed, threads);
-      basis->prepare(centres, bctx);
-      const auto fold_of = assign_folds(train, folds, classes, cv_folds_seed(fold_seed));
-      const std::string plugin = choose_alpha ? p.weight_penalty->plugin : "weight-decay";
-      Params penalty_params;
-      if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
-        penalty_params = validate_params(info->params, {}, "plugin " + plugin);
-      if (choose_alpha) penalty_params = p.weight_penalty->params;
-      report.path_metric = classes ? "error_rate" : "mse";
-      report.path_folds = folds;
-      double best_error = std::numeric_limits<double>::infinity(), best_tie_cv = best_error;
-      double path_alpha = chosen_alpha;
-      std::size_t worse = 0, best_index = 0;
-      for (int power = 3; power >= -3 && worse < 2; --power) {
-        const double alpha = chosen_alpha * std::pow(3.0, power);
-        penalty_params.set("alpha", alpha);
-        const PathPoint point =
-            cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
-                            folds, output_seed, threads, best_error * double(total_rows));
-        report.path_alphas.push_back(alpha);
-        report.path_errors.push_back(point.error);
-        report.path_fitted_folds.push_back(point.folds);
-        const bool better = point.folds == folds &&  // a stopped (hopeless) one never wins
-                            (point.error < best_error ||
-                             (point.error == best_error && point.tie < best_tie_cv));
-        if (better) {
-          best_error = point.error;
-          best_tie_cv = point.tie;
-          path_alpha = alpha;
-          best_index = report.path_alphas.size() - 1;
-          worse = 0;
-        } else {
-          ++worse;
-        }
-        if (log)
-          log("select: " + p.output.plugin + " with alpha " + text::number(alpha) + ": " +
-              std::to_string(folds) + "-fold " + report.path_metric + " " +
-              text::number(point.error));
-      }
-      chosen_alpha = path_alpha;
-      if (best_index == 0 || (best_index + 1 == report.path_alphas.size() && worse < 2))
-        report.edges.push_back("weight-penalty.alpha");
-    }
-  }
-  if (choose_alpha || add_penalty) {
-    if (choose_alpha) {
-      chosen.weight_penalty->params.set("alpha", chosen_alpha);
-    } else {
-      const ComponentInfo* info = registry.find(Slot::WeightPenalty, "weight-decay");
-      if (!info)
-        throw InputError(p.file.string() +
-                         ": the width is chosen, and with it a weight-decay "
-                         "penalty, but the plugin weight-decay is not installed; name a "
-                         "[weight-penalty] or give basis.width_scale a number");
-      chosen.weight_penalty = ComponentSpec{
-          "weight-decay",
-          validate_params(info->params, {{"alpha", chosen_alpha}}, "plugin weight-decay"),
-          p.basis.where, "weight-penalty"};
-      report.penalty_added = true;
-    }
-    report.chosen.push_back({"weight-penalty.alpha", chosen_alpha});
-    if (output->least_squares() && (best_alpha == 0 || best_alpha + 1 == lambdas.size()))
+  double chosen_alpha = best.alpha;
+  if ((wants.alpha || wants.add_penalty) && !output->least_squares())
+    chosen_alpha = cross_validated_alpha(p, registry, train, chosen, selected.centres.centres,
+                                         wants, chosen_alpha, fold_seed, basis_seed, output_seed,
+                                         threads, report, log);
+  if (wants.alpha || wants.add_penalty) {
+    set_penalty(p, registry, wants, chosen_alpha, chosen, report);
+    if (output->least_squares() && (best_alpha == 0 || best_alpha + 1 == grids.lambdas.size()))
       report.edges.push_back("weight-penalty.alpha");
   }
-  report.score = best_score;
-  report.loo = best_tie;
+  report.score = best.score;
+  report.loo = best.tie;
   if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
   chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (log) log("select: chose " + describe(report.chosen));
-  return best;
+  return selected;
 }
 
 }  // namespace radial::training

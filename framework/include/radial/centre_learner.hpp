@@ -45,6 +45,16 @@ ParamSpec& add_centre_count(OptionTable<Options>& table, std::size_t Options::*c
       [count](const Params& p, Options& o) { o.*count = centre_count(p); });
 }
 
+// The report of centres chosen rather than iterated to (read from a file, drawn from the rows):
+// converged after 0 iterations, `how` saying what was chosen, their number as figure "centres",
+// and the seconds since `start`.
+inline void report_chosen_centres(FitReport& report, const std::string& how, std::size_t count,
+                                  std::chrono::steady_clock::time_point start) {
+  report.stop(Termination::Converged, how + " (not iterated)");
+  report.figures["centres"] = double(count);
+  report.seconds = seconds_since(start);
+}
+
 // Centres for `rows` training rows when the count is "auto": min(rows / 2, ceil(8 sqrt(rows)),
 // 500), at least 1. Grows with N as the kernel methods it competes with, while the output
 // layer's (M + 1)^2 systems stay small.

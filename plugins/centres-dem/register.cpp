@@ -19,10 +19,8 @@ auto dem_table() {
       .above(0.0)
       .at_most(1.0);
   t.bind("iterations", &DemOptions::iterations, "cap on DEM iterations").at_least(0);
-  t.bind("tolerance", &DemOptions::tolerance,
-         "stop when log R^d improves by at most tolerance times its magnitude; 0 runs exactly "
-         "`iterations`")
-      .at_least(0.0);
+  add_tolerance(t, &DemOptions::tolerance,
+                "stop when log R^d improves by at most tolerance times its magnitude");
   t.include(&DemOptions::em, em_table("em_", "cap on the per-class EM start",
                                       "relative tolerance of the EM start"));
   return t;

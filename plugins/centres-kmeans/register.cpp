@@ -16,10 +16,9 @@ auto kmeans_table() {
            "initial centres: D^2 sampling (kmeans++) or distinct random training rows");
   t.bind("iterations", &KMeansOptions::iterations, "maximum number of Lloyd iterations")
       .at_least(1);
-  t.bind("tolerance", &KMeansOptions::tolerance,
-         "stop when no centre moves more than tolerance x the data scale (root mean feature "
-         "variance); 0 runs exactly `iterations`")
-      .at_least(0.0);
+  add_tolerance(t, &KMeansOptions::tolerance,
+                "stop when no centre moves more than tolerance x the data scale (root mean "
+                "feature variance)");
   return t;
 }
 

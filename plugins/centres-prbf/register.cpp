@@ -13,10 +13,8 @@ auto prbf_table() {
   t.choice("covariance", &PrbfOptions::shape,
            {{"diagonal", Shape::Diagonal}, {"full", Shape::Full}}, "kernel covariances Sigma_j");
   t.bind("iterations", &PrbfOptions::iterations, "cap on EM iterations").at_least(0);
-  t.bind("tolerance", &PrbfOptions::tolerance,
-         "stop when L(theta) changes by at most tolerance * N between iterations; 0 runs "
-         "exactly `iterations`")
-      .at_least(0.0);
+  add_tolerance(t, &PrbfOptions::tolerance,
+                "stop when L(theta) changes by at most tolerance * N between iterations");
   t.choice("init", &PrbfOptions::init, {"kmeans", "gmm"},
            "initialisation: k-means clusters with uniform mixing weights, or a label-free "
            "Gaussian mixture fitted from them with mixing weights by eq 8");

@@ -45,6 +45,14 @@ ParamSpec& add_centre_count(OptionTable<Options>& table, std::size_t Options::*c
       [count](const Params& p, Options& o) { o.*count = centre_count(p); });
 }
 
+// The `tolerance` of an iterative learner's stopping rule, >= 0: `doc` says what it bounds, and
+// 0 turns the rule off, so that the learner runs exactly `iterations` (said here for each).
+template <class Options>
+ParamSpec& add_tolerance(OptionTable<Options>& table, double Options::*tolerance,
+                         const std::string& doc) {
+  return table.bind("tolerance", tolerance, doc + "; 0 runs exactly `iterations`").at_least(0.0);
+}
+
 // The report of centres chosen rather than iterated to (read from a file, drawn from the rows):
 // converged after 0 iterations, `how` saying what was chosen, their number as figure "centres",
 // and the seconds since `start`.

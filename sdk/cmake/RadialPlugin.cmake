@@ -22,6 +22,21 @@
 # whose results go through those kernels.
 include(GNUInstallDirs)
 
+# radial_project_defaults(): the project settings Radial is built with, for an out-of-tree plugin
+# to be built the same way (after project() and find_package(Radial)): C++17 without compiler
+# extensions, the Release build type unless one is given, and include(CTest), after which
+# radial_add_plugin builds the tests (BUILD_TESTING, CTest's default, and Catch2 v2 installed).
+# A macro, so that the settings are the caller's.
+macro(radial_project_defaults)
+  set(CMAKE_CXX_STANDARD 17)
+  set(CMAKE_CXX_STANDARD_REQUIRED ON)
+  set(CMAKE_CXX_EXTENSIONS OFF)
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+  endif()
+  include(CTest)
+endmacro()
+
 function(radial_add_plugin target)
   cmake_parse_arguments(ARG "PORTABLE_TEST" "" "SOURCES;TEST_SOURCES;TEST_LIBRARIES;TEST_LABELS" ${ARGN})
   if(NOT ARG_SOURCES)

@@ -4,23 +4,15 @@
 #include "gaussian_basis.hpp"
 
 namespace radial::plugins {
-namespace {
 
-void register_gaussian(Registrar& registrar) {
-  const auto table = gaussian_table();
-  registrar.add_basis(
-      sdk::describe(
-          "Gaussian exp(-r^2/2) on Mahalanobis distances (spherical, diagonal or full shapes), or "
-          "the normalised density N(x|c_j,S_j)",
-          "NETLAB rbffwd/rbfsetfw (Nabney): exp(-||x-c_j||^2/(2 w_j)) with the max-distance and "
-          "nearest-centre width rules; Moody & Darken 1989 (p-nearest widths); lecture notes "
-          "(paper 001) Gaussian RBF; Constantinopoulos et al. (paper 004) eq. 5 for the density; "
-          "Orr 1996 (widths and ridge chosen by leave-one-out)",
-          table),
-      sdk::from_table<GaussianBasis>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "gaussian", "1.0.0", GaussianBasis,
+    "Gaussian exp(-r^2/2) on Mahalanobis distances (spherical, diagonal or full shapes), or "
+    "the normalised density N(x|c_j,S_j)",
+    "NETLAB rbffwd/rbfsetfw (Nabney): exp(-||x-c_j||^2/(2 w_j)) with the max-distance and "
+    "nearest-centre width rules; Moody & Darken 1989 (p-nearest widths); lecture notes "
+    "(paper 001) Gaussian RBF; Constantinopoulos et al. (paper 004) eq. 5 for the density; "
+    "Orr 1996 (widths and ridge chosen by leave-one-out)",
+    gaussian_table())
 
-}  // namespace
 }  // namespace radial::plugins
-
-RADIAL_PLUGIN("gaussian", "1.0.0", radial::plugins::register_gaussian)

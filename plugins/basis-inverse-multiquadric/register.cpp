@@ -4,20 +4,12 @@
 #include "inverse_multiquadric.hpp"
 
 namespace radial::plugins {
-namespace {
 
-void register_basis(Registrar& registrar) {
-  const auto table = inverse_multiquadric_table();
-  registrar.add_basis(
-      sdk::describe(
-          "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c >= 1e-100",
-          "Micchelli (1986) inverse multiquadric; Powell, 'The theory of radial basis function "
-          "approximation' (1992)",
-          table),
-      sdk::from_table<InverseMultiquadricBasis>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "inverse-multiquadric", "1.0.0", InverseMultiquadricBasis,
+    "inverse multiquadric phi(r) = 1 / sqrt(r^2 + c^2), c >= 1e-100",
+    "Micchelli (1986) inverse multiquadric; Powell, 'The theory of radial basis function "
+    "approximation' (1992)",
+    inverse_multiquadric_table())
 
-}  // namespace
 }  // namespace radial::plugins
-
-RADIAL_PLUGIN("inverse-multiquadric", "1.0.0", radial::plugins::register_basis)

@@ -4,19 +4,12 @@
 #include "multiquadric.hpp"
 
 namespace radial::plugins {
-namespace {
 
-void register_basis(Registrar& registrar) {
-  const auto table = multiquadric_table();
-  registrar.add_basis(
-      sdk::describe("multiquadric phi(r) = sqrt(r^2 + c^2), 0 < c <= 1e100",
-                    "Hardy (1971) multiquadric; Powell, 'The theory of radial basis function "
-                    "approximation' (1992)",
-                    table),
-      sdk::from_table<MultiquadricBasis>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "multiquadric", "1.0.0", MultiquadricBasis,
+    "multiquadric phi(r) = sqrt(r^2 + c^2), 0 < c <= 1e100",
+    "Hardy (1971) multiquadric; Powell, 'The theory of radial basis function "
+    "approximation' (1992)",
+    multiquadric_table())
 
-}  // namespace
 }  // namespace radial::plugins
-
-RADIAL_PLUGIN("multiquadric", "1.0.0", radial::plugins::register_basis)

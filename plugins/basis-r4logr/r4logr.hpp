@@ -1,15 +1,11 @@
 #pragma once
-// The `r4logr` basis on Euclidean distances: phi(r) = r^4 log r, 0 at r = 0.
+// The `r4logr` basis on Euclidean distances: phi(r) = r^4 log r = 0.5 (r^2)^2 log r^2, 0 at
+// r = 0 (NETLAB rbffwd 'r4logr').
 
-#include <radial/basis.hpp>
+#include <radial/sdk/polyharmonic_basis.hpp>
 
 namespace radial::plugins {
 
-class R4LogRBasis final : public EuclideanBasis {
- public:
-  void map(Matrix& r2) const override;
-  bool differentiable() const override { return true; }
-  void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override;
-};
+using R4LogRBasis = sdk::PolyharmonicLogBasis<2>;
 
 }  // namespace radial::plugins

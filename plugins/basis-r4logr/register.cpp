@@ -4,17 +4,11 @@
 #include "r4logr.hpp"
 
 namespace radial::plugins {
-namespace {
 
-void register_basis(Registrar& registrar) {
-  registrar.add_basis(
-      sdk::describe("phi(r) = r^4 log r (0 at r = 0), NETLAB's r4logr",
-                    "NETLAB rbf/rbffwd activation 'r4logr' (Nabney, Netlab: algorithms for pattern "
-                    "recognition, ch. 6)"),
-      sdk::without_params<R4LogRBasis>());
-}
+RADIAL_PLUGIN_COMPONENT(
+    "r4logr", "1.0.0", R4LogRBasis,
+    "phi(r) = r^4 log r (0 at r = 0), NETLAB's r4logr",
+    "NETLAB rbf/rbffwd activation 'r4logr' (Nabney, Netlab: algorithms for pattern "
+    "recognition, ch. 6)")
 
-}  // namespace
 }  // namespace radial::plugins
-
-RADIAL_PLUGIN("r4logr", "1.0.0", radial::plugins::register_basis)

@@ -1,15 +1,11 @@
 #pragma once
-// The `thin-plate` basis on Euclidean distances: phi(r) = r^2 log r, 0 at r = 0.
+// The `thin-plate` basis on Euclidean distances: phi(r) = r^2 log r = 0.5 r^2 log r^2, 0 at
+// r = 0 (Nabney, papers 000/003, output eq. 14's basis).
 
-#include <radial/basis.hpp>
+#include <radial/sdk/polyharmonic_basis.hpp>
 
 namespace radial::plugins {
 
-class ThinPlateBasis final : public EuclideanBasis {
- public:
-  void map(Matrix& r2) const override;
-  bool differentiable() const override { return true; }
-  void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override;
-};
+using ThinPlateBasis = sdk::PolyharmonicLogBasis<1>;
 
 }  // namespace radial::plugins

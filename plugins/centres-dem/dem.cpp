@@ -291,8 +291,7 @@ Centres DemLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
                  " empty cluster(s)",
              "centres.count (use fewer Gaussians per class)");
   Centres out = dem_refine(train.inputs, train.classes, std::move(mixtures.centres), options_, ctx);
-  ctx.report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.report.seconds = seconds_since(start);
   out.check();
   return out;
 }

@@ -7,7 +7,7 @@ namespace radial::plugins {
 
 namespace {
 
-OptionTable<DemOptions> dem_table() {
+auto dem_table() {
   OptionTable<DemOptions> t;
   t.bind("count", &DemOptions::count, "Gaussians per class G").at_least(1);
   t.bind("learning_rate", &DemOptions::learning_rate,
@@ -19,30 +19,23 @@ OptionTable<DemOptions> dem_table() {
       .above(0.0)
       .at_most(1.0);
   t.bind("iterations", &DemOptions::iterations, "cap on DEM iterations").at_least(0);
-  t.bind("tolerance", &DemOptions::tolerance,
-         "stop when log R^d improves by at most tolerance times its magnitude; 0 runs exactly "
-         "`iterations`")
-      .at_least(0.0);
+  add_tolerance(t, &DemOptions::tolerance,
+                "stop when log R^d improves by at most tolerance times its magnitude");
   t.include(&DemOptions::em, em_table("em_", "cap on the per-class EM start",
                                       "relative tolerance of the EM start"));
   return t;
 }
 
-void register_dem(Registrar& registrar) {
-  const OptionTable<DemOptions> table = dem_table();
-  registrar.add_centre_learner(
-      sdk::describe(
-          "discriminative EM: per-class diagonal Gaussian mixtures refined to maximise log R^d = "
-          "sum log P(y|x) by extended Baum-Welch updates, optionally with the K-d tree of "
-          "Gaussian boxes",
-          "Klautau, A new algorithm for training RBF networks: section III-B and fig. 2 (DEM, "
-          "extended Baum-Welch updates, adaptive learning rate), fig. 1 (EM start), section "
-          "III-C and eq. 2 (Gaussian boxes, K-d tree)",
-          table),
-      sdk::from_table<DemLearner>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN(radial::plugins::dem_id, "1.0.0", radial::plugins::register_dem)
+RADIAL_PLUGIN_COMPONENT(
+    dem_id, "1.0.0", DemLearner,
+    "discriminative EM: per-class diagonal Gaussian mixtures refined to maximise log R^d = "
+    "sum log P(y|x) by extended Baum-Welch updates, optionally with the K-d tree of "
+    "Gaussian boxes",
+    "Klautau, A new algorithm for training RBF networks: section III-B and fig. 2 (DEM, "
+    "extended Baum-Welch updates, adaptive learning rate), fig. 1 (EM start), section "
+    "III-C and eq. 2 (Gaussian boxes, K-d tree)",
+    dem_table())
+
+}  // namespace radial::plugins

@@ -156,12 +156,9 @@ Centres FixedCentres::fit(const Dataset& train, const KernelPrior*, FitContext& 
   if (count_over_ranks(train.rows()) == 0)
     throw InputError("plugin fixed: the training data have no rows; check [data] train");
   Centres centres = read_centres_csv(file_, train.features());
-  // Chosen, not iterated: 0 iterations.
-  ctx.report.stop(Termination::Converged, "read " + std::to_string(centres.count()) +
-                                              " centres from the file (not iterated)");
-  ctx.report.figures["centres"] = double(centres.count());
-  ctx.report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report_chosen_centres(ctx.report,
+                        "read " + std::to_string(centres.count()) + " centres from the file",
+                        centres.count(), start);
   return centres;
 }
 

@@ -127,8 +127,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
   ctx.report.stop(ctx.report.termination, how);
   ctx.report.figures["log_likelihood"] = log_likelihood;
   ctx.report.final_error = -log_likelihood / double(rows);
-  ctx.report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.report.seconds = seconds_since(start);
   centres.check();
   return centres;
 }

@@ -7,7 +7,7 @@ namespace radial::plugins {
 
 namespace {
 
-OptionTable<GmmOptions> gmm_table() {
+auto gmm_table() {
   OptionTable<GmmOptions> t;
   t.bind("count", &GmmOptions::count, "Gaussians (per class when mode = per-class)").at_least(1);
   t.choice("mode", &GmmOptions::mode, {"pooled", "per-class"},
@@ -25,20 +25,15 @@ OptionTable<GmmOptions> gmm_table() {
   return t;
 }
 
-void register_gmm(Registrar& registrar) {
-  const OptionTable<GmmOptions> table = gmm_table();
-  registrar.add_centre_learner(
-      sdk::describe(
-          "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
-          "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes",
-          "Nabney, Efficient training of RBF networks for classification (EM centres, NETLAB "
-          "gmmem); Klautau, A new algorithm for training RBF networks, section III-A and fig. 1 "
-          "(per-class EM), section III-C and eq. 2 (Gaussian boxes)",
-          table),
-      sdk::from_table<GmmLearner>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN(radial::plugins::gmm_id, "1.0.0", radial::plugins::register_gmm)
+RADIAL_PLUGIN_COMPONENT(
+    gmm_id, "1.0.0", GmmLearner,
+    "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
+    "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes",
+    "Nabney, Efficient training of RBF networks for classification (EM centres, NETLAB "
+    "gmmem); Klautau, A new algorithm for training RBF networks, section III-A and fig. 1 "
+    "(per-class EM), section III-C and eq. 2 (Gaussian boxes)",
+    gmm_table())
+
+}  // namespace radial::plugins

@@ -126,8 +126,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   ctx.report.final_error = result.inertia;
   ctx.report.figures["inertia"] = result.inertia;
   ctx.report.figures["empty_cluster_repairs"] = double(result.empty_cluster_repairs);
-  ctx.report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.report.seconds = seconds_since(start);
   return centres;
 }
 

@@ -7,7 +7,7 @@ namespace radial::plugins {
 
 namespace {
 
-OptionTable<KMeansOptions> kmeans_table() {
+auto kmeans_table() {
   KMeansOptions defaults;
   defaults.count = 0;  // "auto": auto_centre_count of the rows, in fit()
   OptionTable<KMeansOptions> t(defaults);
@@ -16,26 +16,20 @@ OptionTable<KMeansOptions> kmeans_table() {
            "initial centres: D^2 sampling (kmeans++) or distinct random training rows");
   t.bind("iterations", &KMeansOptions::iterations, "maximum number of Lloyd iterations")
       .at_least(1);
-  t.bind("tolerance", &KMeansOptions::tolerance,
-         "stop when no centre moves more than tolerance x the data scale (root mean feature "
-         "variance); 0 runs exactly `iterations`")
-      .at_least(0.0);
+  add_tolerance(t, &KMeansOptions::tolerance,
+                "stop when no centre moves more than tolerance x the data scale (root mean "
+                "feature variance)");
   return t;
 }
 
-void register_kmeans(Registrar& registrar) {
-  const OptionTable<KMeansOptions> table = kmeans_table();
-  registrar.add_centre_learner(
-      sdk::describe(
-          "k-means centres (Lloyd) with spherical widths from the cluster spread",
-          "Lecture notes on RBF networks (paper 001): 'k-Means Algorithm' and 'RBF Network Using "
-          "k-Means'; Nabney (papers 000/003) k-means centres; Arthur & Vassilvitskii 2007 "
-          "(k-means++)",
-          table),
-      sdk::from_table<KMeansCentres>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN("kmeans", "1.0.0", radial::plugins::register_kmeans)
+RADIAL_PLUGIN_COMPONENT(
+    "kmeans", "1.0.0", KMeansCentres,
+    "k-means centres (Lloyd) with spherical widths from the cluster spread",
+    "Lecture notes on RBF networks (paper 001): 'k-Means Algorithm' and 'RBF Network Using "
+    "k-Means'; Nabney (papers 000/003) k-means centres; Arthur & Vassilvitskii 2007 "
+    "(k-means++)",
+    kmeans_table())
+
+}  // namespace radial::plugins

@@ -7,16 +7,14 @@ namespace radial::plugins {
 
 namespace {
 
-OptionTable<PrbfOptions> prbf_table() {
+auto prbf_table() {
   OptionTable<PrbfOptions> t;
   t.bind("count", &PrbfOptions::count, "number of kernels M").at_least(1);
   t.choice("covariance", &PrbfOptions::shape,
            {{"diagonal", Shape::Diagonal}, {"full", Shape::Full}}, "kernel covariances Sigma_j");
   t.bind("iterations", &PrbfOptions::iterations, "cap on EM iterations").at_least(0);
-  t.bind("tolerance", &PrbfOptions::tolerance,
-         "stop when L(theta) changes by at most tolerance * N between iterations; 0 runs "
-         "exactly `iterations`")
-      .at_least(0.0);
+  add_tolerance(t, &PrbfOptions::tolerance,
+                "stop when L(theta) changes by at most tolerance * N between iterations");
   t.choice("init", &PrbfOptions::init, {"kmeans", "gmm"},
            "initialisation: k-means clusters with uniform mixing weights, or a label-free "
            "Gaussian mixture fitted from them with mixing weights by eq 8");
@@ -30,20 +28,15 @@ OptionTable<PrbfOptions> prbf_table() {
   return t;
 }
 
-void register_prbf(Registrar& registrar) {
-  const OptionTable<PrbfOptions> table = prbf_table();
-  registrar.add_centre_learner(
-      sdk::describe(
-          "probabilistic RBF: Gaussian kernels shared by all classes with class mixing weights, "
-          "trained by EM (MAP EM with a kernel prior such as bhattacharyya)",
-          "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
-          "probabilistic RBF network: model eqs 2-5, EM eqs 4 and 6-8, class priors eq 20, "
-          "MAP EM eqs 27-30 with the clamp of section 3.1, L(theta) eq 22",
-          table),
-      sdk::from_table<PrbfLearner>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN(radial::plugins::prbf_id, "1.0.0", radial::plugins::register_prbf)
+RADIAL_PLUGIN_COMPONENT(
+    prbf_id, "1.0.0", PrbfLearner,
+    "probabilistic RBF: Gaussian kernels shared by all classes with class mixing weights, "
+    "trained by EM (MAP EM with a kernel prior such as bhattacharyya)",
+    "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
+    "probabilistic RBF network: model eqs 2-5, EM eqs 4 and 6-8, class priors eq 20, "
+    "MAP EM eqs 27-30 with the clamp of section 3.1, L(theta) eq 22",
+    prbf_table())
+
+}  // namespace radial::plugins

@@ -7,7 +7,7 @@ namespace radial::plugins {
 
 namespace {
 
-OptionTable<SubsetOptions> subset_table() {
+auto subset_table() {
   OptionTable<SubsetOptions> t;
   add_centre_count(t, &SubsetOptions::count, "number of centres M, drawn without replacement");
   t.bind("all", &SubsetOptions::all,
@@ -15,18 +15,13 @@ OptionTable<SubsetOptions> subset_table() {
   return t;
 }
 
-void register_subset(Registrar& registrar) {
-  const OptionTable<SubsetOptions> table = subset_table();
-  registrar.add_centre_learner(
-      sdk::describe(
-          "random training points as centres; all = the full RBF network",
-          "Lecture notes on RBF networks (paper 001): 'Full RBF Network' (M = N, mu_m = x_m) and "
-          "exact interpolation beta = Z^{-1} y",
-          table),
-      sdk::from_table<SubsetCentres>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN("subset", "1.0.0", radial::plugins::register_subset)
+RADIAL_PLUGIN_COMPONENT(
+    "subset", "1.0.0", SubsetCentres,
+    "random training points as centres; all = the full RBF network",
+    "Lecture notes on RBF networks (paper 001): 'Full RBF Network' (M = N, mu_m = x_m) and "
+    "exact interpolation beta = Z^{-1} y",
+    subset_table())
+
+}  // namespace radial::plugins

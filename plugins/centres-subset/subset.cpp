@@ -76,12 +76,9 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     ctx.warn("duplicate-centres", msg.str(),
              "remove duplicate rows from the data, or weight-penalty.alpha > 0");
   }
-  // Chosen, not iterated: 0 iterations.
-  ctx.report.stop(Termination::Converged, "chose " + std::to_string(centres.count()) +
-                                              " training rows as centres (not iterated)");
-  ctx.report.figures["centres"] = double(centres.count());
-  ctx.report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report_chosen_centres(ctx.report,
+                        "chose " + std::to_string(centres.count()) + " training rows as centres",
+                        centres.count(), start);
   return centres;
 }
 

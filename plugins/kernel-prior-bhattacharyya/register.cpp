@@ -6,7 +6,7 @@
 namespace radial::plugins {
 namespace {
 
-OptionTable<BhattacharyyaOptions> bhattacharyya_table() {
+auto bhattacharyya_table() {
   OptionTable<BhattacharyyaOptions> t;
   t.bind("alpha", &BhattacharyyaOptions::alpha,
          "prior strength alpha of p(theta) = prod_j exp(-alpha delta_j) (eq 17), in the units of "
@@ -19,18 +19,13 @@ OptionTable<BhattacharyyaOptions> bhattacharyya_table() {
   return t;
 }
 
-void register_bhattacharyya(Registrar& registrar) {
-  const OptionTable<BhattacharyyaOptions> table = bhattacharyya_table();
-  registrar.add_kernel_prior(
-      sdk::describe(
-          "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)",
-          "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
-          "probabilistic RBF network: prior eqs 16-17, distance eq 23, M-step terms eqs 27, 29-31",
-          table),
-      sdk::from_table<BhattacharyyaPrior>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN("bhattacharyya", "1.0.0", radial::plugins::register_bhattacharyya)
+RADIAL_PLUGIN_COMPONENT(
+    "bhattacharyya", "1.0.0", BhattacharyyaPrior,
+    "Bhattacharyya kernel prior for PRBF MAP training (no output-weight penalty)",
+    "Constantinopoulos, Titsias & Likas 2001, A Bayesian regularization method for the "
+    "probabilistic RBF network: prior eqs 16-17, distance eq 23, M-step terms eqs 27, 29-31",
+    bhattacharyya_table())
+
+}  // namespace radial::plugins

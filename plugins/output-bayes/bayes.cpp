@@ -215,8 +215,7 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
              std::to_string(f.fallback_rows) +
                  " rows found no Gaussian in their K-d tree leaf; all were evaluated for them",
              "output.threshold (raise it)");
-  ctx.report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.report.seconds = seconds_since(start);
   return OutputWeights{mixture_posterior_weights(c), Link::Bayes};
 }
 

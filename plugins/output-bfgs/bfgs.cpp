@@ -14,8 +14,6 @@
 
 namespace radial::plugins {
 
-using glm::dot;
-
 Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& ctx) {
   Matrix x = glm::start_weights(options.start, objective);
   const std::size_t p = objective.size();
@@ -40,7 +38,7 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
       d.data()[i] = -v;
     }
     objective.add_flops(glm::flops::symv(p));
-    double slope = dot(g, d);
+    double slope = glm::dot(g, d);
     if (!(slope < 0)) {
       if (glm::max_abs(g) == 0) {
         stop = glm::Stop{Termination::Converged,
@@ -50,7 +48,7 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
       h = xt::eye<double>(p);
       fresh = true;
       d = -g;
-      slope = dot(g, d);
+      slope = glm::dot(g, d);
     }
     glm::LineSample start;
     start.value = f;
@@ -87,10 +85,10 @@ Matrix bfgs(glm::Objective& objective, const BfgsOptions& options, FitContext& c
     }
     // BFGS update of the inverse Hessian (Nocedal & Wright eq. 6.17), skipped when the
     // curvature condition s.y > 0 fails numerically.
-    const double sy = dot(s, y);
-    const double yy = dot(y, y);
+    const double sy = glm::dot(s, y);
+    const double yy = glm::dot(y, y);
     objective.add_flops(2 * glm::flops::dot(p));
-    if (sy > 1e-10 * std::sqrt(dot(s, s) * yy)) {
+    if (sy > 1e-10 * std::sqrt(glm::dot(s, s) * yy)) {
       if (fresh) {
         h *= sy / yy;  // eq. 6.20: scale the identity before the first update
         fresh = false;

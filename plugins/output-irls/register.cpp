@@ -7,7 +7,7 @@
 namespace radial::plugins {
 namespace {
 
-OptionTable<IrlsOptions> irls_table() {
+auto irls_table() {
   OptionTable<IrlsOptions> t;
   t.include(glm::trainer_table("cap on IRLS iterations"));
   t.choice("hessian", &IrlsOptions::hessian,
@@ -19,18 +19,13 @@ OptionTable<IrlsOptions> irls_table() {
   return t;
 }
 
-void register_irls(Registrar& registrar) {
-  const OptionTable<IrlsOptions> table = irls_table();
-  registrar.add_output_layer(
-      sdk::describe(
-          "Logistic / softmax output weights by IRLS (Fisher scoring) with step control",
-          "Nabney, Efficient training of RBF networks for classification (papers 000/003), "
-          "section 2.2: eqs. 10-13; start from smoothed targets (y + 0.5)/2",
-          table),
-      sdk::from_table<Irls>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN(radial::plugins::irls_id, "1.0.0", radial::plugins::register_irls)
+RADIAL_PLUGIN_COMPONENT(
+    irls_id, "1.0.0", Irls,
+    "Logistic / softmax output weights by IRLS (Fisher scoring) with step control",
+    "Nabney, Efficient training of RBF networks for classification (papers 000/003), "
+    "section 2.2: eqs. 10-13; start from smoothed targets (y + 0.5)/2",
+    irls_table())
+
+}  // namespace radial::plugins

@@ -292,8 +292,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   report.flops = (svd ? 4.0 * dn * dp * dp + 8.0 * dp * dp * dp
                       : dn * dp * dp + 2.0 * dn * dp * dk + 9.0 * dp * dp * dp) +
                  2.0 * dn * dp * dk;
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = seconds_since(start);
 
   if (solution.rank < p) {
     std::ostringstream msg;

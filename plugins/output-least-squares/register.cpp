@@ -7,7 +7,7 @@ namespace radial::plugins {
 
 namespace {
 
-OptionTable<LeastSquaresOptions> least_squares_table() {
+auto least_squares_table() {
   OptionTable<LeastSquaresOptions> t;
   t.choice("solver", &LeastSquaresOptions::solver,
            {{"auto", LeastSquaresSolver::Auto},
@@ -23,20 +23,15 @@ OptionTable<LeastSquaresOptions> least_squares_table() {
   return t;
 }
 
-void register_least_squares(Registrar& registrar) {
-  const OptionTable<LeastSquaresOptions> table = least_squares_table();
-  registrar.add_output_layer(
-      sdk::describe(
-          "linear outputs by the pseudo-inverse of the design matrix (SVD), ridge with a "
-          "weight penalty",
-          "NETLAB rbftrain (pinv), Nabney (papers 000/003); lecture notes (paper 001): "
-          "'Interpolation' beta = (Z^T Z)^{-1} Z^T y and 'Regularization' "
-          "beta = (Z^T Z + lambda I)^{-1} Z^T y",
-          table),
-      sdk::from_table<LeastSquaresOutput>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN("least-squares", "1.0.0", radial::plugins::register_least_squares)
+RADIAL_PLUGIN_COMPONENT(
+    "least-squares", "1.0.0", LeastSquaresOutput,
+    "linear outputs by the pseudo-inverse of the design matrix (SVD), ridge with a "
+    "weight penalty",
+    "NETLAB rbftrain (pinv), Nabney (papers 000/003); lecture notes (paper 001): "
+    "'Interpolation' beta = (Z^T Z)^{-1} Z^T y and 'Regularization' "
+    "beta = (Z^T Z + lambda I)^{-1} Z^T y",
+    least_squares_table())
+
+}  // namespace radial::plugins

@@ -5,21 +5,15 @@
 #include <radial/refine/refine_network.hpp>
 
 namespace radial::plugins {
-namespace {
 
-void register_bfgs(Registrar& registrar) {
-  const auto table = refine::refine_table(200);
-  registrar.add_refiner(
-      sdk::describe(
-          "The whole network (centres, widths, output weights) by quasi-Newton BFGS with a dense inverse Hessian from the "
-          "two-stage fit; up to 8192 parameters (above, use lbfgs)",
-          "Nocedal & Wright eq. 6.17, H0 by eq. 6.20, strong Wolfe search (algorithms 3.5-3.6); "
-          "NETLAB netopt(..., 'quasinew') over rbfpak's parameters",
-          table),
-      sdk::from_table<refine::MinimiserRefiner<refine::minimise_bfgs>>(table));
-}
+using NetworkBfgs = refine::MinimiserRefiner<refine::minimise_bfgs>;
 
-}  // namespace
+RADIAL_PLUGIN_COMPONENT(
+    "network-bfgs", "1.0.0", NetworkBfgs,
+    "The whole network (centres, widths, output weights) by quasi-Newton BFGS with a dense inverse Hessian from the "
+    "two-stage fit; up to 8192 parameters (above, use lbfgs)",
+    "Nocedal & Wright eq. 6.17, H0 by eq. 6.20, strong Wolfe search (algorithms 3.5-3.6); "
+    "NETLAB netopt(..., 'quasinew') over rbfpak's parameters",
+    refine::refine_table(200))
+
 }  // namespace radial::plugins
-
-RADIAL_PLUGIN("network-bfgs", "1.0.0", radial::plugins::register_bfgs)

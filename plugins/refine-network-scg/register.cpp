@@ -5,21 +5,15 @@
 #include <radial/refine/refine_network.hpp>
 
 namespace radial::plugins {
-namespace {
 
-void register_scg(Registrar& registrar) {
-  const auto table = refine::refine_table(1000);
-  registrar.add_refiner(
-      sdk::describe(
-          "The whole network (centres, widths, output weights) by Moller's scaled conjugate gradients "
-          "from the two-stage fit, without line search; O(P) memory",
-          "Moller, Neural Networks 6 (1993) 525-533; NETLAB scg.m and netopt(..., 'scg') over "
-          "rbfpak's parameters",
-          table),
-      sdk::from_table<refine::MinimiserRefiner<refine::minimise_scg>>(table));
-}
+using NetworkScg = refine::MinimiserRefiner<refine::minimise_scg>;
 
-}  // namespace
+RADIAL_PLUGIN_COMPONENT(
+    "network-scg", "1.0.0", NetworkScg,
+    "The whole network (centres, widths, output weights) by Moller's scaled conjugate gradients "
+    "from the two-stage fit, without line search; O(P) memory",
+    "Moller, Neural Networks 6 (1993) 525-533; NETLAB scg.m and netopt(..., 'scg') over "
+    "rbfpak's parameters",
+    refine::refine_table(1000))
+
 }  // namespace radial::plugins
-
-RADIAL_PLUGIN("network-scg", "1.0.0", radial::plugins::register_scg)

@@ -6,7 +6,7 @@
 namespace radial::plugins {
 namespace {
 
-OptionTable<WeightDecayOptions> weight_decay_table() {
+auto weight_decay_table() {
   OptionTable<WeightDecayOptions> t;
   t.bind("alpha", &WeightDecayOptions::alpha,
          "prior precision alpha of the penalty alpha/2 ||w||^2; \"choose\": the trainer selects "
@@ -18,18 +18,13 @@ OptionTable<WeightDecayOptions> weight_decay_table() {
   return t;
 }
 
-void register_weight_decay(Registrar& registrar) {
-  const OptionTable<WeightDecayOptions> table = weight_decay_table();
-  registrar.add_weight_penalty(
-      sdk::describe(
-          "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)",
-          "Lecture notes on RBF networks (paper 001), 'Regularization': "
-          "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay",
-          table),
-      sdk::from_table<WeightDecay>(table));
-}
-
 }  // namespace
-}  // namespace radial::plugins
 
-RADIAL_PLUGIN("weight-decay", "1.0.0", radial::plugins::register_weight_decay)
+RADIAL_PLUGIN_COMPONENT(
+    "weight-decay", "1.0.0", WeightDecay,
+    "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)",
+    "Lecture notes on RBF networks (paper 001), 'Regularization': "
+    "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay",
+    weight_decay_table())
+
+}  // namespace radial::plugins

@@ -1,5 +1,6 @@
 # radial_add_plugin(<target> SOURCES <files...>
-#                   [TEST_SOURCES <files...>] [TEST_LIBRARIES <libs...>] [TEST_LABELS <labels...>])
+#                   [TEST_SOURCES <files...>] [TEST_LIBRARIES <libs...>] [TEST_LABELS <labels...>]
+#                   [PORTABLE_TEST])
 #
 # Builds a Radial plugin: a MODULE library linked to the framework, with the symbols it does not
 # export hidden and the compiler's common warnings on. In Radial's own tree it lands in the
@@ -15,10 +16,29 @@
 # RADIAL_PLUGIN_FILE defined as the plugin's file (radial::conformance::plugin_under_test() loads
 # it) and RADIAL_PLUGIN_BUILD_DIR as its folder (radial::testing::plugin_dir()), and runs with
 # one BLAS thread.
+#
+# PORTABLE_TEST runs that test a second time, as test-<name>-portable, on the framework's
+# portable path (RADIAL_PORTABLE_KERNELS=1: BLAS instead of the AVX-512 kernels), for a plugin
+# whose results go through those kernels.
 include(GNUInstallDirs)
 
+# radial_project_defaults(): the project settings Radial is built with, for an out-of-tree plugin
+# to be built the same way (after project() and find_package(Radial)): C++17 without compiler
+# extensions, the Release build type unless one is given, and include(CTest), after which
+# radial_add_plugin builds the tests (BUILD_TESTING, CTest's default, and Catch2 v2 installed).
+# A macro, so that the settings are the caller's.
+macro(radial_project_defaults)
+  set(CMAKE_CXX_STANDARD 17)
+  set(CMAKE_CXX_STANDARD_REQUIRED ON)
+  set(CMAKE_CXX_EXTENSIONS OFF)
+  if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+    set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+  endif()
+  include(CTest)
+endmacro()
+
 function(radial_add_plugin target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;TEST_SOURCES;TEST_LIBRARIES;TEST_LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "PORTABLE_TEST" "" "SOURCES;TEST_SOURCES;TEST_LIBRARIES;TEST_LABELS" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "radial_add_plugin(${target}): SOURCES is required")
   endif()
@@ -72,4 +92,9 @@ function(radial_add_plugin target)
       LABELS "plugin;${ARG_TEST_LABELS}" ENVIRONMENT "OPENBLAS_NUM_THREADS=1")
   endif()
   target_include_directories(test-${name} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(ARG_PORTABLE_TEST)
+    add_test(NAME test-${name}-portable COMMAND test-${name})
+    set_tests_properties(test-${name}-portable PROPERTIES LABELS "plugin;${ARG_TEST_LABELS}"
+      ENVIRONMENT "RADIAL_PLUGIN_PATH=;OPENBLAS_NUM_THREADS=1;RADIAL_PORTABLE_KERNELS=1")
+  endif()
 endfunction()

@@ -3,16 +3,11 @@
 
 #include "exponential.hpp"
 
-namespace {
+namespace exponential_plugin {
 
-void register_exponential(radial::Registrar& registrar) {
-  using namespace exponential_plugin;
-  const auto table = exponential_table();
-  registrar.add_basis(radial::sdk::describe("exponential (Laplacian) basis phi(r) = exp(-r / width)",
-                                            "template plugin of the Radial SDK", table),
-                      radial::sdk::from_table<ExponentialBasis>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "exponential", "1.0.0", ExponentialBasis,
+    "exponential (Laplacian) basis phi(r) = exp(-r / width)", "template plugin of the Radial SDK",
+    exponential_table())
 
-}  // namespace
-
-RADIAL_PLUGIN("exponential", "1.0.0", register_exponential)
+}  // namespace exponential_plugin

@@ -45,6 +45,24 @@ ParamSpec& add_centre_count(OptionTable<Options>& table, std::size_t Options::*c
       [count](const Params& p, Options& o) { o.*count = centre_count(p); });
 }
 
+// The `tolerance` of an iterative learner's stopping rule, >= 0: `doc` says what it bounds, and
+// 0 turns the rule off, so that the learner runs exactly `iterations` (said here for each).
+template <class Options>
+ParamSpec& add_tolerance(OptionTable<Options>& table, double Options::*tolerance,
+                         const std::string& doc) {
+  return table.bind("tolerance", tolerance, doc + "; 0 runs exactly `iterations`").at_least(0.0);
+}
+
+// The report of centres chosen rather than iterated to (read from a file, drawn from the rows):
+// converged after 0 iterations, `how` saying what was chosen, their number as figure "centres",
+// and the seconds since `start`.
+inline void report_chosen_centres(FitReport& report, const std::string& how, std::size_t count,
+                                  std::chrono::steady_clock::time_point start) {
+  report.stop(Termination::Converged, how + " (not iterated)");
+  report.figures["centres"] = double(count);
+  report.seconds = seconds_since(start);
+}
+
 // Centres for `rows` training rows when the count is "auto": min(rows / 2, ceil(8 sqrt(rows)),
 // 500), at least 1. Grows with N as the kernel methods it competes with, while the output
 // layer's (M + 1)^2 systems stay small.

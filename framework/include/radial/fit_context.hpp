@@ -3,6 +3,7 @@
 // progress reporting, and the fit report in which it records iterations, convergence and every
 // numerical guard that fired.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,6 +75,11 @@ struct FitReport {
     message = std::move(how);
   }
 };
+
+// Seconds since `start`, a steady_clock reading taken when a fit began (FitReport::seconds).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 class FitContext {
  public:

@@ -33,10 +33,6 @@ using Clock = std::chrono::steady_clock;
 // The random stream of a per-seed split, apart from the trainer's streams (1..4, 100, 1000+).
 constexpr std::uint64_t kSplitStream = 0x73706c6974;  // "split"
 
-double since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // A data file as read with some DataOptions: the data, or why it could not be read.
 struct Loaded {
   std::optional<Dataset> data;
@@ -165,7 +161,7 @@ RunRecord execute(const PlannedRun& run, const Experiment& e, const RunData& dat
     record.message = error.what();
     record.report.clear();
   }
-  record.seconds = since(start);
+  record.seconds = seconds_since(start);
   return record;
 }
 
@@ -274,7 +270,7 @@ ExperimentSummary run_experiment(const Experiment& experiment, const std::vector
       ++progress.done;
       if (record.status != "ok") ++summary.failed, ++progress.failed;
       if (options.progress) {
-        progress.elapsed = since(start);
+        progress.elapsed = seconds_since(start);
         progress.finished = &run;
         progress.record = &record;
         try {

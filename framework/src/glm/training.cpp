@@ -156,7 +156,7 @@ Trace::Trace(FitContext& ctx, const Objective& objective, std::string component)
 }
 
 double Trace::seconds() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return seconds_since(start_);
 }
 
 void Trace::record(std::size_t iteration, double error) {

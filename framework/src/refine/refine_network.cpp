@@ -115,8 +115,7 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   }
   lo.on_iteration = [&](std::size_t iteration, double error) {
     ctx.report.curve.push_back(
-        {iteration, error, objective.flops(),
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+        {iteration, error, objective.flops(), seconds_since(start)});
     if (iteration > 0 && iteration % 50 == 0)
       ctx.progress("refine: " + ctx.component + " iteration " + std::to_string(iteration) +
                    ", error " + std::to_string(error));

@@ -20,10 +20,6 @@ namespace radial::training {
 namespace {
 
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::string describe(const SearchValues& values) {
   std::string text;
   for (const auto& [key, value] : values) {

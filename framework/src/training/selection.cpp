@@ -471,7 +471,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   report.loo = best.tie;
   if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
   chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = seconds_since(start);
   if (log) log("select: chose " + describe(report.chosen));
   return selected;
 }

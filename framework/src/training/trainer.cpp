@@ -36,10 +36,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 // CPU seconds of the whole process (every thread) so far.
 double process_cpu_seconds() {
   timespec t{};

@@ -15,6 +15,7 @@
 #include <radial/registry.hpp>
 #include <radial/testing/class_mixtures.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/plugin_checks.hpp>
 #include <radial/testing/registry.hpp>
 
 namespace {
@@ -31,10 +32,9 @@ const radial::Registry& registry() {
   return radial::testing::plugin_registry({"centres-gmm"});
 }
 
-std::shared_ptr<radial::CentreLearner> make_gmm(std::map<std::string, radial::ParamValue> given) {
-  const auto& info = registry().require(radial::Slot::Centres, "gmm");
-  return registry().make_centre_learner("gmm",
-                                        radial::validate_params(info.params, given, "plugin gmm"));
+std::shared_ptr<radial::CentreLearner> make_gmm(
+    const std::map<std::string, radial::ParamValue>& given) {
+  return radial::testing::make_centre_learner(registry(), "gmm", given);
 }
 
 }  // namespace
@@ -82,12 +82,8 @@ TEST_CASE("gmm plugin: pooled and per-class centres", "[gmm][plugin]") {
   SECTION("a class with fewer rows than count is refused, naming the class") {
     auto learner = make_gmm({{"count", std::int64_t(60)}, {"mode", std::string("per-class")}});
     radial::FitContext ctx(7);
-    try {
-      learner->fit(data, nullptr, ctx);
-      FAIL("expected InputError");
-    } catch (const radial::InputError& e) {
-      CHECK_THAT(e.what(), Catch::Matchers::Contains("class 0 has 50 training rows"));
-    }
+    radial::testing::check_throws_with<radial::InputError>(
+        [&] { learner->fit(data, nullptr, ctx); }, "class 0 has 50 training rows");
   }
   SECTION("the seed decides the result") {
     auto learner = make_gmm({{"count", std::int64_t(3)}});

@@ -18,10 +18,9 @@ const radial::Registry& registry() {
   return radial::testing::plugin_registry({"centres-kmeans"});
 }
 
-std::shared_ptr<radial::CentreLearner> make_kmeans(std::map<std::string, radial::ParamValue> given) {
-  const auto& info = registry().require(radial::Slot::Centres, "kmeans");
-  return registry().make_centre_learner("kmeans",
-                                        radial::validate_params(info.params, given, "plugin kmeans"));
+std::shared_ptr<radial::CentreLearner> make_kmeans(
+    const std::map<std::string, radial::ParamValue>& given) {
+  return radial::testing::make_centre_learner(registry(), "kmeans", given);
 }
 
 radial::Dataset dataset(const radial::Matrix& x) {

@@ -13,11 +13,7 @@
 
 #include <xtensor/xview.hpp>
 
-using radial::KernelMeanTerms;
-using radial::KernelPriorInput;
-using radial::Matrix;
-using radial::Tensor3;
-using radial::Vector;
+using namespace radial;
 using radial::plugins::bhattacharyya_distance;
 using radial::plugins::BhattacharyyaPrior;
 

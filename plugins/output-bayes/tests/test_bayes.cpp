@@ -14,6 +14,7 @@
 #include <radial/network.hpp>
 #include <radial/registry.hpp>
 #include <radial/testing/paths.hpp>
+#include <radial/testing/plugin_checks.hpp>
 
 #include "bayes.hpp"
 
@@ -164,12 +165,8 @@ TEST_CASE("bayes: refusals and guards", "[bayes]") {
     basis->prepare(centres, ctx);
     const radial::DesignMatrix design(train.inputs, centres, *basis);
     const radial::TrainingProblem problem{design, train, centres, *basis};
-    try {
-      output->fit(problem, nullptr, ctx);
-      FAIL("expected InputError");
-    } catch (const radial::InputError& e) {
-      CHECK_THAT(e.what(), Catch::Matchers::Contains("mode = \"per-class\""));
-    }
+    radial::testing::check_throws_with<radial::InputError>(
+        [&] { output->fit(problem, nullptr, ctx); }, "mode = \"per-class\"");
   }
   SECTION("a basis that is not the normalised density is named in the report") {
     Centres centres = mixtures();

@@ -12,9 +12,7 @@
 #include "radial/testing/glm_cases.hpp"
 #include "radial/testing/registry.hpp"
 
-using radial::FitContext;
-using radial::Link;
-using radial::Matrix;
+using namespace radial;
 using radial::glm::Objective;
 namespace rp = radial::plugins;
 

@@ -3,20 +3,13 @@
 
 #include "farthest_point.hpp"
 
-namespace {
+namespace farthest_point_plugin {
 
-void register_farthest_point(radial::Registrar& registrar) {
-  using namespace farthest_point_plugin;
-  const auto table = farthest_point_table();
-  registrar.add_centre_learner(
-      radial::sdk::describe("farthest-point centres: each next centre the row farthest from those "
-                            "chosen",
-                            "Gonzalez (1985), Clustering to minimize the maximum intercluster "
-                            "distance; template plugin of the Radial SDK",
-                            table),
-      radial::sdk::from_table<FarthestPointCentres>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "farthest-point", "1.0.0", FarthestPointCentres,
+    "farthest-point centres: each next centre the row farthest from those chosen",
+    "Gonzalez (1985), Clustering to minimize the maximum intercluster distance; template plugin "
+    "of the Radial SDK",
+    farthest_point_table())
 
-}  // namespace
-
-RADIAL_PLUGIN("farthest-point", "1.0.0", register_farthest_point)
+}  // namespace farthest_point_plugin

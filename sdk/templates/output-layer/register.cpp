@@ -3,17 +3,11 @@
 
 #include "normal_equations.hpp"
 
-namespace {
+namespace normal_equations_plugin {
 
-void register_normal_equations(radial::Registrar& registrar) {
-  using namespace normal_equations_plugin;
-  const auto table = normal_equations_table();
-  registrar.add_output_layer(
-      radial::sdk::describe("linear outputs by Newton steps on the normal equations",
-                            "template plugin of the Radial SDK", table),
-      radial::sdk::from_table<NormalEquations>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "normal-equations", "1.0.0", NormalEquations,
+    "linear outputs by Newton steps on the normal equations", "template plugin of the Radial SDK",
+    normal_equations_table())
 
-}  // namespace
-
-RADIAL_PLUGIN("normal-equations", "1.0.0", register_normal_equations)
+}  // namespace normal_equations_plugin

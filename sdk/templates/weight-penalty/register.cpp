@@ -3,17 +3,12 @@
 
 #include "pseudo_huber.hpp"
 
-namespace {
+namespace pseudo_huber_plugin {
 
-void register_pseudo_huber(radial::Registrar& registrar) {
-  using namespace pseudo_huber_plugin;
-  const auto table = pseudo_huber_table();
-  registrar.add_weight_penalty(
-      radial::sdk::describe("pseudo-Huber penalty alpha sum delta^2 (sqrt(1 + (w/delta)^2) - 1)",
-                            "template plugin of the Radial SDK", table),
-      radial::sdk::from_table<PseudoHuber>(table));
-}
+RADIAL_PLUGIN_COMPONENT(
+    "pseudo-huber", "1.0.0", PseudoHuber,
+    "pseudo-Huber penalty alpha sum delta^2 (sqrt(1 + (w/delta)^2) - 1)",
+    "template plugin of the Radial SDK",
+    pseudo_huber_table())
 
-}  // namespace
-
-RADIAL_PLUGIN("pseudo-huber", "1.0.0", register_pseudo_huber)
+}  // namespace pseudo_huber_plugin

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "radial/dataset.hpp"
 #include "radial/fit_context.hpp"
@@ -39,6 +40,15 @@ struct GradientTrainerOptions : TrainerOptions {
 // the gradient trainers, `start` (see start_weights).
 OptionTable<TrainerOptions> trainer_table(std::string iterations_doc);
 OptionTable<GradientTrainerOptions> gradient_trainer_table(std::string iterations_doc);
+
+// gradient_trainer_table as the whole table of a trainer whose Options add no parameter of their
+// own to GradientTrainerOptions (scg, bfgs).
+template <class Options>
+OptionTable<Options> gradient_trainer_table(std::string iterations_doc) {
+  OptionTable<Options> table;
+  table.include(gradient_trainer_table(std::move(iterations_doc)));
+  return table;
+}
 
 // The `link` parameter: "auto" = logistic for 2 classes, softmax for more, identity for
 // regression; otherwise the named link. Throws ParameterError naming `component` when the link

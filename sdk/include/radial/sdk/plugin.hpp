@@ -3,12 +3,16 @@
 //
 //   #include <radial/sdk/plugin.hpp>
 //
-//   static void register_kmeans(radial::Registrar& r) {
-//     const radial::OptionTable<KMeansOptions> table = kmeans_table();  // radial/option_table.hpp
-//     r.add_centre_learner(radial::sdk::describe("one line", "paper, equations", table),
-//                          radial::sdk::from_table<KMeans>(table));
-//   }
-//   RADIAL_PLUGIN("kmeans", "1.0.0", register_kmeans)
+//   namespace my_plugin {
+//   // kmeans_table() returns the radial::OptionTable<KMeansOptions> (radial/option_table.hpp)
+//   RADIAL_PLUGIN_COMPONENT("kmeans", "1.0.0", KMeans,
+//                           "one line", "paper, equations", kmeans_table())
+//   }  // namespace my_plugin
+//
+// One plugin library registers one component, so its id, version, class, description and
+// parameter table are the whole registration; the slot is the interface the class implements.
+// Leave the table out for a component without parameters. A registration that needs more
+// writes its own function for RADIAL_PLUGIN(id, version, register_fn), e.g. with sdk::add<T>.
 //
 // It exports a single unmangled Boost.DLL alias, `radial_plugin_v1`, returning a constant
 // PluginDescriptor. Nothing runs at load time: the descriptor is constant-initialised and the
@@ -16,6 +20,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <boost/dll/alias.hpp>
@@ -33,6 +38,17 @@
   inline const ::radial::PluginDescriptor* entry() { return &descriptor; }            \
   }                                                                                   \
   BOOST_DLL_ALIAS(radial_plugin_entry::entry, radial_plugin_v1)
+
+// RADIAL_PLUGIN with the registration of its one component: sdk::add<TYPE>(registrar, summary,
+// paper[, table]). Write it once per library, in the plugin's own namespace (names resolve
+// there) or at global scope, but not in an unnamed one: the exported alias needs linkage.
+#define RADIAL_PLUGIN_COMPONENT(ID, VERSION, TYPE, ...)                              \
+  namespace radial_plugin_entry {                                                     \
+  inline void add_component(::radial::Registrar& registrar) {                         \
+    ::radial::sdk::add<TYPE>(registrar, __VA_ARGS__);                                 \
+  }                                                                                   \
+  }                                                                                   \
+  RADIAL_PLUGIN(ID, VERSION, radial_plugin_entry::add_component)
 
 namespace radial::sdk {
 
@@ -65,6 +81,41 @@ auto from_table(OptionTable<Options> table) {
 template <class T>
 auto without_params() {
   return [](const Params&) { return std::make_unique<T>(); };
+}
+
+// Hands `make` to the Registrar call of the slot whose interface T implements.
+template <class T, class Make>
+void add_to_slot(Registrar& registrar, ComponentInfo info, Make make) {
+  if constexpr (std::is_base_of_v<Basis, T>) {
+    registrar.add_basis(std::move(info), std::move(make));
+  } else if constexpr (std::is_base_of_v<CentreLearner, T>) {
+    registrar.add_centre_learner(std::move(info), std::move(make));
+  } else if constexpr (std::is_base_of_v<OutputLayer, T>) {
+    registrar.add_output_layer(std::move(info), std::move(make));
+  } else if constexpr (std::is_base_of_v<WeightPenalty, T>) {
+    registrar.add_weight_penalty(std::move(info), std::move(make));
+  } else if constexpr (std::is_base_of_v<KernelPrior, T>) {
+    registrar.add_kernel_prior(std::move(info), std::move(make));
+  } else {
+    static_assert(std::is_base_of_v<Refiner, T>,
+                  "T implements none of Basis, CentreLearner, OutputLayer, WeightPenalty, "
+                  "KernelPrior, Refiner");
+    registrar.add_refiner(std::move(info), std::move(make));
+  }
+}
+
+// Registers T made from `table` (describe + from_table), in the slot of its interface.
+template <class T, class Options>
+void add(Registrar& registrar, std::string summary, std::string paper,
+         const OptionTable<Options>& table) {
+  add_to_slot<T>(registrar, describe(std::move(summary), std::move(paper), table),
+                 from_table<T>(table));
+}
+
+// Registers T without parameters (describe + without_params), in the slot of its interface.
+template <class T>
+void add(Registrar& registrar, std::string summary, std::string paper) {
+  add_to_slot<T>(registrar, describe(std::move(summary), std::move(paper)), without_params<T>());
 }
 
 }  // namespace radial::sdk

@@ -34,8 +34,10 @@ struct RadialValue {
 };
 
 // map() at each radius against the value worked out by hand: exactly where that is 0 (phi(0) of
-// a polyharmonic spline, phi(1) of r^k log r), else to 1e-14 relative.
+// a polyharmonic spline, phi(1) of r^k log r), else to 1e-14 relative. The basis must be
+// Euclidean, since r^2 is then the squared distance map() is given.
 inline void check_values(const Basis& basis, std::initializer_list<RadialValue> values) {
+  REQUIRE(basis.metric() == Metric::Euclidean);
   Matrix r2 = Matrix::from_shape({1, values.size()});
   std::size_t j = 0;
   for (const RadialValue& v : values) r2(0, j++) = v.r * v.r;
@@ -49,6 +51,17 @@ inline void check_values(const Basis& basis, std::initializer_list<RadialValue> 
       REQUIRE(r2(0, j) == Approx(v.phi).epsilon(1e-14));
     ++j;
   }
+}
+
+// An even-order polyharmonic spline phi(r) = r^(2k) log r (thin-plate k = 1, r4logr k = 2) at
+// radii where its value has a closed form: 0 at r = 0 and r = 1, 2^(2k) log 2 at 2, e^(2k) at e,
+// -(1/2)^(2k) log 2 at 1/2, and r^(2k) log r at the r where r^(2k) = 1e-300 is still normal.
+inline void check_polyharmonic_log_values(const Basis& basis, unsigned k) {
+  const double tiny = std::pow(10.0, -300.0 / (2 * k));
+  check_values(basis, {{0.0, 0.0}, {1.0, 0.0}, {2.0, std::pow(2.0, 2 * k) * std::log(2.0)},
+                       {std::exp(1.0), std::exp(2.0 * k)},
+                       {0.5, -std::pow(0.5, 2 * k) * std::log(2.0)},
+                       {tiny, 1e-300 * std::log(tiny)}});
 }
 
 // map() on a block of squared distances from the framework's GEMM identity against phi of the
@@ -95,6 +108,18 @@ inline void check_half_of_netlab(const Basis& basis, const RadialFunction& netla
   basis.map(r2);
   for (std::size_t j = 0; j < 4; ++j)
     REQUIRE(2 * r2(0, j) == Approx(netlab(n2(0, j))).epsilon(1e-14).margin(1e-300));
+}
+
+// log_map() of a quadric basis phi = (r^2 + c^2)^(beta/2) built with c = 2 (beta = 1: the
+// multiquadric, -1: the inverse multiquadric) is (beta/2) log(r^2 + 4).
+inline void check_quadric_log_map(const Basis& basis, int beta) {
+  REQUIRE(basis.has_log_map());
+  Matrix r2 = {{0.0, 9.0, 2.25}};
+  basis.log_map(r2);
+  const double half_beta = 0.5 * beta;
+  REQUIRE(r2(0, 0) == Approx(half_beta * std::log(4.0)).epsilon(1e-14));
+  REQUIRE(r2(0, 1) == Approx(half_beta * std::log(13.0)).epsilon(1e-14));
+  REQUIRE(r2(0, 2) == Approx(half_beta * std::log(6.25)).epsilon(1e-14));
 }
 
 // A basis with shape parameter c: restoring the state of `saved` into a basis built with another

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 #include "radial/registry.hpp"
 #include "radial/testing/plugin_dir.hpp"
@@ -21,6 +22,17 @@ inline const ComponentInfo& require_plugin(Registry& registry, const std::string
   REQUIRE_FALSE(info.summary.empty());
   REQUIRE_FALSE(info.paper.empty());
   return info;
+}
+
+// `call` throws an E whose message contains `fragment` (a Radial error that names its cause).
+template <class E, class Call>
+void check_throws_with(Call&& call, const std::string& fragment) {
+  try {
+    std::forward<Call>(call)();
+    FAIL("expected an exception containing: " << fragment);
+  } catch (const E& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains(fragment));
+  }
 }
 
 }  // namespace radial::testing

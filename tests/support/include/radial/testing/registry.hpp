@@ -36,4 +36,13 @@ inline const Registry& plugin_registry(const std::vector<std::string>& plugins) 
   return *registry;
 }
 
+// A centre learner of `registry` made from `given`, checked by validate_params as the host
+// checks a pipeline's parameters.
+inline std::shared_ptr<CentreLearner> make_centre_learner(
+    const Registry& registry, const std::string& id,
+    const std::map<std::string, ParamValue>& given) {
+  const auto& info = registry.require(Slot::Centres, id);
+  return registry.make_centre_learner(id, validate_params(info.params, given, "plugin " + id));
+}
+
 }  // namespace radial::testing

@@ -95,40 +95,33 @@ std::string to_string(const ParamValue& value) {
 
 // ---- builders ---------------------------------------------------------------------------------
 
-ParamSpec ParamSpec::integer(std::string name, std::int64_t def, std::string doc) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::Integer;
-  spec.default_value = def;
-  spec.doc = std::move(doc);
-  return spec;
-}
+namespace {
 
-ParamSpec ParamSpec::real(std::string name, double def, std::string doc) {
+ParamSpec spec_of(std::string name, ParamType type, ParamValue def, std::string doc) {
   ParamSpec spec;
   spec.name = std::move(name);
-  spec.type = ParamType::Real;
-  spec.default_value = def;
-  spec.doc = std::move(doc);
-  return spec;
-}
-
-ParamSpec ParamSpec::boolean(std::string name, bool def, std::string doc) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::Boolean;
-  spec.default_value = def;
-  spec.doc = std::move(doc);
-  return spec;
-}
-
-ParamSpec ParamSpec::string(std::string name, std::string def, std::string doc) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::String;
+  spec.type = type;
   spec.default_value = std::move(def);
   spec.doc = std::move(doc);
   return spec;
+}
+
+}  // namespace
+
+ParamSpec ParamSpec::integer(std::string name, std::int64_t def, std::string doc) {
+  return spec_of(std::move(name), ParamType::Integer, def, std::move(doc));
+}
+
+ParamSpec ParamSpec::real(std::string name, double def, std::string doc) {
+  return spec_of(std::move(name), ParamType::Real, def, std::move(doc));
+}
+
+ParamSpec ParamSpec::boolean(std::string name, bool def, std::string doc) {
+  return spec_of(std::move(name), ParamType::Boolean, def, std::move(doc));
+}
+
+ParamSpec ParamSpec::string(std::string name, std::string def, std::string doc) {
+  return spec_of(std::move(name), ParamType::String, std::move(def), std::move(doc));
 }
 
 ParamSpec ParamSpec::path(std::string name, std::string def, std::string doc) {

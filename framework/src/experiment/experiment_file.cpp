@@ -15,6 +15,7 @@
 
 #include "experiment_internal.hpp"
 #include "../pipeline/toml_kind.hpp"
+#include "../pipeline/toml_place.hpp"
 #include "radial/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
@@ -142,7 +143,9 @@ using text::guess;
 using text::in_quotes;
 using text::join;
 
+using pipeline::fail;
 using pipeline::kind;
+using pipeline::place;
 
 bool scalar(const toml::node& node) {
   return node.is_integer() || node.is_floating_point() || node.is_boolean() || node.is_string();
@@ -255,14 +258,7 @@ class ExperimentReader {
   }
 
  private:
-  [[noreturn]] static void fail(const std::string& where, const std::string& message) {
-    throw PipelineError(where + ": " + message);
-  }
-  std::string at(const toml::source_region& region) const {
-    if (region.begin.line == 0) return display_;
-    return display_ + ":" + std::to_string(region.begin.line) + ":" +
-           std::to_string(region.begin.column);
-  }
+  std::string at(const toml::source_region& region) const { return place(display_, region); }
   SourcePosition position(const toml::node& node) const {
     const auto& begin = node.source().begin;
     return SourcePosition{display_, begin.line, begin.column};

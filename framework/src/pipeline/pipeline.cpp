@@ -13,6 +13,7 @@
 
 #include "overrides.hpp"
 #include "toml_kind.hpp"
+#include "toml_place.hpp"
 #include "radial/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/text.hpp"
@@ -88,7 +89,9 @@ std::string escape_invalid_utf8(const std::string& text) {
   return out;
 }
 
+using pipeline::fail;
 using pipeline::kind;
+using pipeline::place;
 
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
@@ -192,15 +195,7 @@ class PipelineReader {
   }
 
  private:
-  [[noreturn]] static void fail(const std::string& where, const std::string& message) {
-    throw PipelineError(where + ": " + message);
-  }
-
-  std::string at(const toml::source_region& region) const {
-    if (region.begin.line == 0) return display_;
-    return display_ + ":" + std::to_string(region.begin.line) + ":" +
-           std::to_string(region.begin.column);
-  }
+  std::string at(const toml::source_region& region) const { return place(display_, region); }
   // Positions of things an override set are the override itself.
   std::string key_at(const std::string& path, const toml::key& key) const {
     const auto label = labels_.find(path);

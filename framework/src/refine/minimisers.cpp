@@ -8,47 +8,14 @@
 #include <string>
 
 #include "radial/errors.hpp"
-#include "radial/glm/line_search.hpp"
-#include "vector_ops.hpp"
+#include "minimiser_steps.hpp"
 #include "radial/glm/quasi_newton.hpp"
 
 namespace radial::refine {
 
 namespace {
 
-using namespace detail;  // the shared vector helpers (vector_ops.hpp)
-
-// The paper's stopping rule (both changes below the tolerance), as L-BFGS.
-bool settled(const Vector& step, double change, double tolerance) {
-  return largest(step) < tolerance && std::fabs(change) < tolerance;
-}
-
-// The start: E, its gradient, the first curve point; false when they are not finite.
-bool begin(const GradientFunction& f, const LbfgsOptions& options, MinimiseResult& out,
-           Vector& g) {
-  out.value = f(out.x, g);
-  out.evaluations = 1;
-  out.curve.push_back(out.value);
-  if (options.on_iteration) options.on_iteration(0, out.value);
-  if (!std::isfinite(out.value) || !finite(g)) {
-    out.termination = Termination::NumericalFailure;
-    return false;
-  }
-  return true;
-}
-
-// Records an accepted iteration; false when keep_going stops the minimiser there.
-bool accept(MinimiseResult& out, const LbfgsOptions& options, std::size_t iteration) {
-  out.iterations = iteration;
-  out.curve.push_back(out.value);
-  if (options.on_iteration) options.on_iteration(iteration, out.value);
-  if (options.keep_going && !options.keep_going(iteration, out.x)) {
-    out.stopped = true;
-    out.termination = Termination::Converged;
-    return false;
-  }
-  return true;
-}
+using namespace detail;  // the shared steps (minimiser_steps.hpp)
 
 }  // namespace
 
@@ -69,13 +36,6 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
   for (std::size_t i = 0; i < p; ++i) h(i, i) = 1.0;
   bool scaled = false;
   Vector hy = Vector::from_shape({p});
-  const auto line_gradient = [&](const Matrix& w, Matrix& grad) {
-    Vector gv;
-    const double e = f(as_vector(w), gv);
-    grad = as_column(gv);
-    ++out.evaluations;
-    return e;
-  };
   for (std::size_t it = 0; it < options.iterations; ++it) {
     out.gradient_max = largest(g);
     if (out.gradient_max == 0) {
@@ -97,15 +57,8 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
       d = -g / std::sqrt(dot(g, g));
       slope = dot(g, d);
     }
-    const Matrix x_col = as_column(out.x), d_col = as_column(d);
-    glm::LineFunction line(line_gradient, x_col, d_col, 25);
-    glm::LineSample at_zero;
-    at_zero.value = out.value;
-    at_zero.slope = slope;
-    at_zero.weights = x_col;
-    at_zero.gradient = as_column(g);
     glm::LineSample next;
-    if (!glm::wolfe_line_search(line, at_zero, 1.0, glm::WolfeOptions{}, next)) {
+    if (!wolfe_search(f, out, g, d, slope, next)) {
       const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
                            std::max(1.0, std::fabs(out.value));
       out.termination =

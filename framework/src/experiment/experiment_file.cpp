@@ -145,6 +145,7 @@ using text::join;
 
 using pipeline::fail;
 using pipeline::kind;
+using pipeline::parse_toml;
 using pipeline::place;
 
 bool scalar(const toml::node& node) {
@@ -224,14 +225,7 @@ class ExperimentReader {
   }
 
   Experiment read(const std::string& text) {
-    toml::table root;
-    try {
-      root = toml::parse(text, display_);
-    } catch (const toml::parse_error& error) {
-      throw PipelineError(at(error.source()) + ": TOML syntax error: " +
-                          std::string(error.description()) +
-                          "; fix the syntax here (the format is described at https://toml.io)");
-    }
+    toml::table root = parse_toml(text, display_);
     Experiment e;
     e.file = absolute_;
     e.name = absolute_.stem().string();

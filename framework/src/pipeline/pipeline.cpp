@@ -91,6 +91,7 @@ std::string escape_invalid_utf8(const std::string& text) {
 
 using pipeline::fail;
 using pipeline::kind;
+using pipeline::parse_toml;
 using pipeline::place;
 
 const std::vector<std::string> kTopLevel = {
@@ -128,14 +129,7 @@ class PipelineReader {
 
   Pipeline read(const std::string& text, const std::vector<std::string>& overrides,
                 const DataReplacement* replacement) {
-    toml::table root;
-    try {
-      root = toml::parse(text, display_);
-    } catch (const toml::parse_error& error) {
-      throw PipelineError(at(error.source()) + ": TOML syntax error: " +
-                          std::string(error.description()) +
-                          "; fix the syntax here (the format is described at https://toml.io)");
-    }
+    toml::table root = parse_toml(text, display_);
     labels_ = pipeline::apply_overrides(root, overrides);
     if (replacement != nullptr) replace_data(root, *replacement);
 

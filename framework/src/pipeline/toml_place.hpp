@@ -1,6 +1,6 @@
 #pragma once
 // Where a TOML value stands ("file:line:column") and the PipelineError that names it, for the
-// messages of the pipeline and experiment readers.
+// pipeline and experiment readers: their parse, and their messages.
 
 #include <string>
 
@@ -15,6 +15,17 @@ inline std::string place(const std::string& file, const toml::source_region& reg
   if (region.begin.line == 0) return file;
   return file + ":" + std::to_string(region.begin.line) + ":" +
          std::to_string(region.begin.column);
+}
+
+// The table of a TOML text; a syntax error is a PipelineError at its place.
+inline toml::table parse_toml(const std::string& text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& error) {
+    throw PipelineError(place(file, error.source()) + ": TOML syntax error: " +
+                        std::string(error.description()) +
+                        "; fix the syntax here (the format is described at https://toml.io)");
+  }
 }
 
 [[noreturn]] inline void fail(const std::string& where, const std::string& message) {

@@ -10,18 +10,13 @@
 
 namespace radial::refine {
 
-namespace {
-
 using namespace detail;  // the shared steps (minimiser_steps.hpp)
-
-}  // namespace
 
 MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
                               const LbfgsOptions& options) {
   MinimiseResult out;
-  out.x = std::move(start);
   Vector g;
-  if (!begin(f, options, out, g)) return out;
+  if (!begin(f, options, std::move(start), out, g)) return out;
   struct Pair {
     Vector s, y;
     double rho;

@@ -3,6 +3,7 @@
 // accepted iteration, the stopping rule and the Wolfe line search along a direction.
 
 #include <cmath>
+#include <utility>
 
 #include "radial/glm/line_search.hpp"
 #include "radial/refine/lbfgs.hpp"
@@ -15,9 +16,11 @@ inline bool settled(const Vector& step, double change, double tolerance) {
   return largest(step) < tolerance && std::fabs(change) < tolerance;
 }
 
-// The start: E, its gradient, the first curve point; false when they are not finite.
-inline bool begin(const GradientFunction& f, const LbfgsOptions& options, MinimiseResult& out,
-                  Vector& g) {
+// The start: out.x, E there, its gradient, the first curve point; false when E or the gradient
+// is not finite.
+inline bool begin(const GradientFunction& f, const LbfgsOptions& options, Vector start,
+                  MinimiseResult& out, Vector& g) {
+  out.x = std::move(start);
   out.value = f(out.x, g);
   out.evaluations = 1;
   out.curve.push_back(out.value);

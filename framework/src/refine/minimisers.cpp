@@ -13,11 +13,7 @@
 
 namespace radial::refine {
 
-namespace {
-
 using namespace detail;  // the shared steps (minimiser_steps.hpp)
-
-}  // namespace
 
 MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
                              const LbfgsOptions& options) {
@@ -29,9 +25,8 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
                      " parameters; above " + std::to_string(max_bfgs_parameters) +
                      " use the lbfgs refiner");
   MinimiseResult out;
-  out.x = std::move(start);
   Vector g;
-  if (!begin(f, options, out, g)) return out;
+  if (!begin(f, options, std::move(start), out, g)) return out;
   Matrix h = xt::zeros<double>({p, p});
   for (std::size_t i = 0; i < p; ++i) h(i, i) = 1.0;
   bool scaled = false;
@@ -102,9 +97,8 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
                             const LbfgsOptions& options) {
   constexpr double sigma0 = 1e-4, lambda_min = 1e-15, lambda_max = 1e100;
   MinimiseResult out;
-  out.x = std::move(start);
   Vector g;
-  if (!begin(f, options, out, g)) return out;
+  if (!begin(f, options, std::move(start), out, g)) return out;
   const std::size_t p = out.x.size();
   double lambda = 1.0, mu = 0, kappa = 0, gamma = 0;
   bool success = true;

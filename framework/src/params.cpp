@@ -138,29 +138,22 @@ ParamSpec ParamSpec::choice(std::string name, std::string def, std::vector<std::
   return spec;
 }
 
-ParamSpec& ParamSpec::at_least(double bound) {
-  min = bound;
-  min_exclusive = false;
-  return *this;
+namespace {
+
+// One end of the range: `end` = bound, `end_exclusive` whether the bound itself is out of it.
+ParamSpec& set_end(ParamSpec& spec, std::optional<double>& end, bool& end_exclusive, double bound,
+                   bool exclusive) {
+  end = bound;
+  end_exclusive = exclusive;
+  return spec;
 }
 
-ParamSpec& ParamSpec::above(double bound) {
-  min = bound;
-  min_exclusive = true;
-  return *this;
-}
+}  // namespace
 
-ParamSpec& ParamSpec::at_most(double bound) {
-  max = bound;
-  max_exclusive = false;
-  return *this;
-}
-
-ParamSpec& ParamSpec::below(double bound) {
-  max = bound;
-  max_exclusive = true;
-  return *this;
-}
+ParamSpec& ParamSpec::at_least(double b) { return set_end(*this, min, min_exclusive, b, false); }
+ParamSpec& ParamSpec::above(double b) { return set_end(*this, min, min_exclusive, b, true); }
+ParamSpec& ParamSpec::at_most(double b) { return set_end(*this, max, max_exclusive, b, false); }
+ParamSpec& ParamSpec::below(double b) { return set_end(*this, max, max_exclusive, b, true); }
 
 ParamSpec& ParamSpec::make_required() {
   required = true;

@@ -62,31 +62,18 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
         // At a minimum to rounding no step can lower E: converged when the gradient is that
         // small (sqrt(epsilon) relative to E), else no progress.
         out.gradient_max = largest(g);
-        const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
-                             std::max(1.0, std::fabs(out.value));
-        out.termination =
-            out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+        out.termination = stalled(out);
         return out;
       }
       pairs.clear();
       --it;
       continue;
     }
-    Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
-    if (!std::isfinite(next.value) || !finite(g_new)) {
-      out.termination = Termination::NumericalFailure;
-      return out;
-    }
-    Vector s = x_new - out.x, y = g_new - g;
+    const double change = next.value - out.value;
+    Vector s, y;
+    if (!step_to(next, options, it + 1, out, g, s, y)) return out;
     const double sy = dot(s, y);
-    const bool converged = settled(s, next.value - out.value, options.tolerance);
-    out.x = std::move(x_new);
-    g = std::move(g_new);
-    out.value = next.value;
-    if (!accept(out, options, it + 1)) {
-      out.gradient_max = largest(g);
-      return out;
-    }
+    const bool converged = settled(s, change, options.tolerance);
     // The curvature condition s.y > 0 holds after a Wolfe step; skip the pair if rounding broke it.
     if (sy > 0) {
       pairs.push_back(Pair{std::move(s), std::move(y), 1.0 / sy});

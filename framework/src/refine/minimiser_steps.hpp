@@ -2,7 +2,9 @@
 // The steps the refine minimisers share (lbfgs.cpp; minimisers.cpp: BFGS, SCG): the start, an
 // accepted iteration, the stopping rule and the Wolfe line search along a direction.
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "radial/glm/line_search.hpp"
@@ -64,6 +66,36 @@ inline bool wolfe_search(const GradientFunction& f, MinimiseResult& out, const V
   at_zero.weights = x_col;
   at_zero.gradient = as_column(g);
   return glm::wolfe_line_search(line, at_zero, 1.0, glm::WolfeOptions{}, next);
+}
+
+// Moves to the line search's point `next` (out.x, out.value and the gradient g) and records the
+// iteration; s is the step and y the gradient's change. False when the minimiser stops there:
+// E or the gradient not finite (NumericalFailure), or keep_going said so.
+inline bool step_to(const glm::LineSample& next, const LbfgsOptions& options,
+                    std::size_t iteration, MinimiseResult& out, Vector& g, Vector& s, Vector& y) {
+  Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
+  if (!std::isfinite(next.value) || !finite(g_new)) {
+    out.termination = Termination::NumericalFailure;
+    return false;
+  }
+  s = x_new - out.x;
+  y = g_new - g;
+  out.x = std::move(x_new);
+  g = std::move(g_new);
+  out.value = next.value;
+  if (!accept(out, options, iteration)) {
+    out.gradient_max = largest(g);
+    return false;
+  }
+  return true;
+}
+
+// When no step lowers E: converged if out.gradient_max is at rounding's level (sqrt(epsilon)
+// relative to E), else no progress.
+inline Termination stalled(const MinimiseResult& out) {
+  const double floor =
+      std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, std::fabs(out.value));
+  return out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
 }
 
 }  // namespace radial::refine::detail

@@ -54,26 +54,13 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
     }
     glm::LineSample next;
     if (!wolfe_search(f, out, g, d, slope, next)) {
-      const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
-                           std::max(1.0, std::fabs(out.value));
-      out.termination =
-          out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+      out.termination = stalled(out);
       return out;
     }
-    Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
-    if (!std::isfinite(next.value) || !finite(g_new)) {
-      out.termination = Termination::NumericalFailure;
-      return out;
-    }
-    const Vector s = x_new - out.x, y = g_new - g;
-    const double sy = dot(s, y), change = next.value - out.value;
-    out.x = std::move(x_new);
-    g = std::move(g_new);
-    out.value = next.value;
-    if (!accept(out, options, it + 1)) {
-      out.gradient_max = largest(g);
-      return out;
-    }
+    const double change = next.value - out.value;
+    Vector s, y;
+    if (!step_to(next, options, it + 1, out, g, s, y)) return out;
+    const double sy = dot(s, y);
     if (sy > 0) {
       if (!scaled) {  // H0 = (s.y / y.y) I before the first update (eq. 6.20)
         const double gamma = sy / dot(y, y);

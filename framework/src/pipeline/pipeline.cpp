@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <variant>
@@ -93,6 +94,15 @@ using pipeline::fail;
 using pipeline::kind;
 using pipeline::parse_toml;
 using pipeline::place;
+
+// A TOML integer, real, boolean or string as a parameter value; none for anything else.
+std::optional<ParamValue> param_value(const toml::node& node) {
+  if (const auto* v = node.as_integer()) return ParamValue(v->get());
+  if (const auto* v = node.as_floating_point()) return ParamValue(v->get());
+  if (const auto* v = node.as_boolean()) return ParamValue(v->get());
+  if (const auto* v = node.as_string()) return ParamValue(v->get());
+  return std::nullopt;
+}
 
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
@@ -443,14 +453,8 @@ class PipelineReader {
       if (word == "plugin") continue;
       source[word] = {&key, &node};
       ParamValue value;
-      if (const auto* v = node.as_integer()) {
-        value = v->get();
-      } else if (const auto* v = node.as_floating_point()) {
-        value = v->get();
-      } else if (const auto* v = node.as_boolean()) {
-        value = v->get();
-      } else if (const auto* v = node.as_string()) {
-        value = v->get();
+      if (std::optional<ParamValue> v = param_value(node)) {
+        value = std::move(*v);
       } else if (const ParamSpec* param = find_param(info->params, word)) {
         fail(node_at(name + "." + word, node),
              who + ": " + word + " must be " + param->describe_constraint() + ", found " +
@@ -595,20 +599,12 @@ class PipelineReader {
     axis.line = begin.line == 0 ? SIZE_MAX : begin.line;
     axis.column = begin.column;
     for (const toml::node& element : values) {
-      ParamValue value;
-      if (const auto* v = element.as_integer()) {
-        value = v->get();
-      } else if (const auto* v = element.as_floating_point()) {
-        value = v->get();
-      } else if (const auto* v = element.as_boolean()) {
-        value = v->get();
-      } else if (const auto* v = element.as_string()) {
-        value = v->get();
-      } else {
+      std::optional<ParamValue> value = param_value(element);
+      if (!value) {
         fail(node_at(path, element), "[search] " + quoted + ": a value to try must be a number, "
                                          "boolean or string, found " + kind(element));
       }
-      axis.spec.values.push_back(std::move(value));
+      axis.spec.values.push_back(std::move(*value));
       axis.spec.where.push_back(position(path, element));
     }
     return axis;

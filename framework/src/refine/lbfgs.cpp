@@ -80,14 +80,10 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
       if (pairs.size() > options.memory) pairs.pop_front();
     }
     if (converged) {
-      out.termination = Termination::Converged;
-      out.gradient_max = largest(g);
-      return out;
+      return ended(std::move(out), Termination::Converged, g);
     }
   }
-  out.termination = Termination::IterationCap;
-  out.gradient_max = largest(g);
-  return out;
+  return ended(std::move(out), Termination::IterationCap, g);
 }
 
 }  // namespace radial::refine

@@ -90,6 +90,13 @@ inline bool step_to(const glm::LineSample& next, const LbfgsOptions& options,
   return true;
 }
 
+// The result with its termination and the largest gradient component at the end.
+inline MinimiseResult ended(MinimiseResult out, Termination termination, const Vector& g) {
+  out.termination = termination;
+  out.gradient_max = largest(g);
+  return out;
+}
+
 // When no step lowers E: converged if out.gradient_max is at rounding's level (sqrt(epsilon)
 // relative to E), else no progress.
 inline Termination stalled(const MinimiseResult& out) {

@@ -70,14 +70,10 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
       glm::bfgs_inverse_update(h, as_column(s), as_column(y), sy, hy);
     }
     if (settled(s, change, options.tolerance)) {
-      out.termination = Termination::Converged;
-      out.gradient_max = largest(g);
-      return out;
+      return ended(std::move(out), Termination::Converged, g);
     }
   }
-  out.termination = Termination::IterationCap;
-  out.gradient_max = largest(g);
-  return out;
+  return ended(std::move(out), Termination::IterationCap, g);
 }
 
 MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
@@ -101,9 +97,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
       }
       kappa = dot(d, d);
       if (kappa < std::numeric_limits<double>::epsilon()) {
-        out.termination = Termination::Converged;
-        out.gradient_max = largest(g);
-        return out;
+        return ended(std::move(out), Termination::Converged, g);
       }
       const double sigma = sigma0 / std::sqrt(kappa);
       Vector g_plus;
@@ -136,9 +130,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
         return out;
       }
       if (settled(step, change, options.tolerance)) {
-        out.termination = Termination::Converged;
-        out.gradient_max = largest(g);
-        return out;
+        return ended(std::move(out), Termination::Converged, g);
       }
       // The next direction: restart every P successes, else Polak-Ribiere (NETLAB scg.m).
       if (successes == p) {
@@ -163,9 +155,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
       return out;
     }
   }
-  out.termination = Termination::IterationCap;
-  out.gradient_max = largest(g);
-  return out;
+  return ended(std::move(out), Termination::IterationCap, g);
 }
 
 }  // namespace radial::refine

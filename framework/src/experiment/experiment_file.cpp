@@ -253,6 +253,18 @@ class ExperimentReader {
 
  private:
   std::string at(const toml::source_region& region) const { return place(display_, region); }
+  // The leaves of the table `name` (set, grid); PipelineError at `node` when it is no table.
+  std::vector<Leaf> leaves_of(const toml::node& node, const std::string& name,
+                              const std::string& example) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+      fail(at(node.source()),
+           name + " must be a table, found " + kind(node) + "; write " + example);
+    }
+    std::vector<Leaf> leaves;
+    flatten(*table, "", leaves);
+    return leaves;
+  }
   SourcePosition position(const toml::node& node) const {
     const auto& begin = node.source().begin;
     return SourcePosition{display_, begin.line, begin.column};
@@ -461,14 +473,7 @@ class ExperimentReader {
       p.file = existing_file(t, "file", "pipeline file", "a pipeline file (.toml)");
       std::map<std::string, std::string> labels;  // override -> where it is written
       if (const toml::node* node = t.get("set")) {
-        const toml::table* set = node->as_table();
-        if (set == nullptr) {
-          fail(at(node->source()), "set must be a table, found " + kind(*node) +
-                                       "; write set = { \"centres.count\" = 12 }");
-        }
-        std::vector<Leaf> leaves;
-        flatten(*set, "", leaves);
-        for (const Leaf& leaf : leaves) {
+        for (const Leaf& leaf : leaves_of(*node, "set", "set = { \"centres.count\" = 12 }")) {
           if (!scalar(*leaf.node)) {
             fail(at(leaf.node->source()),
                  "set " + in_quotes(leaf.path) + " must be a number, boolean or string, found " +
@@ -502,14 +507,8 @@ class ExperimentReader {
   void grid(const toml::table& root, Experiment& e) {
     const toml::node* node = root.get("grid");
     if (node == nullptr) return;
-    const toml::table* table = node->as_table();
-    if (table == nullptr) {
-      fail(at(node->source()), "grid must be a table, found " + kind(*node) +
-                                   "; write [grid] followed by \"slot.key\" = [values]");
-    }
-    std::vector<Leaf> leaves;
-    flatten(*table, "", leaves);
-    for (const Leaf& leaf : leaves) {
+    for (const Leaf& leaf :
+         leaves_of(*node, "grid", "[grid] followed by \"slot.key\" = [values]")) {
       GridAxis axis;
       axis.key = leaf.path;
       axis.where = position(*leaf.node);

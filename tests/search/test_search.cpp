@@ -28,12 +28,8 @@ const radial::Registry& plugins() { return radial::testing::shipped_registry(); 
 // Relative data paths resolve against docs/examples.
 std::filesystem::path file() { return radial::testing::source_dir() / "docs/examples/search-test.toml"; }
 
-// Nabney's synthetic two-class problem, standardised, k-means + thin-plate + least squares.
-const std::string base = R"(seed = 7
-[data]
-train = "data/synth3_train.csv"
-target = "label"
-[basis]
+// k-means + thin-plate + least squares.
+const std::string thin_plate_ls = R"([basis]
 plugin = "thin-plate"
 [centres]
 plugin = "kmeans"
@@ -41,6 +37,13 @@ count = 4
 [output]
 plugin = "least-squares"
 )";
+
+// Nabney's synthetic two-class problem, standardised, and thin_plate_ls.
+const std::string base = R"(seed = 7
+[data]
+train = "data/synth3_train.csv"
+target = "label"
+)" + thin_plate_ls;
 
 Pipeline parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return radial::parse_pipeline(text, file(), plugins(), overrides);
@@ -349,20 +352,8 @@ TEST_CASE("a bad [search] is reported where it is written") {
 }
 
 TEST_CASE("the metric must fit the data and the outputs") {
-  const std::string regression = R"(seed = 1
-[data]
-train = "data/sine.train.csv"
-[basis]
-plugin = "thin-plate"
-[centres]
-plugin = "kmeans"
-count = 4
-[output]
-plugin = "least-squares"
-[search]
-folds = 3
-"centres.count" = [2, 4]
-)";
+  const std::string regression = "seed = 1\n[data]\ntrain = \"data/sine.train.csv\"\n" +
+                                 thin_plate_ls + "[search]\nfolds = 3\n\"centres.count\" = [2, 4]\n";
   radial::DataOptions options;
   const auto sine = radial::read_dataset(radial::testing::source_dir() / "docs/examples/data/sine.train.csv", options);
   const auto ok = radial::train(parse(regression), plugins(), sine, std::nullopt, {});

@@ -146,7 +146,7 @@ using text::join;
 using pipeline::fail;
 using pipeline::kind;
 using pipeline::parse_toml;
-using pipeline::place;
+using pipeline::TomlSource;
 
 bool scalar(const toml::node& node) {
   return node.is_integer() || node.is_floating_point() || node.is_boolean() || node.is_string();
@@ -216,13 +216,10 @@ const std::vector<std::string> kPipelineKeys = {"name", "file", "set"};
 const std::vector<std::string> kTableKeys = {"rows", "columns", "value", "compare"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
 
-class ExperimentReader {
+class ExperimentReader : TomlSource {
  public:
   ExperimentReader(const fs::path& file, const Registry& registry)
-      : display_(file.string()), registry_(registry) {
-    absolute_ = fs::absolute(file).lexically_normal();
-    folder_ = absolute_.parent_path();
-  }
+      : TomlSource(file), registry_(registry) {}
 
   Experiment read(const std::string& text) {
     toml::table root = parse_toml(text, display_);
@@ -252,7 +249,6 @@ class ExperimentReader {
   }
 
  private:
-  std::string at(const toml::source_region& region) const { return place(display_, region); }
   // The leaves of the table `name` (set, grid); PipelineError at `node` when it is no table.
   std::vector<Leaf> leaves_of(const toml::node& node, const std::string& name,
                               const std::string& example) const {
@@ -269,7 +265,6 @@ class ExperimentReader {
     const auto& begin = node.source().begin;
     return SourcePosition{display_, begin.line, begin.column};
   }
-  std::string top() const { return display_ + ":1:1"; }
 
   const std::string& string(const toml::node& node, const std::string& name) const {
     if (!node.is_string()) {
@@ -709,8 +704,6 @@ class ExperimentReader {
     fail(at(grid_keys_[a]->source()), message);
   }
 
-  std::string display_;
-  fs::path absolute_, folder_;
   const Registry& registry_;
   std::vector<std::map<std::string, std::string>> set_labels_;  // per pipeline
   std::map<std::string, std::string> grid_labels_;

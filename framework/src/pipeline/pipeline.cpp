@@ -93,7 +93,7 @@ std::string escape_invalid_utf8(const std::string& text) {
 using pipeline::fail;
 using pipeline::kind;
 using pipeline::parse_toml;
-using pipeline::place;
+using pipeline::TomlSource;
 
 // A TOML integer, real, boolean or string as a parameter value; none for anything else.
 std::optional<ParamValue> param_value(const toml::node& node) {
@@ -129,13 +129,10 @@ const ComponentSpec* prior_spec(const Pipeline& p, const std::string& table) {
   return nullptr;
 }
 
-class PipelineReader {
+class PipelineReader : TomlSource {
  public:
   PipelineReader(const fs::path& file, const Registry& registry)
-      : display_(file.string()), registry_(registry) {
-    absolute_ = fs::absolute(file).lexically_normal();
-    folder_ = absolute_.parent_path();
-  }
+      : TomlSource(file), registry_(registry) {}
 
   Pipeline read(const std::string& text, const std::vector<std::string>& overrides,
                 const DataReplacement* replacement) {
@@ -199,7 +196,6 @@ class PipelineReader {
   }
 
  private:
-  std::string at(const toml::source_region& region) const { return place(display_, region); }
   // Positions of things an override set are the override itself.
   std::string key_at(const std::string& path, const toml::key& key) const {
     const auto label = labels_.find(path);
@@ -215,7 +211,6 @@ class PipelineReader {
     const auto& begin = node.source().begin;
     return SourcePosition{display_, begin.line, begin.column};
   }
-  std::string top() const { return display_ + ":1:1"; }
 
   // An integer >= low (and <= high): seed, threads, folds, committee.
   std::int64_t count(const toml::node& node, const std::string& path, const std::string& name,
@@ -808,8 +803,6 @@ class PipelineReader {
   }
 
   bool data_in_memory_ = false;  // DataReplacement with an empty train
-  std::string display_;
-  fs::path absolute_, folder_;
   const Registry& registry_;
   std::map<std::string, std::string> labels_;
 };

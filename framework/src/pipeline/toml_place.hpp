@@ -2,6 +2,7 @@
 // Where a TOML value stands ("file:line:column") and the PipelineError that names it, for the
 // pipeline and experiment readers: their parse, and their messages.
 
+#include <filesystem>
 #include <string>
 
 #include <toml++/toml.h>
@@ -27,6 +28,22 @@ inline toml::table parse_toml(const std::string& text, const std::string& file) 
                         "; fix the syntax here (the format is described at https://toml.io)");
   }
 }
+
+// The file a reader (pipeline, experiment) reads: its name as messages write it, its absolute
+// path and folder, and places in it.
+class TomlSource {
+ protected:
+  explicit TomlSource(const std::filesystem::path& file)
+      : display_(file.string()),
+        absolute_(std::filesystem::absolute(file).lexically_normal()),
+        folder_(absolute_.parent_path()) {}
+
+  std::string at(const toml::source_region& region) const { return place(display_, region); }
+  std::string top() const { return display_ + ":1:1"; }
+
+  std::string display_;
+  std::filesystem::path absolute_, folder_;
+};
 
 [[noreturn]] inline void fail(const std::string& where, const std::string& message) {
   throw PipelineError(where + ": " + message);

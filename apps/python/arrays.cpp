@@ -2,6 +2,7 @@
 // (any strides: C- or F-ordered or sliced); the trainer standardises that copy in place.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "bindings.hpp"
@@ -124,21 +125,35 @@ std::optional<std::vector<std::string>> text_labels(const py::handle& y) {
   return out;
 }
 
+namespace {
+
+// The options of a target given as an array: its task and classes, when the caller names them.
+DataOptions target_options(std::optional<Task> task,
+                           const std::optional<std::vector<double>>& class_values) {
+  DataOptions options;
+  options.task = task;
+  options.class_values = class_values;
+  return options;
+}
+
+// "y[i]": element i of the target array named `label`, where a file would give line:column.
+std::function<std::string(std::size_t)> element_of(const std::string& label) {
+  return [label](std::size_t i) { return label + "[" + std::to_string(i) + "]"; };
+}
+
+}  // namespace
+
 Dataset make_text_dataset(Matrix inputs, std::vector<std::string> target, std::optional<Task> task,
                           std::vector<std::string> feature_names, std::string target_name,
                           const std::optional<std::vector<double>>& class_values,
                           const std::optional<std::vector<std::string>>& class_names,
                           const std::string& target_label) {
   check_feature_names(feature_names, inputs.shape(1));
-  DataOptions options;
-  options.task = task;
-  options.class_values = class_values;
+  DataOptions options = target_options(task, class_values);
   options.class_names = class_names;
   return dataset_from_text_labels(std::move(inputs), std::move(target), std::move(feature_names),
                                   target_name.empty() ? "y" : std::move(target_name), options,
-                                  target_label, [&](std::size_t i) {
-                                    return target_label + "[" + std::to_string(i) + "]";
-                                  });
+                                  target_label, element_of(target_label));
 }
 
 Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
@@ -146,15 +161,11 @@ Dataset make_dataset(Matrix inputs, Vector target, std::optional<Task> task,
                      const std::optional<std::vector<double>>& class_values,
                      const std::string& target_label) {
   check_feature_names(feature_names, inputs.shape(1));
-  DataOptions options;
-  options.task = task;
-  options.class_values = class_values;
   // The readers' own coding of a target column, with "y[i]" in place of "file:line:column".
   return dataset_from_arrays(std::move(inputs), std::move(target), std::move(feature_names),
-                             target_name.empty() ? "y" : std::move(target_name), options,
-                             target_label, [&](std::size_t i) {
-                               return target_label + "[" + std::to_string(i) + "]";
-                             });
+                             target_name.empty() ? "y" : std::move(target_name),
+                             target_options(task, class_values), target_label,
+                             element_of(target_label));
 }
 
 }  // namespace radial::python

@@ -25,9 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "child_process.hpp"
 #include "radial/errors.hpp"
-
-extern char** environ;
 
 namespace radial::bench {
 namespace fs = std::filesystem;
@@ -56,21 +55,8 @@ std::string slurp(const fs::path& file) {
 std::pair<int, double> spawn(const std::vector<std::string>& argv,
                              const std::vector<std::string>& extra_env, const fs::path& out,
                              const fs::path& err) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    const std::string s(*e);
-    const bool replaced = std::any_of(extra_env.begin(), extra_env.end(), [&](const std::string& x) {
-      return s.compare(0, x.find('=') + 1, x, 0, x.find('=') + 1) == 0;
-    });
-    if (!replaced) env.push_back(s);
-  }
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
-  std::vector<char*> envp, args;
-  for (auto& s : env) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
+  std::vector<std::string> env = environment_with(extra_env), argv_store = argv;
+  std::vector<char*> envp = c_strings(env), args = c_strings(argv_store);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

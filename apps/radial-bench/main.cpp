@@ -31,6 +31,7 @@
 #include <xtensor/xview.hpp>
 
 #include "bench_data.hpp"
+#include "child_process.hpp"
 #include "distributed_bench.hpp"
 #include "experiment_bench.hpp"
 #include "guard.hpp"
@@ -123,22 +124,12 @@ struct ChildRun {
 };
 
 ChildRun run_child(const std::vector<std::string>& argv, int threads, const fs::path& out_file) {
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) {
-    const std::string s(*e);
-    if (s.rfind("OMP_NUM_THREADS=", 0) == 0 || s.rfind("OPENBLAS_NUM_THREADS=", 0) == 0 ||
-        s.rfind("MKL_NUM_THREADS=", 0) == 0)
-      continue;
-    env_store.push_back(s);
-  }
+  std::vector<std::string> set;
   for (const char* var : {"OMP_NUM_THREADS=", "OPENBLAS_NUM_THREADS=", "MKL_NUM_THREADS="})
-    env_store.push_back(var + std::to_string(threads));
-  std::vector<char*> envp, args;
-  for (auto& s : env_store) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_store = argv;
-  for (auto& s : argv_store) args.push_back(s.data());
-  args.push_back(nullptr);
+    set.push_back(var + std::to_string(threads));
+  std::vector<std::string> env_store = radial::bench::environment_with(set), argv_store = argv;
+  std::vector<char*> envp = radial::bench::c_strings(env_store),
+                     args = radial::bench::c_strings(argv_store);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

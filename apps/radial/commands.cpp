@@ -86,6 +86,16 @@ std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& mode
   return basis;
 }
 
+DataOptions model_data_options(const Model& model) {
+  DataOptions options;
+  options.target = model.target_name;
+  options.task = model.task;
+  if (model.task == Task::Classification)
+    use_classes_of(options, model.class_values, model.class_names);
+  options.features = model.feature_names.size();
+  return options;
+}
+
 int train_command(const Registry& registry, const TrainArgs& args) {
   // Distributed: every rank reads the pipeline and its shard of the data and trains; rank 0
   // alone checks and writes the outputs and prints progress (distributed.hpp).
@@ -219,6 +229,19 @@ std::string prediction_rows(const Model& model, const Matrix& outputs, const Lab
   return out.str();
 }
 
+// The file `option` names (none: the launcher's stdout) for a command that reads `model` and
+// `data`, checked on the writing rank once every rank agrees.
+template <class Target>
+void agree_on_output(Target& target, const std::string& option, const std::string& file,
+                     const std::string& role, const std::string& model, const std::string& data) {
+  on_writer_agreed([&] {
+    if (!file.empty())
+      target = checked_output(option, file, role, {{"model being read", model}, {"data file", data}});
+    else
+      require_launcher_stdout();
+  });
+}
+
 // Rows per message from a rank to rank 0: a bounded buffer (about 2 MB of text for a few
 // columns) however many rows the rank holds.
 constexpr std::size_t rows_per_message = 65536;
@@ -230,13 +253,7 @@ int predict_command(const Registry& registry, const PredictArgs& args) {
   // every other rank's in rank order (input order), and commits the file only once all are in.
   CommandScope scope;
   OutputTarget output_target;
-  on_writer_agreed([&] {
-    if (!args.output.empty())
-      output_target = checked_output("--output", args.output, "output file",
-                                     {{"model being read", args.model}, {"data file", args.data}});
-    else
-      require_launcher_stdout();
-  });
+  agree_on_output(output_target, "--output", args.output, "output file", args.model, args.data);
   Model model;
   std::shared_ptr<Basis> basis;
   agreed([&] {
@@ -294,25 +311,14 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   // ranks, rank 0 writes them.
   CommandScope scope;
   std::optional<OutputTarget> report_target;
-  on_writer_agreed([&] {
-    if (!args.report.empty())
-      report_target = checked_output("--report", args.report, "report file",
-                                     {{"model being read", args.model}, {"data file", args.data}});
-    else
-      require_launcher_stdout();
-  });
+  agree_on_output(report_target, "--report", args.report, "report file", args.model, args.data);
   Model model;
   std::shared_ptr<Basis> basis;
   agreed([&] {
     model = load_model(args.model);
     basis = restore_basis(registry, model, args.model);
   });
-  DataOptions options;
-  options.target = model.target_name;
-  options.task = model.task;
-  if (model.task == Task::Classification)
-    use_classes_of(options, model.class_values, model.class_names);
-  options.features = model.feature_names.size();  // a LIBSVM file is read with the model's d
+  DataOptions options = model_data_options(model);
   if (!model.input_coding.empty()) options.coding = model.input_coding;
   options.allow_missing = model.imputation.size() != 0 || model.missing_em;
   Dataset data = distributed() ? read_dataset_shard(args.data, options) : read_dataset(args.data, options);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "radial/basis.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/model/model.hpp"
 #include "radial/registry.hpp"
 
@@ -48,6 +49,10 @@ struct ResultsArgs {
 // PluginError naming `file` when the plugin is not installed.
 std::shared_ptr<Basis> restore_basis(const Registry& registry, const Model& model,
                                      const std::string& file);
+
+// Options that read a file of data as the model's training set was read: its target, task,
+// classes and number of features (a LIBSVM file is read with the model's d).
+DataOptions model_data_options(const Model& model);
 
 int train_command(const Registry& registry, const TrainArgs& args);
 int validate_command(const Registry& registry, const std::string& pipeline,

@@ -48,6 +48,13 @@ RowBlock block_at(std::size_t b, std::size_t rows, std::size_t block_rows) {
 
 // State shared by the workers of one region.
 struct Region {
+  Region(std::size_t rows, std::size_t block_rows, int threads)
+      : rows(rows),
+        block_rows(std::max<std::size_t>(1, block_rows)),
+        blocks(row_block_count(rows, this->block_rows)),
+        workers(worker_count(rows, this->block_rows, threads)) {}
+  RowBlock block(std::size_t b) const { return block_at(b, rows, block_rows); }
+
   std::size_t rows, block_rows, blocks, workers;
   std::mutex mutex;
   std::condition_variable turn;
@@ -71,6 +78,13 @@ struct Region {
   }
 };
 
+// Every block in order on this thread (one worker), BLAS single-threaded as in a pool.
+template <class Each>
+void run_here(const Region& region, Each each) {
+  const SingleThreadedBlasScope blas;
+  for (std::size_t b = 0; b < region.blocks; ++b) each(region.block(b));
+}
+
 template <class Body>
 void run_workers(Region& region, Body body) {
   const SingleThreadedBlasScope blas;
@@ -86,20 +100,14 @@ void run_workers(Region& region, Body body) {
 
 void parallel_for_blocks(std::size_t rows, std::size_t block_rows, int threads,
                          const std::function<void(std::size_t, const RowBlock&)>& work) {
-  block_rows = std::max<std::size_t>(1, block_rows);
-  Region region{rows, block_rows, row_block_count(rows, block_rows),
-                worker_count(rows, block_rows, threads)};
+  Region region(rows, block_rows, threads);
   if (region.blocks == 0) return;
-  if (region.workers == 1) {
-    const SingleThreadedBlasScope blas;
-    for (std::size_t b = 0; b < region.blocks; ++b) work(0, block_at(b, rows, block_rows));
-    return;
-  }
+  if (region.workers == 1) return run_here(region, [&](const RowBlock& block) { work(0, block); });
   run_workers(region, [&](std::size_t w) {
     for (std::size_t b = w; b < region.blocks; b += region.workers) {
       if (region.stopped()) return;
       try {
-        work(w, block_at(b, rows, block_rows));
+        work(w, region.block(b));
       } catch (...) {
         region.fail(b, std::current_exception());
         return;
@@ -111,22 +119,17 @@ void parallel_for_blocks(std::size_t rows, std::size_t block_rows, int threads,
 void parallel_reduce_blocks(std::size_t rows, std::size_t block_rows, int threads,
                             const std::function<void(std::size_t, const RowBlock&)>& compute,
                             const std::function<void(std::size_t, const RowBlock&)>& combine) {
-  block_rows = std::max<std::size_t>(1, block_rows);
-  Region region{rows, block_rows, row_block_count(rows, block_rows),
-                worker_count(rows, block_rows, threads)};
+  Region region(rows, block_rows, threads);
   if (region.blocks == 0) return;
   if (region.workers == 1) {
-    const SingleThreadedBlasScope blas;
-    for (std::size_t b = 0; b < region.blocks; ++b) {
-      const RowBlock block = block_at(b, rows, block_rows);
+    return run_here(region, [&](const RowBlock& block) {
       compute(0, block);
       combine(0, block);
-    }
-    return;
+    });
   }
   run_workers(region, [&](std::size_t w) {
     for (std::size_t b = w; b < region.blocks; b += region.workers) {
-      const RowBlock block = block_at(b, rows, block_rows);
+      const RowBlock block = region.block(b);
       try {
         compute(w, block);
       } catch (...) {

@@ -95,40 +95,33 @@ std::string to_string(const ParamValue& value) {
 
 // ---- builders ---------------------------------------------------------------------------------
 
-ParamSpec ParamSpec::integer(std::string name, std::int64_t def, std::string doc) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::Integer;
-  spec.default_value = def;
-  spec.doc = std::move(doc);
-  return spec;
-}
+namespace {
 
-ParamSpec ParamSpec::real(std::string name, double def, std::string doc) {
+ParamSpec spec_of(std::string name, ParamType type, ParamValue def, std::string doc) {
   ParamSpec spec;
   spec.name = std::move(name);
-  spec.type = ParamType::Real;
-  spec.default_value = def;
-  spec.doc = std::move(doc);
-  return spec;
-}
-
-ParamSpec ParamSpec::boolean(std::string name, bool def, std::string doc) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::Boolean;
-  spec.default_value = def;
-  spec.doc = std::move(doc);
-  return spec;
-}
-
-ParamSpec ParamSpec::string(std::string name, std::string def, std::string doc) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::String;
+  spec.type = type;
   spec.default_value = std::move(def);
   spec.doc = std::move(doc);
   return spec;
+}
+
+}  // namespace
+
+ParamSpec ParamSpec::integer(std::string name, std::int64_t def, std::string doc) {
+  return spec_of(std::move(name), ParamType::Integer, def, std::move(doc));
+}
+
+ParamSpec ParamSpec::real(std::string name, double def, std::string doc) {
+  return spec_of(std::move(name), ParamType::Real, def, std::move(doc));
+}
+
+ParamSpec ParamSpec::boolean(std::string name, bool def, std::string doc) {
+  return spec_of(std::move(name), ParamType::Boolean, def, std::move(doc));
+}
+
+ParamSpec ParamSpec::string(std::string name, std::string def, std::string doc) {
+  return spec_of(std::move(name), ParamType::String, std::move(def), std::move(doc));
 }
 
 ParamSpec ParamSpec::path(std::string name, std::string def, std::string doc) {
@@ -145,29 +138,22 @@ ParamSpec ParamSpec::choice(std::string name, std::string def, std::vector<std::
   return spec;
 }
 
-ParamSpec& ParamSpec::at_least(double bound) {
-  min = bound;
-  min_exclusive = false;
-  return *this;
+namespace {
+
+// One end of the range: `end` = bound, `end_exclusive` whether the bound itself is out of it.
+ParamSpec& set_end(ParamSpec& spec, std::optional<double>& end, bool& end_exclusive, double bound,
+                   bool exclusive) {
+  end = bound;
+  end_exclusive = exclusive;
+  return spec;
 }
 
-ParamSpec& ParamSpec::above(double bound) {
-  min = bound;
-  min_exclusive = true;
-  return *this;
-}
+}  // namespace
 
-ParamSpec& ParamSpec::at_most(double bound) {
-  max = bound;
-  max_exclusive = false;
-  return *this;
-}
-
-ParamSpec& ParamSpec::below(double bound) {
-  max = bound;
-  max_exclusive = true;
-  return *this;
-}
+ParamSpec& ParamSpec::at_least(double b) { return set_end(*this, min, min_exclusive, b, false); }
+ParamSpec& ParamSpec::above(double b) { return set_end(*this, min, min_exclusive, b, true); }
+ParamSpec& ParamSpec::at_most(double b) { return set_end(*this, max, max_exclusive, b, false); }
+ParamSpec& ParamSpec::below(double b) { return set_end(*this, max, max_exclusive, b, true); }
 
 ParamSpec& ParamSpec::make_required() {
   required = true;

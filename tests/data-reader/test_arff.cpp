@@ -2,30 +2,12 @@
 // (tests/data/arff/); the expected values are read off the files by hand, and every malformed
 // file gives its file:line:column.
 
-#include <catch2/catch.hpp>
-#include <string>
-#include <vector>
-
-#include "data_error.hpp"
-#include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/testing/paths.hpp"
-
-using Catch::Matchers::Contains;
-using Catch::Matchers::StartsWith;
-using radial::DataOptions;
-using radial::Task;
-using radial::testing::data_error;
-using radial::testing::test_data;
+#include "reader_test.hpp"
 
 namespace {
 
 std::string arff(const std::string& name) { return test_data("arff/" + name).string(); }
 std::string bad(const std::string& name) { return test_data("bad/arff/" + name).string(); }
-
-std::string error_of(const std::string& file) {
-  return data_error([&] { radial::read_dataset(file); });
-}
 
 }  // namespace
 
@@ -69,29 +51,24 @@ TEST_CASE("ARFF: inputs for prediction by attribute name, the class left as ?", 
 }
 
 TEST_CASE("ARFF: malformed files name file:line:column", "[data][arff]") {
-  CHECK_THAT(error_of(bad("date.arff")),
-             StartsWith(bad("date.arff") + ":3:17: attribute 'when' is of type date"));
-  CHECK_THAT(
-      error_of(bad("undeclared.arff")),
-      StartsWith(bad("undeclared.arff") +
-                 ":6:3: value 'z' of attribute 'c' is not one of its nominal values {x, y}"));
-  CHECK_THAT(error_of(bad("short.arff")),
-             StartsWith(bad("short.arff") + ":7:4: found 2 values, expected 3"));
-  CHECK_THAT(error_of(bad("long.arff")),
-             StartsWith(bad("long.arff") + ":6:4: more than the 2 values"));
-  CHECK_THAT(error_of(bad("sparse-order.arff")),
-             StartsWith(bad("sparse-order.arff") + ":6:7: sparse index 0 does not follow"));
-  CHECK_THAT(error_of(bad("missing.arff")),
-             StartsWith(bad("missing.arff") + ":5:1: missing value ('?') for attribute 'a'"));
-  CHECK_THAT(error_of(bad("no-data.arff")),
-             StartsWith(bad("no-data.arff") + ":4:1: the file ends before @data"));
-  CHECK_THAT(error_of(bad("quote.arff")),
-             StartsWith(bad("quote.arff") + ":5:3: this ' quote is not closed"));
-  CHECK_THAT(error_of(bad("string-input.arff")),
-             StartsWith(bad("string-input.arff") + ":2:1: input attribute 'name' is a string"));
-  CHECK_THAT(error_of(bad("weights.arff")),
-             StartsWith(bad("weights.arff") + ":5:5: instance weights"));
-  CHECK_THAT(
-      error_of(bad("duplicate.arff")),
-      StartsWith(bad("duplicate.arff") + ":3:1: duplicate attribute name 'a' (also on line 2)"));
+  struct Case {
+    std::string file, position_and_message;
+  };
+  const std::vector<Case> cases = {
+      {"date.arff", ":3:17: attribute 'when' is of type date"},
+      {"undeclared.arff", ":6:3: value 'z' of attribute 'c' is not one of its nominal values {x, y}"},
+      {"short.arff", ":7:4: found 2 values, expected 3"},
+      {"long.arff", ":6:4: more than the 2 values"},
+      {"sparse-order.arff", ":6:7: sparse index 0 does not follow"},
+      {"missing.arff", ":5:1: missing value ('?') for attribute 'a'"},
+      {"no-data.arff", ":4:1: the file ends before @data"},
+      {"quote.arff", ":5:3: this ' quote is not closed"},
+      {"string-input.arff", ":2:1: input attribute 'name' is a string"},
+      {"weights.arff", ":5:5: instance weights"},
+      {"duplicate.arff", ":3:1: duplicate attribute name 'a' (also on line 2)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    CHECK_THAT(read_error(bad(c.file)), StartsWith(bad(c.file) + c.position_and_message));
+  }
 }

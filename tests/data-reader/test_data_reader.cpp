@@ -1,29 +1,16 @@
 // read_csv, read_inputs_csv, read_dataset (.npy): values, task inference, class coding and
 // every error's file:line:column. Reference numbers from tests/reference/data_reader.py.
 
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <string>
-#include <vector>
 
-#include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "data_error.hpp"
 #include "npy_bytes.hpp"
-#include "radial/testing/paths.hpp"
+#include "reader_test.hpp"
 
-using Catch::Matchers::Contains;
-using Catch::Matchers::StartsWith;
 using radial::DataError;
-using radial::DataOptions;
-using radial::Task;
-using radial::testing::test_data;
-using radial::testing::data_error;
 
 namespace {
 

@@ -2,30 +2,12 @@
 // (tests/data/libsvm/); the dense rows below are read off the files by hand, and every malformed
 // file gives its file:line:column.
 
-#include <catch2/catch.hpp>
-#include <string>
-#include <vector>
-
-#include "data_error.hpp"
-#include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/testing/paths.hpp"
-
-using Catch::Matchers::Contains;
-using Catch::Matchers::StartsWith;
-using radial::DataOptions;
-using radial::Task;
-using radial::testing::data_error;
-using radial::testing::test_data;
+#include "reader_test.hpp"
 
 namespace {
 
 std::string libsvm(const std::string& name) { return test_data("libsvm/" + name).string(); }
 std::string bad(const std::string& name) { return test_data("bad/libsvm/" + name).string(); }
-
-std::string error_of(const std::string& file, const DataOptions& options = {}) {
-  return data_error([&] { radial::read_dataset(file, options); });
-}
 
 }  // namespace
 
@@ -58,23 +40,23 @@ TEST_CASE("LIBSVM: inputs for prediction by feature number", "[data][libsvm]") {
 }
 
 TEST_CASE("LIBSVM: malformed files name file:line:column", "[data][libsvm]") {
-  CHECK_THAT(error_of(bad("zero-index.libsvm")),
+  CHECK_THAT(read_error(bad("zero-index.libsvm")),
              StartsWith(bad("zero-index.libsvm") + ":2:3: index 0 is outside") &&
                  Contains("LIBSVM indices start at 1"));
-  CHECK_THAT(error_of(bad("order.libsvm")),
+  CHECK_THAT(read_error(bad("order.libsvm")),
              StartsWith(bad("order.libsvm") + ":1:7: index 2 does not follow index 3"));
-  CHECK_THAT(error_of(bad("pair.libsvm")),
+  CHECK_THAT(read_error(bad("pair.libsvm")),
              StartsWith(bad("pair.libsvm") + ":2:3: \"3=1\" is not an index:value pair"));
-  CHECK_THAT(error_of(bad("value.libsvm")),
+  CHECK_THAT(read_error(bad("value.libsvm")),
              StartsWith(bad("value.libsvm") + ":1:5: cell \"abc\" in column 'x3' is not a number"));
-  CHECK_THAT(error_of(bad("multi-label.libsvm")),
+  CHECK_THAT(read_error(bad("multi-label.libsvm")),
              StartsWith(bad("multi-label.libsvm") + ":1:1: label \"1,2\" lists several labels"));
-  CHECK_THAT(error_of(bad("huge-index.libsvm")),
+  CHECK_THAT(read_error(bad("huge-index.libsvm")),
              StartsWith(bad("huge-index.libsvm") + ": 1 rows of 100000000 features would take"));
-  CHECK_THAT(error_of(bad("empty.libsvm")), StartsWith(bad("empty.libsvm") + ":1:1: no data rows"));
+  CHECK_THAT(read_error(bad("empty.libsvm")), StartsWith(bad("empty.libsvm") + ":1:1: no data rows"));
   DataOptions two;
   two.features = 2;
   CHECK_THAT(
-      error_of(libsvm("sample.libsvm"), two),
+      read_error(libsvm("sample.libsvm"), two),
       StartsWith(libsvm("sample.libsvm") + ":2:10: index 3 is outside 1..2 (data.features)"));
 }

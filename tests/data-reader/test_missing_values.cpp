@@ -3,27 +3,17 @@
 
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <string>
-#include <vector>
 
-#include "data_error.hpp"
 #include "npy_bytes.hpp"
-#include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "reader_test.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/testing/paths.hpp"
 
-using Catch::Matchers::StartsWith;
-using radial::DataOptions;
 using radial::Matrix;
 using radial::MissingPolicy;
-using radial::testing::data_error;
-using radial::testing::test_data;
 
 namespace {
 

@@ -2,21 +2,7 @@
 // number is a column of text labels, coded by increasing byte order (numpy.unique's order); the
 // expected indices are written out by hand from the files in tests/data/text-labels/.
 
-#include <catch2/catch.hpp>
-#include <string>
-#include <vector>
-
-#include "data_error.hpp"
-#include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/testing/paths.hpp"
-
-using Catch::Matchers::Contains;
-using Catch::Matchers::StartsWith;
-using radial::DataOptions;
-using radial::Task;
-using radial::testing::data_error;
-using radial::testing::test_data;
+#include "reader_test.hpp"
 
 namespace {
 

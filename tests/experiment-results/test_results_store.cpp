@@ -103,6 +103,14 @@ void require_input_error_naming(const fs::path& file) {
   }
 }
 
+// The database holds `count` runs, every one whole, and passes SQLite's integrity check.
+void check_whole_runs(const fs::path& file, std::size_t count) {
+  const auto runs = ResultsStore(file).runs();
+  CHECK(runs.size() == count);
+  for (const auto& r : runs) CHECK(complete(r));
+  CHECK(integrity_check(file) == "ok");
+}
+
 }  // namespace
 
 TEST_CASE("results store: runs come back as they were put, and after reopening") {
@@ -222,10 +230,7 @@ TEST_CASE("results store: two stores in one process write 200 runs each at once"
   t1.join();
   t2.join();
   t3.join();
-  const auto runs = ResultsStore(file).runs();
-  CHECK(runs.size() == 400);
-  for (const auto& r : runs) CHECK(complete(r));
-  CHECK(integrity_check(file) == "ok");
+  check_whole_runs(file, 400);
 }
 
 TEST_CASE("results store: two processes write 200 runs each into one new database") {
@@ -254,10 +259,7 @@ TEST_CASE("results store: two processes write 200 runs each into one new databas
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
   }
-  const auto runs = ResultsStore(file).runs();
-  CHECK(runs.size() == 400);
-  for (const auto& r : runs) CHECK(complete(r));
-  CHECK(integrity_check(file) == "ok");
+  check_whole_runs(file, 400);
 }
 
 TEST_CASE("results store: a writer killed with SIGKILL leaves a sound database of whole rows") {

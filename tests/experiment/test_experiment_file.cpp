@@ -28,6 +28,12 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
+// The error of `text` starts at bad.toml line:column with `phrase`.
+bool error_starts(const Folder& folder, const std::string& text, int line, int column,
+                  const std::string& phrase) {
+  return starts_with(error_of(folder, text), at(folder, line, column) + phrase);
+}
+
 const std::string kPipeline = "\n[[pipelines]]\nfile = \"wd.toml\"\n";
 
 }  // namespace
@@ -91,10 +97,10 @@ TEST_CASE("an unknown key gets its position and a did-you-mean") {
   CHECK(message == at(folder, 3, 1) +
                        "unknown key 'trian' in [[datasets]] (did you mean 'train'?); "
                        "[[datasets]] takes name, train, test, file, split, target, task");
-  CHECK(starts_with(error_of(folder, "seed = [1]\n[[datasets]]\ntrain = \"a.csv\"\n" + kPipeline),
-                    at(folder, 1, 1) + "unknown key 'seed' (did you mean 'seeds'?)"));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfiel = \"wd.toml\"\n"),
-                    at(folder, 4, 1) + "unknown key 'fiel' in [[pipelines]] (did you mean 'file'?)"));
+  CHECK(error_starts(folder, "seed = [1]\n[[datasets]]\ntrain = \"a.csv\"\n" + kPipeline, 1, 1,
+                     "unknown key 'seed' (did you mean 'seeds'?)"));
+  CHECK(error_starts(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfiel = \"wd.toml\"\n", 4, 1,
+                     "unknown key 'fiel' in [[pipelines]] (did you mean 'file'?)"));
 }
 
 TEST_CASE("a missing data or pipeline file is reported at its key") {
@@ -103,26 +109,24 @@ TEST_CASE("a missing data or pipeline file is reported at its key") {
       error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\n  test = \"gone.csv\"\n" + kPipeline);
   CHECK(starts_with(message, at(folder, 3, 3) + "test file 'gone.csv' not found (looked for " +
                                  (folder / "gone.csv").string() + ")"));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\nfile = \"gone.csv\"\nsplit = { folds = 2 }\n" + kPipeline),
-                    at(folder, 2, 1) + "data file 'gone.csv' not found"));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \".\"\n" + kPipeline),
-                    at(folder, 2, 1) + "train file '.' is a folder"));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfile = \"x.toml\"\n"),
-                    at(folder, 4, 1) + "pipeline file 'x.toml' not found"));
+  CHECK(error_starts(folder, "[[datasets]]\nfile = \"gone.csv\"\nsplit = { folds = 2 }\n" + kPipeline, 2, 1,
+                     "data file 'gone.csv' not found"));
+  CHECK(error_starts(folder, "[[datasets]]\ntrain = \".\"\n" + kPipeline, 2, 1, "train file '.' is a folder"));
+  CHECK(error_starts(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfile = \"x.toml\"\n", 4, 1,
+                     "pipeline file 'x.toml' not found"));
 }
 
 TEST_CASE("bad splits are reported where they are written") {
   Folder folder;
   CHECK(error_of(folder, "[[datasets]]\nfile = \"b.csv\"\nsplit = { folds = 1 }\n" + kPipeline) ==
         at(folder, 3, 19) + "folds = 1. Violated constraint: folds is an integer >= 2");
-  CHECK(starts_with(error_of(folder, "[[datasets]]\nfile = \"b.csv\"\nsplit = { train_row = 3 }\n" + kPipeline),
-                    at(folder, 3, 11) + "unknown key 'train_row' in split (did you mean 'train_rows'?)"));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\nfile = \"b.csv\"\nsplit = { train_rows = 3, folds = 2 }\n" + kPipeline),
-                    at(folder, 3, 9) + "split has both train_rows and folds"));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\nfile = \"b.csv\"\n" + kPipeline),
-                    at(folder, 2, 1) + "file needs split = "));
-  CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\nsplit = { folds = 2 }\n" + kPipeline),
-                    at(folder, 3, 9) + "split goes with file"));
+  CHECK(error_starts(folder, "[[datasets]]\nfile = \"b.csv\"\nsplit = { train_row = 3 }\n" + kPipeline, 3, 11,
+                     "unknown key 'train_row' in split (did you mean 'train_rows'?)"));
+  CHECK(error_starts(folder, "[[datasets]]\nfile = \"b.csv\"\nsplit = { train_rows = 3, folds = 2 }\n" + kPipeline, 3, 9,
+                     "split has both train_rows and folds"));
+  CHECK(error_starts(folder, "[[datasets]]\nfile = \"b.csv\"\n" + kPipeline, 2, 1, "file needs split = "));
+  CHECK(error_starts(folder, "[[datasets]]\ntrain = \"a.csv\"\nsplit = { folds = 2 }\n" + kPipeline, 3, 9,
+                     "split goes with file"));
 }
 
 TEST_CASE("duplicate dataset and pipeline names are refused at the second") {
@@ -131,18 +135,17 @@ TEST_CASE("duplicate dataset and pipeline names are refused at the second") {
                          "train = \"b.csv\"\n" + kPipeline) ==
         at(folder, 5, 8) + "dataset name 'd' is used twice (also at " + at(folder, 1, 1).substr(0, at(folder, 1, 1).size() - 2) +
             "); give each dataset its own name");
-  CHECK(starts_with(error_of(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfile = \"wd.toml\"\n"
-                                     "[[pipelines]]\nfile = \"wd.toml\"\n"),
-                    at(folder, 5, 1) + "pipeline name 'wd' is used twice"));
+  CHECK(error_starts(folder, "[[datasets]]\ntrain = \"a.csv\"\n[[pipelines]]\nfile = \"wd.toml\"\n[[pipelines]]\nfile = \"wd.toml\"\n", 5, 1,
+                     "pipeline name 'wd' is used twice"));
 }
 
 TEST_CASE("seeds must be integers >= 0, each once") {
   Folder folder;
   const std::string rest = "[[datasets]]\ntrain = \"a.csv\"\n" + kPipeline;
-  CHECK(starts_with(error_of(folder, "seeds = [1, -2]\n" + rest), at(folder, 1, 13) + "seed = -2."));
-  CHECK(starts_with(error_of(folder, "seeds = [1, 1]\n" + rest), at(folder, 1, 13) + "seed 1 appears twice"));
-  CHECK(starts_with(error_of(folder, "seeds = []\n" + rest), at(folder, 1, 9) + "seeds must be a non-empty array"));
-  CHECK(starts_with(error_of(folder, "seeds = [1.5]\n" + rest), at(folder, 1, 10) + "seed must be an integer"));
+  CHECK(error_starts(folder, "seeds = [1, -2]\n" + rest, 1, 13, "seed = -2."));
+  CHECK(error_starts(folder, "seeds = [1, 1]\n" + rest, 1, 13, "seed 1 appears twice"));
+  CHECK(error_starts(folder, "seeds = []\n" + rest, 1, 9, "seeds must be a non-empty array"));
+  CHECK(error_starts(folder, "seeds = [1.5]\n" + rest, 1, 10, "seed must be an integer"));
 }
 
 TEST_CASE("a pipeline override with a bad value is reported at the override") {
@@ -174,12 +177,9 @@ TEST_CASE("a grid key that applies to no pipeline is refused at the key") {
   CHECK(error_of(folder, rest + "[grid]\n\"weight-penalty.alpha\" = [1]\n") ==
         at(folder, 6, 1) + "grid key 'weight-penalty.alpha' applies to no pipeline: no pipeline has "
                            "a [weight-penalty] plugin");
-  CHECK(starts_with(error_of(folder, rest + "[grid]\n\"centres.cont\" = [1, 2]\n"),
-                    at(folder, 6, 1) + "grid key 'centres.cont' applies to no pipeline: no centres "
-                                       "plugin of the pipelines (kmeans) declares 'cont' (did you "
-                                       "mean 'count'?)"));
-  CHECK(starts_with(error_of(folder, rest + "[grid]\nseed = [1, 2]\n"),
-                    at(folder, 6, 1) + "grid key 'seed' is not slot.parameter"));
+  CHECK(error_starts(folder, rest + "[grid]\n\"centres.cont\" = [1, 2]\n", 6, 1,
+                     "grid key 'centres.cont' applies to no pipeline: no centres plugin of the pipelines (kmeans) declares 'cont' (did you mean 'count'?)"));
+  CHECK(error_starts(folder, rest + "[grid]\nseed = [1, 2]\n", 6, 1, "grid key 'seed' is not slot.parameter"));
 }
 
 TEST_CASE("table: dimensions and compared pipelines must exist") {
@@ -189,8 +189,8 @@ TEST_CASE("table: dimensions and compared pipelines must exist") {
   CHECK(error_of(folder, rest + "[table]\ncompare = [\"A\", \"C\"]\n") ==
         at(folder, 10, 17) + "compare names pipeline 'C', which is not in this experiment; the "
                              "pipelines are A, B");
-  CHECK(starts_with(error_of(folder, rest + "[table]\nrows = \"datset\"\n"),
-                    at(folder, 10, 8) + "unknown dimension 'datset' in rows (did you mean 'dataset'?)"));
-  CHECK(starts_with(error_of(folder, rest + "[table]\nvalues = \"x\"\n"),
-                    at(folder, 10, 1) + "unknown key 'values' in [table] (did you mean 'value'?)"));
+  CHECK(error_starts(folder, rest + "[table]\nrows = \"datset\"\n", 10, 8,
+                     "unknown dimension 'datset' in rows (did you mean 'dataset'?)"));
+  CHECK(error_starts(folder, rest + "[table]\nvalues = \"x\"\n", 10, 1,
+                     "unknown key 'values' in [table] (did you mean 'value'?)"));
 }

@@ -20,6 +20,19 @@ std::vector<radial::PlannedRun> plan(const Folder& folder) {
   return radial::plan_runs(folder.read(), plugins());
 }
 
+// `file` written as `text` with `from` made `to` gives new keys to exactly the runs of
+// `pipeline` (the keys of `before` are those of the unchanged folder).
+void check_edit_rekeys(const Folder& folder, const std::vector<radial::PlannedRun>& before,
+                       const std::string& file, std::string text, const std::string& from,
+                       const std::string& to, const std::string& pipeline) {
+  text.replace(text.find(from), from.size(), to);
+  folder.write(file, text);
+  const auto after = plan(folder);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    CHECK((before[i].key != after[i].key) == (before[i].pipeline_name == pipeline));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("runs come in dataset, pipeline, grid point, seed order") {
@@ -89,25 +102,15 @@ TEST_CASE("a pipeline's comments do not change keys; its values do, for its runs
                               std::string(experiment_test::kLeastSquares) + "\n\n");
   CHECK(keys(plan(folder)) == keys(before));
 
-  std::string changed = experiment_test::kLeastSquares;
-  changed.replace(changed.find("count = 4"), 9, "count = 5");
-  folder.write("ls.toml", changed);
-  const auto after = plan(folder);
-  for (std::size_t i = 0; i < before.size(); ++i) {
-    CHECK((before[i].key != after[i].key) == (before[i].pipeline_name == "ls"));
-  }
+  check_edit_rekeys(folder, before, "ls.toml", experiment_test::kLeastSquares, "count = 4",
+                    "count = 5", "ls");
 }
 
 TEST_CASE("a value set by the experiment changes the keys like one in the file") {
   Folder folder;
   const auto before = plan(folder);
-  std::string text = experiment_test::kExperiment;
-  text.replace(text.find("\"centres.count\" = 3"), 19, "\"centres.count\" = 2");
-  folder.write("exp.toml", text);
-  const auto after = plan(folder);
-  for (std::size_t i = 0; i < before.size(); ++i) {
-    CHECK((before[i].key != after[i].key) == (before[i].pipeline_name == "wd"));
-  }
+  check_edit_rekeys(folder, before, "exp.toml", experiment_test::kExperiment,
+                    "\"centres.count\" = 3", "\"centres.count\" = 2", "wd");
 }
 
 TEST_CASE("grid keys name the prior tables, and the old table of both still takes its keys") {

@@ -5,20 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "experiment_internal.hpp"
+#include "radial/testing/labelled_rows.hpp"
+
+using radial::testing::labelled;
 
 namespace {
-
-radial::Dataset labelled(const std::vector<std::int64_t>& classes, std::size_t k) {
-  radial::Dataset d;
-  d.inputs = radial::Matrix::from_shape({classes.size(), 1});
-  d.classes = radial::Labels::from_shape({classes.size()});
-  for (std::size_t i = 0; i < classes.size(); ++i) {
-    d.inputs(i, 0) = double(i);
-    d.classes(i) = classes[i];
-  }
-  d.num_classes = k;
-  return d;
-}
 
 std::vector<std::size_t> per_class(const radial::Dataset& d, const std::vector<std::size_t>& rows) {
   std::vector<std::size_t> count(d.num_classes, 0);

@@ -293,6 +293,14 @@ std::string load_error(const fs::path& file) {
   return {};
 }
 
+// `bytes` written to `file` are refused with a message that names the file and says `what`.
+void check_refused(const fs::path& file, const std::string& bytes, const std::string& what) {
+  write_bytes(file, bytes);
+  const std::string message = load_error(file);
+  CHECK_THAT(message, Contains(file.string()));
+  CHECK_THAT(message, Contains(what));
+}
+
 }  // namespace
 
 TEST_CASE("FNV-1a reference implementation of this test matches the published vectors",
@@ -392,10 +400,7 @@ TEST_CASE("truncated model files are refused before the archive is read", "[mode
   for (std::size_t size : {std::size_t(3), std::size_t(13), std::size_t(20), header - 1, header,
                            header + 1, header + (bytes.size() - header) / 2, bytes.size() - 1}) {
     INFO("cut at " << size << " of " << bytes.size() << " bytes");
-    write_bytes(file, bytes.substr(0, size));
-    const std::string message = load_error(file);
-    CHECK_THAT(message, Contains(file.string()));
-    CHECK_THAT(message, Contains("truncated"));
+    check_refused(file, bytes.substr(0, size), "truncated");
   }
 }
 
@@ -409,10 +414,7 @@ TEST_CASE("a flipped byte anywhere in the payload is caught by the checksum", "[
     INFO("byte " << at << " of " << bytes.size());
     std::string damaged = bytes;
     damaged[at] = char(damaged[at] ^ 0x04);
-    write_bytes(file, damaged);
-    const std::string message = load_error(file);
-    CHECK_THAT(message, Contains(file.string()));
-    CHECK_THAT(message, Contains("corrupted"));
+    check_refused(file, damaged, "corrupted");
   }
 }
 

@@ -92,13 +92,19 @@ void check_close(double value, double expected, double tolerance = 1e-12) {
   CHECK(value == Approx(expected).epsilon(tolerance).margin(tolerance));
 }
 
+// The tiny model with `link` and its outputs on inputs_4x2().
+struct Predicted {
+  Predicted(Link link, std::size_t outputs)
+      : m(tiny_model(link, outputs)), y(Network(m, std::make_shared<UnitGaussian>()).predict(x)) {}
+  const Model m;
+  const Matrix x = inputs_4x2();
+  const Matrix y;
+};
+
 }  // namespace
 
 TEST_CASE("identity link: linear outputs equal W^T [phi(z), 1]", "[network]") {
-  const Model m = tiny_model(Link::Identity, 2);
-  const Network net(m, std::make_shared<UnitGaussian>());
-  const Matrix x = inputs_4x2();
-  const Matrix y = net.predict(x);
+  const auto& [m, x, y] = Predicted(Link::Identity, 2);
   REQUIRE(y.shape(0) == 4);
   REQUIRE(y.shape(1) == 2);
   for (std::size_t n = 0; n < 4; ++n) {
@@ -122,10 +128,7 @@ TEST_CASE("identity link: linear outputs equal W^T [phi(z), 1]", "[network]") {
 }
 
 TEST_CASE("logistic link gives [1 - y, y] with y = 1 / (1 + e^-a)", "[network]") {
-  const Model m = tiny_model(Link::Logistic, 1);
-  const Network net(m, std::make_shared<UnitGaussian>());
-  const Matrix x = inputs_4x2();
-  const Matrix y = net.predict(x);
+  const auto& [m, x, y] = Predicted(Link::Logistic, 1);
   REQUIRE(y.shape(1) == 2);
   for (std::size_t n = 0; n < 4; ++n) {
     const double a = direct_activations(m, x.data() + n * 2)[0];
@@ -136,10 +139,7 @@ TEST_CASE("logistic link gives [1 - y, y] with y = 1 / (1 + e^-a)", "[network]")
 }
 
 TEST_CASE("softmax link gives normalised exponentials", "[network]") {
-  const Model m = tiny_model(Link::Softmax, 3);
-  const Network net(m, std::make_shared<UnitGaussian>());
-  const Matrix x = inputs_4x2();
-  const Matrix y = net.predict(x);
+  const auto& [m, x, y] = Predicted(Link::Softmax, 3);
   REQUIRE(y.shape(1) == 3);
   for (std::size_t n = 0; n < 4; ++n) {
     const std::vector<double> a = direct_activations(m, x.data() + n * 2);
@@ -154,10 +154,7 @@ TEST_CASE("softmax link gives normalised exponentials", "[network]") {
 }
 
 TEST_CASE("Bayes link gives P(C_k) sum_j pi_jk p(x|j), normalised", "[network]") {
-  const Model m = tiny_model(Link::Bayes, 2);
-  const Network net(m, std::make_shared<UnitGaussian>());
-  const Matrix x = inputs_4x2();
-  const Matrix y = net.predict(x);
+  const auto& [m, x, y] = Predicted(Link::Bayes, 2);
   REQUIRE(y.shape(1) == 2);
   for (std::size_t n = 0; n < 4; ++n) {
     const std::vector<double> phi = direct_phi(m, x.data() + n * 2);

@@ -121,25 +121,32 @@ void check_same(const A& a, const A& b, const std::string& what) {
   CHECK(differ == 0);
 }
 
+// check(a's array, b's array, what + its name) for each array of numbers in two Centres.
+template <class Check>
+void for_each_centre_array(const Centres& a, const Centres& b, const std::string& what,
+                           Check check) {
+  check(a.means, b.means, what + " means");
+  check(a.variances, b.variances, what + " variances");
+  check(a.diagonal, b.diagonal, what + " diagonal");
+  check(a.covariances, b.covariances, what + " covariances");
+  check(a.mixing, b.mixing, what + " mixing");
+  check(a.class_priors, b.class_priors, what + " class priors");
+}
+
 void check_centres(const Centres& single, const Centres& sharded, const std::string& what) {
   CHECK(single.shape == sharded.shape);
-  check_close(single.means, sharded.means, what + " means");
-  check_close(single.variances, sharded.variances, what + " variances");
-  check_close(single.diagonal, sharded.diagonal, what + " diagonal");
-  check_close(single.covariances, sharded.covariances, what + " covariances");
-  check_close(single.mixing, sharded.mixing, what + " mixing");
-  check_close(single.class_priors, sharded.class_priors, what + " class priors");
+  for_each_centre_array(single, sharded, what,
+                        [](const auto& a, const auto& b, const std::string& name) {
+                          check_close(a, b, name);
+                        });
   REQUIRE(single.owner.size() == sharded.owner.size());
   for (std::size_t j = 0; j < single.owner.size(); ++j) CHECK(single.owner(j) == sharded.owner(j));
 }
 
 void check_same_centres(const Centres& a, const Centres& b, const std::string& what) {
-  check_same(a.means, b.means, what + " means");
-  check_same(a.variances, b.variances, what + " variances");
-  check_same(a.diagonal, b.diagonal, what + " diagonal");
-  check_same(a.covariances, b.covariances, what + " covariances");
-  check_same(a.mixing, b.mixing, what + " mixing");
-  check_same(a.class_priors, b.class_priors, what + " class priors");
+  for_each_centre_array(a, b, what, [](const auto& x, const auto& y, const std::string& name) {
+    check_same(x, y, name);
+  });
 }
 
 // Reports agree: counts and decisions exactly, numbers to 1e-10 (seconds and flops aside),

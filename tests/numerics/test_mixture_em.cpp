@@ -72,6 +72,18 @@ double log_prior_sum(const Centres& c, const Data& data) {
   return p;
 }
 
+// `iterations` EM steps (tolerance 0: every one runs) of m components of `shape` from a k-means
+// start seeded with `seed`.
+radial::EmResult em_from_kmeans(const Matrix& x, std::size_t m, Shape shape, std::size_t iterations,
+                                std::uint64_t seed) {
+  radial::EmOptions options;
+  options.shape = shape;
+  options.iterations = iterations;
+  options.tolerance = 0;
+  std::mt19937_64 rng(seed);
+  return radial::em_mixture_kmeans(x, m, options, rng);
+}
+
 }  // namespace
 
 TEST_CASE("EM equals scikit-learn's GaussianMixture from the same start", "[mixture-em][sklearn]") {
@@ -127,12 +139,7 @@ TEST_CASE("EM log-likelihood never decreases", "[mixture-em]") {
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < d; ++k) x(i, k) = 2.0 * double(i % 3) * (k == i % 3) + z(rng) * (0.5 + 0.3 * k);
   for (const Shape shape : {Shape::Spherical, Shape::Diagonal, Shape::Full}) {
-    radial::EmOptions options;
-    options.shape = shape;
-    options.iterations = 60;
-    options.tolerance = 0;
-    std::mt19937_64 init_rng(11);
-    const radial::EmResult fit = radial::em_mixture_kmeans(x, 5, options, init_rng);
+    const radial::EmResult fit = em_from_kmeans(x, 5, shape, 60, 11);
     REQUIRE(fit.log_likelihood.size() == 61);
     CHECK(fit.floored == 0);
     CHECK(fit.empty_repairs == 0);
@@ -145,12 +152,7 @@ TEST_CASE("EM log-likelihood never decreases", "[mixture-em]") {
 TEST_CASE("K-d tree E-step at the exact threshold equals brute force", "[mixture-em][kdtree]") {
   const Matrix x = iris_standardised();
   for (const Shape shape : {Shape::Spherical, Shape::Diagonal, Shape::Full}) {
-    radial::EmOptions options;
-    options.shape = shape;
-    options.iterations = 5;
-    options.tolerance = 0;
-    std::mt19937_64 rng(3);
-    const radial::EmResult fit = radial::em_mixture_kmeans(x, 6, options, rng);
+    const radial::EmResult fit = em_from_kmeans(x, 6, shape, 5, 3);
     const radial::Vector lw = xt::log(fit.weights);
 
     radial::GaussianBoxTreeOptions tree_options;

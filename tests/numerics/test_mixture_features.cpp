@@ -170,6 +170,23 @@ Centres one_em_step(const Matrix& x, const Centres& c, const Vector& log_w, doub
   return next;
 }
 
+// One EM step from c checked against point-by-point sums: the log-likelihood against want_ll,
+// every component j's mean in dimension a against mu[j d + a], and its spread by check_spread.
+template <class CheckSpread>
+void check_em_step(const Matrix& x, const Centres& c, const Vector& log_w, const Approx& want_ll,
+                   const std::vector<double>& mu, CheckSpread check_spread) {
+  double ll = 0;
+  const Centres next = one_em_step(x, c, log_w, ll);
+  REQUIRE(ll == want_ll);
+  const std::size_t m = c.means.shape(0), d = c.means.shape(1);
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a) {
+      INFO("component " << j << " dimension " << a);
+      REQUIRE(next.means(j, a) == Approx(mu[j * d + a]).epsilon(1e-10).margin(1e-12));
+      check_spread(next, j, a);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("full-covariance E-step and M-step match a point-by-point 3-D mixture",
@@ -276,15 +293,10 @@ TEST_CASE("diagonal E-step and M-step match a point-by-point mixture", "[mixture
         const double t = x(i, a) - mu[j * d + a];
         var[j * d + a] += r[i][j] * t * t / c1[j];
       }
-  double ll = 0;
-  const Centres next = one_em_step(x, c, log_w, ll);
-  REQUIRE(ll == Approx(want_ll).epsilon(1e-12));
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t a = 0; a < d; ++a) {
-      INFO("component " << j << " dimension " << a);
-      REQUIRE(next.means(j, a) == Approx(mu[j * d + a]).epsilon(1e-10).margin(1e-12));
-      REQUIRE(next.diagonal(j, a) == Approx(var[j * d + a]).epsilon(1e-9));
-    }
+  check_em_step(x, c, log_w, Approx(want_ll).epsilon(1e-12), mu,
+                [&](const Centres& next, std::size_t j, std::size_t a) {
+                  REQUIRE(next.diagonal(j, a) == Approx(var[j * d + a]).epsilon(1e-9));
+                });
 }
 
 TEST_CASE("the discriminative E-step's counts equal two ordinary E-steps", "[mixture-features]") {
@@ -365,15 +377,10 @@ TEST_CASE("full E-step and M-step on the whitened fallback match point-by-point 
     for (std::size_t j = 0; j < m; ++j) r[i][j] /= total;
   }
   const auto [c1, mu, cov] = full_moments(x, r, m);
-  double ll = 0;
-  const Centres next = one_em_step(x, c, log_w, ll);
-  REQUIRE(ll == Approx(want_ll).epsilon(1e-10));
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t a = 0; a < d; ++a) {
-      INFO("component " << j << " dimension " << a);
-      REQUIRE(next.means(j, a) == Approx(mu[j * d + a]).epsilon(1e-10).margin(1e-12));
-      for (std::size_t b = 0; b < d; ++b)
-        REQUIRE(next.covariances(j, a, b) ==
-                Approx(cov[(j * d + a) * d + b]).epsilon(1e-8).margin(1e-14));
-    }
+  check_em_step(x, c, log_w, Approx(want_ll).epsilon(1e-10), mu,
+                [&, &cov = cov](const Centres& next, std::size_t j, std::size_t a) {
+                  for (std::size_t b = 0; b < d; ++b)
+                    REQUIRE(next.covariances(j, a, b) ==
+                            Approx(cov[(j * d + a) * d + b]).epsilon(1e-8).margin(1e-14));
+                });
 }

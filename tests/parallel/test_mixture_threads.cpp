@@ -17,6 +17,22 @@ bool same_bits(const double* a, const double* b, std::size_t n) {
   return std::memcmp(a, b, n * sizeof(double)) == 0;
 }
 
+// e_step again with opt.threads = 2, 3 and 4: the log-likelihood has the bits of `first` (the
+// run on one thread), and check(counts, summary) compares the rest.
+template <class Weights, class Groups, class Check>
+void check_on_more_threads(const radial::Matrix& x, const radial::Centres& c, const Weights& log_w,
+                           const Groups& groups, radial::EStepOptions& opt,
+                           const radial::EStepSummary& first, Check check) {
+  for (int threads : {2, 3, 4}) {
+    INFO("threads = " << threads);
+    opt.threads = threads;
+    radial::MixtureCounts other;
+    const radial::EStepSummary s = radial::e_step(x, c, log_w, groups, opt, other);
+    CHECK(std::memcmp(&s.log_likelihood, &first.log_likelihood, sizeof(double)) == 0);
+    check(other, s);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the E-step gives bit-identical counts for any thread count", "[parallel]") {
@@ -77,12 +93,7 @@ TEST_CASE("the E-step gives bit-identical counts for any thread count", "[parall
       for (std::size_t j = 0; j < m; ++j) CHECK(one.c1(j) == Approx(c1[j]).epsilon(1e-9));
     }
 
-    for (int threads : {2, 3, 4}) {
-      INFO("threads = " << threads);
-      opt.threads = threads;
-      radial::MixtureCounts other;
-      const auto s = radial::e_step(x, c, logw, nullptr, opt, other);
-      CHECK(std::memcmp(&s.log_likelihood, &s1.log_likelihood, sizeof(double)) == 0);
+    check_on_more_threads(x, c, logw, nullptr, opt, s1, [&](const auto& other, const auto& s) {
       CHECK(same_bits(one.c1.data(), other.c1.data(), m));
       CHECK(same_bits(one.cx.data(), other.cx.data(), m * d));
       if (shape == radial::Shape::Diagonal)
@@ -90,7 +101,7 @@ TEST_CASE("the E-step gives bit-identical counts for any thread count", "[parall
       else
         CHECK(same_bits(one.scatter.data(), other.scatter.data(), m * d * d));
       CHECK(same_bits(s1.row_log_likelihood.data(), s.row_log_likelihood.data(), n));
-    }
+    });
   }
 }
 
@@ -187,14 +198,9 @@ TEST_CASE("the class-weighted E-step (PRBF) gives bit-identical counts for any t
   opt.block_rows = 128;
   radial::MixtureCounts one;
   const auto s1 = radial::e_step(x, c, log_pi, y, opt, one);
-  for (int threads : {2, 3, 4}) {
-    INFO("threads = " << threads);
-    opt.threads = threads;
-    radial::MixtureCounts other;
-    const auto s = radial::e_step(x, c, log_pi, y, opt, other);
-    CHECK(std::memcmp(&s.log_likelihood, &s1.log_likelihood, sizeof(double)) == 0);
+  check_on_more_threads(x, c, log_pi, y, opt, s1, [&](const auto& other, const auto&) {
     CHECK(same_bits(one.class_c1.data(), other.class_c1.data(), m * k));
     CHECK(same_bits(one.class_cx.data(), other.class_cx.data(), m * k * d));
     CHECK(same_bits(one.scatter_diagonal.data(), other.scatter_diagonal.data(), m * d));
-  }
+  });
 }

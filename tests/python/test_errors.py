@@ -31,24 +31,29 @@ def cli_error(done):
     return done.stderr[len(prefix):].strip()
 
 
-def test_unknown_plugin_has_the_cli_message(cli, tmp_path):
-    file = tmp_path / "p.toml"
-    file.write_text(with_data(tmp_path, GOOD.replace('"gaussian"', '"gausian"')))
-    with pytest.raises(radial.PipelineError) as caught:
+def pipeline_error(cli, file, text, error_type):
+    """The error of radial.Pipeline on `text` written to `file`, checked to be the CLI's."""
+    file.write_text(text)
+    with pytest.raises(error_type) as caught:
         radial.Pipeline(file)
     assert str(caught.value) == cli_error(cli("validate", file, check=False))
-    assert str(caught.value).startswith(f"{file}:4:10: unknown basis plugin 'gausian' "
-                                        "(did you mean 'gaussian'?)")
-    assert isinstance(caught.value, ValueError)
+    return caught.value
+
+
+def test_unknown_plugin_has_the_cli_message(cli, tmp_path):
+    file = tmp_path / "p.toml"
+    error = pipeline_error(cli, file, with_data(tmp_path, GOOD.replace('"gaussian"', '"gausian"')),
+                           radial.PipelineError)
+    assert str(error).startswith(f"{file}:4:10: unknown basis plugin 'gausian' "
+                                 "(did you mean 'gaussian'?)")
+    assert isinstance(error, ValueError)
 
 
 def test_bad_parameter_has_the_cli_message(cli, tmp_path):
     file = tmp_path / "p.toml"
-    file.write_text(with_data(tmp_path, GOOD.replace("count = 4", "count = 0")))
-    with pytest.raises(radial.InputError) as caught:
-        radial.Pipeline(file)
-    assert str(caught.value) == cli_error(cli("validate", file, check=False))
-    assert "Violated constraint: count >= 1" in str(caught.value)
+    error = pipeline_error(cli, file, with_data(tmp_path, GOOD.replace("count = 4", "count = 0")),
+                           radial.InputError)
+    assert "Violated constraint: count >= 1" in str(error)
     # The same through an override, as --set.
     file.write_text(with_data(tmp_path, GOOD))
     pipeline = radial.Pipeline(file)

@@ -28,12 +28,8 @@ const radial::Registry& plugins() { return radial::testing::shipped_registry(); 
 // Relative data paths resolve against docs/examples.
 std::filesystem::path file() { return radial::testing::source_dir() / "docs/examples/search-test.toml"; }
 
-// Nabney's synthetic two-class problem, standardised, k-means + thin-plate + least squares.
-const std::string base = R"(seed = 7
-[data]
-train = "data/synth3_train.csv"
-target = "label"
-[basis]
+// k-means + thin-plate + least squares.
+const std::string thin_plate_ls = R"([basis]
 plugin = "thin-plate"
 [centres]
 plugin = "kmeans"
@@ -41,6 +37,13 @@ count = 4
 [output]
 plugin = "least-squares"
 )";
+
+// Nabney's synthetic two-class problem, standardised, and thin_plate_ls.
+const std::string base = R"(seed = 7
+[data]
+train = "data/synth3_train.csv"
+target = "label"
+)" + thin_plate_ls;
 
 Pipeline parse(const std::string& text, const std::vector<std::string>& overrides = {}) {
   return radial::parse_pipeline(text, file(), plugins(), overrides);
@@ -312,34 +315,32 @@ TEST_CASE("the grid: file order, dotted keys, plugins swept, candidate pipelines
 
 TEST_CASE("a bad [search] is reported where it is written") {
   // Line 12 is [search]; the values' columns are counted by hand.
-  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2, 0]\n"),
-             Catch::Contains("search-test.toml:13:23: centres plugin 'kmeans'") &&
-                 Catch::Contains("count"));
-  CHECK_THAT(message_of(base + "[search]\nfold = 5\n\"centres.count\" = [2]\n"),
-             Catch::Contains("search-test.toml:13:1: unknown key 'fold' in [search] (did you mean 'folds'?)"));
-  CHECK_THAT(message_of(base + "[search]\n\"nocentres.count\" = [2]\n"),
-             Catch::Contains("search-test.toml:13:1: [search] key \"nocentres.count\": 'nocentres' is not a slot (did you mean 'centres'?)"));
-  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = []\n"),
-             Catch::Contains("search-test.toml:13:19: [search] \"centres.count\" is empty"));
-  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = 3\n"),
-             Catch::Contains("search-test.toml:13:19: [search] \"centres.count\" must be an array"));
-  CHECK_THAT(message_of(base + "[search]\nfolds = 1\n\"centres.count\" = [2]\n"),
-             Catch::Contains("search-test.toml:13:9: folds = 1. Violated constraint: folds is an integer >= 2"));
-  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2]\n", {"search.folds=1"}),
-             Catch::Contains("--set search.folds=1: folds = 1"));
-  CHECK_THAT(message_of(base + "[search]\nmetric = \"error\"\n\"centres.count\" = [2]\n"),
-             Catch::Contains("search-test.toml:13:10: metric = \"error\"") &&
-                 Catch::Contains("(did you mean 'error_rate'?)"));
-  CHECK_THAT(message_of(base + "[search]\n\"centres.cout\" = [2]\n"),
-             Catch::Contains("search-test.toml:13:1: [search] sweeps \"centres.cout\", but centres plugin 'kmeans' has no parameter 'cout' (did you mean 'count'?)"));
-  CHECK_THAT(message_of(base + "[search]\n\"kernel-prior.alpha\" = [0.1]\n"),
-             Catch::Contains("search-test.toml:13:1: [search] sweeps \"kernel-prior.alpha\" but the pipeline has no [kernel-prior]"));
-  CHECK_THAT(message_of(base + "[search]\nfolds = 3\n"),
-             Catch::Contains("search-test.toml:12:1: [search] sweeps nothing"));
-  CHECK_THAT(message_of(base + "[search]\n\"centres.count\" = [2, [3]]\n"),
-             Catch::Contains("search-test.toml:13:23: [search] \"centres.count\": a value to try must be"));
-  CHECK_THAT(message_of(base + "[search]\n\"output.plugin\" = [\"irls\", \"kmeans\"]\n"),
-             Catch::Contains("search-test.toml:13:28: unknown output plugin 'kmeans'"));
+  struct Case {
+    std::string search;                  // the [search] table after `base`
+    std::vector<std::string> overrides;  // as --set
+    std::string message, also;           // what the message contains (also: when not empty)
+  };
+  const std::vector<Case> cases = {
+      {"[search]\n\"centres.count\" = [2, 0]\n", {}, "search-test.toml:13:23: centres plugin 'kmeans'", "count"},
+      {"[search]\nfold = 5\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:1: unknown key 'fold' in [search] (did you mean 'folds'?)"},
+      {"[search]\n\"nocentres.count\" = [2]\n", {}, "search-test.toml:13:1: [search] key \"nocentres.count\": 'nocentres' is not a slot (did you mean 'centres'?)"},
+      {"[search]\n\"centres.count\" = []\n", {}, "search-test.toml:13:19: [search] \"centres.count\" is empty"},
+      {"[search]\n\"centres.count\" = 3\n", {}, "search-test.toml:13:19: [search] \"centres.count\" must be an array"},
+      {"[search]\nfolds = 1\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:9: folds = 1. Violated constraint: folds is an integer >= 2"},
+      {"[search]\n\"centres.count\" = [2]\n", {"search.folds=1"}, "--set search.folds=1: folds = 1"},
+      {"[search]\nmetric = \"error\"\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:10: metric = \"error\"", "(did you mean 'error_rate'?)"},
+      {"[search]\n\"centres.cout\" = [2]\n", {}, "search-test.toml:13:1: [search] sweeps \"centres.cout\", but centres plugin 'kmeans' has no parameter 'cout' (did you mean 'count'?)"},
+      {"[search]\n\"kernel-prior.alpha\" = [0.1]\n", {}, "search-test.toml:13:1: [search] sweeps \"kernel-prior.alpha\" but the pipeline has no [kernel-prior]"},
+      {"[search]\nfolds = 3\n", {}, "search-test.toml:12:1: [search] sweeps nothing"},
+      {"[search]\n\"centres.count\" = [2, [3]]\n", {}, "search-test.toml:13:23: [search] \"centres.count\": a value to try must be"},
+      {"[search]\n\"output.plugin\" = [\"irls\", \"kmeans\"]\n", {}, "search-test.toml:13:28: unknown output plugin 'kmeans'"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.search);
+    const std::string message = message_of(base + c.search, c.overrides);
+    CHECK_THAT(message, Catch::Contains(c.message));
+    if (!c.also.empty()) CHECK_THAT(message, Catch::Contains(c.also));
+  }
   // A whole component is validated per candidate: least-squares takes no link.
   std::string logistic = base;
   logistic.replace(logistic.find("\"least-squares\""), 15, "\"irls\"\nlink = \"logistic\"");
@@ -351,20 +352,8 @@ TEST_CASE("a bad [search] is reported where it is written") {
 }
 
 TEST_CASE("the metric must fit the data and the outputs") {
-  const std::string regression = R"(seed = 1
-[data]
-train = "data/sine.train.csv"
-[basis]
-plugin = "thin-plate"
-[centres]
-plugin = "kmeans"
-count = 4
-[output]
-plugin = "least-squares"
-[search]
-folds = 3
-"centres.count" = [2, 4]
-)";
+  const std::string regression = "seed = 1\n[data]\ntrain = \"data/sine.train.csv\"\n" +
+                                 thin_plate_ls + "[search]\nfolds = 3\n\"centres.count\" = [2, 4]\n";
   radial::DataOptions options;
   const auto sine = radial::read_dataset(radial::testing::source_dir() / "docs/examples/data/sine.train.csv", options);
   const auto ok = radial::train(parse(regression), plugins(), sine, std::nullopt, {});

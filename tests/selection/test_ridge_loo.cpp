@@ -62,6 +62,14 @@ Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip
   return w;
 }
 
+// The reference's design matrix and its rows, for the tests that refit by hand.
+struct Materialised {
+  const Reference ref;
+  const UnitGaussian basis;
+  const DesignMatrix design{ref.x, ref.centres, basis};
+  const Matrix phi = design.materialise();
+};
+
 }  // namespace
 
 TEST_CASE("ridge LOO and GCV equal NumPy's explicit refits", "[ridge-loo]") {
@@ -79,12 +87,9 @@ TEST_CASE("ridge LOO and GCV equal NumPy's explicit refits", "[ridge-loo]") {
   }
 }
 
-TEST_CASE("ridge LOO equals a direct leave-one-out refit, block size and threads aside",
-          "[ridge-loo]") {
-  const Reference ref;
-  const UnitGaussian basis;
-  const DesignMatrix whole(ref.x, ref.centres, basis);
-  const Matrix phi = whole.materialise();
+TEST_CASE_METHOD(Materialised,
+                 "ridge LOO equals a direct leave-one-out refit, block size and threads aside",
+                 "[ridge-loo]") {
   const std::size_t n = phi.shape(0), k = ref.targets.shape(1);
   const double lambda = 0.05;
   double direct = 0;
@@ -97,7 +102,7 @@ TEST_CASE("ridge LOO equals a direct leave-one-out refit, block size and threads
     }
   }
   direct /= double(n);
-  const RidgePath one = ridge_loo_path(whole, ref.targets, {lambda}, false);
+  const RidgePath one = ridge_loo_path(design, ref.targets, {lambda}, false);
   REQUIRE(one.loo[0] == Approx(direct).epsilon(1e-9));
 
   DesignMatrix blocked(ref.x, ref.centres, basis, false, 0, 3);  // no cache, 3-row blocks
@@ -124,12 +129,9 @@ TEST_CASE("a relative grid scales with the centred Gram's mean eigenvalue", "[ri
   for (double v : path.loo) REQUIRE(std::isfinite(v));
 }
 
-TEST_CASE("ridge LOO error rate counts the rows a refit without them misclassifies",
-          "[ridge-loo]") {
-  const Reference ref;
-  const UnitGaussian basis;
-  const DesignMatrix design(ref.x, ref.centres, basis);
-  const Matrix phi = design.materialise();
+TEST_CASE_METHOD(Materialised,
+                 "ridge LOO error rate counts the rows a refit without them misclassifies",
+                 "[ridge-loo]") {
   const std::size_t n = phi.shape(0);
   // Three classes from the inputs, 1-of-K.
   Matrix t = xt::zeros<double>({n, std::size_t(3)});

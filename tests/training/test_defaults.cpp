@@ -25,19 +25,22 @@ radial::Pipeline parse(const std::string& text, const std::vector<std::string>& 
                                 plugins(), overrides);
 }
 
-const std::string sine = R"(seed = 4
-[data]
-train = "data/sine.train.csv"
-test = "data/sine.test.csv"
-target = "y"
-task = "regression"
-[basis]
+// Only the plugins, every number left to the defaults.
+const std::string gaussian_kmeans_ls = R"([basis]
 plugin = "gaussian"
 [centres]
 plugin = "kmeans"
 [output]
 plugin = "least-squares"
 )";
+
+const std::string sine = R"(seed = 4
+[data]
+train = "data/sine.train.csv"
+test = "data/sine.test.csv"
+target = "y"
+task = "regression"
+)" + gaussian_kmeans_ls;
 
 double chosen(const radial::SelectionReport& s, const std::string& key) {
   for (const auto& [k, v] : s.chosen)
@@ -136,16 +139,7 @@ TEST_CASE("Regression's width climb chooses what the whole width grid chooses") 
 TEST_CASE("Selection gives the same model on 1, 2 and 3 threads (widths evaluated at once)") {
   // Classification evaluates every width; with threads to spare several run at once, each on
   // one thread. The model and every curve are the same bits as one width at a time.
-  const std::string wine = R"(seed = 2
-[data]
-train = "data/wine.csv"
-[basis]
-plugin = "gaussian"
-[centres]
-plugin = "kmeans"
-[output]
-plugin = "least-squares"
-)";
+  const std::string wine = "seed = 2\n[data]\ntrain = \"data/wine.csv\"\n" + gaussian_kmeans_ls;
   std::vector<radial::TrainingResult> runs;
   for (const int threads : {1, 2, 3})
     runs.push_back(radial::train(parse("threads = " + std::to_string(threads) + "\n" + wine),

@@ -4,23 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "radial/testing/labelled_rows.hpp"
 #include "radial/training/trainer.hpp"
 
-namespace {
-
-radial::Dataset labelled(const std::vector<std::int64_t>& classes, std::size_t k) {
-  radial::Dataset d;
-  d.inputs = radial::Matrix::from_shape({classes.size(), 1});
-  d.classes = radial::Labels::from_shape({classes.size()});
-  for (std::size_t i = 0; i < classes.size(); ++i) {
-    d.inputs(i, 0) = double(i);
-    d.classes(i) = classes[i];
-  }
-  d.num_classes = k;
-  return d;
-}
-
-}  // namespace
+using radial::testing::labelled;
 
 TEST_CASE("stratified folds give every fold its share of every class") {
   std::vector<std::int64_t> classes;

@@ -40,9 +40,35 @@ _LEGACY = "regularizer"
 
 
 class _RBFBase(BaseEstimator):
-    """What both estimators share: the pipeline dict, seeds, set_params of slot parameters."""
+    """What both estimators share: the parameters, the pipeline dict, seeds, set_params of slot
+    parameters."""
 
     _task = None
+
+    def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
+                 centres_params=None, output="least-squares", output_params=None,
+                 weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
+                 kernel_prior_params=None, standardize=True, random_state=None, threads=0,
+                 regularizer=None, regularizer_params=None, refine=None, refine_params=None,
+                 missing="error"):
+        self.basis = basis
+        self.basis_params = basis_params
+        self.centres = centres
+        self.centres_params = centres_params
+        self.output = output
+        self.output_params = output_params
+        self.weight_penalty = weight_penalty
+        self.weight_penalty_params = weight_penalty_params
+        self.kernel_prior = kernel_prior
+        self.kernel_prior_params = kernel_prior_params
+        self.standardize = standardize
+        self.random_state = random_state
+        self.threads = threads
+        self.regularizer = regularizer  # deprecated
+        self.regularizer_params = regularizer_params
+        self.refine = refine
+        self.refine_params = refine_params
+        self.missing = missing
 
     def _pipeline(self, seed):
         spec = {"name": type(self).__name__, "seed": int(seed), "threads": int(self.threads),
@@ -148,31 +174,6 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
 
     _task = "classification"
 
-    def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
-                 centres_params=None, output="least-squares", output_params=None,
-                 weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
-                 kernel_prior_params=None, standardize=True, random_state=None, threads=0,
-                 regularizer=None, regularizer_params=None, refine=None, refine_params=None,
-                 missing="error"):
-        self.basis = basis
-        self.basis_params = basis_params
-        self.centres = centres
-        self.centres_params = centres_params
-        self.output = output
-        self.output_params = output_params
-        self.weight_penalty = weight_penalty
-        self.weight_penalty_params = weight_penalty_params
-        self.kernel_prior = kernel_prior
-        self.kernel_prior_params = kernel_prior_params
-        self.standardize = standardize
-        self.random_state = random_state
-        self.threads = threads
-        self.regularizer = regularizer  # deprecated
-        self.regularizer_params = regularizer_params
-        self.refine = refine
-        self.refine_params = refine_params
-        self.missing = missing
-
     def fit(self, X, y):
         X, y = self._validate_data(X, y, dtype=np.float64, force_all_finite=self._finite())
         check_classification_targets(y)
@@ -214,32 +215,6 @@ class RBFRegressor(RegressorMixin, _RBFBase):
     the output layer by default linear least squares."""
 
     _task = "regression"
-
-
-    def __init__(self, basis="gaussian", basis_params=None, centres="kmeans",
-                 centres_params=None, output="least-squares", output_params=None,
-                 weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
-                 kernel_prior_params=None, standardize=True, random_state=None, threads=0,
-                 regularizer=None, regularizer_params=None, refine=None, refine_params=None,
-                 missing="error"):
-        self.basis = basis
-        self.basis_params = basis_params
-        self.centres = centres
-        self.centres_params = centres_params
-        self.output = output
-        self.output_params = output_params
-        self.weight_penalty = weight_penalty
-        self.weight_penalty_params = weight_penalty_params
-        self.kernel_prior = kernel_prior
-        self.kernel_prior_params = kernel_prior_params
-        self.standardize = standardize
-        self.random_state = random_state
-        self.threads = threads
-        self.regularizer = regularizer  # deprecated
-        self.regularizer_params = regularizer_params
-        self.refine = refine
-        self.refine_params = refine_params
-        self.missing = missing
 
     def fit(self, X, y):
         X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True,

@@ -42,23 +42,20 @@ CLASSIFICATION = ["digits", "breast_cancer", "ionosphere", "waveform", "wine", "
                   "pb_vowels"]
 QUICK = ["wine", "iris", "ionosphere"]
 
+def gmm_bayes(count, covariance, floor=None):
+    """Class densities by a per-class mixture of `count` components, read by the Bayes output."""
+    centres = {"plugin": "gmm", "mode": "per-class", "count": count, "covariance": covariance}
+    if floor is not None:
+        centres["covariance_floor"] = floor
+    return {"basis": {"plugin": "gaussian", "density": True}, "centres": centres,
+            "output": {"plugin": "bayes"}}
+
+
 PIPELINES = {
-    "gmm-bayes": {"basis": {"plugin": "gaussian", "density": True},
-                  "centres": {"plugin": "gmm", "mode": "per-class", "count": 2,
-                              "covariance": "diagonal"},
-                  "output": {"plugin": "bayes"}},
-    "gmm-bayes-floor": {"basis": {"plugin": "gaussian", "density": True},
-                        "centres": {"plugin": "gmm", "mode": "per-class", "count": 2,
-                                    "covariance": "diagonal", "covariance_floor": 0.05},
-                        "output": {"plugin": "bayes"}},
-    "gmm-full": {"basis": {"plugin": "gaussian", "density": True},
-                 "centres": {"plugin": "gmm", "mode": "per-class", "count": 1,
-                             "covariance": "full"},
-                 "output": {"plugin": "bayes"}},
-    "gmm-full-floor": {"basis": {"plugin": "gaussian", "density": True},
-                       "centres": {"plugin": "gmm", "mode": "per-class", "count": 1,
-                                   "covariance": "full", "covariance_floor": 0.05},
-                       "output": {"plugin": "bayes"}},
+    "gmm-bayes": gmm_bayes(2, "diagonal"),
+    "gmm-bayes-floor": gmm_bayes(2, "diagonal", floor=0.05),
+    "gmm-full": gmm_bayes(1, "full"),
+    "gmm-full-floor": gmm_bayes(1, "full", floor=0.05),
     "kmeans-ls": {"basis": {"plugin": "gaussian"}, "centres": {"plugin": "kmeans"},
                   "output": {"plugin": "least-squares"}},
 }

@@ -42,12 +42,7 @@ std::vector<std::string> dimensions(const std::string& text) {
 
 // The data beside the model, its columns matched to the model's features by name.
 Dataset read_model_data(const Model& model, const std::string& file) {
-  DataOptions options;
-  options.target = model.target_name;
-  options.task = model.task;
-  if (model.task == Task::Classification)
-    use_classes_of(options, model.class_values, model.class_names);
-  options.features = model.feature_names.size();
+  DataOptions options = model_data_options(model);
   if (!model.input_coding.empty()) options.coding = model.input_coding;
   Dataset data = read_dataset(file, options);
   if (data.feature_names != model.feature_names) {

@@ -54,13 +54,7 @@ void TrainPlots::render(const Registry& registry, const Pipeline& pipeline,
   const Model& model = result.model;
   const std::size_t d = model.feature_names.size();
   if ((model.task == Task::Classification && d == 2) || (model.task == Task::Regression && d == 1)) {
-    DataOptions options;
-    options.target = model.target_name;
-    options.task = model.task;
-    if (model.task == Task::Classification)
-      use_classes_of(options, model.class_values, model.class_names);
-    options.features = model.feature_names.size();
-    const Dataset data = read_dataset(pipeline.data.train, options);
+    const Dataset data = read_dataset(pipeline.data.train, model_data_options(model));
     const PlotBody body = decision_regions_plot(model, restore_basis(registry, model, "the trained model"),
                                                 "the trained model", data, false);
     const bool regions = model.task == Task::Classification;

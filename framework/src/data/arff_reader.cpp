@@ -168,24 +168,6 @@ NominalColumns nominal_columns(const CsvScanner& scanner, const ArffHeader& head
   return NominalColumns(std::move(inputs), forced, coding, 0, options.allow_missing);
 }
 
-// The raw inputs of `rows` coded 1-of-C into `data` (inputs, feature names, coding).
-// Sharded (`over_ranks`, collective): the categories are the union over ranks
-// (NominalColumns::finish_over_ranks; the nominal attributes are the header's on every rank).
-void code_inputs(Dataset& data, ArffRows& rows, const DataOptions& options,
-                 const std::string& source, bool over_ranks = false) {
-  Matrix raw = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
-  InputCoding coding =
-      over_ranks ? rows.nominal.finish_over_ranks(raw, source) : rows.nominal.finish(raw, source);
-  if (coding.empty()) {
-    data.inputs = std::move(raw);
-    return;
-  }
-  coding.unseen_as_zero = options.coding ? options.coding->unseen_as_zero : options.unseen_as_zero;
-  data.inputs = encode_inputs(raw, coding);
-  data.feature_names = coding.coded_names();
-  data.coding = std::move(coding);
-}
-
 Dataset named_dataset(const std::filesystem::path& file, const ArffHeader& header,
                       std::size_t target) {
   Dataset data;
@@ -273,7 +255,7 @@ Dataset read_arff(const std::filesystem::path& file, const DataOptions& options)
   ArffRows rows(nominal_columns(scanner, header, target, options));
   read_rows(scanner, header, target, options, rows);
   require_rows(scanner, header, rows.rows);
-  code_inputs(data, rows, options, scanner.name());
+  code_inputs(data, rows.nominal, rows.inputs, rows.rows, options, scanner.name());
   code_labels(data, rows.targets.into_vector(), rows.labels, options, label_where(scanner, rows));
   return data;
 }
@@ -303,7 +285,7 @@ Dataset read_arff_shard(const std::filesystem::path& file, const DataOptions& op
   ArffRows& rows = *rows_of;
   Vector targets;
   agreed([&] { read_rows(*s.scanner, s.header, target, options, rows); });
-  code_inputs(data, rows, options, s.scanner->name(), true);
+  code_inputs(data, rows.nominal, rows.inputs, rows.rows, options, s.scanner->name(), true);
   targets = rows.targets.into_vector();
   require_rows(*s.scanner, s.header, std::size_t(count_over_ranks(rows.rows)));
   code_labels_shard(data, std::move(targets), rows.labels, options, label_where(*s.scanner, rows));

@@ -125,17 +125,6 @@ std::string cell_text(const data::CsvCell& cell) {
   return out;
 }
 
-// A cell that from_chars reads whole (numbers, and the NaN and infinities parse_number refuses).
-bool reads_as_number(std::string_view text) {
-  if (text.empty()) return true;  // parse_number names the empty cell
-  const char* first = text.data();
-  const char* last = first + text.size();
-  if (*first == '+' && text.size() > 1 && first[1] != '-') ++first;
-  double value = 0.0;
-  const auto [end, error] = std::from_chars(first, last, value);
-  return end == last && error != std::errc::invalid_argument;
-}
-
 // Pushes the target cell of the current row: a number, or (text labels) the id of its text.
 // The first cell that is not a number turns the column to text, unless the task is regression.
 void push_target(const data::CsvScanner& scanner, const data::CsvCell& cell,
@@ -146,7 +135,7 @@ void push_target(const data::CsvScanner& scanner, const data::CsvCell& cell,
                     data::escaped(cell.text) + "\" in column '" + data::escaped(name) +
                     "'; every row needs its target: remove the row");
   }
-  if (!out.labels.active() && (numbers_only || reads_as_number(cell.text))) {
+  if (!out.labels.active() && (numbers_only || data::reads_as_number(cell.text))) {
     out.targets.push(data::parse_number(scanner, cell, name));
     return;
   }
@@ -286,24 +275,6 @@ data::NominalColumns nominal_columns(const data::CsvScanner& scanner,
   return data::NominalColumns(std::move(inputs), forced, coding, 2, options.allow_missing);
 }
 
-// The raw inputs of `rows` coded 1-of-C into `data` (inputs, feature names, coding).
-// Sharded (`over_ranks`, collective): the categories are the union over ranks
-// (NominalColumns::finish_over_ranks).
-void code_inputs(Dataset& data, CsvRows& rows, const DataOptions& options,
-                 const std::string& source, bool over_ranks = false) {
-  Matrix raw = rows.inputs.into_matrix(rows.rows, data.feature_names.size());
-  InputCoding coding =
-      over_ranks ? rows.nominal.finish_over_ranks(raw, source) : rows.nominal.finish(raw, source);
-  if (coding.empty()) {
-    data.inputs = std::move(raw);
-    return;
-  }
-  coding.unseen_as_zero = options.coding ? options.coding->unseen_as_zero : options.unseen_as_zero;
-  data.inputs = encode_inputs(raw, coding);
-  data.feature_names = coding.coded_names();
-  data.coding = std::move(coding);
-}
-
 // A data set named after the header, without rows yet.
 Dataset named_dataset(const std::filesystem::path& file, const std::vector<std::string>& names,
                       std::size_t target) {
@@ -364,7 +335,7 @@ void add_first_row_nominal(data::CsvScanner& scanner, const std::vector<std::str
     if (c == target) continue;
     const data::CsvCell& cell = cells[c];
     if (!cell.quoted && is_missing_marker(cell.text)) continue;
-    if (reads_as_number(cell.text)) continue;
+    if (data::reads_as_number(cell.text)) continue;
     if (std::find(nominal.begin(), nominal.end(), names[c]) == nominal.end())
       nominal.push_back(names[c]);
   }
@@ -393,7 +364,7 @@ Dataset read_csv_shard(const std::filesystem::path& file, const DataOptions& opt
     s.scanner->restrict_to(s.shard.begin, s.shard.end, s.shard.first_line, s.shard.blank_line);
     read_rows(*s.scanner, s.names, target, options, rows);
   });
-  code_inputs(data, rows, options, s.scanner->name(), true);
+  data::code_inputs(data, rows.nominal, rows.inputs, rows.rows, options, s.scanner->name(), true);
   targets = rows.targets.into_vector();
   require_rows_over_ranks(*s.scanner, rows.rows);
   data::code_labels_shard(data, std::move(targets), rows.labels, options,
@@ -550,7 +521,7 @@ Dataset read_csv(const std::filesystem::path& file, const DataOptions& options) 
   CsvRows rows(nominal_columns(scanner, names, target, options));
   read_rows(scanner, names, target, options, rows);
   require_rows(scanner, rows.rows);
-  code_inputs(data, rows, options, scanner.name());
+  data::code_inputs(data, rows.nominal, rows.inputs, rows.rows, options, scanner.name());
   data::code_labels(data, rows.targets.into_vector(), rows.labels, options,
                     target_where(scanner, rows, 2));
   return data;

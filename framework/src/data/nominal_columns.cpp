@@ -23,7 +23,8 @@ std::string list_categories(const std::vector<std::string>& categories) {
   return out;
 }
 
-// A cell that from_chars reads whole (numbers, and the NaN and infinities parse_number refuses).
+}  // namespace
+
 bool reads_as_number(std::string_view text) {
   if (text.empty()) return true;  // parse_number names the empty cell
   const char* first = text.data();
@@ -33,8 +34,6 @@ bool reads_as_number(std::string_view text) {
   const auto [end, error] = std::from_chars(first, last, value);
   return end == last && error != std::errc::invalid_argument;
 }
-
-}  // namespace
 
 NominalColumns::NominalColumns(std::vector<std::string> names, const std::vector<bool>& forced,
                                const InputCoding* coding, std::size_t first_line,
@@ -174,6 +173,21 @@ InputCoding NominalColumns::finish_over_ranks(Matrix& raw, const std::string& so
     coding.nominal.push_back({j, std::move(categories)});
   }
   return coding;
+}
+
+void code_inputs(Dataset& data, NominalColumns& nominal, RowStore& inputs, std::size_t rows,
+                 const DataOptions& options, const std::string& source, bool over_ranks) {
+  Matrix raw = inputs.into_matrix(rows, data.feature_names.size());
+  InputCoding coding =
+      over_ranks ? nominal.finish_over_ranks(raw, source) : nominal.finish(raw, source);
+  if (coding.empty()) {
+    data.inputs = std::move(raw);
+    return;
+  }
+  coding.unseen_as_zero = options.coding ? options.coding->unseen_as_zero : options.unseen_as_zero;
+  data.inputs = encode_inputs(raw, coding);
+  data.feature_names = coding.coded_names();
+  data.coding = std::move(coding);
 }
 
 }  // namespace radial::data

@@ -10,10 +10,13 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "csv_scanner.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/data/input_coding.hpp"
+#include "row_store.hpp"
 #include "target_coding.hpp"
 
 namespace radial::data {
@@ -59,5 +62,14 @@ class NominalColumns {
   std::size_t first_line_ = 0;
   bool any_ = false, allow_missing_ = false;
 };
+
+// A cell that from_chars reads whole (numbers, and the NaN and infinities parse_number refuses).
+bool reads_as_number(std::string_view text);
+
+// The raw inputs (`rows` rows in `inputs`) coded 1-of-C into `data` (inputs, feature names,
+// coding), for the CSV and ARFF readers alike. Sharded (`over_ranks`, collective): the categories
+// are the union over ranks (finish_over_ranks).
+void code_inputs(Dataset& data, NominalColumns& nominal, RowStore& inputs, std::size_t rows,
+                 const DataOptions& options, const std::string& source, bool over_ranks = false);
 
 }  // namespace radial::data

@@ -15,6 +15,7 @@
 
 #include "experiment_internal.hpp"
 #include "../pipeline/toml_kind.hpp"
+#include "../pipeline/toml_place.hpp"
 #include "radial/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
@@ -142,7 +143,10 @@ using text::guess;
 using text::in_quotes;
 using text::join;
 
+using pipeline::fail;
 using pipeline::kind;
+using pipeline::parse_toml;
+using pipeline::TomlSource;
 
 bool scalar(const toml::node& node) {
   return node.is_integer() || node.is_floating_point() || node.is_boolean() || node.is_string();
@@ -212,23 +216,13 @@ const std::vector<std::string> kPipelineKeys = {"name", "file", "set"};
 const std::vector<std::string> kTableKeys = {"rows", "columns", "value", "compare"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
 
-class ExperimentReader {
+class ExperimentReader : TomlSource {
  public:
   ExperimentReader(const fs::path& file, const Registry& registry)
-      : display_(file.string()), registry_(registry) {
-    absolute_ = fs::absolute(file).lexically_normal();
-    folder_ = absolute_.parent_path();
-  }
+      : TomlSource(file), registry_(registry) {}
 
   Experiment read(const std::string& text) {
-    toml::table root;
-    try {
-      root = toml::parse(text, display_);
-    } catch (const toml::parse_error& error) {
-      throw PipelineError(at(error.source()) + ": TOML syntax error: " +
-                          std::string(error.description()) +
-                          "; fix the syntax here (the format is described at https://toml.io)");
-    }
+    toml::table root = parse_toml(text, display_);
     Experiment e;
     e.file = absolute_;
     e.name = absolute_.stem().string();
@@ -255,19 +249,22 @@ class ExperimentReader {
   }
 
  private:
-  [[noreturn]] static void fail(const std::string& where, const std::string& message) {
-    throw PipelineError(where + ": " + message);
-  }
-  std::string at(const toml::source_region& region) const {
-    if (region.begin.line == 0) return display_;
-    return display_ + ":" + std::to_string(region.begin.line) + ":" +
-           std::to_string(region.begin.column);
+  // The leaves of the table `name` (set, grid); PipelineError at `node` when it is no table.
+  std::vector<Leaf> leaves_of(const toml::node& node, const std::string& name,
+                              const std::string& example) const {
+    const toml::table* table = node.as_table();
+    if (table == nullptr) {
+      fail(at(node.source()),
+           name + " must be a table, found " + kind(node) + "; write " + example);
+    }
+    std::vector<Leaf> leaves;
+    flatten(*table, "", leaves);
+    return leaves;
   }
   SourcePosition position(const toml::node& node) const {
     const auto& begin = node.source().begin;
     return SourcePosition{display_, begin.line, begin.column};
   }
-  std::string top() const { return display_ + ":1:1"; }
 
   const std::string& string(const toml::node& node, const std::string& name) const {
     if (!node.is_string()) {
@@ -471,14 +468,7 @@ class ExperimentReader {
       p.file = existing_file(t, "file", "pipeline file", "a pipeline file (.toml)");
       std::map<std::string, std::string> labels;  // override -> where it is written
       if (const toml::node* node = t.get("set")) {
-        const toml::table* set = node->as_table();
-        if (set == nullptr) {
-          fail(at(node->source()), "set must be a table, found " + kind(*node) +
-                                       "; write set = { \"centres.count\" = 12 }");
-        }
-        std::vector<Leaf> leaves;
-        flatten(*set, "", leaves);
-        for (const Leaf& leaf : leaves) {
+        for (const Leaf& leaf : leaves_of(*node, "set", "set = { \"centres.count\" = 12 }")) {
           if (!scalar(*leaf.node)) {
             fail(at(leaf.node->source()),
                  "set " + in_quotes(leaf.path) + " must be a number, boolean or string, found " +
@@ -512,14 +502,8 @@ class ExperimentReader {
   void grid(const toml::table& root, Experiment& e) {
     const toml::node* node = root.get("grid");
     if (node == nullptr) return;
-    const toml::table* table = node->as_table();
-    if (table == nullptr) {
-      fail(at(node->source()), "grid must be a table, found " + kind(*node) +
-                                   "; write [grid] followed by \"slot.key\" = [values]");
-    }
-    std::vector<Leaf> leaves;
-    flatten(*table, "", leaves);
-    for (const Leaf& leaf : leaves) {
+    for (const Leaf& leaf :
+         leaves_of(*node, "grid", "[grid] followed by \"slot.key\" = [values]")) {
       GridAxis axis;
       axis.key = leaf.path;
       axis.where = position(*leaf.node);
@@ -720,8 +704,6 @@ class ExperimentReader {
     fail(at(grid_keys_[a]->source()), message);
   }
 
-  std::string display_;
-  fs::path absolute_, folder_;
   const Registry& registry_;
   std::vector<std::map<std::string, std::string>> set_labels_;  // per pipeline
   std::map<std::string, std::string> grid_labels_;

@@ -115,6 +115,18 @@ struct ResultsStore::Impl {
   }
 
   std::string error() const { return sqlite3_errmsg(db); }
+
+  // The first column of every row `sql` returns; InputError naming `file` when reading fails.
+  std::vector<std::string> texts(const char* sql, const fs::path& file) const {
+    Statement s(db, sql);
+    std::vector<std::string> out;
+    int rc;
+    while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) out.push_back(column_text(s.get(), 0));
+    if (rc != SQLITE_DONE) {
+      throw InputError("cannot read the results database " + quoted(file) + ": " + error());
+    }
+    return out;
+  }
 };
 
 ResultsStore::ResultsStore(const fs::path& file, Access access)
@@ -265,15 +277,9 @@ ResultsStore::~ResultsStore() = default;
 
 std::vector<std::string> ResultsStore::keys(bool completed_only) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  Statement s(impl_->db, completed_only ? "SELECT key FROM runs WHERE status = 'ok' ORDER BY key"
-                                        : "SELECT key FROM runs ORDER BY key");
-  std::vector<std::string> keys;
-  int rc;
-  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) keys.push_back(column_text(s.get(), 0));
-  if (rc != SQLITE_DONE) {
-    throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
-  }
-  return keys;
+  return impl_->texts(completed_only ? "SELECT key FROM runs WHERE status = 'ok' ORDER BY key"
+                                    : "SELECT key FROM runs ORDER BY key",
+                     file_);
 }
 
 void ResultsStore::put(const RunRecord& run) {
@@ -322,14 +328,7 @@ std::vector<RunRecord> ResultsStore::runs(const std::string& experiment) const {
 
 std::vector<std::string> ResultsStore::experiments() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  Statement s(impl_->db, "SELECT DISTINCT experiment FROM runs ORDER BY experiment");
-  std::vector<std::string> names;
-  int rc;
-  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) names.push_back(column_text(s.get(), 0));
-  if (rc != SQLITE_DONE) {
-    throw InputError("cannot read the results database " + quoted(file_) + ": " + impl_->error());
-  }
-  return names;
+  return impl_->texts("SELECT DISTINCT experiment FROM runs ORDER BY experiment", file_);
 }
 
 void ResultsStore::for_each_run(const std::function<void(RunRecord&&)>& visit,

@@ -78,23 +78,10 @@ struct RunData {
   const Loaded* test = nullptr;
 };
 
-DataOptions train_options(const Pipeline& p) {
-  DataOptions options;  // as train(pipeline) reads [data]
-  options.target = p.data.target;
-  options.target_from_pipeline = true;
-  options.task = p.data.task;
-  options.features = p.data.features;
-  options.nominal = p.data.nominal;
-  options.unseen_as_zero = p.data.unseen_as_zero;
-  options.allow_missing = p.data.missing != MissingPolicy::Error;
-  options.threads = p.threads;
-  return options;
-}
-
 RunData read_run_data(const PlannedRun& run, const Experiment& e, DataCache& cache) {
   RunData out;
   const ExperimentDataset& d = e.datasets[run.dataset];
-  const DataOptions options = train_options(run.resolved);
+  const DataOptions options = training_data_options(run.resolved);
   out.train = &cache.get(d.train, options);
   if (d.test && out.train->data) {
     DataOptions test = options;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <variant>
@@ -13,6 +14,7 @@
 
 #include "overrides.hpp"
 #include "toml_kind.hpp"
+#include "toml_place.hpp"
 #include "radial/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/text.hpp"
@@ -88,7 +90,19 @@ std::string escape_invalid_utf8(const std::string& text) {
   return out;
 }
 
+using pipeline::fail;
 using pipeline::kind;
+using pipeline::parse_toml;
+using pipeline::TomlSource;
+
+// A TOML integer, real, boolean or string as a parameter value; none for anything else.
+std::optional<ParamValue> param_value(const toml::node& node) {
+  if (const auto* v = node.as_integer()) return ParamValue(v->get());
+  if (const auto* v = node.as_floating_point()) return ParamValue(v->get());
+  if (const auto* v = node.as_boolean()) return ParamValue(v->get());
+  if (const auto* v = node.as_string()) return ParamValue(v->get());
+  return std::nullopt;
+}
 
 const std::vector<std::string> kTopLevel = {
     "name",   "seed",           "threads",      "data",        "basis",    "centres",
@@ -115,24 +129,14 @@ const ComponentSpec* prior_spec(const Pipeline& p, const std::string& table) {
   return nullptr;
 }
 
-class PipelineReader {
+class PipelineReader : TomlSource {
  public:
   PipelineReader(const fs::path& file, const Registry& registry)
-      : display_(file.string()), registry_(registry) {
-    absolute_ = fs::absolute(file).lexically_normal();
-    folder_ = absolute_.parent_path();
-  }
+      : TomlSource(file), registry_(registry) {}
 
   Pipeline read(const std::string& text, const std::vector<std::string>& overrides,
                 const DataReplacement* replacement) {
-    toml::table root;
-    try {
-      root = toml::parse(text, display_);
-    } catch (const toml::parse_error& error) {
-      throw PipelineError(at(error.source()) + ": TOML syntax error: " +
-                          std::string(error.description()) +
-                          "; fix the syntax here (the format is described at https://toml.io)");
-    }
+    toml::table root = parse_toml(text, display_);
     labels_ = pipeline::apply_overrides(root, overrides);
     if (replacement != nullptr) replace_data(root, *replacement);
 
@@ -192,15 +196,6 @@ class PipelineReader {
   }
 
  private:
-  [[noreturn]] static void fail(const std::string& where, const std::string& message) {
-    throw PipelineError(where + ": " + message);
-  }
-
-  std::string at(const toml::source_region& region) const {
-    if (region.begin.line == 0) return display_;
-    return display_ + ":" + std::to_string(region.begin.line) + ":" +
-           std::to_string(region.begin.column);
-  }
   // Positions of things an override set are the override itself.
   std::string key_at(const std::string& path, const toml::key& key) const {
     const auto label = labels_.find(path);
@@ -216,7 +211,6 @@ class PipelineReader {
     const auto& begin = node.source().begin;
     return SourcePosition{display_, begin.line, begin.column};
   }
-  std::string top() const { return display_ + ":1:1"; }
 
   // An integer >= low (and <= high): seed, threads, folds, committee.
   std::int64_t count(const toml::node& node, const std::string& path, const std::string& name,
@@ -454,14 +448,8 @@ class PipelineReader {
       if (word == "plugin") continue;
       source[word] = {&key, &node};
       ParamValue value;
-      if (const auto* v = node.as_integer()) {
-        value = v->get();
-      } else if (const auto* v = node.as_floating_point()) {
-        value = v->get();
-      } else if (const auto* v = node.as_boolean()) {
-        value = v->get();
-      } else if (const auto* v = node.as_string()) {
-        value = v->get();
+      if (std::optional<ParamValue> v = param_value(node)) {
+        value = std::move(*v);
       } else if (const ParamSpec* param = find_param(info->params, word)) {
         fail(node_at(name + "." + word, node),
              who + ": " + word + " must be " + param->describe_constraint() + ", found " +
@@ -606,20 +594,12 @@ class PipelineReader {
     axis.line = begin.line == 0 ? SIZE_MAX : begin.line;
     axis.column = begin.column;
     for (const toml::node& element : values) {
-      ParamValue value;
-      if (const auto* v = element.as_integer()) {
-        value = v->get();
-      } else if (const auto* v = element.as_floating_point()) {
-        value = v->get();
-      } else if (const auto* v = element.as_boolean()) {
-        value = v->get();
-      } else if (const auto* v = element.as_string()) {
-        value = v->get();
-      } else {
+      std::optional<ParamValue> value = param_value(element);
+      if (!value) {
         fail(node_at(path, element), "[search] " + quoted + ": a value to try must be a number, "
                                          "boolean or string, found " + kind(element));
       }
-      axis.spec.values.push_back(std::move(value));
+      axis.spec.values.push_back(std::move(*value));
       axis.spec.where.push_back(position(path, element));
     }
     return axis;
@@ -823,8 +803,6 @@ class PipelineReader {
   }
 
   bool data_in_memory_ = false;  // DataReplacement with an empty train
-  std::string display_;
-  fs::path absolute_, folder_;
   const Registry& registry_;
   std::map<std::string, std::string> labels_;
 };

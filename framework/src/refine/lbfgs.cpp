@@ -6,42 +6,22 @@
 #include <deque>
 #include <limits>
 
-#include "radial/glm/line_search.hpp"
-#include "vector_ops.hpp"
+#include "minimiser_steps.hpp"
 
 namespace radial::refine {
 
-namespace {
-
-using namespace detail;  // the shared vector helpers (vector_ops.hpp)
-
-}  // namespace
+using namespace detail;  // the shared steps (minimiser_steps.hpp)
 
 MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
                               const LbfgsOptions& options) {
   MinimiseResult out;
-  out.x = std::move(start);
   Vector g;
-  out.value = f(out.x, g);
-  out.evaluations = 1;
-  out.curve.push_back(out.value);
-  if (options.on_iteration) options.on_iteration(0, out.value);
-  if (!std::isfinite(out.value) || !finite(g)) {
-    out.termination = Termination::NumericalFailure;
-    return out;
-  }
+  if (!begin(f, options, std::move(start), out, g)) return out;
   struct Pair {
     Vector s, y;
     double rho;
   };
   std::deque<Pair> pairs;
-  const auto line_gradient = [&](const Matrix& w, Matrix& grad) {
-    Vector gv;
-    const double e = f(as_vector(w), gv);
-    grad = as_column(gv);
-    ++out.evaluations;
-    return e;
-  };
   for (std::size_t it = 0; it < options.iterations; ++it) {
     if (std::all_of(g.begin(), g.end(), [](double v) { return v == 0; })) {
       out.termination = Termination::Converged;
@@ -74,68 +54,36 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
       d = -g / std::sqrt(dot(g, g));
       slope = dot(g, d);
     }
-    const Matrix x_col = as_column(out.x), d_col = as_column(d);
-    glm::LineFunction line(line_gradient, x_col, d_col, 25);
-    glm::LineSample at_zero;
-    at_zero.step = 0;
-    at_zero.value = out.value;
-    at_zero.slope = slope;
-    at_zero.weights = x_col;
-    at_zero.gradient = as_column(g);
     glm::LineSample next;
-    if (!glm::wolfe_line_search(line, at_zero, 1.0, glm::WolfeOptions{}, next)) {
+    if (!wolfe_search(f, out, g, d, slope, next)) {
       // Stale curvature pairs can give a poor direction: once, forget them and search along
       // the steepest descent. No progress is reported only when that fails too.
       if (pairs.empty()) {
         // At a minimum to rounding no step can lower E: converged when the gradient is that
         // small (sqrt(epsilon) relative to E), else no progress.
         out.gradient_max = largest(g);
-        const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
-                             std::max(1.0, std::fabs(out.value));
-        out.termination =
-            out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+        out.termination = stalled(out);
         return out;
       }
       pairs.clear();
       --it;
       continue;
     }
-    Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
-    if (!std::isfinite(next.value) || !finite(g_new)) {
-      out.termination = Termination::NumericalFailure;
-      return out;
-    }
-    Vector s = x_new - out.x, y = g_new - g;
+    const double change = next.value - out.value;
+    Vector s, y;
+    if (!step_to(next, options, it + 1, out, g, s, y)) return out;
     const double sy = dot(s, y);
-    double largest_step = 0;
-    for (double v : s) largest_step = std::max(largest_step, std::fabs(v));
-    const double change = std::fabs(next.value - out.value);
-    out.x = std::move(x_new);
-    g = std::move(g_new);
-    out.value = next.value;
-    out.iterations = it + 1;
-    out.curve.push_back(out.value);
-    if (options.on_iteration) options.on_iteration(out.iterations, out.value);
-    if (options.keep_going && !options.keep_going(out.iterations, out.x)) {
-      out.stopped = true;
-      out.termination = Termination::Converged;
-      out.gradient_max = largest(g);
-      return out;
-    }
+    const bool converged = settled(s, change, options.tolerance);
     // The curvature condition s.y > 0 holds after a Wolfe step; skip the pair if rounding broke it.
     if (sy > 0) {
       pairs.push_back(Pair{std::move(s), std::move(y), 1.0 / sy});
       if (pairs.size() > options.memory) pairs.pop_front();
     }
-    if (largest_step < options.tolerance && change < options.tolerance) {
-      out.termination = Termination::Converged;
-      out.gradient_max = largest(g);
-      return out;
+    if (converged) {
+      return ended(std::move(out), Termination::Converged, g);
     }
   }
-  out.termination = Termination::IterationCap;
-  out.gradient_max = largest(g);
-  return out;
+  return ended(std::move(out), Termination::IterationCap, g);
 }
 
 }  // namespace radial::refine

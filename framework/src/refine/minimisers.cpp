@@ -8,49 +8,12 @@
 #include <string>
 
 #include "radial/errors.hpp"
-#include "radial/glm/line_search.hpp"
-#include "vector_ops.hpp"
+#include "minimiser_steps.hpp"
 #include "radial/glm/quasi_newton.hpp"
 
 namespace radial::refine {
 
-namespace {
-
-using namespace detail;  // the shared vector helpers (vector_ops.hpp)
-
-// The paper's stopping rule (both changes below the tolerance), as L-BFGS.
-bool settled(const Vector& step, double change, double tolerance) {
-  return largest(step) < tolerance && std::fabs(change) < tolerance;
-}
-
-// The start: E, its gradient, the first curve point; false when they are not finite.
-bool begin(const GradientFunction& f, const LbfgsOptions& options, MinimiseResult& out,
-           Vector& g) {
-  out.value = f(out.x, g);
-  out.evaluations = 1;
-  out.curve.push_back(out.value);
-  if (options.on_iteration) options.on_iteration(0, out.value);
-  if (!std::isfinite(out.value) || !finite(g)) {
-    out.termination = Termination::NumericalFailure;
-    return false;
-  }
-  return true;
-}
-
-// Records an accepted iteration; false when keep_going stops the minimiser there.
-bool accept(MinimiseResult& out, const LbfgsOptions& options, std::size_t iteration) {
-  out.iterations = iteration;
-  out.curve.push_back(out.value);
-  if (options.on_iteration) options.on_iteration(iteration, out.value);
-  if (options.keep_going && !options.keep_going(iteration, out.x)) {
-    out.stopped = true;
-    out.termination = Termination::Converged;
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
+using namespace detail;  // the shared steps (minimiser_steps.hpp)
 
 MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
                              const LbfgsOptions& options) {
@@ -62,20 +25,12 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
                      " parameters; above " + std::to_string(max_bfgs_parameters) +
                      " use the lbfgs refiner");
   MinimiseResult out;
-  out.x = std::move(start);
   Vector g;
-  if (!begin(f, options, out, g)) return out;
+  if (!begin(f, options, std::move(start), out, g)) return out;
   Matrix h = xt::zeros<double>({p, p});
   for (std::size_t i = 0; i < p; ++i) h(i, i) = 1.0;
   bool scaled = false;
   Vector hy = Vector::from_shape({p});
-  const auto line_gradient = [&](const Matrix& w, Matrix& grad) {
-    Vector gv;
-    const double e = f(as_vector(w), gv);
-    grad = as_column(gv);
-    ++out.evaluations;
-    return e;
-  };
   for (std::size_t it = 0; it < options.iterations; ++it) {
     out.gradient_max = largest(g);
     if (out.gradient_max == 0) {
@@ -97,35 +52,15 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
       d = -g / std::sqrt(dot(g, g));
       slope = dot(g, d);
     }
-    const Matrix x_col = as_column(out.x), d_col = as_column(d);
-    glm::LineFunction line(line_gradient, x_col, d_col, 25);
-    glm::LineSample at_zero;
-    at_zero.value = out.value;
-    at_zero.slope = slope;
-    at_zero.weights = x_col;
-    at_zero.gradient = as_column(g);
     glm::LineSample next;
-    if (!glm::wolfe_line_search(line, at_zero, 1.0, glm::WolfeOptions{}, next)) {
-      const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
-                           std::max(1.0, std::fabs(out.value));
-      out.termination =
-          out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
+    if (!wolfe_search(f, out, g, d, slope, next)) {
+      out.termination = stalled(out);
       return out;
     }
-    Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
-    if (!std::isfinite(next.value) || !finite(g_new)) {
-      out.termination = Termination::NumericalFailure;
-      return out;
-    }
-    const Vector s = x_new - out.x, y = g_new - g;
-    const double sy = dot(s, y), change = next.value - out.value;
-    out.x = std::move(x_new);
-    g = std::move(g_new);
-    out.value = next.value;
-    if (!accept(out, options, it + 1)) {
-      out.gradient_max = largest(g);
-      return out;
-    }
+    const double change = next.value - out.value;
+    Vector s, y;
+    if (!step_to(next, options, it + 1, out, g, s, y)) return out;
+    const double sy = dot(s, y);
     if (sy > 0) {
       if (!scaled) {  // H0 = (s.y / y.y) I before the first update (eq. 6.20)
         const double gamma = sy / dot(y, y);
@@ -135,23 +70,18 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
       glm::bfgs_inverse_update(h, as_column(s), as_column(y), sy, hy);
     }
     if (settled(s, change, options.tolerance)) {
-      out.termination = Termination::Converged;
-      out.gradient_max = largest(g);
-      return out;
+      return ended(std::move(out), Termination::Converged, g);
     }
   }
-  out.termination = Termination::IterationCap;
-  out.gradient_max = largest(g);
-  return out;
+  return ended(std::move(out), Termination::IterationCap, g);
 }
 
 MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
                             const LbfgsOptions& options) {
   constexpr double sigma0 = 1e-4, lambda_min = 1e-15, lambda_max = 1e100;
   MinimiseResult out;
-  out.x = std::move(start);
   Vector g;
-  if (!begin(f, options, out, g)) return out;
+  if (!begin(f, options, std::move(start), out, g)) return out;
   const std::size_t p = out.x.size();
   double lambda = 1.0, mu = 0, kappa = 0, gamma = 0;
   bool success = true;
@@ -167,9 +97,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
       }
       kappa = dot(d, d);
       if (kappa < std::numeric_limits<double>::epsilon()) {
-        out.termination = Termination::Converged;
-        out.gradient_max = largest(g);
-        return out;
+        return ended(std::move(out), Termination::Converged, g);
       }
       const double sigma = sigma0 / std::sqrt(kappa);
       Vector g_plus;
@@ -202,9 +130,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
         return out;
       }
       if (settled(step, change, options.tolerance)) {
-        out.termination = Termination::Converged;
-        out.gradient_max = largest(g);
-        return out;
+        return ended(std::move(out), Termination::Converged, g);
       }
       // The next direction: restart every P successes, else Polak-Ribiere (NETLAB scg.m).
       if (successes == p) {
@@ -229,9 +155,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
       return out;
     }
   }
-  out.termination = Termination::IterationCap;
-  out.gradient_max = largest(g);
-  return out;
+  return ended(std::move(out), Termination::IterationCap, g);
 }
 
 }  // namespace radial::refine

@@ -532,6 +532,19 @@ Metrics evaluate_metrics(const Model& model, std::shared_ptr<const Basis> basis,
   return sums.result();
 }
 
+DataOptions training_data_options(const Pipeline& p) {
+  DataOptions options;
+  options.target = p.data.target;
+  options.target_from_pipeline = true;
+  options.task = p.data.task;
+  options.features = p.data.features;
+  options.nominal = p.data.nominal;
+  options.unseen_as_zero = p.data.unseen_as_zero;
+  options.allow_missing = p.data.missing != MissingPolicy::Error;
+  options.threads = p.threads;  // a large CSV is parsed in parts on these threads
+  return options;
+}
+
 TrainingData read_training_data(const Pipeline& p) {
   // Sharded: each rank reads its own rows of each file (the header and the class labels are
   // read by and agreed among all ranks, and so are errors).
@@ -539,15 +552,7 @@ TrainingData read_training_data(const Pipeline& p) {
   const auto read = [sharded](const std::filesystem::path& file, const DataOptions& options) {
     return sharded ? read_dataset_shard(file, options) : read_dataset(file, options);
   };
-  DataOptions train_opts;
-  train_opts.target = p.data.target;
-  train_opts.target_from_pipeline = true;
-  train_opts.task = p.data.task;
-  train_opts.features = p.data.features;
-  train_opts.nominal = p.data.nominal;
-  train_opts.unseen_as_zero = p.data.unseen_as_zero;
-  train_opts.allow_missing = p.data.missing != MissingPolicy::Error;
-  train_opts.threads = p.threads;  // a large CSV is parsed in parts on these threads
+  const DataOptions train_opts = training_data_options(p);
   TrainingData data{read(p.data.train, train_opts), std::nullopt};
   if (p.data.test) {
     DataOptions test_opts = train_opts;

@@ -29,6 +29,8 @@
 
 namespace radial {
 
+struct DataOptions;  // radial/data/data_reader.hpp
+
 struct StageReport {
   std::string plugin;
   std::size_t count = 0;  // centres: M; output: number of outputs
@@ -149,6 +151,10 @@ struct TrainingData {
   std::optional<Dataset> test;
 };
 TrainingData read_training_data(const Pipeline& pipeline);
+
+// The options train() reads the pipeline's training file with ([data], and the pipeline's
+// threads for parsing a large CSV in parts).
+DataOptions training_data_options(const Pipeline& pipeline);
 
 // The same on data already read (raw, not standardised): pipeline.data's files are not read,
 // its standardize setting is used. `test` must have the training data's columns and classes.

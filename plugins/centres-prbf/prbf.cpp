@@ -175,21 +175,18 @@ void check_inputs(const Matrix& x, const Labels& classes, std::size_t num_classe
                      std::to_string(initial.count()) + " x " + std::to_string(num_classes));
 }
 
-}  // namespace
+// The guards of one run, each reported once after the loop with its first occurrence.
+struct Guards {
+  std::size_t floor_count = 0, clamp_count = 0, fallback_count = 0;
+  std::string first_clamp, first_floor;
+  std::set<std::size_t> dead;
+};
 
-Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres theta,
-                const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx) {
-  const auto started = std::chrono::steady_clock::now();
-  check_inputs(x, classes, num_classes, theta, options);
-  // x holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp); n
-  // counts all.
-  const std::size_t n = std::size_t(count_over_ranks(x.shape(0))), d = x.shape(1),
-                    m = theta.count(), k = num_classes;
-  const bool map = prior != nullptr;
-  const bool full = options.shape == Shape::Full;
-
-  // Eq 20: P(C_k) = |X_k| / |X|.
-  const std::vector<std::size_t> sizes = class_sizes(classes, k);
+// Eq 20: P(C_k) = |X_k| / |X|. A class with no training rows gets uniform mixing weights (and a
+// warning): eq 8 has nothing to average there.
+void set_class_priors(Centres& theta, const std::vector<std::size_t>& sizes, std::size_t n,
+                      FitContext& ctx) {
+  const std::size_t m = theta.count(), k = sizes.size();
   theta.class_priors = Vector::from_shape({k});
   for (std::size_t c = 0; c < k; ++c) theta.class_priors(c) = double(sizes[c]) / double(n);
   for (std::size_t c = 0; c < k; ++c)
@@ -200,21 +197,218 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
                    ") = 0 and its mixing weights are uniform",
                "use stratified folds or a larger training set");
     }
+}
 
-  const Floors floor = has_missing(x) ? variance_floors(mean_imputed(x), n, options.variance_floor)
-                                      : variance_floors(x, n, options.variance_floor);
+// The variance floors over every rank's n rows (missing cells at their columns' means), with the
+// initial kernels raised to them before the first E-step.
+Floors floor_initial_kernels(const Matrix& x, std::size_t n, double relative, Centres& theta,
+                             Guards& guards, FitContext& ctx) {
+  const Floors floor = has_missing(x) ? variance_floors(mean_imputed(x), n, relative)
+                                      : variance_floors(x, n, relative);
   if (floor.constant_count > 0)
     ctx.warn("constant-column",
              std::to_string(floor.constant_count) +
                  " input column(s) are constant in the training rows; every kernel's variance "
                  "there is the variance floor, which leaves p(C_k|x) unchanged",
              "drop the constant column(s) from the data");
-  std::size_t floor_count = 0, clamp_count = 0, fallback_count = 0;
-  std::string first_clamp, first_floor;
-  std::set<std::size_t> dead;
+  for (std::size_t j = 0; j < theta.count(); ++j)
+    if (apply_floor(theta, j, floor) && guards.floor_count++ == 0)
+      guards.first_floor = "initial covariance of kernel " + std::to_string(j);
+  return floor;
+}
+
+// The kernel prior's view of theta_t after the E-step: the kernels, the subkernel means mu_jk
+// (eq 11; a subkernel with no responsibility takes its kernel's mean) and P(C_k|j) at pi^(t)
+// (eq 15).
+void prior_input_at(const Centres& theta, const MixtureCounts& stats, KernelPriorInput& before) {
+  const std::size_t m = theta.count(), k = theta.mixing.shape(1), d = theta.dim();
+  before.kernels = kernels_only(theta);
+  before.class_given_kernel = class_given_kernel(theta.mixing, theta.class_priors);
+  before.subkernel_means = Tensor3::from_shape({m, k, d});
   for (std::size_t j = 0; j < m; ++j)
-    if (apply_floor(theta, j, floor) && floor_count++ == 0)
-      first_floor = "initial covariance of kernel " + std::to_string(j);
+    for (std::size_t c = 0; c < k; ++c)
+      for (std::size_t a = 0; a < d; ++a)
+        before.subkernel_means(j, c, a) = stats.class_c1(j, c) > 0
+                                            ? stats.class_cx(j, c, a) / stats.class_c1(j, c)
+                                            : theta.means(j, a);
+}
+
+// L(theta_t), eq 22: the E-step's data term plus the kernel prior's log-density, recorded in the
+// report's series and curve. The prior's input is checked once per iteration: a third-party
+// prior receives only consistent arrays. A non-finite L(theta) stops the fit.
+double log_posterior(double log_likelihood, const KernelPrior* prior,
+                     const KernelPriorInput& before, std::size_t t,
+                     std::chrono::steady_clock::time_point started, FitContext& ctx) {
+  const bool map = prior != nullptr;
+  if (map) before.check();
+  const double log_prior = map ? -prior->kernel_penalty(before) : 0.0;
+  const double posterior = log_likelihood + log_prior;
+  FitReport& report = ctx.report;
+  report.series["log_likelihood"].push_back(log_likelihood);
+  report.series["log_prior"].push_back(log_prior);
+  report.series["log_posterior"].push_back(posterior);
+  report.curve.push_back({t, -posterior, 0.0,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                        started).count()});
+  ctx.progress(std::string(kId) + ": iteration " + std::to_string(t) + "  L(theta) = " +
+               number(posterior));
+  if (!std::isfinite(posterior))
+    throw NumericalError(std::string("centres ") + kId + ": L(theta) is " + number(posterior) +
+                         " at iteration " + std::to_string(t) +
+                         "; raise centres.variance_floor");
+  return posterior;
+}
+
+// M-step of the kernels. Means: eq 27 (eq 6 when the prior adds nothing). Covariances about the
+// new mean: eq 28 (eq 7 when the mean is eq 6's), from the scatter about the E-step's means
+// (covariance_about), then raised to the variance floor. A kernel with (almost) no
+// responsibility keeps its mean and covariance.
+void m_step_kernels(const MixtureCounts& stats, const KernelPrior* prior,
+                    const KernelPriorInput& before, const Floors& floor, bool full, std::size_t t,
+                    Centres& next, Guards& guards, FitContext& ctx) {
+  const std::size_t m = before.count(), k = before.classes(), d = before.dim();
+  KernelMeanTerms mean_terms = KernelMeanTerms::zeros(m, d);
+  if (prior != nullptr) prior->add_mean_terms(before, mean_terms);
+  for (std::size_t j = 0; j < m; ++j) {
+    double total = 0;
+    for (std::size_t c = 0; c < k; ++c) total += stats.class_c1(j, c);
+    if (total < empty_component_count) {
+      if (guards.dead.insert(j).second)
+        ctx.warn("dead-kernel",
+                 "kernel " + std::to_string(j) + " has total responsibility " + number(total) +
+                     " rows at iteration " + std::to_string(t) +
+                     "; it keeps its mean and covariance and has ~0 weight in every class",
+                 "lower centres.count or kernel-prior.alpha");
+      continue;
+    }
+    const double denominator = total + mean_terms.weight(j);
+    std::vector<double> mean(d);
+    for (std::size_t a = 0; a < d; ++a) {
+      double numerator = mean_terms.target(j, a);
+      for (std::size_t c = 0; c < k; ++c) numerator += stats.class_cx(j, c, a);
+      mean[a] = numerator / denominator;
+      next.means(j, a) = mean[a];
+    }
+    covariance_about(stats, j, mean.data(),
+                     full ? &next.covariances(j, 0, 0) : &next.diagonal(j, 0));
+    if (apply_floor(next, j, floor) && guards.floor_count++ == 0)
+      guards.first_floor = "kernel " + std::to_string(j) + " at iteration " + std::to_string(t);
+  }
+}
+
+// Section 3.1: a negative mixing weight of class c is set to 0 and the class's weights
+// renormalised; when every weight of the class is clamped it falls back to eq 8.
+void clamp_and_normalise_class(Matrix& numerator, const MixtureCounts& stats, std::size_t c,
+                               std::size_t class_size, std::size_t t, Centres& next,
+                               Guards& guards) {
+  const std::size_t m = numerator.shape(0);
+  double sum = 0;
+  for (std::size_t j = 0; j < m; ++j) {
+    if (numerator(j, c) < 0) {
+      if (guards.clamp_count++ == 0)
+        guards.first_clamp = "pi(" + std::to_string(j) + ", " + std::to_string(c) + ") = " +
+                             number(numerator(j, c) / double(class_size)) + " at iteration " +
+                             std::to_string(t);
+      numerator(j, c) = 0;
+    }
+    sum += numerator(j, c);
+  }
+  if (!(sum > 0)) {  // every weight of the class clamped: fall back to eq 8
+    ++guards.fallback_count;
+    sum = 0;
+    for (std::size_t j = 0; j < m; ++j) sum += (numerator(j, c) = stats.class_c1(j, c));
+  }
+  for (std::size_t j = 0; j < m; ++j) next.mixing(j, c) = numerator(j, c) / sum;
+}
+
+// M-step of the mixing weights: eq 29 with the delta of eq 30 at the new kernels (eq 8 without
+// a prior); a class with no rows keeps its uniform weights.
+void m_step_mixing(const MixtureCounts& stats, const KernelPrior* prior,
+                   const KernelPriorInput& before, KernelPriorInput& after,
+                   const std::vector<std::size_t>& sizes, std::size_t t, Centres& next,
+                   Guards& guards) {
+  const std::size_t m = before.count(), k = before.classes();
+  Matrix numerator = stats.class_c1;
+  if (prior != nullptr) {
+    after.kernels = kernels_only(next);
+    after.subkernel_means = before.subkernel_means;
+    after.class_given_kernel = before.class_given_kernel;
+    Matrix terms = Matrix::from_shape({m, k});
+    terms.fill(0.0);
+    prior->add_mixing_terms(after, terms);
+    numerator += terms;
+  }
+  for (std::size_t c = 0; c < k; ++c)
+    if (sizes[c] != 0) clamp_and_normalise_class(numerator, stats, c, sizes[c], t, next, guards);
+}
+
+// The guards that fired during the run, each once with its count and first occurrence.
+void warn_guards(const Guards& guards, FitContext& ctx) {
+  if (guards.clamp_count > 0)
+    ctx.warn("negative-mixing-clamp",
+             "eq 29 gave " + std::to_string(guards.clamp_count) +
+                 " negative mixing weights (first " + guards.first_clamp +
+                 "); each was set to 0 and its class's weights renormalised",
+             "a smaller kernel-prior.alpha");
+  if (guards.fallback_count > 0)
+    ctx.warn("negative-mixing-fallback",
+             "eq 29 left no positive mixing weight in a class " +
+                 std::to_string(guards.fallback_count) +
+                 " times; those classes used the unregularised update (eq 8)",
+             "a smaller kernel-prior.alpha");
+  if (guards.floor_count > 0)
+    ctx.warn("variance-floor",
+             "a covariance was raised to the variance floor " +
+                 std::to_string(guards.floor_count) + " times (first: " + guards.first_floor + ")",
+             "centres.variance_floor, or fewer centres.count");
+}
+
+// The report's stop reason, figures and time. With tolerance 0 (the paper's fixed 100
+// iterations) the cap is what stops it.
+void finish_report(bool converged, std::size_t steps, const PrbfOptions& options, std::size_t n,
+                   bool map, const Guards& guards, std::chrono::steady_clock::time_point started,
+                   FitContext& ctx) {
+  FitReport& report = ctx.report;
+  report.iterations = steps;
+  if (converged)
+    report.stop(Termination::Converged,
+                "L(theta) changed by at most tolerance * N = " +
+                    number(options.tolerance * double(n)) + " after " + std::to_string(steps) +
+                    " iterations");
+  else
+    report.stop(Termination::IterationCap,
+                "ran to the cap of " + std::to_string(options.iterations) + " iterations" +
+                    (options.tolerance > 0 ? " with L(theta) still changing by more than "
+                                             "tolerance * N"
+                                           : " (tolerance 0)"));
+  report.final_error = -report.series["log_posterior"].back();
+  report.figures["log_posterior"] = report.series["log_posterior"].back();
+  report.figures["negative_mixing_clamps"] = double(guards.clamp_count);
+  report.figures["variance_floor"] = double(guards.floor_count);
+  report.figures["dead_kernels"] = double(guards.dead.size());
+  report.figures["kernel_prior"] = map ? 1.0 : 0.0;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                       .count();
+  if (!converged && options.tolerance > 0)
+    ctx.warn("not-converged",
+             "L(theta) still changed by more than tolerance * N after " +
+                 std::to_string(steps) + " iterations",
+             "centres.iterations or centres.tolerance");
+}
+
+}  // namespace
+
+Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes, Centres theta,
+                const PrbfOptions& options, const KernelPrior* prior, FitContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  check_inputs(x, classes, num_classes, theta, options);
+  // x holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp); n
+  // counts all.
+  const std::size_t n = std::size_t(count_over_ranks(x.shape(0)));
+  const std::vector<std::size_t> sizes = class_sizes(classes, num_classes);
+  set_class_priors(theta, sizes, n, ctx);
+  Guards guards;
+  const Floors floor = floor_initial_kernels(x, n, options.variance_floor, theta, guards, ctx);
 
   FitReport& report = ctx.report;
   report.series["log_posterior"].clear();
@@ -231,35 +425,8 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
   for (std::size_t t = 0;; ++t) {
     const double log_likelihood = responsibilities(x, classes, theta, log_of(theta.mixing),
                                                    options.block_rows, ctx.threads, stats);
-
-    // Subkernel means mu_jk (eq 11) and P(C_k|j) at pi^(t) (eq 15).
-    before.kernels = kernels_only(theta);
-    before.class_given_kernel = class_given_kernel(theta.mixing, theta.class_priors);
-    before.subkernel_means = Tensor3::from_shape({m, k, d});
-    for (std::size_t j = 0; j < m; ++j)
-      for (std::size_t c = 0; c < k; ++c)
-        for (std::size_t a = 0; a < d; ++a)
-          before.subkernel_means(j, c, a) = stats.class_c1(j, c) > 0
-                                              ? stats.class_cx(j, c, a) / stats.class_c1(j, c)
-                                                              : theta.means(j, a);
-
-    // L(theta_t), eq 22. The input is checked once per iteration: a third-party prior
-    // receives only consistent arrays.
-    if (map) before.check();
-    const double log_prior = map ? -prior->kernel_penalty(before) : 0.0;
-    const double posterior = log_likelihood + log_prior;
-    report.series["log_likelihood"].push_back(log_likelihood);
-    report.series["log_prior"].push_back(log_prior);
-    report.series["log_posterior"].push_back(posterior);
-    report.curve.push_back({t, -posterior, 0.0,
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                          started).count()});
-    ctx.progress(std::string(kId) + ": iteration " + std::to_string(t) + "  L(theta) = " +
-                 number(posterior));
-    if (!std::isfinite(posterior))
-      throw NumericalError(std::string("centres ") + kId + ": L(theta) is " + number(posterior) +
-                           " at iteration " + std::to_string(t) +
-                           "; raise centres.variance_floor");
+    prior_input_at(theta, stats, before);
+    const double posterior = log_posterior(log_likelihood, prior, before, t, started, ctx);
     if (t > 0 && options.tolerance > 0 &&
         std::fabs(posterior - previous) <= options.tolerance * double(n)) {
       converged = true;
@@ -268,117 +435,16 @@ Centres prbf_em(const Matrix& x, const Labels& classes, std::size_t num_classes,
     previous = posterior;
     if (t == options.iterations) break;
 
-    // Means: eq 27 (eq 6 when the prior adds nothing).
-    KernelMeanTerms mean_terms = KernelMeanTerms::zeros(m, d);
-    if (map) prior->add_mean_terms(before, mean_terms);
     Centres next = theta;
-    for (std::size_t j = 0; j < m; ++j) {
-      double total = 0;
-      for (std::size_t c = 0; c < k; ++c) total += stats.class_c1(j, c);
-      if (total < empty_component_count) {
-        if (dead.insert(j).second)
-          ctx.warn("dead-kernel",
-                   "kernel " + std::to_string(j) + " has total responsibility " + number(total) +
-                       " rows at iteration " + std::to_string(t) +
-                       "; it keeps its mean and covariance and has ~0 weight in every class",
-                   "lower centres.count or kernel-prior.alpha");
-        continue;
-      }
-      const double denominator = total + mean_terms.weight(j);
-      std::vector<double> mean(d);
-      for (std::size_t a = 0; a < d; ++a) {
-        double numerator = mean_terms.target(j, a);
-        for (std::size_t c = 0; c < k; ++c) numerator += stats.class_cx(j, c, a);
-        mean[a] = numerator / denominator;
-        next.means(j, a) = mean[a];
-      }
-      // Covariances about the new mean: eq 28 (eq 7 when the mean is eq 6's), from the scatter
-      // about the E-step's means (covariance_about).
-      covariance_about(stats, j, mean.data(),
-                       full ? &next.covariances(j, 0, 0) : &next.diagonal(j, 0));
-      if (apply_floor(next, j, floor) && floor_count++ == 0)
-        first_floor = "kernel " + std::to_string(j) + " at iteration " + std::to_string(t);
-    }
-
-    // Mixing weights: eq 29 with the delta of eq 30 at the new kernels (eq 8 without a prior).
-    Matrix numerator = stats.class_c1;
-    if (map) {
-      after.kernels = kernels_only(next);
-      after.subkernel_means = before.subkernel_means;
-      after.class_given_kernel = before.class_given_kernel;
-      Matrix terms = Matrix::from_shape({m, k});
-      terms.fill(0.0);
-      prior->add_mixing_terms(after, terms);
-      numerator += terms;
-    }
-    for (std::size_t c = 0; c < k; ++c) {
-      if (sizes[c] == 0) continue;
-      double sum = 0;
-      for (std::size_t j = 0; j < m; ++j) {
-        if (numerator(j, c) < 0) {
-          // Section 3.1: a negative prior is set to 0 and the class's priors renormalised.
-          if (clamp_count++ == 0)
-            first_clamp = "pi(" + std::to_string(j) + ", " + std::to_string(c) + ") = " +
-                          number(numerator(j, c) / double(sizes[c])) +
-                          " at iteration " + std::to_string(t);
-          numerator(j, c) = 0;
-        }
-        sum += numerator(j, c);
-      }
-      if (!(sum > 0)) {  // every weight of the class clamped: fall back to eq 8
-        ++fallback_count;
-        sum = 0;
-        for (std::size_t j = 0; j < m; ++j) sum += (numerator(j, c) = stats.class_c1(j, c));
-      }
-      for (std::size_t j = 0; j < m; ++j) next.mixing(j, c) = numerator(j, c) / sum;
-    }
+    m_step_kernels(stats, prior, before, floor, options.shape == Shape::Full, t, next, guards,
+                   ctx);
+    m_step_mixing(stats, prior, before, after, sizes, t, next, guards);
     theta = std::move(next);
     ++steps;
   }
 
-  if (clamp_count > 0)
-    ctx.warn("negative-mixing-clamp",
-             "eq 29 gave " + std::to_string(clamp_count) +
-                 " negative mixing weights (first " + first_clamp +
-                 "); each was set to 0 and its class's weights renormalised",
-             "a smaller kernel-prior.alpha");
-  if (fallback_count > 0)
-    ctx.warn("negative-mixing-fallback",
-             "eq 29 left no positive mixing weight in a class " + std::to_string(fallback_count) +
-                 " times; those classes used the unregularised update (eq 8)",
-             "a smaller kernel-prior.alpha");
-  if (floor_count > 0)
-    ctx.warn("variance-floor",
-             "a covariance was raised to the variance floor " + std::to_string(floor_count) +
-                 " times (first: " + first_floor + ")",
-             "centres.variance_floor, or fewer centres.count");
-
-  report.iterations = steps;
-  // With tolerance 0 (the paper's fixed 100 iterations) the cap is what stops it.
-  if (converged)
-    report.stop(Termination::Converged,
-                "L(theta) changed by at most tolerance * N = " +
-                    number(options.tolerance * double(n)) + " after " + std::to_string(steps) +
-                    " iterations");
-  else
-    report.stop(Termination::IterationCap,
-                "ran to the cap of " + std::to_string(options.iterations) + " iterations" +
-                    (options.tolerance > 0 ? " with L(theta) still changing by more than "
-                                             "tolerance * N"
-                                           : " (tolerance 0)"));
-  report.final_error = -report.series["log_posterior"].back();
-  report.figures["log_posterior"] = report.series["log_posterior"].back();
-  report.figures["negative_mixing_clamps"] = double(clamp_count);
-  report.figures["variance_floor"] = double(floor_count);
-  report.figures["dead_kernels"] = double(dead.size());
-  report.figures["kernel_prior"] = map ? 1.0 : 0.0;
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                       .count();
-  if (!converged && options.tolerance > 0)
-    ctx.warn("not-converged",
-             "L(theta) still changed by more than tolerance * N after " +
-                 std::to_string(steps) + " iterations",
-             "centres.iterations or centres.tolerance");
+  warn_guards(guards, ctx);
+  finish_report(converged, steps, options, n, prior != nullptr, guards, started, ctx);
   theta.check();
   return theta;
 }

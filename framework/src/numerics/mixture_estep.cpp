@@ -437,6 +437,253 @@ void zero(MixtureCounts& c) {
   for (auto* a : {&c.scatter, &c.class_cx}) std::fill(a->begin(), a->end(), 0.0);
 }
 
+// The components' log densities, built once per E-step: the K-d tree's leaf candidates (paper
+// 002, section III-C) when a tree is given, else every Gaussian densely (section III-A), by one
+// GEMM of the Full quadratic features (FeatureForm) when the distances have them.
+struct EStepDensities {
+  std::unique_ptr<GaussianLogDensity> dense;
+  std::unique_ptr<TreeLogDensity> tree;
+  FeatureForm form;             // form.p == 0: no feature form
+  bool full_features = false;   // the Full counts reuse the density's features (accumulate_block)
+};
+
+EStepDensities make_densities(const Centres& components, const EStepOptions& options) {
+  EStepDensities out;
+  if (options.tree) {
+    out.tree = std::make_unique<TreeLogDensity>(components, options.tree);
+  } else {
+    out.dense = std::make_unique<GaussianLogDensity>(components);
+    if (out.dense->distances().feature_count()) {
+      out.form = make_feature_form(*out.dense);
+      out.full_features = components.shape == Shape::Full;
+    }
+  }
+  return out;
+}
+
+// What every row block of one E-step reads.
+struct EStepJob {
+  const Matrix& x;
+  const Centres& components;
+  const std::vector<View>& views;
+  const EStepDensities& densities;
+  bool statistics;
+  Vector* row_ll;  // may be null
+  std::size_t m, d;
+};
+
+// One worker's partial E-step over a row block (ordered_reduce): per-view counts and totals,
+// and the scratch of the block's densities.
+struct BlockPartial {
+  Matrix xb, f, logn, a;
+  BlockScratch scratch;
+  std::vector<double> lse;
+  SparseLogDensity sparse;
+  std::vector<std::uint32_t> used, wide_comp;
+  std::vector<double> resp, wide_logn;
+  std::vector<MixtureCounts> counts;
+  std::vector<double> log_likelihood;
+  std::size_t fallback_rows = 0;
+  double evaluated = 0;
+  // Rows with a missing cell (data rows), and the block's other rows when there are some.
+  std::vector<std::size_t> incomplete, complete;
+  MissingScratch missing;
+};
+
+BlockPartial new_partial(const EStepJob& job, std::size_t classes) {
+  const std::size_t nv = job.views.size();
+  BlockPartial q;
+  q.counts.resize(nv);
+  for (std::size_t v = 0; v < nv; ++v)
+    reset_counts(q.counts[v], job.m, job.d, job.components.shape, job.components.means,
+                 job.views[v].class_counts ? classes : 0);
+  q.log_likelihood.assign(nv, 0.0);
+  return q;
+}
+
+// The rows of a block that take the dense or tree path, copied to q.xb: data row first + n, or
+// index[n] when the block has rows with a missing cell.
+struct BlockRows {
+  std::size_t first = 0, rows = 0;
+  const std::size_t* index = nullptr;
+  std::size_t row(std::size_t n) const { return index ? index[n] : first + n; }
+};
+
+// Rows with a missing cell leave the block for missing_row (after the others, in q.incomplete);
+// a block without one is the fast path exactly as before.
+BlockRows split_missing_rows(const Matrix& x, const RowBlock& rb, std::size_t d,
+                             BlockPartial& q) {
+  BlockRows br;
+  br.first = rb.first;
+  br.rows = rb.count;
+  const std::size_t first = rb.first;
+  q.incomplete.clear();
+  q.complete.clear();
+  for (std::size_t n = 0; n < rb.count; ++n)
+    if (observed_gaussian::row_has_missing(&x(first + n, 0), d)) q.incomplete.push_back(first + n);
+  if (q.incomplete.empty()) {
+    copy_rows(x, first, br.rows, q.xb);
+    return br;
+  }
+  for (std::size_t n = 0, i = 0; n < rb.count; ++n) {
+    if (i < q.incomplete.size() && q.incomplete[i] == first + n) {
+      ++i;
+      continue;
+    }
+    q.complete.push_back(first + n);
+  }
+  br.rows = q.complete.size();
+  q.xb.resize({br.rows, d});
+  for (std::size_t n = 0; n < br.rows; ++n) std::copy_n(&x(q.complete[n], 0), d, &q.xb(n, 0));
+  br.index = q.complete.data();
+  return br;
+}
+
+// Dense log densities: log N(x_n|j) for every row and component, by the feature GEMM (clamped
+// to form.cap in the views' pass, one pass over the block rather than two) or directly.
+void dense_log_densities(const EStepJob& job, std::size_t rows, BlockPartial& q) {
+  const EStepDensities& e = job.densities;
+  const std::size_t p = e.form.p, m = job.m;
+  if (p) {
+    e.dense->distances().features(q.xb.data(), rows, q.f);
+    q.logn.resize({rows, m});
+    small_gemm(rows, m, p, q.f.data(), p, 1, e.form.coefficients.data(), m, q.logn.data(), m,
+               false);
+  } else {
+    e.dense->compute(q.xb, q.logn);
+  }
+  q.evaluated = double(m) * double(rows);
+}
+
+// One view's responsibilities over a dense block (into q.a): a_nj = log w_j + log N(x_n|j),
+// -inf for a masked component, normalised per row by log-sum-exp, whose values are the rows'
+// log-likelihoods.
+void dense_responsibilities(const EStepJob& job, std::size_t v, const BlockRows& br,
+                            BlockPartial& q) {
+  const View& view = job.views[v];
+  const std::size_t rows = br.rows, m = job.m;
+  const double* cap = job.densities.form.p ? job.densities.form.cap.data() : nullptr;
+  if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
+  for (std::size_t n = 0; n < rows; ++n) {
+    const double* l = &q.logn(n, 0);
+    const double* lw = view.row_weights(br.row(n));
+    double* r = &q.a(n, 0);
+    if (cap) {
+      for (std::size_t j = 0; j < m; ++j) r[j] = std::min(l[j], cap[j]) + lw[j];
+    } else {
+      for (std::size_t j = 0; j < m; ++j) r[j] = l[j] + lw[j];
+    }
+    if (view.allowed)
+      for (std::size_t j = 0; j < m; ++j)
+        if (view.masked(br.row(n), j)) r[j] = minus_inf;
+  }
+  q.lse.resize(rows);
+  exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
+  for (std::size_t n = 0; n < rows; ++n) {
+    if (v == 0 && job.row_ll) (*job.row_ll)(br.row(n)) = q.lse[n];
+    q.log_likelihood[v] += q.lse[n];
+  }
+}
+
+// Dense block: the log densities once, then each view's responsibilities and counts (one
+// product per block, accumulate_block; the class-split counts, accumulate_classes).
+void dense_block(const EStepJob& job, const BlockRows& br, BlockPartial& q) {
+  const EStepDensities& e = job.densities;
+  dense_log_densities(job, br.rows, q);
+  for (std::size_t v = 0; v < job.views.size(); ++v) {
+    const View& view = job.views[v];
+    dense_responsibilities(job, v, br, q);
+    if (!job.statistics) continue;
+    accumulate_block(q.xb, q.a, e.full_features ? &q.f : nullptr,
+                     e.full_features ? e.dense->distances().feature_reference().data() : nullptr,
+                     q.counts[v], q.scratch);
+    if (view.class_counts)
+      accumulate_classes(q.xb, q.a, *view.weight_groups, br.first, br.index, q.counts[v],
+                         q.scratch);
+  }
+}
+
+// One row's sparse responsibilities (q.used, q.resp) added to view v's counts: C(1), C(x) and
+// the scatter, and the class-split counts (Constantinopoulos et al. eq 4).
+void accumulate_sparse_row(const double* xr, std::size_t row, const View& view, std::size_t d,
+                           BlockPartial& q, MixtureCounts& counts) {
+  for (std::size_t i = 0; i < q.used.size(); ++i)
+    accumulate_one(xr, q.used[i], q.resp[i], counts, d);
+  if (!view.class_counts) return;
+  const auto k = std::size_t((*view.weight_groups)(row));
+  for (std::size_t i = 0; i < q.used.size(); ++i) {
+    counts.class_c1(q.used[i], k) += q.resp[i];
+    double* s = &counts.class_cx(q.used[i], k, 0);
+    for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
+  }
+}
+
+// K-d tree block: each row's leaf candidates; when the first view may use none of them the
+// fallback widens them (widen_candidates) for that row's every view.
+void tree_block(const EStepJob& job, const BlockRows& br, BlockPartial& q) {
+  const TreeLogDensity& tree = *job.densities.tree;
+  tree.compute_sparse(q.xb, q.sparse);
+  q.evaluated = double(q.sparse.value.size());
+  for (std::size_t n = 0; n < br.rows; ++n) {
+    const std::size_t row = br.row(n);
+    const double* xr = &q.xb(n, 0);
+    const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
+    const std::uint32_t* comp = q.sparse.component.data() + b;
+    const double* val = q.sparse.value.data() + b;
+    std::size_t count = e - b;
+    for (std::size_t v = 0; v < job.views.size(); ++v) {
+      const View& view = job.views[v];
+      const double* lw = view.row_weights(row);
+      double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+      if (v == 0 && q.used.empty()) {
+        ++q.fallback_rows;
+        q.evaluated += double(widen_candidates(tree, xr, view, row, comp, val, count,
+                                               q.wide_comp, q.wide_logn));
+        comp = q.wide_comp.data();
+        val = q.wide_logn.data();
+        count = q.wide_comp.size();
+        l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
+      }
+      if (job.statistics) accumulate_sparse_row(xr, row, view, job.d, q, q.counts[v]);
+      if (v == 0 && job.row_ll) (*job.row_ll)(row) = l;
+      q.log_likelihood[v] += l;
+    }
+  }
+}
+
+// One row block of the E-step into q (overwritten): its complete rows by the dense or tree
+// path, then its rows with a missing cell one at a time (missing_row).
+void e_step_block(const EStepJob& job, const RowBlock& rb, BlockPartial& q) {
+  const BlockRows br = split_missing_rows(job.x, rb, job.d, q);
+  std::fill(q.log_likelihood.begin(), q.log_likelihood.end(), 0.0);
+  q.fallback_rows = 0;
+  q.evaluated = 0;
+  if (job.statistics)
+    for (MixtureCounts& c : q.counts) zero(c);
+  if (br.rows == 0) {
+  } else if (!job.densities.tree) {
+    dense_block(job, br, q);
+  } else {
+    tree_block(job, br, q);
+  }
+  for (const std::size_t row : q.incomplete)
+    missing_row(job.x, row, job.components, job.views, job.statistics, job.row_ll, q.missing,
+                q.counts, q.log_likelihood, q.evaluated);
+}
+
+// The ordered reduction's step: a block's partials added to the totals and the views' counts,
+// in block order.
+void add_block(const BlockPartial& q, bool statistics, std::vector<View>& views,
+               EStepTotals& totals) {
+  for (std::size_t v = 0; v < views.size(); ++v) {
+    totals.log_likelihood[v] += q.log_likelihood[v];
+    if (!statistics) continue;
+    add_counts(*views[v].counts, q.counts[v]);
+  }
+  totals.fallback_rows += q.fallback_rows;
+  totals.evaluated += q.evaluated;
+}
+
 // The E-step engine: each block's log densities are evaluated once (dense or tree), every
 // view's responsibilities and counts follow from them, and the blocks' partials are summed in
 // block order (parallel.hpp), so every count is the same for any thread count; then over the
@@ -445,189 +692,21 @@ void zero(MixtureCounts& c) {
 EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<View>& views,
                        const EStepOptions& options, std::size_t classes, Vector* row_ll) {
   const std::size_t n_rows = x.shape(0), m = components.count(), d = components.dim();
-  const std::size_t nv = views.size();
-  const Shape shape = components.shape;
   const bool statistics = options.statistics;
   const std::size_t block = std::max<std::size_t>(1, options.block_rows);
   for (View& v : views)
-    reset_counts(*v.counts, m, d, shape, components.means, v.class_counts ? classes : 0);
+    reset_counts(*v.counts, m, d, components.shape, components.means,
+                 v.class_counts ? classes : 0);
+  const EStepDensities densities = make_densities(components, options);
+  const EStepJob job{x, components, views, densities, statistics, row_ll, m, d};
 
-  std::unique_ptr<GaussianLogDensity> dense;
-  std::unique_ptr<TreeLogDensity> tree;
-  FeatureForm form;
-  bool full_features = false;
-  if (options.tree) {
-    tree = std::make_unique<TreeLogDensity>(components, options.tree);
-  } else {
-    dense = std::make_unique<GaussianLogDensity>(components);
-    if (dense->distances().feature_count()) {
-      form = make_feature_form(*dense);
-      full_features = shape == Shape::Full;
-    }
-  }
-  const std::size_t p = form.p;
-
-  struct Partial {
-    Matrix xb, f, logn, a;
-    BlockScratch scratch;
-    std::vector<double> lse;
-    SparseLogDensity sparse;
-    std::vector<std::uint32_t> used, wide_comp;
-    std::vector<double> resp, wide_logn;
-    std::vector<MixtureCounts> counts;
-    std::vector<double> log_likelihood;
-    std::size_t fallback_rows = 0;
-    double evaluated = 0;
-    // Rows with a missing cell (data rows), and the block's other rows when there are some.
-    std::vector<std::size_t> incomplete, complete;
-    MissingScratch missing;
-  };
   EStepTotals totals;
-  totals.log_likelihood.assign(nv, 0.0);
+  totals.log_likelihood.assign(views.size(), 0.0);
   totals.rows = n_rows;
-
-  ordered_reduce<Partial>(
-      n_rows, block, options.threads,
-      [&] {
-        Partial q;
-        q.counts.resize(nv);
-        for (std::size_t v = 0; v < nv; ++v)
-          reset_counts(q.counts[v], m, d, shape, components.means,
-                       views[v].class_counts ? classes : 0);
-        q.log_likelihood.assign(nv, 0.0);
-        return q;
-      },
-      [&](const RowBlock& rb, Partial& q) {
-        const std::size_t first = rb.first;
-        // Rows with a missing cell leave the block for missing_rows (after the others); a
-        // block without one is the fast path exactly as before.
-        q.incomplete.clear();
-        q.complete.clear();
-        for (std::size_t n = 0; n < rb.count; ++n)
-          if (observed_gaussian::row_has_missing(&x(first + n, 0), d))
-            q.incomplete.push_back(first + n);
-        const std::size_t* index = nullptr;
-        std::size_t rows = rb.count;
-        if (q.incomplete.empty()) {
-          copy_rows(x, first, rows, q.xb);
-        } else {
-          for (std::size_t n = 0, i = 0; n < rb.count; ++n) {
-            if (i < q.incomplete.size() && q.incomplete[i] == first + n) {
-              ++i;
-              continue;
-            }
-            q.complete.push_back(first + n);
-          }
-          rows = q.complete.size();
-          q.xb.resize({rows, d});
-          for (std::size_t n = 0; n < rows; ++n) std::copy_n(&x(q.complete[n], 0), d, &q.xb(n, 0));
-          index = q.complete.data();
-        }
-        const auto row_at = [&](std::size_t n) { return index ? index[n] : first + n; };
-        std::fill(q.log_likelihood.begin(), q.log_likelihood.end(), 0.0);
-        q.fallback_rows = 0;
-        q.evaluated = 0;
-        if (statistics)
-          for (MixtureCounts& c : q.counts) zero(c);
-        if (rows == 0) {
-        } else if (!tree) {
-          // Dense: log N(x_n|j) for every row and component, then each view's weights.
-          if (p) {
-            dense->distances().features(q.xb.data(), rows, q.f);
-            q.logn.resize({rows, m});
-            small_gemm(rows, m, p, q.f.data(), p, 1, form.coefficients.data(), m, q.logn.data(),
-                       m, false);
-            // clamped to form.cap in the views' pass below (one pass over the block, not two)
-          } else {
-            dense->compute(q.xb, q.logn);
-          }
-          q.evaluated = double(m) * double(rows);
-          const double* cap = p ? form.cap.data() : nullptr;
-          for (std::size_t v = 0; v < nv; ++v) {
-            const View& view = views[v];
-            if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
-            for (std::size_t n = 0; n < rows; ++n) {
-              const double* l = &q.logn(n, 0);
-              const double* lw = view.row_weights(row_at(n));
-              double* r = &q.a(n, 0);
-              if (cap) {
-                for (std::size_t j = 0; j < m; ++j) r[j] = std::min(l[j], cap[j]) + lw[j];
-              } else {
-                for (std::size_t j = 0; j < m; ++j) r[j] = l[j] + lw[j];
-              }
-              if (view.allowed)
-                for (std::size_t j = 0; j < m; ++j)
-                  if (view.masked(row_at(n), j)) r[j] = minus_inf;
-            }
-            q.lse.resize(rows);
-            exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
-            for (std::size_t n = 0; n < rows; ++n) {
-              if (v == 0 && row_ll) (*row_ll)(row_at(n)) = q.lse[n];
-              q.log_likelihood[v] += q.lse[n];
-            }
-            if (!statistics) continue;
-            accumulate_block(q.xb, q.a, full_features ? &q.f : nullptr,
-                             full_features ? dense->distances().feature_reference().data()
-                                           : nullptr,
-                             q.counts[v], q.scratch);
-            if (view.class_counts)
-              accumulate_classes(q.xb, q.a, *view.weight_groups, first, index, q.counts[v],
-                                 q.scratch);
-          }
-        } else {
-          // K-d tree: each row's leaf candidates; the fallback widens them (widen_candidates).
-          tree->compute_sparse(q.xb, q.sparse);
-          q.evaluated = double(q.sparse.value.size());
-          for (std::size_t n = 0; n < rows; ++n) {
-            const std::size_t row = row_at(n);
-            const double* xr = &q.xb(n, 0);
-            const std::size_t b = q.sparse.offset[n], e = q.sparse.offset[n + 1];
-            const std::uint32_t* comp = q.sparse.component.data() + b;
-            const double* val = q.sparse.value.data() + b;
-            std::size_t count = e - b;
-            for (std::size_t v = 0; v < nv; ++v) {
-              const View& view = views[v];
-              const double* lw = view.row_weights(row);
-              double l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
-              if (v == 0 && q.used.empty()) {
-                ++q.fallback_rows;
-                q.evaluated += double(widen_candidates(*tree, xr, view, row, comp, val, count,
-                                                       q.wide_comp, q.wide_logn));
-                comp = q.wide_comp.data();
-                val = q.wide_logn.data();
-                count = q.wide_comp.size();
-                l = sparse_row(comp, val, count, lw, view, row, q.used, q.resp);
-              }
-              if (statistics) {
-                for (std::size_t i = 0; i < q.used.size(); ++i)
-                  accumulate_one(xr, q.used[i], q.resp[i], q.counts[v], d);
-                if (view.class_counts) {
-                  const auto k = std::size_t((*view.weight_groups)(row));
-                  for (std::size_t i = 0; i < q.used.size(); ++i) {
-                    q.counts[v].class_c1(q.used[i], k) += q.resp[i];
-                    double* s = &q.counts[v].class_cx(q.used[i], k, 0);
-                    for (std::size_t a = 0; a < d; ++a) s[a] += q.resp[i] * xr[a];
-                  }
-                }
-              }
-              if (v == 0 && row_ll) (*row_ll)(row) = l;
-              q.log_likelihood[v] += l;
-            }
-          }
-        }
-        for (const std::size_t row : q.incomplete)
-          missing_row(x, row, components, views, statistics, row_ll, q.missing, q.counts,
-                      q.log_likelihood, q.evaluated);
-      },
-      [&](const RowBlock&, Partial& q) {
-        for (std::size_t v = 0; v < nv; ++v) {
-          totals.log_likelihood[v] += q.log_likelihood[v];
-          if (!statistics) continue;
-          add_counts(*views[v].counts, q.counts[v]);
-        }
-        totals.fallback_rows += q.fallback_rows;
-        totals.evaluated += q.evaluated;
-      });
+  ordered_reduce<BlockPartial>(
+      n_rows, block, options.threads, [&] { return new_partial(job, classes); },
+      [&](const RowBlock& rb, BlockPartial& q) { e_step_block(job, rb, q); },
+      [&](const RowBlock&, BlockPartial& q) { add_block(q, statistics, views, totals); });
   if (collectives().size() > 1) sum_totals_over_ranks(totals, views, statistics);
   return totals;
 }

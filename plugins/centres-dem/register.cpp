@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto dem_table() {
+static auto dem_table() {
   OptionTable<DemOptions> t;
   t.bind("count", &DemOptions::count, "Gaussians per class G").at_least(1);
   t.bind("learning_rate", &DemOptions::learning_rate,
@@ -25,8 +23,6 @@ auto dem_table() {
                                       "relative tolerance of the EM start"));
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     dem_id, "1.0.0", DemLearner,

@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto fixed_table() {
+static auto fixed_table() {
   OptionTable<FixedCentresOptions> t;
   t.path("file", &FixedCentresOptions::file,
          "CSV with a header row and one centre per row: one column per input feature (by "
@@ -15,8 +13,6 @@ auto fixed_table() {
       .make_required();
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     "fixed", "1.0.0", FixedCentres,

@@ -37,11 +37,12 @@ struct GmmOptions {
   EmOptions em;                   // shape, iterations, tolerance, floor, tree
 };
 
-inline constexpr char gmm_id[] = "gmm";  // the plugin id (RADIAL_PLUGIN, messages)
-
 class GmmLearner final : public sdk::Configured<CentreLearner, GmmOptions> {
  public:
   using Configured::Configured;
+
+  // Any data when pooled (InputError when N < count); per-class needs classes (InputError
+  // otherwise, or when a class has fewer rows than count).
   Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) override;
 };
 

@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto gmm_table() {
+static auto gmm_table() {
   OptionTable<GmmOptions> t;
   t.bind("count", &GmmOptions::count, "Gaussians (per class when mode = per-class)").at_least(1);
   t.choice("mode", &GmmOptions::mode, {"pooled", "per-class"},
@@ -25,10 +23,8 @@ auto gmm_table() {
   return t;
 }
 
-}  // namespace
-
 RADIAL_PLUGIN_COMPONENT(
-    gmm_id, "1.0.0", GmmLearner,
+    "gmm", "1.0.0", GmmLearner,
     "Gaussian mixture centres by EM (spherical, diagonal or full covariances), one pooled "
     "mixture or one mixture per class, optionally with the K-d tree of Gaussian boxes",
     "Nabney, Efficient training of RBF networks for classification (EM centres, NETLAB "

@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto kmeans_table() {
+static auto kmeans_table() {
   KMeansOptions defaults;
   defaults.count = 0;  // "auto": auto_centre_count of the rows, in fit()
   OptionTable<KMeansOptions> t(defaults);
@@ -21,8 +19,6 @@ auto kmeans_table() {
                 "feature variance)");
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     "kmeans", "1.0.0", KMeansCentres,

@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto prbf_table() {
+static auto prbf_table() {
   OptionTable<PrbfOptions> t;
   t.bind("count", &PrbfOptions::count, "number of kernels M").at_least(1);
   t.choice("covariance", &PrbfOptions::shape,
@@ -27,8 +25,6 @@ auto prbf_table() {
       .above(0.0);
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     prbf_id, "1.0.0", PrbfLearner,

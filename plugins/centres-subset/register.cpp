@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto subset_table() {
+static auto subset_table() {
   OptionTable<SubsetOptions> t;
   add_centre_count(t, &SubsetOptions::count, "number of centres M, drawn without replacement");
   t.bind("all", &SubsetOptions::all,
@@ -15,10 +13,8 @@ auto subset_table() {
   return t;
 }
 
-}  // namespace
-
 RADIAL_PLUGIN_COMPONENT(
-    "subset", "1.0.0", SubsetCentres,
+    subset_id, "1.0.0", SubsetCentres,
     "random training points as centres; all = the full RBF network",
     "Lecture notes on RBF networks (paper 001): 'Full RBF Network' (M = N, mu_m = x_m) and "
     "exact interpolation beta = Z^{-1} y",

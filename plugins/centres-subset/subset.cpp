@@ -5,6 +5,7 @@
 #include <chrono>
 #include <numeric>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
@@ -41,9 +42,10 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   // the centres are the same global rows whatever the rank count.
   const ShardLayout layout = shard_layout(train.rows());
   const std::size_t rows = layout.total;
-  if (rows == 0) throw InputError("plugin subset: the training data have no rows");
+  const std::string who = std::string("plugin ") + subset_id;
+  if (rows == 0) throw InputError(who + ": the training data have no rows");
   // A training row with a missing cell cannot be a centre.
-  refuse_missing(train.inputs, "centres subset");
+  refuse_missing(train.inputs, std::string("centres ") + subset_id);
   Centres centres;
   if (all_) {
     // The full RBF network: mu_m = x_m for every m, every rank's rows in global order.
@@ -58,7 +60,7 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     const std::size_t count = count_ > 0 ? count_ : auto_centre_count(rows);
     if (count > rows) {
       std::ostringstream msg;
-      msg << "plugin subset: count = " << count << " but the training data have only " << rows
+      msg << who << ": count = " << count << " but the training data have only " << rows
           << " rows; set centres.count <= " << rows << " or centres.all = true";
       throw InputError(msg.str());
     }

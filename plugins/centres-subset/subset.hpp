@@ -18,6 +18,8 @@ struct SubsetOptions {
   bool all = false;        // every training point a centre; count is then ignored
 };
 
+inline constexpr char subset_id[] = "subset";  // the plugin id (RADIAL_PLUGIN, messages)
+
 class SubsetCentres final : public CentreLearner {
  public:
   explicit SubsetCentres(SubsetOptions options) : count_(options.count), all_(options.all) {}

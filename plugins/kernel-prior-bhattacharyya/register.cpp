@@ -4,9 +4,7 @@
 #include "bhattacharyya.hpp"
 
 namespace radial::plugins {
-namespace {
-
-auto bhattacharyya_table() {
+static auto bhattacharyya_table() {
   OptionTable<BhattacharyyaOptions> t;
   t.bind("alpha", &BhattacharyyaOptions::alpha,
          "prior strength alpha of p(theta) = prod_j exp(-alpha delta_j) (eq 17), in the units of "
@@ -18,8 +16,6 @@ auto bhattacharyya_table() {
            "M kernels (the paper's unit)");
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     "bhattacharyya", "1.0.0", BhattacharyyaPrior,

@@ -6,17 +6,13 @@
 #include "bayes.hpp"
 
 namespace radial::plugins {
-namespace {
-
-auto bayes_table() {
+static auto bayes_table() {
   OptionTable<BayesOptions> table;
   add_kdtree_params(
       table, &BayesOptions::use_tree, &BayesOptions::tree,
       "training-set figures evaluate only the Gaussians of each row's K-d tree leaf");
   return table;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     bayes_id, "1.0.0", BayesOutput,

@@ -5,9 +5,7 @@
 #include "irls.hpp"
 
 namespace radial::plugins {
-namespace {
-
-auto irls_table() {
+static auto irls_table() {
   OptionTable<IrlsOptions> t;
   t.include(glm::trainer_table("cap on IRLS iterations"));
   t.choice("hessian", &IrlsOptions::hessian,
@@ -18,8 +16,6 @@ auto irls_table() {
          "stopping at the first increase");
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     irls_id, "1.0.0", Irls,

@@ -5,9 +5,7 @@
 
 namespace radial::plugins {
 
-namespace {
-
-auto least_squares_table() {
+static auto least_squares_table() {
   OptionTable<LeastSquaresOptions> t;
   t.choice("solver", &LeastSquaresOptions::solver,
            {{"auto", LeastSquaresSolver::Auto},
@@ -22,8 +20,6 @@ auto least_squares_table() {
       .below(1.0);
   return t;
 }
-
-}  // namespace
 
 RADIAL_PLUGIN_COMPONENT(
     "least-squares", "1.0.0", LeastSquaresOutput,

@@ -4,9 +4,7 @@
 #include "weight_decay.hpp"
 
 namespace radial::plugins {
-namespace {
-
-auto weight_decay_table() {
+static auto weight_decay_table() {
   OptionTable<WeightDecayOptions> t;
   t.bind("alpha", &WeightDecayOptions::alpha,
          "prior precision alpha of the penalty alpha/2 ||w||^2; \"choose\": the trainer selects "
@@ -18,13 +16,12 @@ auto weight_decay_table() {
   return t;
 }
 
-}  // namespace
-
 RADIAL_PLUGIN_COMPONENT(
     "weight-decay", "1.0.0", WeightDecay,
     "Gaussian prior on the output weights: penalty alpha/2 ||w||^2 (ridge)",
     "Lecture notes on RBF networks (paper 001), 'Regularization': "
-    "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay",
+    "beta = (Z^T Z + lambda I)^{-1} Z^T y; Nabney (paper 000/003) weight decay; alpha = "
+    "\"choose\": Orr 1996, 'Introduction to RBF networks', section 6 (leave-one-out)",
     weight_decay_table())
 
 }  // namespace radial::plugins

@@ -257,6 +257,22 @@ void check_against_one_process(const std::string& text, const std::filesystem::p
   }
 }
 
+// This rank's shard of the pipeline's training rows, as read under mpirun.
+Dataset sharded_rows(const std::string& text, const std::filesystem::path& file) {
+  const Pipeline p = parse_pipeline(text, file.parent_path() / "p.toml", plugins());
+  ShardedScope scope(world());
+  return read_training_data(p).train;
+}
+
+// The two category columns of write_data(name, true): in increasing byte order, from every
+// part of the file (the first rows hold none of 'green', 'amber' or '25').
+void check_categories(const Dataset& mine) {
+  REQUIRE(mine.coding.nominal.size() == 2);
+  CHECK(mine.coding.nominal[0].categories ==
+        std::vector<std::string>{"amber", "blue", "green", "red"});
+  CHECK(mine.coding.nominal[1].categories == std::vector<std::string>{"1", "10", "2", "25", "3"});
+}
+
 const std::string kKmeans = "plugin = \"kmeans\"\ncount = 6";
 const std::string kGaussian = "plugin = \"gaussian\"\nwidth = 1.0";
 const std::string kLeastSquares = "plugin = \"least-squares\"";
@@ -283,19 +299,10 @@ TEST_CASE("nominal inputs under mpirun: the categories are the union over ranks"
                                           kLeastSquares),
                             file);
   // The categories as written: in increasing byte order, from every part of the file.
-  const Pipeline p = parse_pipeline(
-      pipeline_text(file.filename().string(), "median", "nominal = [\"grade\"]", kKmeans,
-                    kGaussian, kLeastSquares),
-      file.parent_path() / "p.toml", plugins());
-  Dataset mine;
-  {
-    ShardedScope scope(world());
-    mine = read_training_data(p).train;
-  }
-  REQUIRE(mine.coding.nominal.size() == 2);
-  CHECK(mine.coding.nominal[0].categories ==
-        std::vector<std::string>{"amber", "blue", "green", "red"});
-  CHECK(mine.coding.nominal[1].categories == std::vector<std::string>{"1", "10", "2", "25", "3"});
+  check_categories(sharded_rows(pipeline_text(file.filename().string(), "median",
+                                              "nominal = [\"grade\"]", kKmeans, kGaussian,
+                                              kLeastSquares),
+                                file));
 }
 
 TEST_CASE("missing = em under mpirun: the mixture over the observed coordinates", "[mpi][em]") {
@@ -330,17 +337,9 @@ TEST_CASE("ARFF under mpirun: nominal attributes, missing cells and text classes
     }
   }
   // The categories from every part of the file, and the class names from the header.
-  const Pipeline p = parse_pipeline(
+  const Dataset mine = sharded_rows(
       pipeline_text(file.filename().string(), "mean", "", kKmeans, kGaussian, kLeastSquares),
-      file.parent_path() / "p.toml", plugins());
-  Dataset mine;
-  {
-    ShardedScope scope(world());
-    mine = read_training_data(p).train;
-  }
-  REQUIRE(mine.coding.nominal.size() == 2);
-  CHECK(mine.coding.nominal[0].categories ==
-        std::vector<std::string>{"amber", "blue", "green", "red"});
-  CHECK(mine.coding.nominal[1].categories == std::vector<std::string>{"1", "10", "2", "25", "3"});
+      file);
+  check_categories(mine);
   CHECK(mine.class_names == std::vector<std::string>{"wave 0", "wave 1", "wave 2"});
 }

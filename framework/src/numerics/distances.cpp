@@ -40,9 +40,10 @@ Matrix& scratch_whitened() {
   thread_local Matrix m;
   return m;
 }
-Matrix& scratch_features() {
-  thread_local Matrix m;
-  return m;
+// Grow-only, so a short last block does not reallocate it twice per pass.
+std::vector<double>& scratch_features() {
+  thread_local std::vector<double> v;
+  return v;
 }
 
 // Quadratic features only up to this dimension (P = d(d+1)/2 + d + 1 columns per row).
@@ -121,6 +122,7 @@ struct SquaredDistances::Impl {
                         Matrix& out) const;
 
   void make_features(const double* x, std::size_t rows, Matrix& f) const;
+  void make_features(const double* x, std::size_t rows, double* out) const;
   void compute_features(const Matrix& x, Matrix& r2) const;
   void compute_euclidean(const Matrix& x, Matrix& r2) const;
   void compute_full(const Matrix& x, Matrix& r2) const;
@@ -417,7 +419,10 @@ void SquaredDistances::compute(const Matrix& x_block, Matrix& r2) const {
 
 void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, Matrix& f) const {
   if (f.shape(0) != rows || f.shape(1) != features) f.resize({rows, features});
-  double* out = f.data();
+  make_features(x, rows, f.data());
+}
+
+void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, double* out) const {
   if (shape == Shape::Diagonal) {
     for (std::size_t n = 0; n < rows; ++n, x += d, out += features) {
       for (std::size_t k = 0; k < d; ++k) out[k] = x[k] * x[k];
@@ -452,8 +457,9 @@ void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, Ma
 
 void SquaredDistances::Impl::compute_features(const Matrix& x, Matrix& r2) const {
   const std::size_t n = x.shape(0);
-  Matrix& f = scratch_features();
-  make_features(x.data(), n, f);
+  std::vector<double>& f = scratch_features();
+  if (f.size() < n * features) f.resize(n * features);
+  make_features(x.data(), n, f.data());
   small_gemm(n, m, features, f.data(), features, 1, coefficients.data(), m, r2.data(), m, false);
   double* out = r2.data();
   // Clamp: the identity can round slightly below 0 for x close to c_j.

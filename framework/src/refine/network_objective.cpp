@@ -15,6 +15,7 @@
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
+#include "radial/numerics/small_gemm.hpp"
 #include "radial/parallel.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
@@ -75,9 +76,16 @@ double error_and_delta(const Link& link, Matrix& a, const double* t) {
 
 }  // namespace
 
+// One block's matrices. A worker keeps one set for full blocks and one for the short last
+// block: resizing a single set there and back reallocated ~1 MB on every evaluation, and the
+// heap's trim and regrowth cost page faults (zeroed huge pages) worth 10-30% of a pass.
+struct NetworkObjective::Buffers {
+  Matrix xb, r2, phi, dphi, a, g, f, uy;
+};
+
 struct NetworkObjective::Workspace {
-  Matrix xb, r2, phi, dphi, a, g, moments, uy;
-  std::vector<double> record, means, colsum;
+  Buffers full, tail;
+  std::vector<double> record, means, colsum, coefficients;
 };
 
 NetworkObjective::~NetworkObjective() = default;
@@ -224,6 +232,10 @@ struct NetworkObjective::Pass {
   const Matrix& w;      // (M + 1) x K
   const Matrix& w_phi;  // its first M rows
   bool gradient = false, back = false, diag = false, radial_sums = false, first_moments = false;
+  // Distances by the block features (Euclidean, spherical and diagonal shapes): 1 / s_ja.
+  bool features = false;
+  bool block_features = false;  // features made or read: distances, or moments to take
+  Matrix inverse{};
   std::size_t at_w = 1, at_s1 = 0, at_s2 = 0, at_sr = 0, width = 0;
 };
 
@@ -248,6 +260,17 @@ double NetworkObjective::run(const Vector& theta, Vector* gradient) {
   pass.at_s2 = pass.at_s1 + (pass.first_moments ? m * d : 0);
   pass.at_sr = pass.at_s2 + (pass.diag ? m * d : 0);
   pass.width = pass.at_sr + (pass.radial_sums ? m : 0);
+  const bool euclidean = basis_.metric() == Metric::Euclidean;
+  pass.features = euclidean || centres.shape == Shape::Spherical ||
+                  centres.shape == Shape::Diagonal;
+  pass.block_features = pass.features || (pass.back && (pass.first_moments || pass.diag));
+  if (pass.features) {
+    pass.inverse = xt::ones<double>({m, d});
+    for (std::size_t j = 0; j < m && !euclidean; ++j)
+      for (std::size_t a = 0; a < d; ++a)
+        pass.inverse(j, a) = 1.0 / (centres.shape == Shape::Spherical ? centres.variances(j)
+                                                                      : centres.diagonal(j, a));
+  }
 
   bool unusable = false;  // shapes a line search tried that are not positive definite
   const std::vector<double> totals = sum_blocks(pass, unusable);
@@ -285,6 +308,13 @@ std::vector<double> NetworkObjective::sum_blocks(const Pass& pass, bool& unusabl
       unusable = true;
     }
     if (!unusable) {
+      const std::size_t p = 2 * d_ + 1;
+      if (pass.block_features && !features_ready_ &&
+          rows * (p + d_) * sizeof(double) <= options_.feature_cache_bytes &&
+          features_.size() != rows * p) {
+        features_ = Matrix::from_shape({rows, p});
+        block_means_ = Matrix::from_shape({blocks, d_});
+      }
       const std::size_t workers = worker_count(rows, options_.block_rows, options_.threads);
       while (workspaces_.size() < workers) workspaces_.push_back(std::make_unique<Workspace>());
       std::size_t next = 0;
@@ -302,6 +332,7 @@ std::vector<double> NetworkObjective::sum_blocks(const Pass& pass, bool& unusabl
               for (std::size_t i = 0; i < pass.width; ++i) totals[i] += q.record[i];
             }
           });
+      if (pass.block_features) features_ready_ = features_.size() == rows * p;
     }
   } catch (...) {
     failure = std::current_exception();
@@ -320,40 +351,111 @@ std::vector<double> NetworkObjective::sum_blocks(const Pass& pass, bool& unusabl
 // One block's record: the forward pass and error, dE/dW, then (centres or widths trained) U and
 // the moments it is multiplied by.
 void NetworkObjective::block_record(const Pass& pass, const SquaredDistances& dist,
-                                    const RowBlock& b, Workspace& q) const {
-  const std::size_t m = m_, d = d_, k = k_, n = b.count;
-  q.record.assign(pass.width, 0.0);
-  fit(q.xb, n, d);
-  std::copy_n(x_.data() + b.first * d, n * d, q.xb.data());
-  dist.compute(q.xb, q.r2);
-  q.phi = q.r2;
+                                    const RowBlock& b, Workspace& w) const {
+  const std::size_t m = m_, d = d_, k = k_, n = b.count, p = 2 * d + 1;
+  Buffers& q = n == options_.block_rows ? w.full : w.tail;
+  w.record.assign(pass.width, 0.0);
+  const double* f = nullptr;
+  const double* means = nullptr;
+  if (pass.block_features) {
+    if (features_ready_) {
+      f = features_.data() + b.first * p;
+      means = block_means_.data() + b.index * d;
+    } else {
+      double* fo;
+      double* mo;
+      if (features_.size() != 0) {
+        fo = features_.data() + b.first * p;
+        mo = block_means_.data() + b.index * d;
+      } else {
+        fit(q.f, n, p);
+        fo = q.f.data();
+        w.means.resize(d);
+        mo = w.means.data();
+      }
+      block_features(b, fo, mo);
+      f = fo;
+      means = mo;
+    }
+  }
+  if (pass.features) {
+    feature_distances(pass, f, means, n, q, w);
+  } else {
+    fit(q.xb, n, d);
+    std::copy_n(x_.data() + b.first * d, n * d, q.xb.data());
+    dist.compute(q.xb, q.r2);
+    q.phi = q.r2;
+  }
   basis_.map(q.phi);
   fit(q.a, n, k);
   gemm(false, false, n, k, m, q.phi.data(), m, pass.w.data(), k, q.a.data(), k);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t c = 0; c < k; ++c) q.a(i, c) += pass.w(m, c);
-  q.record[0] = error_and_delta(link_, q.a, targets_.data() + b.first * k);
+  w.record[0] = error_and_delta(link_, q.a, targets_.data() + b.first * k);
   if (!pass.gradient) return;
   // dE/dW = [Phi 1]^T (Y - T)
-  gemm(true, false, m, k, n, q.phi.data(), m, q.a.data(), k, q.record.data() + pass.at_w, k);
+  gemm(true, false, m, k, n, q.phi.data(), m, q.a.data(), k, w.record.data() + pass.at_w, k);
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < k; ++c) q.record[pass.at_w + m * k + c] += q.a(i, c);
+    for (std::size_t c = 0; c < k; ++c) w.record[pass.at_w + m * k + c] += q.a(i, c);
   if (!pass.back) return;
-  activation_gradient(pass, q);
-  if (pass.first_moments || pass.diag) add_moments(pass, q);
+  activation_gradient(pass, q, w);
+  if (pass.first_moments || pass.diag) add_moments(pass, f, means, q, w);
+}
+
+// The block's features [y^2, y, 1] with y = x - mu (n x (2d + 1)) and mu, its column means.
+// Distances and moments about mu, near the rows, lose nothing to where the data sit.
+void NetworkObjective::block_features(const RowBlock& b, double* f, double* means) const {
+  const std::size_t d = d_, p = 2 * d + 1, n = b.count;
+  const double* x = x_.data() + b.first * d;
+  std::fill(means, means + d, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a) means[a] += x[i * d + a];
+  for (std::size_t a = 0; a < d; ++a) means[a] /= double(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double* row = f + i * p;
+    for (std::size_t a = 0; a < d; ++a) {
+      const double y = x[i * d + a] - means[a];
+      row[a] = y * y;
+      row[d + a] = y;
+    }
+    row[2 * d] = 1.0;
+  }
+}
+
+// r2_nj = sum_a (y_na - e_ja)^2 / s_ja with e_j = c_j - mu: the features times the block's
+// coefficients [1 / s_j; -2 e_j / s_j; sum_a e_ja^2 / s_ja], clamped at 0; phi starts as a copy.
+void NetworkObjective::feature_distances(const Pass& pass, const double* f, const double* means,
+                                         std::size_t n, Buffers& q, Workspace& w) const {
+  const std::size_t m = m_, d = d_, p = 2 * d + 1;
+  w.coefficients.assign(p * m, 0.0);
+  double* c = w.coefficients.data();
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < d; ++a) {
+      const double inv = pass.inverse(j, a), e = pass.centres.means(j, a) - means[a];
+      c[a * m + j] = inv;
+      c[(d + a) * m + j] = -2.0 * e * inv;
+      c[2 * d * m + j] += e * e * inv;
+    }
+  fit(q.r2, n, m);
+  fit(q.phi, n, m);
+  small_gemm(n, m, p, f, p, 1, c, m, q.r2.data(), m, false);
+  double* r2 = q.r2.data();
+  double* phi = q.phi.data();
+  // Clamp: the identity can round slightly below 0 for x close to c_j.
+  for (std::size_t i = 0, size = n * m; i < size; ++i) phi[i] = r2[i] = std::max(0.0, r2[i]);
 }
 
 // U = ((Y - T) W_phi^T) o phi'(r2), in q.g, with its column sums and (global and per-centre
 // widths) sum_n u_nj r2_nj, in one pass over the block.
-void NetworkObjective::activation_gradient(const Pass& pass, Workspace& q) const {
+void NetworkObjective::activation_gradient(const Pass& pass, Buffers& q, Workspace& w) const {
   const std::size_t m = m_, k = k_, n = q.r2.shape(0);
   basis_.map_derivative(q.r2, q.phi, q.dphi);
   fit(q.g, n, m);
   if (k > 4)  // many outputs: the product by BLAS first
     gemm(false, true, n, m, k, q.a.data(), k, pass.w_phi.data(), k, q.g.data(), m);
-  q.colsum.assign(m, 0.0);
-  double* __restrict colsum_out = q.colsum.data();
-  double* __restrict radial_out = q.record.data() + pass.at_sr;
+  w.colsum.assign(m, 0.0);
+  double* __restrict colsum_out = w.colsum.data();
+  double* __restrict radial_out = w.record.data() + pass.at_sr;
   for (std::size_t i = 0; i < n; ++i) {
     const double* __restrict dphi = &q.dphi(i, 0);
     const double* __restrict r2 = &q.r2(i, 0);
@@ -381,33 +483,21 @@ void NetworkObjective::activation_gradient(const Pass& pass, Workspace& q) const
 // sum_n u_nj (x_n - c_j) and (diagonal widths) sum_n u_nj (x_n - c_j)^2, about the block's
 // column means mu: y = x - mu, e_j = c_j - mu, so that sum u (x - c) = U^T y - e colsum and
 // sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2 colsum, with no cancellation from where the
-// data sit.
-void NetworkObjective::add_moments(const Pass& pass, Workspace& q) const {
-  const std::size_t m = m_, d = d_, n = q.xb.shape(0);
-  q.means.assign(d, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t a = 0; a < d; ++a) q.means[a] += q.xb(i, a);
-  for (std::size_t a = 0; a < d; ++a) q.means[a] /= double(n);
-  // U^T [y, y^2] in one product (y^2 only for diagonal widths).
-  const std::size_t p = pass.diag ? 2 * d : d;
-  fit(q.moments, n, p);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* x = &q.xb(i, 0);
-    double* y = &q.moments(i, 0);
-    for (std::size_t a = 0; a < d; ++a) y[a] = x[a] - q.means[a];
-    if (pass.diag)
-      for (std::size_t a = 0; a < d; ++a) y[d + a] = y[a] * y[a];
-  }
-  fit(q.uy, m, p);
-  gemm(true, false, m, p, n, q.g.data(), m, q.moments.data(), p, q.uy.data(), p);
-  const std::vector<double>& colsum = q.colsum;
+// data sit. U^T [y^2, y] (or U^T y) is one product with the block's features.
+void NetworkObjective::add_moments(const Pass& pass, const double* f, const double* means,
+                                   Buffers& q, Workspace& w) const {
+  const std::size_t m = m_, d = d_, n = q.g.shape(0), p = 2 * d + 1;
+  const std::size_t cols = pass.diag ? 2 * d : d;
+  const std::size_t at_y = pass.diag ? d : 0;  // U^T y's first column in uy
+  fit(q.uy, m, cols);
+  gemm(true, false, m, cols, n, q.g.data(), m, pass.diag ? f : f + d, p, q.uy.data(), cols);
+  const std::vector<double>& colsum = w.colsum;
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t a = 0; a < d; ++a) {
-      const double e = pass.centres.means(j, a) - q.means[a];
-      if (pass.first_moments) q.record[pass.at_s1 + j * d + a] = q.uy(j, a) - e * colsum[j];
+      const double e = pass.centres.means(j, a) - means[a], uy = q.uy(j, at_y + a);
+      if (pass.first_moments) w.record[pass.at_s1 + j * d + a] = uy - e * colsum[j];
       if (pass.diag)
-        q.record[pass.at_s2 + j * d + a] =
-            q.uy(j, d + a) - 2.0 * e * q.uy(j, a) + e * e * colsum[j];
+        w.record[pass.at_s2 + j * d + a] = q.uy(j, a) - 2.0 * e * uy + e * e * colsum[j];
     }
 }
 

@@ -61,6 +61,9 @@ struct NetworkOptions {
   WidthMode widths = WidthMode::None;
   int threads = 1;                    // row-block workers (0: every core); never changes a bit
   std::size_t block_rows = 1024;
+  // Largest memory for the rows' features kept between evaluations ((3d + 1) doubles a row);
+  // above it they are made again in every pass (the same bits).
+  std::size_t feature_cache_bytes = std::size_t(512) << 20;
 };
 
 class NetworkObjective {
@@ -97,14 +100,19 @@ class NetworkObjective {
   double flops() const { return flops_; }
 
  private:
+  struct Buffers;
   struct Workspace;
   struct Pass;
   double run(const Vector& theta, Vector* gradient);
   std::vector<double> sum_blocks(const Pass& pass, bool& unusable);
   void block_record(const Pass& pass, const SquaredDistances& dist, const RowBlock& b,
-                    Workspace& q) const;
-  void activation_gradient(const Pass& pass, Workspace& q) const;
-  void add_moments(const Pass& pass, Workspace& q) const;
+                    Workspace& w) const;
+  void activation_gradient(const Pass& pass, Buffers& q, Workspace& w) const;
+  void block_features(const RowBlock& b, double* f, double* means) const;
+  void feature_distances(const Pass& pass, const double* f, const double* means, std::size_t n,
+                         Buffers& q, Workspace& w) const;
+  void add_moments(const Pass& pass, const double* f, const double* means, Buffers& q,
+                   Workspace& w) const;
   void assemble_gradient(const Pass& pass, const std::vector<double>& totals, Vector& g) const;
   void centre_gradient(const Centres& centres, const double* s1, double* out) const;
 
@@ -123,6 +131,11 @@ class NetworkObjective {
   // One row-block worker's buffers, kept from one evaluation to the next (a minimiser makes
   // hundreds, and a fresh set each time costs page faults).
   std::vector<std::unique_ptr<Workspace>> workspaces_;
+  // Every block's features [y^2, y, 1], y = x - the block's column means (rows x (2d + 1)), and
+  // those means (blocks x d): they do not change between evaluations, so they are kept when
+  // they fit feature_cache_bytes, filled by the first pass.
+  mutable Matrix features_, block_means_;
+  bool features_ready_ = false;
 };
 
 }  // namespace radial::refine

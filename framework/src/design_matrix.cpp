@@ -38,6 +38,19 @@ struct DesignMatrix::Impl {
   std::atomic<bool> cached{false};
   std::vector<Matrix> cache;
 
+  // A worker's buffers: one set for full blocks and one for the short last block, kept between
+  // passes, so that no pass reallocates them (a fresh block of N x M doubles costs its page
+  // faults, zeroed, on every pass).
+  struct Buffers {
+    Matrix x, r2, block;
+  };
+  struct WorkerBuffers {
+    Buffers full, tail;
+    Buffers& for_block(std::size_t count, std::size_t rows) { return count == rows ? full : tail; }
+  };
+  std::mutex buffers_mutex;
+  std::vector<WorkerBuffers> kept;
+
   std::size_t rows() const { return inputs.shape(0); }
   std::size_t cols() const { return distances.count() + (log_domain ? 0 : 1); }
   std::size_t block_count() const { return (rows() + block_rows - 1) / block_rows; }
@@ -166,10 +179,11 @@ void DesignMatrix::reduce_blocks(
         [&](std::size_t w, const RowBlock& b) { work(w, b.first, s.cache[b.index]); }, done);
     return;
   }
-  struct Buffers {
-    Matrix x, r2, block;
-  };
-  std::vector<Buffers> buffers(workers);
+  // The kept buffers, unless another pass over this design holds them.
+  std::unique_lock<std::mutex> keep(s.buffers_mutex, std::try_to_lock);
+  std::vector<Impl::WorkerBuffers> local;
+  std::vector<Impl::WorkerBuffers>& buffers = keep.owns_lock() ? s.kept : local;
+  if (buffers.size() < workers) buffers.resize(workers);
   std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
   if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
     // First pass: keep every block; publish only once the pass has completed.
@@ -178,7 +192,8 @@ void DesignMatrix::reduce_blocks(
       parallel_reduce_blocks(
           n, s.block_rows, s.threads,
           [&](std::size_t w, const RowBlock& b) {
-            s.compute(b.first, b.count, buffers[w].x, buffers[w].r2, s.cache[b.index]);
+            Impl::Buffers& buf = buffers[w].for_block(b.count, s.block_rows);
+            s.compute(b.first, b.count, buf.x, buf.r2, s.cache[b.index]);
             work(w, b.first, s.cache[b.index]);
           },
           done);
@@ -193,7 +208,7 @@ void DesignMatrix::reduce_blocks(
   parallel_reduce_blocks(
       n, s.block_rows, s.threads,
       [&](std::size_t w, const RowBlock& b) {
-        Buffers& buf = buffers[w];
+        Impl::Buffers& buf = buffers[w].for_block(b.count, s.block_rows);
         s.compute(b.first, b.count, buf.x, buf.r2, buf.block);
         work(w, b.first, buf.block);
       },
@@ -210,8 +225,10 @@ Matrix DesignMatrix::materialise() const {
 }
 
 void DesignMatrix::compute_block(std::size_t first, std::size_t count, Matrix& out) const {
-  Matrix x_buffer, r2;
-  impl_->compute(first, count, x_buffer, r2, out);
+  // The calling thread's buffers, kept for its next block (of any design).
+  thread_local Impl::WorkerBuffers scratch;
+  Impl::Buffers& buf = scratch.for_block(count, impl_->block_rows);
+  impl_->compute(first, count, buf.x, buf.r2, out);
 }
 
 }  // namespace radial

@@ -50,24 +50,41 @@ void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {
   }
 }
 
-void GaussianBasis::log_map(Matrix& r2) const {
+void GaussianBasis::check_columns(const Matrix& r2) const {
   const std::size_t m = log_scale_.size();
   if (r2.dimension() != 2 || r2.shape(1) != m)
     throw ShapeError(std::string(where) + ": distances to " +
                      std::to_string(r2.dimension() == 2 ? r2.shape(1) : 0) +
                      " centres given, but the basis was prepared for " + std::to_string(m) +
                      (m == 0 ? " (call prepare() or load_state() first)" : ""));
-  const std::size_t n = r2.shape(0);
+}
+
+// log phi = log_scale_j - r2 / 2 for rows [first, last).
+void GaussianBasis::log_rows(Matrix& r2, std::size_t first, std::size_t last) const {
+  const std::size_t m = log_scale_.size();
   const double* s = log_scale_.data();
-  for (std::size_t row = 0; row < n; ++row) {
+  for (std::size_t row = first; row < last; ++row) {
     double* v = r2.data() + row * m;
     for (std::size_t j = 0; j < m; ++j) v[j] = s[j] - 0.5 * v[j];
   }
 }
 
+void GaussianBasis::log_map(Matrix& r2) const {
+  check_columns(r2);
+  log_rows(r2, 0, r2.shape(0));
+}
+
+// The log, then the exp, a few rows at a time while they are in L1 (the same values as the two
+// whole passes).
 void GaussianBasis::map(Matrix& r2) const {
-  log_map(r2);
-  exp_in_place(r2);
+  check_columns(r2);
+  const std::size_t n = r2.shape(0), m = log_scale_.size();
+  const std::size_t step = std::max<std::size_t>(1, 512 / std::max<std::size_t>(1, m));
+  for (std::size_t first = 0; first < n; first += step) {
+    const std::size_t last = std::min(n, first + step);
+    log_rows(r2, first, last);
+    exp_in_place(r2.data() + first * m, (last - first) * m);
+  }
 }
 
 void GaussianBasis::map_derivative(const Matrix&, const Matrix& phi, Matrix& dphi) const {

@@ -45,6 +45,9 @@ class GaussianBasis final : public Basis {
   void load_state(const State& state) override;
 
  private:
+  void check_columns(const Matrix& r2) const;
+  void log_rows(Matrix& r2, std::size_t first, std::size_t last) const;
+
   WidthSpec width_;
   bool density_;
   // log of the factor in front of exp(-r^2/2) for each centre: 0 without density,

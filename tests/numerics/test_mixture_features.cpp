@@ -5,6 +5,7 @@
 // covariances evaluated point by point.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -54,6 +55,30 @@ TEST_CASE("small_gemm equals a triple loop for both layouts, tails and accumulat
                   REQUIRE(std::fabs(c[i * n + j] - want) <= 1e-14 * scale);
                 }
             }
+      }
+}
+
+TEST_CASE("small_gemm_clamped stores max(0, A B) to both outputs, equal to small_gemm's values",
+          "[mixture-features]") {
+  std::mt19937_64 rng(43);
+  std::normal_distribution<double> normal;
+  INFO("kernel " << small_gemm_kernel());
+  for (std::size_t m : {1, 6, 13})
+    for (std::size_t n : {1, 9, 32, 70})
+      for (std::size_t k : {1, 21, 153}) {  // 153: several chunks of k, clamped on the last
+        INFO("m " << m << " n " << n << " k " << k);
+        std::vector<double> a(m * k), b(k * n), plain(m * n), c(m * n, 7.0), copy(m * n, 7.0);
+        for (auto& v : a) v = normal(rng);
+        for (auto& v : b) v = normal(rng);
+        small_gemm(m, n, k, a.data(), k, 1, b.data(), n, plain.data(), n, false);
+        small_gemm_clamped(m, n, k, a.data(), k, 1, b.data(), n, c.data(), copy.data(), n);
+        std::size_t clamped = 0;
+        for (std::size_t i = 0; i < m * n; ++i) {
+          REQUIRE(c[i] == std::max(0.0, plain[i]));  // the same sums, in the same order
+          REQUIRE(copy[i] == c[i]);
+          clamped += plain[i] < 0 ? 1 : 0;
+        }
+        if (m * n >= 9) CHECK(clamped > 0);  // the clamp was exercised
       }
 }
 

@@ -44,12 +44,14 @@ constexpr std::size_t k_chunk = 64;
 // One tile of C: `rows` (<= 6) rows, up to 32 columns under the masks, summed over k in order.
 // Accumulators are named variables (an array of them gets spilled every iteration); rows past
 // `rows` repeat the last row's A and are not stored.
-template <bool Full>
+// Clamp: C = max(0, C) on the way out, stored to c and to c2 (the clamped squared distances
+// and their copy for the basis map, in one store).
+template <bool Full, bool Clamp>
 __attribute__((target("avx512f"))) void tile(std::size_t rows, std::size_t k, const double* a,
                                              std::size_t a_row, std::size_t a_col,
                                              const double* b, std::size_t ldb, double* c,
                                              std::size_t ldc, const __mmask8* mask,
-                                             bool accumulate) {
+                                             bool accumulate, double* c2) {
   const __mmask8 m0 = mask[0], m1 = mask[1], m2 = mask[2], m3 = mask[3];
   const double* ap[6];
   for (std::size_t r = 0; r < 6; ++r) ap[r] = a + std::min(r, rows - 1) * a_row;
@@ -87,6 +89,18 @@ __attribute__((target("avx512f"))) void tile(std::size_t rows, std::size_t k, co
       c##r##2 = _mm512_add_pd(_mm512_maskz_loadu_pd(m2, cr + 16), c##r##2);                    \
       c##r##3 = _mm512_add_pd(_mm512_maskz_loadu_pd(m3, cr + 24), c##r##3);                    \
     }                                                                                          \
+    if (Clamp) {                                                                               \
+      const __m512d zero = _mm512_setzero_pd();                                                \
+      c##r##0 = _mm512_maskz_max_pd(0xff, c##r##0, zero);                                      \
+      c##r##1 = _mm512_maskz_max_pd(0xff, c##r##1, zero);                                      \
+      c##r##2 = _mm512_maskz_max_pd(0xff, c##r##2, zero);                                      \
+      c##r##3 = _mm512_maskz_max_pd(0xff, c##r##3, zero);                                      \
+      double* dr = c2 + r * ldc;                                                               \
+      _mm512_mask_storeu_pd(dr, m0, c##r##0);                                                  \
+      _mm512_mask_storeu_pd(dr + 8, m1, c##r##1);                                              \
+      _mm512_mask_storeu_pd(dr + 16, m2, c##r##2);                                             \
+      _mm512_mask_storeu_pd(dr + 24, m3, c##r##3);                                             \
+    }                                                                                          \
     _mm512_mask_storeu_pd(cr, m0, c##r##0);                                                    \
     _mm512_mask_storeu_pd(cr + 8, m1, c##r##1);                                                \
     _mm512_mask_storeu_pd(cr + 16, m2, c##r##2);                                               \
@@ -100,7 +114,8 @@ __attribute__((target("avx512f"))) void gemm_avx512(std::size_t m, std::size_t n
                                                      std::size_t k, const double* a,
                                                      std::size_t a_row, std::size_t a_col,
                                                      const double* b, std::size_t ldb, double* c,
-                                                     std::size_t ldc, bool accumulate) {
+                                                     std::size_t ldc, bool accumulate,
+                                                     double* copy) {
   // k in chunks of k_chunk, so a chunk of B's 32-column stripe (16 KB) stays in L1 while
   // every row tile uses it (measured ~10% faster than one pass over k); chunk sums are added to
   // C in order.
@@ -119,8 +134,18 @@ __attribute__((target("avx512f"))) void gemm_avx512(std::size_t m, std::size_t n
         const std::size_t rows = std::min(tile_rows, m - row);
         const double* ar = a + row * a_row + kb * a_col;
         double* cr = c + row * ldc + col;
-        if (width == tile_cols) tile<true>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add);
-        else tile<false>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add);
+        // The clamp and the copy on the last chunk of k only.
+        double* dr = copy && kb + k_chunk >= k ? copy + row * ldc + col : nullptr;
+        if (dr) {
+          if (width == tile_cols)
+            tile<true, true>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add, dr);
+          else
+            tile<false, true>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add, dr);
+        } else if (width == tile_cols) {
+          tile<true, false>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add, nullptr);
+        } else {
+          tile<false, false>(rows, kn, ar, a_row, a_col, bc, ldb, cr, ldc, mask, add, nullptr);
+        }
       }
     }
   }
@@ -128,8 +153,20 @@ __attribute__((target("avx512f"))) void gemm_avx512(std::size_t m, std::size_t n
 
 #endif
 
+// BLAS, then the clamp and the copy in a pass of their own.
+void gemm_blas_clamped(std::size_t m, std::size_t n, std::size_t k, const double* a,
+                       std::size_t a_row, std::size_t a_col, const double* b, std::size_t ldb,
+                       double* c, std::size_t ldc, bool accumulate, double* copy) {
+  gemm_blas(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  if (!copy) return;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      copy[i * ldc + j] = c[i * ldc + j] = std::max(0.0, c[i * ldc + j]);
+}
+
 using Kernel = void (*)(std::size_t, std::size_t, std::size_t, const double*, std::size_t,
-                        std::size_t, const double*, std::size_t, double*, std::size_t, bool);
+                        std::size_t, const double*, std::size_t, double*, std::size_t, bool,
+                        double*);
 struct Chosen {
   Kernel kernel;
   const char* name;
@@ -139,7 +176,7 @@ Chosen choose() {
 #ifdef RADIAL_SMALL_GEMM_AVX512
   if (use_avx512_kernels()) return {gemm_avx512, "avx512"};
 #endif
-  return {gemm_blas, "blas"};
+  return {gemm_blas_clamped, "blas"};
 }
 
 const Chosen& chosen() {
@@ -152,7 +189,13 @@ const Chosen& chosen() {
 void small_gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t a_row,
                 std::size_t a_col, const double* b, std::size_t ldb, double* c, std::size_t ldc,
                 bool accumulate) {
-  chosen().kernel(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate);
+  chosen().kernel(m, n, k, a, a_row, a_col, b, ldb, c, ldc, accumulate, nullptr);
+}
+
+void small_gemm_clamped(std::size_t m, std::size_t n, std::size_t k, const double* a,
+                        std::size_t a_row, std::size_t a_col, const double* b, std::size_t ldb,
+                        double* c, double* copy, std::size_t ldc) {
+  chosen().kernel(m, n, k, a, a_row, a_col, b, ldb, c, ldc, false, copy);
 }
 
 const char* small_gemm_kernel() { return chosen().name; }

@@ -38,17 +38,31 @@ void fit(Matrix& m, std::size_t rows, std::size_t cols) {
   if (m.dimension() != 2 || m.shape(0) != rows || m.shape(1) != cols) m.resize({rows, cols});
 }
 
+// The features' columns the moments take: [y^2, y, 1] with diagonal widths, else [y, 1].
+std::size_t moment_columns(bool diag, std::size_t d) { return diag ? 2 * d + 1 : d + 1; }
+
+// Column c of a (rows x k), summed in four running sums (no chain of dependent adds).
+double column_sum(const Matrix& a, std::size_t c) {
+  const std::size_t rows = a.shape(0), k = a.shape(1);
+  const double* v = a.data() + c;
+  double part[4] = {0, 0, 0, 0};
+  for (std::size_t i = 0; i < rows; ++i) part[i % 4] += v[i * k];
+  return (part[0] + part[1]) + (part[2] + part[3]);
+}
+
 // Block error and dE/dA = Y - T in place of the activations (the canonical pairs of
 // radial/glm/objective.hpp, computed the same safe way: log(1 + e^a) and log-sum-exp).
 double error_and_delta(const Link& link, Matrix& a, const double* t) {
   const std::size_t rows = a.shape(0), k = a.shape(1);
   double e = 0;
   if (link == Link::Identity) {
+    double part[4] = {0, 0, 0, 0};  // four running sums: no chain of dependent adds
     for (std::size_t i = 0; i < rows * k; ++i) {
       const double r = a.data()[i] - t[i];
-      e += 0.5 * r * r;
+      part[i % 4] += r * r;
       a.data()[i] = r;
     }
+    e = 0.5 * ((part[0] + part[1]) + (part[2] + part[3]));
   } else if (link == Link::Logistic) {
     for (std::size_t i = 0; i < rows; ++i) {
       const double v = a.data()[i];
@@ -85,7 +99,7 @@ struct NetworkObjective::Buffers {
 
 struct NetworkObjective::Workspace {
   Buffers full, tail;
-  std::vector<double> record, means, colsum, coefficients;
+  std::vector<double> record, means, coefficients;
 };
 
 NetworkObjective::~NetworkObjective() = default;
@@ -395,11 +409,16 @@ void NetworkObjective::block_record(const Pass& pass, const SquaredDistances& di
   if (!pass.gradient) return;
   // dE/dW = [Phi 1]^T (Y - T)
   gemm(true, false, m, k, n, q.phi.data(), m, q.a.data(), k, w.record.data() + pass.at_w, k);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t c = 0; c < k; ++c) w.record[pass.at_w + m * k + c] += q.a(i, c);
+  for (std::size_t c = 0; c < k; ++c) w.record[pass.at_w + m * k + c] += column_sum(q.a, c);
   if (!pass.back) return;
-  activation_gradient(pass, q, w);
-  if (pass.first_moments || pass.diag) add_moments(pass, f, means, q, w);
+  const bool moments = pass.first_moments || pass.diag;
+  if (k == 1 && !pass.radial_sums) {
+    factored_moments(pass, f, q);  // the centres or the diagonal widths are trained
+  } else {
+    activation_gradient(pass, q, w);
+    if (moments) u_moments(pass, f, q);
+  }
+  if (moments) add_moments(pass, means, q, w);
 }
 
 // The block's features [y^2, y, 1] with y = x - mu (n x (2d + 1)) and mu, its column means.
@@ -438,23 +457,18 @@ void NetworkObjective::feature_distances(const Pass& pass, const double* f, cons
     }
   fit(q.r2, n, m);
   fit(q.phi, n, m);
-  small_gemm(n, m, p, f, p, 1, c, m, q.r2.data(), m, false);
-  double* r2 = q.r2.data();
-  double* phi = q.phi.data();
-  // Clamp: the identity can round slightly below 0 for x close to c_j.
-  for (std::size_t i = 0, size = n * m; i < size; ++i) phi[i] = r2[i] = std::max(0.0, r2[i]);
+  // Clamped at 0 (the identity can round slightly below 0 for x close to c_j).
+  small_gemm_clamped(n, m, p, f, p, 1, c, m, q.r2.data(), q.phi.data(), m);
 }
 
-// U = ((Y - T) W_phi^T) o phi'(r2), in q.g, with its column sums and (global and per-centre
-// widths) sum_n u_nj r2_nj, in one pass over the block.
+// U = ((Y - T) W_phi^T) o phi'(r2), in q.g, and (global and per-centre widths)
+// sum_n u_nj r2_nj, in one pass over the block.
 void NetworkObjective::activation_gradient(const Pass& pass, Buffers& q, Workspace& w) const {
   const std::size_t m = m_, k = k_, n = q.r2.shape(0);
   basis_.map_derivative(q.r2, q.phi, q.dphi);
   fit(q.g, n, m);
   if (k > 4)  // many outputs: the product by BLAS first
     gemm(false, true, n, m, k, q.a.data(), k, pass.w_phi.data(), k, q.g.data(), m);
-  w.colsum.assign(m, 0.0);
-  double* __restrict colsum_out = w.colsum.data();
   double* __restrict radial_out = w.record.data() + pass.at_sr;
   for (std::size_t i = 0; i < n; ++i) {
     const double* __restrict dphi = &q.dphi(i, 0);
@@ -474,31 +488,59 @@ void NetworkObjective::activation_gradient(const Pass& pass, Buffers& q, Workspa
     } else {
       for (std::size_t j = 0; j < m; ++j) u[j] *= dphi[j];
     }
-    for (std::size_t j = 0; j < m; ++j) colsum_out[j] += u[j];
     if (pass.radial_sums)
       for (std::size_t j = 0; j < m; ++j) radial_out[j] += u[j] * r2[j];
   }
 }
 
-// sum_n u_nj (x_n - c_j) and (diagonal widths) sum_n u_nj (x_n - c_j)^2, about the block's
-// column means mu: y = x - mu, e_j = c_j - mu, so that sum u (x - c) = U^T y - e colsum and
-// sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2 colsum, with no cancellation from where the
-// data sit. U^T [y^2, y] (or U^T y) is one product with the block's features.
-void NetworkObjective::add_moments(const Pass& pass, const double* f, const double* means,
-                                   Buffers& q, Workspace& w) const {
+// q.uy = U^T [y^2, y, 1] (or U^T [y, 1]): the moments' sums and U's column sums, one product.
+void NetworkObjective::u_moments(const Pass& pass, const double* f, Buffers& q) const {
   const std::size_t m = m_, d = d_, n = q.g.shape(0), p = 2 * d + 1;
-  const std::size_t cols = pass.diag ? 2 * d : d;
-  const std::size_t at_y = pass.diag ? d : 0;  // U^T y's first column in uy
+  const std::size_t cols = moment_columns(pass.diag, d);
   fit(q.uy, m, cols);
-  gemm(true, false, m, cols, n, q.g.data(), m, pass.diag ? f : f + d, p, q.uy.data(), cols);
-  const std::vector<double>& colsum = w.colsum;
-  for (std::size_t j = 0; j < m; ++j)
+  gemm(true, false, m, cols, n, q.g.data(), m, f + (p - cols), p, q.uy.data(), cols);
+}
+
+// The same sums for one output without forming U: u_nj = delta_n w_j phi'_nj, so
+// U^T F = diag(w) phi'^T (delta o F), a product with the n x (2d + 1) scaled features in place
+// of the n x M pass that makes U.
+void NetworkObjective::factored_moments(const Pass& pass, const double* f, Buffers& q) const {
+  const std::size_t m = m_, d = d_, n = q.r2.shape(0), p = 2 * d + 1;
+  const std::size_t cols = moment_columns(pass.diag, d), skip = p - cols;
+  basis_.map_derivative(q.r2, q.phi, q.dphi);
+  fit(q.g, n, cols);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double delta = q.a(i, 0);
+    const double* __restrict from = f + i * p + skip;
+    double* __restrict to = &q.g(i, 0);
+    for (std::size_t c = 0; c < cols; ++c) to[c] = delta * from[c];
+  }
+  fit(q.uy, m, cols);
+  gemm(true, false, m, cols, n, q.dphi.data(), m, q.g.data(), cols, q.uy.data(), cols);
+  for (std::size_t j = 0; j < m; ++j) {
+    const double wj = pass.w_phi(j, 0);
+    for (std::size_t c = 0; c < cols; ++c) q.uy(j, c) *= wj;
+  }
+}
+
+// sum_n u_nj (x_n - c_j) and (diagonal widths) sum_n u_nj (x_n - c_j)^2 from q.uy, about the
+// block's column means mu: y = x - mu, e_j = c_j - mu, so that sum u (x - c) = U^T y - e colsum
+// and sum u (x - c)^2 = U^T y^2 - 2 e U^T y + e^2 colsum, with no cancellation from where the
+// data sit.
+void NetworkObjective::add_moments(const Pass& pass, const double* means, const Buffers& q,
+                                   Workspace& w) const {
+  const std::size_t m = m_, d = d_;
+  const std::size_t cols = moment_columns(pass.diag, d);
+  const std::size_t at_y = pass.diag ? d : 0;  // U^T y's first column in uy
+  for (std::size_t j = 0; j < m; ++j) {
+    const double colsum = q.uy(j, cols - 1);
     for (std::size_t a = 0; a < d; ++a) {
       const double e = pass.centres.means(j, a) - means[a], uy = q.uy(j, at_y + a);
-      if (pass.first_moments) w.record[pass.at_s1 + j * d + a] = uy - e * colsum[j];
+      if (pass.first_moments) w.record[pass.at_s1 + j * d + a] = uy - e * colsum;
       if (pass.diag)
-        w.record[pass.at_s2 + j * d + a] = q.uy(j, a) - 2.0 * e * uy + e * e * colsum[j];
+        w.record[pass.at_s2 + j * d + a] = q.uy(j, a) - 2.0 * e * uy + e * e * colsum;
     }
+  }
 }
 
 // The gradient from the summed records: the weights' (with the penalty's), the centres'

@@ -21,6 +21,13 @@ void small_gemm(std::size_t m, std::size_t n, std::size_t k, const double* a, st
                 std::size_t a_col, const double* b, std::size_t ldb, double* c, std::size_t ldc,
                 bool accumulate);
 
+// C = max(0, A B) (no accumulation), stored to c and to copy (both m x n, row length ldc): the
+// clamped squared distances of the GEMM identity and the copy a basis map overwrites, in the
+// kernel's one store (the BLAS path clamps and copies in a pass of its own; the same values).
+void small_gemm_clamped(std::size_t m, std::size_t n, std::size_t k, const double* a,
+                        std::size_t a_row, std::size_t a_col, const double* b, std::size_t ldb,
+                        double* c, double* copy, std::size_t ldc);
+
 // The kernel in use: "avx512" or "blas".
 const char* small_gemm_kernel();
 

@@ -111,8 +111,9 @@ class NetworkObjective {
   void block_features(const RowBlock& b, double* f, double* means) const;
   void feature_distances(const Pass& pass, const double* f, const double* means, std::size_t n,
                          Buffers& q, Workspace& w) const;
-  void add_moments(const Pass& pass, const double* f, const double* means, Buffers& q,
-                   Workspace& w) const;
+  void u_moments(const Pass& pass, const double* f, Buffers& q) const;
+  void factored_moments(const Pass& pass, const double* f, Buffers& q) const;
+  void add_moments(const Pass& pass, const double* means, const Buffers& q, Workspace& w) const;
   void assemble_gradient(const Pass& pass, const std::vector<double>& totals, Vector& g) const;
   void centre_gradient(const Centres& centres, const double* s1, double* out) const;
 

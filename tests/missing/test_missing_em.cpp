@@ -372,3 +372,52 @@ TEST_CASE(
   CHECK(q(1, 0) != p(1, 0));
   for (std::size_t k = 0; k < q.shape(1); ++k) CHECK(q(2, k) == p(2, k));
 }
+
+TEST_CASE("a model of record 6 under missing = em loads without an input model and predicts "
+          "as the build that wrote it",
+          "[missing][em][expected]") {
+  const auto dir = radial::testing::test_data("missing-em-record6");
+  const radial::Model model = radial::load_model((dir / "iris-em-kmeans.model").string());
+  CHECK(model.missing_em);
+  CHECK(model.input_model.count() == 0);
+  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, model.basis_id);
+  REQUIRE(info);
+  auto basis = plugins().make_basis(
+      model.basis_id, radial::validate_params(info->params, model.basis_params, "basis"));
+  basis->load_state(model.basis_state);
+  const radial::Network net(model, std::move(basis));
+  // iris-em.csv: a header, then 4 inputs (`?` missing) and the class.
+  const auto read_rows = [](const std::filesystem::path& file, bool header) {
+    std::ifstream in(file);
+    REQUIRE(in);
+    std::string line;
+    if (header) std::getline(in, line);
+    std::vector<std::vector<double>> rows;
+    while (std::getline(in, line)) {
+      std::vector<double> row;
+      std::size_t start = 0;
+      for (std::size_t end; start <= line.size(); start = end + 1) {
+        end = line.find(',', start);
+        if (end == std::string::npos) end = line.size();
+        const std::string cell = line.substr(start, end - start);
+        row.push_back(cell == "?" ? std::numeric_limits<double>::quiet_NaN() : std::stod(cell));
+      }
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  const auto data = read_rows(dir / "iris-em.csv", true);
+  const auto want = read_rows(dir / "outputs.csv", false);
+  REQUIRE(data.size() == 150);
+  REQUIRE(want.size() == 150);
+  Matrix x = Matrix::from_shape({150, 4});
+  for (std::size_t i = 0; i < 150; ++i)
+    for (std::size_t k = 0; k < 4; ++k) x(i, k) = data[i][k];
+  const Matrix p = net.predict(x);
+  REQUIRE(p.shape(1) == 3);
+  for (std::size_t i = 0; i < 150; ++i)
+    for (std::size_t k = 0; k < 3; ++k) {
+      INFO("row " << i + 1 << " output " << k);
+      CHECK(std::fabs(p(i, k) - want[i][k]) <= 1e-12);
+    }
+}

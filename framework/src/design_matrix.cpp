@@ -31,6 +31,7 @@ struct DesignMatrix::Impl {
   std::size_t cache_bytes;
   std::size_t block_rows;
   SquaredDistances distances;
+  const Centres* input_model = nullptr;  // set_input_model
   int threads = 1;
 
   // Filled by the first complete pass that fits; read without the lock once `cached` is set.
@@ -72,15 +73,18 @@ struct DesignMatrix::Impl {
                     "true) or rescale the columns");
   }
 
-  // Rows with missing (NaN) inputs (trained with [data] missing = "em"): their squared
-  // distances over the observed coordinates under the marginal shapes, so the missing inputs
-  // are integrated out. A density basis also gets the marginal's normalising constant in r2
-  // (Basis::density): phi is then the exact marginal N(x_o | c_o, S_oo) (Ghahramani & Jordan
-  // 1994); other bases are evaluated at the observed coordinates' Mahalanobis distance. Rows
-  // without NaN keep the GEMM values.
+  // Rows with missing (NaN) inputs (trained with [data] missing = "em"). A density basis gets
+  // the squared distance over the observed coordinates under the marginal shapes plus the
+  // marginal's normalising constant (Basis::density): phi is then the exact marginal
+  // N(x_o | c_o, S_oo), the missing inputs integrated out (Ghahramani & Jordan 1994). A Gaussian
+  // activation exp(-r^2/2) with an input model gets the r2 of its expectation over the missing
+  // inputs given the observed ones (SquaredDistances::compute_expected; the Gaussian integral);
+  // other bases are evaluated at the observed coordinates' Mahalanobis distance, as if each
+  // missing input sat at the centre's. Rows without NaN keep the GEMM values.
   void observed_distances(const Matrix& x, Matrix& r2) const {
     const std::size_t n = x.shape(0), d = x.shape(1), m = distances.count();
     const bool density = basis.density();
+    const bool expected = !density && input_model && basis.gaussian_activation();
     thread_local std::vector<double> log_det;
     log_det.resize(m);
     for (std::size_t row = 0; row < n; ++row) {
@@ -89,6 +93,10 @@ struct DesignMatrix::Impl {
       for (std::size_t k = 0; k < d; ++k) missing += std::isnan(xr[k]) ? 1 : 0;
       if (missing == 0) continue;
       double* r = &r2(row, 0);
+      if (expected) {
+        distances.compute_expected(xr, *input_model, r);
+        continue;
+      }
       distances.compute_observed(xr, r, log_det.data());
       if (!density) continue;
       const double shift = -double(missing) * std::log(2.0 * M_PI);
@@ -150,6 +158,7 @@ DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const B
 
 DesignMatrix::~DesignMatrix() = default;
 
+void DesignMatrix::set_input_model(const Centres* model) { impl_->input_model = model; }
 std::size_t DesignMatrix::rows() const { return impl_->rows(); }
 std::size_t DesignMatrix::cols() const { return impl_->cols(); }
 std::size_t DesignMatrix::block_rows() const { return impl_->block_rows; }

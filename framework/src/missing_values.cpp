@@ -8,6 +8,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/mixture_em.hpp"
 
 namespace radial {
 
@@ -176,6 +177,53 @@ void refuse_missing(const Matrix& inputs, const std::string& who) {
     agreed(check);
   else
     check();
+}
+
+Centres fit_input_model(const Matrix& inputs, Shape shape) {
+  if (shape != Shape::Diagonal && shape != Shape::Full)
+    throw Error("fit_input_model: the input model is Diagonal or Full");
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  Centres model;
+  const Vector mean = fit_imputation(inputs, MissingPolicy::Mean);
+  model.means = Matrix::from_shape({1, d});
+  for (std::size_t j = 0; j < d; ++j) model.means(0, j) = mean(j);
+  // Per column, the observed count and the sum of squares about the mean, in row order and
+  // continued rank after rank as fit_imputation's sums.
+  std::vector<std::uint64_t> count(d, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < d; ++j) count[j] += std::isnan(inputs(i, j)) ? 0 : 1;
+  collectives().sum(count.data(), d);
+  std::vector<double> squares(d, 0.0);
+  chain_over_ranks(squares, [&](std::vector<double>& total) {
+    for (std::size_t j = 0; j < d; ++j)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!std::isnan(inputs(i, j))) {
+          const double e = inputs(i, j) - mean(j);
+          total[j] += e * e;
+        }
+  });
+  model.shape = Shape::Diagonal;
+  model.diagonal = Matrix::from_shape({1, d});
+  double mean_variance = 0;
+  for (std::size_t j = 0; j < d; ++j) {
+    model.diagonal(0, j) = count[j] != 0 ? squares[j] / double(count[j]) : 0.0;
+    mean_variance += model.diagonal(0, j) / double(d == 0 ? 1 : d);
+  }
+  if (shape == Shape::Diagonal) return model;
+  EmOptions options;
+  options.shape = Shape::Full;
+  options.covariance_floor = mean_variance > 0 ? 1e-3 * mean_variance : 1e-6;
+  Centres start;
+  start.means = model.means;
+  start.shape = Shape::Full;
+  start.covariances = Tensor3::from_shape({1, d, d});
+  std::fill(start.covariances.begin(), start.covariances.end(), 0.0);
+  for (std::size_t j = 0; j < d; ++j)
+    start.covariances(0, j, j) = std::max(model.diagonal(0, j), options.covariance_floor);
+  Vector weights = Vector::from_shape({1});
+  weights(0) = 1.0;
+  EmResult fit = em_mixture(inputs, std::move(start), std::move(weights), options);
+  return std::move(fit.components);
 }
 
 void impute(Matrix& inputs, const Vector& fill) {

@@ -101,7 +101,8 @@ Matrix Network::predict(const Matrix& raw_inputs) const {
   const Matrix& inputs = model.standardize ? standardised : raw_inputs;
 
   // cache_bytes 0: one pass, nothing is kept.
-  const DesignMatrix phi(inputs, c, *basis_, rule_->log_domain(), 0, prediction_block_rows);
+  DesignMatrix phi(inputs, c, *basis_, rule_->log_domain(), 0, prediction_block_rows);
+  if (model.input_model.count() != 0) phi.set_input_model(&model.input_model);
   Matrix block_outputs;
   phi.for_each_block([&](std::size_t first, const Matrix& block) {
     rule_->predict(block, model.weights, block_outputs);

@@ -40,6 +40,8 @@ class GaussianBasis final : public Basis {
   void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override;
   bool shapes_trainable() const override { return !density_; }
   bool density() const override { return density_; }
+  // exp(-r^2/2) without density: rows with missing inputs get the exact expected activation.
+  bool gaussian_activation() const override { return !density_; }
   void log_map(Matrix& r2) const override;
   State state() const override;
   void load_state(const State& state) override;

@@ -15,6 +15,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/data/missing_values.hpp"
+#include "radial/design_matrix.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 #include "radial/numerics/mixture_em.hpp"
@@ -289,4 +290,134 @@ TEST_CASE("centre learners with missing = em: EM learners and kmeans train, subs
   } catch (const radial::InputError& e) {
     CHECK_THAT(e.what(), Contains("centres subset") && Contains("missing = \"mean\""));
   }
+}
+
+TEST_CASE("the input model of independent columns: each column's observed mean and variance",
+          "[missing][expected]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Matrix x = {{1.0, nan, 3.0}, {2.0, 5.0, nan}, {nan, 7.0, nan}, {6.0, 9.0, nan}};
+  const Centres m = radial::fit_input_model(x, Shape::Diagonal);
+  REQUIRE(m.count() == 1);
+  REQUIRE(m.shape == Shape::Diagonal);
+  // Column 0: 1, 2, 6 (mean 3, variance 14/3); column 1: 5, 7, 9 (7, 8/3); column 2: 3 (3, 0).
+  CHECK(m.means(0, 0) == Approx(3.0).epsilon(1e-15));
+  CHECK(m.diagonal(0, 0) == Approx(14.0 / 3).epsilon(1e-15));
+  CHECK(m.means(0, 1) == Approx(7.0).epsilon(1e-15));
+  CHECK(m.diagonal(0, 1) == Approx(8.0 / 3).epsilon(1e-15));
+  CHECK(m.means(0, 2) == 3.0);
+  CHECK(m.diagonal(0, 2) == 0.0);
+  // The full model is the one-component missing-data EM started there.
+  const Centres full = radial::fit_input_model(x, Shape::Full);
+  REQUIRE(full.shape == Shape::Full);
+  REQUIRE(full.covariances.shape(1) == 3);
+}
+
+TEST_CASE(
+    "an activation network under missing = em keeps its input model and predicts the expected "
+    "activation over the missing inputs",
+    "[missing][em][expected]") {
+  const auto dir = radial::testing::binary_dir() / "tests" / "missing" / "work";
+  const auto data = iris_with_missing(dir);
+  const std::string text = pipeline_text("plugin = \"kmeans\"\ncount = 6", "plugin = \"gaussian\"",
+                                         "plugin = \"least-squares\"");
+  const auto r = radial::train(radial::parse_pipeline(text, dir / "p.toml", plugins()), plugins());
+  REQUIRE(r.report.cv);
+  CHECK(r.report.cv->error_rate < 0.15);
+  // One full-covariance Gaussian by the missing-data EM on the standardised training rows.
+  const nlohmann::json ref = reference("iris");
+  Matrix z = inputs(ref);
+  r.model.standardiser.apply(z);
+  const Centres want = radial::fit_input_model(z, Shape::Full);
+  const Centres& im = r.model.input_model;
+  REQUIRE(im.count() == 1);
+  REQUIRE(im.shape == Shape::Full);
+  CHECK(im.means == want.means);
+  CHECK(im.covariances == want.covariances);
+
+  const auto model_file = dir / "em-activation.model";
+  radial::save_model(r.model, model_file.string());
+  const radial::Model model = radial::load_model(model_file.string());
+  CHECK(model.input_model.means == im.means);
+  CHECK(model.input_model.covariances == im.covariances);
+  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, model.basis_id);
+  REQUIRE(info);
+  auto basis = plugins().make_basis(
+      model.basis_id, radial::validate_params(info->params, model.basis_params, "basis"));
+  basis->load_state(model.basis_state);
+  std::shared_ptr<const radial::Basis> shared(std::move(basis));
+  REQUIRE(shared->gaussian_activation());
+  const radial::Network net(model, shared);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Matrix rows = {{5.9, nan, 4.2, nan}, {nan, nan, nan, 2.0}, {6.3, 2.9, 5.6, 1.8}};
+  const Matrix p = net.predict(rows);
+  // Prediction on raw rows: standardised, the design with the stored input model, the weights.
+  Matrix s = rows;
+  model.standardiser.apply(s);
+  radial::DesignMatrix design(s, model.centres, *shared, false, 0);
+  design.set_input_model(&model.input_model);
+  const Matrix phi = design.materialise();
+  for (std::size_t i = 0; i < rows.shape(0); ++i)
+    for (std::size_t k = 0; k < model.weights.shape(1); ++k) {
+      double y = 0;
+      for (std::size_t j = 0; j < phi.shape(1); ++j) y += phi(i, j) * model.weights(j, k);
+      INFO("row " << i << " output " << k);
+      CHECK(p(i, k) == Approx(y).epsilon(1e-12).margin(1e-14));
+    }
+  // A model without an input model (as written before format 7) keeps the distance over the
+  // observed inputs: the rows with missing cells change, the complete row does not.
+  radial::Model old = model;
+  old.input_model = Centres();
+  const Matrix q = radial::Network(old, shared).predict(rows);
+  CHECK(q(0, 0) != p(0, 0));
+  CHECK(q(1, 0) != p(1, 0));
+  for (std::size_t k = 0; k < q.shape(1); ++k) CHECK(q(2, k) == p(2, k));
+}
+
+TEST_CASE("a model of record 6 under missing = em loads without an input model and predicts "
+          "as the build that wrote it",
+          "[missing][em][expected]") {
+  const auto dir = radial::testing::test_data("missing-em-record6");
+  const radial::Model model = radial::load_model((dir / "iris-em-kmeans.model").string());
+  CHECK(model.missing_em);
+  CHECK(model.input_model.count() == 0);
+  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, model.basis_id);
+  REQUIRE(info);
+  auto basis = plugins().make_basis(
+      model.basis_id, radial::validate_params(info->params, model.basis_params, "basis"));
+  basis->load_state(model.basis_state);
+  const radial::Network net(model, std::move(basis));
+  // iris-em.csv: a header, then 4 inputs (`?` missing) and the class.
+  const auto read_rows = [](const std::filesystem::path& file, bool header) {
+    std::ifstream in(file);
+    REQUIRE(in);
+    std::string line;
+    if (header) std::getline(in, line);
+    std::vector<std::vector<double>> rows;
+    while (std::getline(in, line)) {
+      std::vector<double> row;
+      std::size_t start = 0;
+      for (std::size_t end; start <= line.size(); start = end + 1) {
+        end = line.find(',', start);
+        if (end == std::string::npos) end = line.size();
+        const std::string cell = line.substr(start, end - start);
+        row.push_back(cell == "?" ? std::numeric_limits<double>::quiet_NaN() : std::stod(cell));
+      }
+      rows.push_back(row);
+    }
+    return rows;
+  };
+  const auto data = read_rows(dir / "iris-em.csv", true);
+  const auto want = read_rows(dir / "outputs.csv", false);
+  REQUIRE(data.size() == 150);
+  REQUIRE(want.size() == 150);
+  Matrix x = Matrix::from_shape({150, 4});
+  for (std::size_t i = 0; i < 150; ++i)
+    for (std::size_t k = 0; k < 4; ++k) x(i, k) = data[i][k];
+  const Matrix p = net.predict(x);
+  REQUIRE(p.shape(1) == 3);
+  for (std::size_t i = 0; i < 150; ++i)
+    for (std::size_t k = 0; k < 3; ++k) {
+      INFO("row " << i + 1 << " output " << k);
+      CHECK(std::fabs(p(i, k) - want[i][k]) <= 1e-12);
+    }
 }

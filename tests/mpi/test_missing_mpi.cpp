@@ -242,6 +242,10 @@ void check_against_one_process(const std::string& text, const std::filesystem::p
   check_close(a.mixing, b.mixing, "mixing weights");
   check_close(a.class_priors, b.class_priors, "class priors");
   check_close(one.model.weights, sharded.model.weights, "output weights");
+  // The input model of an activation network under em (none otherwise).
+  check_close(one.model.input_model.means, sharded.model.input_model.means, "input model means");
+  check_close(one.model.input_model.covariances, sharded.model.input_model.covariances,
+              "input model covariance");
   // Predictions of both models on one process's rows.
   Dataset& rows = raw.train;
   if (one.report.dropped_rows != 0) drop_missing_rows(rows);

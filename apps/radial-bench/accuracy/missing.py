@@ -23,7 +23,10 @@ Jordan 1994; prediction integrates the missing inputs out). Pipelines:
                 mean imputation hides by shrinking the covariances
   kmeans-ls     Radial's default classifier (gaussian basis, kmeans centres, least squares with
                 the closed-form selection); under "em" the k-means start sees the column means
-                and the basis the Mahalanobis distance over the observed inputs
+                and each activation is its exact expected value over the row's missing inputs
+                given the observed ones, under one full-covariance Gaussian of the inputs fitted
+                by the missing-data EM (stored in the model); before 2026-11-27 it was the
+                Gaussian at the Mahalanobis distance over the observed inputs
 Prints one table of mean error over the folds and, per pipeline, em - mean.
 """
 

@@ -61,8 +61,17 @@ class Basis {
   // (NaN) coordinates the framework then hands map() and log_map() the squared distance over the
   // observed coordinates o under S_oo plus log |S_oo| - log |S_j| - (d - d_o) log 2 pi, so phi is
   // the marginal density N(x_o | c_o, S_oo): the missing inputs integrated out (Ghahramani &
-  // Jordan 1994). Other bases get the plain squared distance over the observed coordinates.
+  // Jordan 1994). Other bases get the plain squared distance over the observed coordinates,
+  // save a Gaussian activation with an input model (gaussian_activation below).
   virtual bool density() const { return false; }
+
+  // True when phi_j(x) = exp(-r_j^2 / 2) exactly (a Shape-metric activation, no constant): for
+  // an input row with missing (NaN) coordinates and a design matrix given an input model
+  // (DesignMatrix::set_input_model), the framework then hands map() and log_map() the r2_eff
+  // with exp(-r2_eff / 2) = E[phi_j(x)], the expected activation over the missing inputs under
+  // the input model given the observed ones (radial/numerics/distances.hpp, compute_expected).
+  // Other activation bases keep the squared distance over the observed coordinates.
+  virtual bool gaussian_activation() const { return false; }
 
   // Everything map() needs besides the centres, to be saved in a model.
   virtual State state() const = 0;

@@ -28,6 +28,14 @@ class DesignMatrix {
   DesignMatrix(const DesignMatrix&) = delete;
   DesignMatrix& operator=(const DesignMatrix&) = delete;
 
+  // Rows with missing (NaN) inputs ([data] missing = "em"): with an input model (one Gaussian,
+  // Diagonal or Full shape, in the inputs' coordinates: Model::input_model) and a basis whose
+  // gaussian_activation() is true, phi is the expected activation over the missing inputs given
+  // the observed ones (SquaredDistances::compute_expected); null (the default) keeps the
+  // distance over the observed coordinates. `model` must outlive the DesignMatrix; set it before
+  // the first pass (the cache keeps the blocks of that pass). Rows without NaN never change.
+  void set_input_model(const Centres* model);
+
   std::size_t rows() const;
   std::size_t cols() const;        // M + 1 (M in the log domain)
   std::size_t block_rows() const;

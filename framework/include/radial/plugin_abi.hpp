@@ -20,7 +20,8 @@ class Registrar;
 //    (Registrar::add_refiner) for whole-network training, and OutputLayer::working_memory.
 // 4: FitContext::component (the framework names the component being fitted; warn() without
 //    an id), and Basis::density (missing inputs integrated out of a density basis).
-inline constexpr std::uint32_t plugin_abi_version = 4;
+// 5: Basis::gaussian_activation (the expected activation over missing inputs).
+inline constexpr std::uint32_t plugin_abi_version = 5;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

@@ -52,7 +52,9 @@ inline constexpr unsigned centres_version = 1;
 // model 4: the coding of nominal inputs (Model::input_coding) after the class names.
 // model 5: the imputation values of missing inputs (Model::imputation) after the coding.
 // model 6: Model::missing_em after the imputation.
-inline constexpr unsigned model_version = 6;
+// model 7: Model::input_model after missing_em; earlier models have none (a Gaussian activation
+// then keeps the distance over the observed inputs).
+inline constexpr unsigned model_version = 7;
 
 // Largest extent accepted for an empty array beyond what the remaining bytes could hold.
 inline constexpr std::uint64_t max_empty_extent = std::uint64_t(1) << 20;
@@ -437,6 +439,7 @@ void save(Ar& ar, const radial::Model& m, const unsigned int /*version*/) {
   ar << coding.unseen_as_zero;
   ar << m.imputation;
   ar << m.missing_em;
+  ar << m.input_model;
 }
 
 template <class Ar>
@@ -489,6 +492,8 @@ void load(Ar& ar, radial::Model& m, const unsigned int version) {
   if (version >= 5) ar >> m.imputation;
   m.missing_em = false;
   if (version >= 6) ar >> m.missing_em;
+  m.input_model = radial::Centres();
+  if (version >= 7) ar >> m.input_model;
 }
 
 }  // namespace boost::serialization

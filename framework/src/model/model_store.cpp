@@ -159,6 +159,37 @@ std::string model_inconsistency(const Model& model) {
         return "imputation value " + std::to_string(j) + " is not finite";
   }
 
+  const Centres& im = model.input_model;
+  if (im.means.size() != 0) {
+    if (im.means.dimension() != 2 || im.count() != 1 || im.dim() != d)
+      return "the input model is not one Gaussian in the " + std::to_string(d) + " features";
+    for (std::size_t j = 0; j < d; ++j)
+      if (!std::isfinite(im.means(0, j)))
+        return "the input model's mean " + std::to_string(j) + " is not finite";
+    if (im.shape == Shape::Diagonal) {
+      if (im.diagonal.dimension() != 2 || im.diagonal.shape(0) != 1 || im.diagonal.shape(1) != d)
+        return "the input model's variances are not 1 x " + std::to_string(d);
+      for (std::size_t j = 0; j < d; ++j)
+        if (!(im.diagonal(0, j) >= 0) || !std::isfinite(im.diagonal(0, j)))
+          return "the input model's variance " + std::to_string(j) + " is not finite and >= 0";
+    } else if (im.shape == Shape::Full) {
+      if (im.covariances.dimension() != 3 || im.covariances.shape(0) != 1 ||
+          im.covariances.shape(1) != d || im.covariances.shape(2) != d)
+        return "the input model's covariance is not " + std::to_string(d) + " x " +
+               std::to_string(d);
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b)
+          if (!std::isfinite(im.covariances(0, a, b)) ||
+              im.covariances(0, a, b) != im.covariances(0, b, a) ||
+              (a == b && !(im.covariances(0, a, a) > 0)))
+            return "the input model's covariance is not finite and symmetric with a positive "
+                   "diagonal";
+    } else {
+      return "the input model has shape " + std::string(to_string(im.shape)) +
+             "; it must be diagonal or full";
+    }
+  }
+
   const std::size_t classes = model.class_values.size();
   const bool classification = model.task == Task::Classification;
   if (classification) {

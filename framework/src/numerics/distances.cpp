@@ -380,6 +380,107 @@ void SquaredDistances::compute_observed(const double* x, double* r2, double* log
     if (log_det) log_det[j] = g.log_det;
   }
 }
+namespace {
+
+// a (k x k, row-major, symmetric) -> its lower Cholesky factor in place; returns log |a|.
+// Throws NumericalError naming centre j when a is not positive definite.
+double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j) {
+  double log_det = 0;
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t col = 0; col <= r; ++col) {
+      double v = a[r * k + col];
+      for (std::size_t i = 0; i < col; ++i) v -= a[r * k + i] * a[col * k + i];
+      if (r == col) {
+        if (!(v > 0) || !std::isfinite(v))
+          throw NumericalError("the expected activation of centre " + std::to_string(j) +
+                               " over a row's missing inputs: its conditional covariance plus "
+                               "the input model's is not positive definite (pivot " +
+                               number(v) + ")");
+        a[r * k + r] = std::sqrt(v);
+        log_det += 2.0 * std::log(a[r * k + r]);
+      } else {
+        a[r * k + col] = v / a[col * k + col];
+      }
+    }
+  return log_det;
+}
+
+}  // namespace
+
+// The expected activation over the missing coordinates (distances.hpp). With e_o = x_o - c_o the
+// basis's quadratic form splits as the density of a Gaussian does (Ghahramani & Jordan 1994,
+// section 3: S^{-1}'s Schur complement is S_oo^{-1}):
+//   q(x) = e_o^T S_oo^{-1} e_o + (x_m - c~)^T T^{-1} (x_m - c~),
+// c~ = c_m + S_mo S_oo^{-1} e_o and T = S_mm - S_mo S_oo^{-1} S_om (observed_gaussian::evaluate
+// gives both). Then, for x_m ~ N(mu, C), the Gaussian convolution (the product of two Gaussian
+// densities integrates to a Gaussian in the difference of their means; Petersen & Pedersen,
+// The Matrix Cookbook, section 8.1.8):
+//   E exp(-(x_m - c~)^T T^{-1} (x_m - c~) / 2) = (2 pi)^{k/2} |T|^{1/2} N(mu | c~, T + C)
+//     = |T|^{1/2} |T + C|^{-1/2} exp(-(mu - c~)^T (T + C)^{-1} (mu - c~) / 2).
+// Spherical and Diagonal shapes with a Diagonal input model make it a product over the missing
+// coordinates a: sqrt(t_a / (t_a + v_a)) exp(-(mu_a - c_a)^2 / (2 (t_a + v_a))).
+void SquaredDistances::compute_expected(const double* x, const Centres& model, double* r2) const {
+  const Impl& s = *impl_;
+  if (model.count() != 1 || model.dim() != s.d ||
+      (model.shape != Shape::Diagonal && model.shape != Shape::Full))
+    throw ShapeError("SquaredDistances: the input model must be one Gaussian with a diagonal or "
+                     "full covariance in the " + std::to_string(s.d) + " input dimensions");
+  thread_local std::vector<std::size_t> observed, missing;
+  thread_local observed_gaussian::Scratch scratch, model_scratch;
+  thread_local std::vector<double> mu, c, xhat, t, a, z;
+  observed_gaussian::split(x, s.d, observed, missing);
+  const std::size_t k = missing.size();
+  const bool model_full = model.shape == Shape::Full, basis_full = s.shape == Shape::Full;
+  mu.resize(k);
+  c.resize(model_full ? k * k : k);
+  xhat.resize(s.d);
+  if (model_full) {
+    observed_gaussian::evaluate(model, 0, x, observed, missing, model_scratch, xhat.data(),
+                                c.data());
+    for (std::size_t i = 0; i < k; ++i) mu[i] = xhat[missing[i]];
+  } else {
+    for (std::size_t i = 0; i < k; ++i) {
+      mu[i] = model.means(0, missing[i]);
+      c[i] = model.diagonal(0, missing[i]);
+    }
+  }
+  t.resize(basis_full ? k * k : k);
+  a.resize(k * k);
+  z.resize(k);
+  for (std::size_t j = 0; j < s.m; ++j) {
+    const observed_gaussian::Result g = observed_gaussian::evaluate(
+        s.observed_centres, j, x, observed, missing, scratch, xhat.data(), t.data());
+    double sum = g.r2;
+    if (!basis_full && !model_full) {
+      for (std::size_t i = 0; i < k; ++i) {
+        const double e = mu[i] - xhat[missing[i]], total = t[i] + c[i];
+        sum += e * e / total + std::log1p(c[i] / t[i]);
+      }
+      r2[j] = sum;
+      continue;
+    }
+    // A = T + C = L L^T; (mu - c~)^T A^{-1} (mu - c~) = |L^{-1} (mu - c~)|^2.
+    for (std::size_t r = 0; r < k; ++r)
+      for (std::size_t col = 0; col < k; ++col)
+        a[r * k + col] = (basis_full ? t[r * k + col] : r == col ? t[r] : 0.0) +
+                         (model_full ? c[r * k + col] : r == col ? c[r] : 0.0);
+    double log_t = 0;
+    if (basis_full) {
+      log_t = cholesky_log_det(t, k, j);
+    } else {
+      for (std::size_t i = 0; i < k; ++i) log_t += std::log(t[i]);
+    }
+    const double log_a = cholesky_log_det(a, k, j);
+    for (std::size_t r = 0; r < k; ++r) {
+      double v = mu[r] - xhat[missing[r]];
+      for (std::size_t i = 0; i < r; ++i) v -= a[r * k + i] * z[i];
+      z[r] = v / a[r * k + r];
+      sum += z[r] * z[r];
+    }
+    r2[j] = sum + log_a - log_t;
+  }
+}
+
 std::size_t SquaredDistances::count() const { return impl_->m; }
 std::size_t SquaredDistances::dim() const { return impl_->d; }
 std::size_t SquaredDistances::feature_count() const { return impl_->features; }

@@ -49,7 +49,8 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
                           const Centres& centres, const std::shared_ptr<Basis>& basis,
                           const std::string& penalty_plugin, const Params& penalty_params,
                           const std::vector<std::size_t>& fold_of, std::size_t folds,
-                          std::uint64_t output_seed, int threads, double hopeless) {
+                          std::uint64_t output_seed, int threads, double hopeless,
+                          const Centres* input_model) {
   const bool classes = train.task == Task::Classification;
   const std::shared_ptr<WeightPenalty> penalty =
       registry.make_weight_penalty(penalty_plugin, penalty_params);
@@ -65,6 +66,7 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     OutputWeights w;
     try {
       DesignMatrix design(fold_train.inputs, centres, *basis, false);
+      design.set_input_model(input_model);
       design.set_threads(threads);
       w = output->fit(TrainingProblem{design, fold_train, centres, *basis}, penalty.get(), ctx);
     } catch (const InputError&) {
@@ -77,6 +79,7 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     model.class_values = train.class_values;
     model.class_names = train.class_names;
     model.centres = centres;
+    if (input_model) model.input_model = *input_model;
     model.link = w.link;
     model.weights = std::move(w.weights);
     const Metrics m =
@@ -157,11 +160,12 @@ class WidthPaths {
   WidthPaths(const Pipeline& p, const Registry& registry, const Dataset& train,
              const Matrix& targets, const Grids& grids, bool choose_scale, std::size_t ci,
              const Centres& centres, std::uint64_t basis_seed, int threads, Best& best,
-             SelectionReport& report, const std::function<void(const std::string&)>& log)
+             SelectionReport& report, const std::function<void(const std::string&)>& log,
+             const Centres* input_model)
       : p_(p), registry_(registry), train_(train), targets_(targets), grids_(grids),
         choose_scale_(choose_scale), ci_(ci), centres_(centres), basis_seed_(basis_seed),
         threads_(threads), classes_(train.task == Task::Classification), best_(best),
-        report_(report), log_(log), at_width_(grids.scales.size()),
+        report_(report), log_(log), input_model_(input_model), at_width_(grids.scales.size()),
         // Several widths at once, one thread each, when there are threads to spare: the
         // eigendecomposition is serial, so this beats giving every width all the threads. Each
         // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under
@@ -234,6 +238,7 @@ class WidthPaths {
     FitContext bctx(basis_seed_, inner);
     basis->prepare(centres, bctx);
     DesignMatrix design(train_.inputs, centres, *basis, false);
+    design.set_input_model(input_model_);
     design.set_threads(inner);
     return std::make_pair(
         centres.count(),
@@ -300,6 +305,7 @@ class WidthPaths {
   Best& best_;
   SelectionReport& report_;
   const std::function<void(const std::string&)>& log_;
+  const Centres* input_model_;
   // Each width's best (score, tie) over the penalties, once evaluated.
   std::vector<std::optional<std::pair<double, double>>> at_width_;
   bool concurrent_;
@@ -315,7 +321,8 @@ double cross_validated_alpha(const Pipeline& p, const Registry& registry, const 
                              const Wants& wants, double proposed, std::uint64_t fold_seed,
                              std::uint64_t basis_seed, std::uint64_t output_seed, int threads,
                              SelectionReport& report,
-                             const std::function<void(const std::string&)>& log) {
+                             const std::function<void(const std::string&)>& log,
+                             const Centres* input_model) {
   const bool classes = train.task == Task::Classification;
   const std::size_t total_rows = count_over_ranks(train.rows());
   const std::size_t folds = std::min<std::size_t>(5, total_rows);
@@ -341,7 +348,8 @@ double cross_validated_alpha(const Pipeline& p, const Registry& registry, const 
     penalty_params.set("alpha", alpha);
     const PathPoint point =
         cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
-                        folds, output_seed, threads, best_error * double(total_rows));
+                        folds, output_seed, threads, best_error * double(total_rows),
+                        input_model);
     report.path_alphas.push_back(alpha);
     report.path_errors.push_back(point.error);
     report.path_fitted_folds.push_back(point.folds);
@@ -396,7 +404,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                                       const Dataset& train, std::uint64_t fold_seed,
                                       std::uint64_t basis_seed, std::uint64_t output_seed,
                                       int threads, const FitCentres& fit_centres,
-                                      const std::function<void(const std::string&)>& log) {
+                                      const std::function<void(const std::string&)>& log,
+                                      const Centres* input_model) {
   const auto start = std::chrono::steady_clock::now();
   const std::shared_ptr<Basis> probe = registry.make_basis(p.basis.plugin, p.basis.params);
   const std::shared_ptr<OutputLayer> output =
@@ -429,7 +438,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
     CentreFit fitted = fit_centres(with_count);
     WidthPaths widths(p, registry, train, targets, grids, wants.scale, ci, fitted.centres,
-                      basis_seed, threads, best, report, log);
+                      basis_seed, threads, best, report, log, input_model);
     if (widths.run()) selected.centres = std::move(fitted);
   }
   // The curves in grid order (count, then width), however they were evaluated.
@@ -461,7 +470,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   if ((wants.alpha || wants.add_penalty) && !output->least_squares())
     chosen_alpha = cross_validated_alpha(p, registry, train, chosen, selected.centres.centres,
                                          wants, chosen_alpha, fold_seed, basis_seed, output_seed,
-                                         threads, report, log);
+                                         threads, report, log, input_model);
   if (wants.alpha || wants.add_penalty) {
     set_penalty(p, registry, wants, chosen_alpha, chosen, report);
     if (output->least_squares() && (best_alpha == 0 || best_alpha + 1 == grids.lambdas.size()))

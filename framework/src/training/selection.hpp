@@ -38,12 +38,14 @@ struct Selected {
 // names no weight penalty gets weight-decay with a chosen alpha (report.penalty_added): the
 // defaults never leave an unpenalised, possibly ill-posed fit.
 // Seeds: `fold_seed` the run's (cv_folds_seed of it draws the path's folds), `basis_seed` and
-// `output_seed` those of the trainer's basis and output stages.
+// `output_seed` those of the trainer's basis and output stages. `input_model` (may be null):
+// the design matrices' (DesignMatrix::set_input_model), as the trainer's.
 std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
                                       const Dataset& train, std::uint64_t fold_seed,
                                       std::uint64_t basis_seed, std::uint64_t output_seed,
                                       int threads, const FitCentres& fit_centres,
-                                      const std::function<void(const std::string&)>& log);
+                                      const std::function<void(const std::string&)>& log,
+                                      const Centres* input_model = nullptr);
 
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();

@@ -193,9 +193,18 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
     out.report = std::move(cctx.report);
     return out;
   };
+  // [data] missing = "em" with a Gaussian activation basis: the inputs' distribution, one
+  // full-covariance Gaussian by the missing-data EM, for the expected activation over a row's
+  // missing inputs given its observed ones (DesignMatrix::set_input_model), kept in the model.
+  // (Measured against independent columns, the Diagonal model: RESULTS.md, Missing values.)
+  Centres input_model;
+  if (given.data.missing == MissingPolicy::Em &&
+      registry.make_basis(given.basis.plugin, given.basis.params)->gaussian_activation())
+    input_model = fit_input_model(train.inputs, Shape::Full);
+  const Centres* model_of_inputs = input_model.count() != 0 ? &input_model : nullptr;
   std::optional<training::Selected> selected = training::select_by_loo(
       given, registry, train, seed, derive_seed(seed, basis_stream), derive_seed(seed, output_stream),
-      threads, fit_centres, log);
+      threads, fit_centres, log, model_of_inputs);
   const Pipeline& p = selected ? selected->pipeline : given;
   Components c = make_components(p, registry);
   Fitted f;
@@ -237,6 +246,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
     const std::size_t cache =
         collectives().size() > 1 ? beyond_data - glm::fold_record_bytes : beyond_data;
     DesignMatrix design(train.inputs, centres, *c.basis, false, cache);
+    design.set_input_model(model_of_inputs);
     design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
     if (c.output->selectable()) check_saturation(design, p.basis.plugin, octx);
     TrainingProblem problem{design, train, centres, *c.basis};
@@ -286,6 +296,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   m.output_id = p.output.plugin;
   m.link = weights.link;
   m.weights = std::move(weights.weights);
+  m.input_model = std::move(input_model);
   m.pipeline_text = p.text;
   m.radial_version = version;
   m.seed = seed;

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "radial/centres.hpp"
 #include "radial/dataset.hpp"
 #include "radial/types.hpp"
 
@@ -62,5 +63,20 @@ Vector fit_imputation(const Matrix& inputs, MissingPolicy policy);
 
 // Each missing cell of `inputs` takes `fill` of its column (`fill` empty: nothing to do).
 void impute(Matrix& inputs, const Vector& fill);
+
+// The input model of [data] missing = "em" (Model::input_model): the distribution of the inputs
+// under which an activation network takes the expected activation over a row's missing inputs
+// given its observed ones (radial/design_matrix.hpp). One Gaussian (Centres of count 1):
+//   Shape::Diagonal  independent columns, each with the mean and the maximum-likelihood variance
+//                    (divided by the count) of its observed training values (0 and 0 for a
+//                    column with none); with the standardiser these are 0 and 1
+//   Shape::Full      one full-covariance Gaussian fitted by the missing-data EM over each row's
+//                    observed coordinates (Ghahramani & Jordan 1994; em_mixture with one
+//                    component, started from the Diagonal model), covariance floor 1e-3 times
+//                    the mean column variance: the missing inputs are then predicted from the
+//                    observed ones
+// Sharded: collective, the Diagonal model's sums continued rank after rank (one process's to the
+// bit), the Full model's as em_mixture's.
+Centres fit_input_model(const Matrix& inputs, Shape shape);
 
 }  // namespace radial

@@ -29,6 +29,11 @@ struct Model {
   Vector imputation;                     // per input: the value of a missing cell; empty: none
   bool missing_em = false;               // [data] missing = "em": missing cells stay NaN and
                                          // the network integrates them out
+  Centres input_model;                   // missing_em: the inputs' distribution (standardised
+                                         // when standardize; fit_input_model in
+                                         // radial/data/missing_values.hpp) for the expected
+                                         // activation over missing inputs; no centres: none
+                                         // (models before format 7, and without em)
 
   bool standardize = false;
   Standardiser standardiser;              // fitted when standardize

@@ -42,6 +42,18 @@ class SquaredDistances {
   // gives what compute() gives up to rounding; compute() stays the path for those.
   void compute_observed(const double* x, double* r2, double* log_det) const;
 
+  // One row x (d values) with missing (NaN) coordinates m and observed ones o: r2 (M values)
+  // such that exp(-r2_j / 2) = E[exp(-q_j(x) / 2)], q_j(x) = (x - c_j)^T S_j^{-1} (x - c_j) under
+  // the metric's shapes (Euclidean: S_j = I), the expectation over x_m ~ N(mu, C), the
+  // conditional of x_m given x_o under `input_model` (one Gaussian, Diagonal or Full shape,
+  // variances >= 0). The exact Gaussian integral (see distances.cpp):
+  //   r2_j = q_j,o + (mu - c~_j)^T (T_j + C)^{-1} (mu - c~_j) + log |T_j + C| - log |T_j|
+  // with q_j,o = (x_o - c_j,o)^T S_j,oo^{-1} (x_o - c_j,o), and c~_j = c_j,m + S_j,mo S_j,oo^{-1}
+  // (x_o - c_j,o), T_j = S_j,mm - S_j,mo S_j,oo^{-1} S_j,om the basis's own conditional of the
+  // missing coordinates (Ghahramani & Jordan 1994, section 3). C = 0 and mu = x_m give q_j(x).
+  // Throws NumericalError when T_j + C is not positive definite.
+  void compute_expected(const double* x, const Centres& input_model, double* r2) const;
+
   // log |S_j| for each centre (0 for Euclidean), for Gaussian normalising constants.
   const Vector& log_determinants() const;
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ struct DesignMatrix::Impl {
   std::size_t cache_bytes;
   std::size_t block_rows;
   SquaredDistances distances;
-  const Centres* input_model = nullptr;  // set_input_model
+  std::optional<InputModel> input_model;  // set_input_model
   int threads = 1;
 
   // Filled by the first complete pass that fits; read without the lock once `cached` is set.
@@ -158,7 +159,10 @@ DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const B
 
 DesignMatrix::~DesignMatrix() = default;
 
-void DesignMatrix::set_input_model(const Centres* model) { impl_->input_model = model; }
+void DesignMatrix::set_input_model(const Centres* model) {
+  if (model) impl_->input_model.emplace(*model);
+  else impl_->input_model.reset();
+}
 std::size_t DesignMatrix::rows() const { return impl_->rows(); }
 std::size_t DesignMatrix::cols() const { return impl_->cols(); }
 std::size_t DesignMatrix::block_rows() const { return impl_->block_rows; }

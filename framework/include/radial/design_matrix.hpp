@@ -32,7 +32,7 @@ class DesignMatrix {
   // Diagonal or Full shape, in the inputs' coordinates: Model::input_model) and a basis whose
   // gaussian_activation() is true, phi is the expected activation over the missing inputs given
   // the observed ones (SquaredDistances::compute_expected); null (the default) keeps the
-  // distance over the observed coordinates. `model` must outlive the DesignMatrix; set it before
+  // distance over the observed coordinates. `model` is prepared (copied) here; set it before
   // the first pass (the cache keeps the blocks of that pass). Rows without NaN never change.
   void set_input_model(const Centres* model);
 

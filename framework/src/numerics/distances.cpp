@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <xtensor-blas/xblas.hpp>
+#include <xtensor-blas/xlapack.hpp>
+#include <xtensor/xview.hpp>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -123,6 +125,9 @@ struct SquaredDistances::Impl {
 
   void make_features(const double* x, std::size_t rows, Matrix& f) const;
   void make_features(const double* x, std::size_t rows, double* out) const;
+  void expected_axis_aligned(const double* x, const std::vector<std::size_t>& missing,
+                             const std::vector<double>& mu, const std::vector<double>& c,
+                             bool model_full, double* r2) const;
   void compute_features(const Matrix& x, Matrix& r2) const;
   void compute_euclidean(const Matrix& x, Matrix& r2) const;
   void compute_full(const Matrix& x, Matrix& r2) const;
@@ -384,7 +389,9 @@ namespace {
 
 // a (k x k, row-major, symmetric) -> its lower Cholesky factor in place; returns log |a|.
 // Throws NumericalError naming centre j when a is not positive definite.
-double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j) {
+// `what` (when given) names the matrix in place of centre j.
+double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j,
+                        const char* what = nullptr) {
   double log_det = 0;
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t col = 0; col <= r; ++col) {
@@ -392,10 +399,12 @@ double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j) {
       for (std::size_t i = 0; i < col; ++i) v -= a[r * k + i] * a[col * k + i];
       if (r == col) {
         if (!(v > 0) || !std::isfinite(v))
-          throw NumericalError("the expected activation of centre " + std::to_string(j) +
-                               " over a row's missing inputs: its conditional covariance plus "
-                               "the input model's is not positive definite (pivot " +
-                               number(v) + ")");
+          throw NumericalError(
+              (what ? std::string(what)
+                    : "the expected activation of centre " + std::to_string(j) +
+                          " over a row's missing inputs: its conditional covariance plus the "
+                          "input model's") +
+              " is not positive definite (pivot " + number(v) + ")");
         a[r * k + r] = std::sqrt(v);
         log_det += 2.0 * std::log(a[r * k + r]);
       } else {
@@ -419,30 +428,227 @@ double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j) {
 //     = |T|^{1/2} |T + C|^{-1/2} exp(-(mu - c~)^T (T + C)^{-1} (mu - c~) / 2).
 // Spherical and Diagonal shapes with a Diagonal input model make it a product over the missing
 // coordinates a: sqrt(t_a / (t_a + v_a)) exp(-(mu_a - c_a)^2 / (2 (t_a + v_a))).
+// compute_expected for a basis whose shapes are axis-aligned (none, spherical, diagonal): its
+// conditional of the missing inputs given the observed ones is c_jm with covariance T = diag
+// (s_jm), so r2_eff = sum_o (x_a - c_ja)^2 / s_ja + (mu - c_jm)^T (T + C)^-1 (mu - c_jm)
+// + log |T + C| - log |T|. With a full input-model C and a spherical (or Euclidean) basis,
+// T + C = Q (s_j + Lambda) Q^T for the eigenvectors of C, found once per row for every centre:
+// z = Q^T (mu - c_jm), the quadratic is sum z_i^2 / (s_j + lambda_i) and the log-determinants'
+// difference sum log(1 + lambda_i / s_j). A diagonal basis takes a Cholesky of T + C per centre
+// (of the missing block only). The same values as the general path up to rounding.
+void SquaredDistances::Impl::expected_axis_aligned(const double* x,
+                                                   const std::vector<std::size_t>& missing,
+                                                   const std::vector<double>& mu,
+                                                   const std::vector<double>& c, bool model_full,
+                                                   double* r2) const {
+  const std::size_t k = missing.size();
+  const Centres& cs = observed_centres;
+  const auto variance = [&](std::size_t j, std::size_t a) {
+    return shape == Shape::Diagonal ? cs.diagonal(j, a)
+           : shape == Shape::Spherical ? cs.variances(j)
+                                       : 1.0;
+  };
+  const bool shared = model_full && shape != Shape::Diagonal;  // one eigenbasis for all centres
+  thread_local std::vector<double> lambda, q, qmu, a;
+  if (shared) {
+    xt::xtensor<double, 2, xt::layout_type::column_major> cm = xt::zeros<double>({k, k});
+    for (std::size_t r = 0; r < k; ++r)
+      for (std::size_t col = 0; col < k; ++col) cm(r, col) = c[r * k + col];
+    xt::xtensor<double, 1, xt::layout_type::column_major> e = xt::zeros<double>({k});
+    if (xt::lapack::syevd(cm, 'V', 'L', e) != 0)
+      throw NumericalError("the expected activation: the eigendecomposition of the input "
+                           "model's conditional covariance did not converge");
+    lambda.resize(k);
+    q.resize(k * k);  // q[r * k + i] = component r of eigenvector i
+    qmu.resize(k);
+    for (std::size_t i = 0; i < k; ++i) {
+      lambda[i] = std::max(e(i), 0.0);  // rounding below 0 in a PSD matrix
+      double v = 0;
+      for (std::size_t r = 0; r < k; ++r) {
+        q[r * k + i] = cm(r, i);
+        v += cm(r, i) * mu[r];
+      }
+      qmu[i] = v;
+    }
+  } else if (model_full) {
+    a.resize(k * k);
+  }
+  // The observed part as a sum over every coordinate of x with its missing cells at 0, less
+  // the missing cells' c_ja^2 / s_ja: contiguous loops rather than gathers.
+  thread_local std::vector<double> x0, cm;
+  x0.assign(x, x + d);
+  for (const std::size_t i : missing) x0[i] = 0.0;
+  cm.resize(k);
+  for (std::size_t j = 0; j < m; ++j) {
+    const double* cj = &cs.means(j, 0);
+    double sum = 0;
+    if (shape == Shape::Diagonal) {
+      const double* sj = &cs.diagonal(j, 0);
+      for (std::size_t a = 0; a < d; ++a) {
+        const double e = x0[a] - cj[a];
+        sum += e * e / sj[a];
+      }
+      for (const std::size_t i : missing) sum -= cj[i] * cj[i] / sj[i];
+    } else {
+      for (std::size_t a = 0; a < d; ++a) {
+        const double e = x0[a] - cj[a];
+        sum += e * e;
+      }
+      for (const std::size_t i : missing) sum -= cj[i] * cj[i];
+      sum /= variance(j, 0);
+    }
+    sum = std::max(sum, 0.0);
+    for (std::size_t r = 0; r < k; ++r) cm[r] = cj[missing[r]];
+    if (!model_full) {  // independent columns: one term per missing input
+      for (std::size_t i = 0; i < k; ++i) {
+        const double t = variance(j, missing[i]), e = mu[i] - cj[missing[i]];
+        sum += e * e / (t + c[i]) + std::log1p(c[i] / t);
+      }
+    } else if (shared) {
+      const double t = variance(j, 0);
+      // Q^T c_jm, by rows of Q so that the k sums run side by side.
+      thread_local std::vector<double> qc;
+      qc.assign(k, 0.0);
+      for (std::size_t r = 0; r < k; ++r) {
+        const double* qr = &q[r * k];
+        const double cr = cm[r];
+        for (std::size_t i = 0; i < k; ++i) qc[i] += qr[i] * cr;
+      }
+      double product = 1, logs = 0;
+      for (std::size_t i = 0; i < k; ++i) {
+        const double z = qmu[i] - qc[i];
+        sum += z * z / (t + lambda[i]);
+        product *= 1.0 + lambda[i] / t;
+        if (product > 1e200) {  // one log for many factors, without overflow
+          logs += std::log(product);
+          product = 1;
+        }
+      }
+      sum += logs + std::log(product);
+    } else {  // diagonal basis, full model: A = T + C = L L^T per centre
+      double log_t = 0;
+      for (std::size_t r = 0; r < k; ++r) {
+        const double t = variance(j, missing[r]);
+        log_t += std::log(t);
+        for (std::size_t col = 0; col < k; ++col) a[r * k + col] = c[r * k + col];
+        a[r * k + r] += t;
+      }
+      const double log_a = cholesky_log_det(a, k, j);
+      thread_local std::vector<double> z;
+      z.resize(k);
+      for (std::size_t r = 0; r < k; ++r) {
+        double v = mu[r] - cj[missing[r]];
+        for (std::size_t i = 0; i < r; ++i) v -= a[r * k + i] * z[i];
+        z[r] = v / a[r * k + r];
+        sum += z[r] * z[r];
+      }
+      sum += log_a - log_t;
+    }
+    r2[j] = sum;
+  }
+}
+
+InputModel::InputModel(const Centres& model) {
+  if (model.count() != 1 || (model.shape != Shape::Diagonal && model.shape != Shape::Full))
+    throw ShapeError("SquaredDistances: the input model must be one Gaussian with a diagonal or "
+                     "full covariance");
+  const std::size_t d = model.dim();
+  full_ = model.shape == Shape::Full;
+  means_ = xt::view(model.means, 0, xt::all());
+  if (!full_) {
+    variances_ = xt::view(model.diagonal, 0, xt::all());
+    return;
+  }
+  // P = S^-1 from S = L L^T: L^-1 by columns, then P = L^-T L^-1.
+  std::vector<double> l(d * d, 0.0);
+  for (std::size_t r = 0; r < d; ++r)
+    for (std::size_t col = 0; col <= r; ++col) l[r * d + col] = model.covariances(0, r, col);
+  (void)cholesky_log_det(l, d, 0, "the input model's covariance");
+  Matrix inv = xt::zeros<double>({d, d});  // L^-1, lower
+  for (std::size_t col = 0; col < d; ++col)
+    for (std::size_t r = col; r < d; ++r) {
+      double v = r == col ? 1.0 : 0.0;
+      for (std::size_t i = col; i < r; ++i) v -= l[r * d + i] * inv(i, col);
+      inv(r, col) = v / l[r * d + r];
+    }
+  precision_ = xt::zeros<double>({d, d});
+  for (std::size_t r = 0; r < d; ++r)
+    for (std::size_t col = 0; col <= r; ++col) {
+      double v = 0;
+      for (std::size_t i = r; i < d; ++i) v += inv(i, r) * inv(i, col);
+      precision_(r, col) = precision_(col, r) = v;
+    }
+}
+
+void InputModel::conditional(const double* x, const std::vector<std::size_t>& observed,
+                             const std::vector<std::size_t>& missing, std::vector<double>& mu,
+                             std::vector<double>& c) const {
+  const std::size_t k = missing.size();
+  mu.resize(k);
+  if (!full_) {
+    c.resize(k);
+    for (std::size_t i = 0; i < k; ++i) {
+      mu[i] = means_(missing[i]);
+      c[i] = variances_(missing[i]);
+    }
+    return;
+  }
+  // P_mm = L L^T; C = L^-T L^-1; mu_m|o = mu_m - C P_mo (x_o - mu_o).
+  thread_local std::vector<double> l, b, inv;
+  l.assign(k * k, 0.0);
+  b.assign(k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    for (std::size_t j = 0; j <= i; ++j) l[i * k + j] = precision_(missing[i], missing[j]);
+    double v = 0;
+    for (const std::size_t o : observed) v += precision_(missing[i], o) * (x[o] - means_(o));
+    b[i] = v;
+  }
+  (void)cholesky_log_det(l, k, 0, "the input model's precision over a row's missing inputs");
+  inv.assign(k * k, 0.0);
+  for (std::size_t col = 0; col < k; ++col)
+    for (std::size_t r = col; r < k; ++r) {
+      double v = r == col ? 1.0 : 0.0;
+      for (std::size_t i = col; i < r; ++i) v -= l[r * k + i] * inv[i * k + col];
+      inv[r * k + col] = v / l[r * k + r];
+    }
+  c.assign(k * k, 0.0);
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t col = 0; col <= r; ++col) {
+      double v = 0;
+      for (std::size_t i = r; i < k; ++i) v += inv[i * k + r] * inv[i * k + col];
+      c[r * k + col] = c[col * k + r] = v;
+    }
+  for (std::size_t i = 0; i < k; ++i) {
+    double v = 0;
+    for (std::size_t j = 0; j < k; ++j) v += c[i * k + j] * b[j];
+    mu[i] = means_(missing[i]) - v;
+  }
+}
+
 void SquaredDistances::compute_expected(const double* x, const Centres& model, double* r2) const {
+  if (model.dim() != impl_->d)
+    throw ShapeError("SquaredDistances: the input model must be one Gaussian with a diagonal or "
+                     "full covariance in the " + std::to_string(impl_->d) + " input dimensions");
+  compute_expected(x, InputModel(model), r2);
+}
+
+void SquaredDistances::compute_expected(const double* x, const InputModel& model,
+                                        double* r2) const {
   const Impl& s = *impl_;
-  if (model.count() != 1 || model.dim() != s.d ||
-      (model.shape != Shape::Diagonal && model.shape != Shape::Full))
+  if (model.dim() != s.d)
     throw ShapeError("SquaredDistances: the input model must be one Gaussian with a diagonal or "
                      "full covariance in the " + std::to_string(s.d) + " input dimensions");
   thread_local std::vector<std::size_t> observed, missing;
-  thread_local observed_gaussian::Scratch scratch, model_scratch;
+  thread_local observed_gaussian::Scratch scratch;
   thread_local std::vector<double> mu, c, xhat, t, a, z;
   observed_gaussian::split(x, s.d, observed, missing);
   const std::size_t k = missing.size();
-  const bool model_full = model.shape == Shape::Full, basis_full = s.shape == Shape::Full;
-  mu.resize(k);
-  c.resize(model_full ? k * k : k);
+  const bool model_full = model.full(), basis_full = s.shape == Shape::Full;
+  model.conditional(x, observed, missing, mu, c);
   xhat.resize(s.d);
-  if (model_full) {
-    observed_gaussian::evaluate(model, 0, x, observed, missing, model_scratch, xhat.data(),
-                                c.data());
-    for (std::size_t i = 0; i < k; ++i) mu[i] = xhat[missing[i]];
-  } else {
-    for (std::size_t i = 0; i < k; ++i) {
-      mu[i] = model.means(0, missing[i]);
-      c[i] = model.diagonal(0, missing[i]);
-    }
+  if (!basis_full && k > 0) {
+    s.expected_axis_aligned(x, missing, mu, c, model_full, r2);
+    return;
   }
   t.resize(basis_full ? k * k : k);
   a.resize(k * k);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -312,7 +313,8 @@ struct MissingScratch {
 // and the scatter, plus the conditional covariance of the missing coordinates in the scatter
 // (their eqs 7-9: E[x_m | x_o, j] and E[x_m x_m^T | x_o, j]). Evaluates every component.
 void missing_row(const Matrix& x, std::size_t row, const Centres& components,
-                 const std::vector<View>& views, bool statistics, Vector* row_ll, MissingScratch& s,
+                 const observed_gaussian::Precisions* precisions, const std::vector<View>& views,
+                 bool statistics, Vector* row_ll, MissingScratch& s,
                  std::vector<MixtureCounts>& counts, std::vector<double>& log_likelihood,
                  double& evaluated) {
   static const double log_2pi = std::log(2.0 * M_PI);
@@ -328,9 +330,13 @@ void missing_row(const Matrix& x, std::size_t row, const Centres& components,
     s.cond.resize(m * cs);
   }
   for (std::size_t j = 0; j < m; ++j) {
-    const observed_gaussian::Result g = observed_gaussian::evaluate(
-        components, j, xr, s.observed, s.missing, s.gaussian, statistics ? &s.xhat[j * d] : nullptr,
-        statistics ? &s.cond[j * cs] : nullptr);
+    double* xhat = statistics ? &s.xhat[j * d] : nullptr;
+    double* cond = statistics ? &s.cond[j * cs] : nullptr;
+    const observed_gaussian::Result g =
+        precisions ? observed_gaussian::evaluate(*precisions, components, j, xr, s.observed,
+                                                 s.missing, s.gaussian, xhat, cond)
+                   : observed_gaussian::evaluate(components, j, xr, s.observed, s.missing,
+                                                 s.gaussian, xhat, cond);
     s.log_density[j] = -0.5 * (double(s.observed.size()) * log_2pi + g.log_det + g.r2);
   }
   evaluated += double(m);
@@ -465,6 +471,7 @@ EStepDensities make_densities(const Centres& components, const EStepOptions& opt
 struct EStepJob {
   const Matrix& x;
   const Centres& components;
+  const observed_gaussian::Precisions* precisions;  // Full shapes with missing cells, else null
   const std::vector<View>& views;
   const EStepDensities& densities;
   bool statistics;
@@ -667,8 +674,8 @@ void e_step_block(const EStepJob& job, const RowBlock& rb, BlockPartial& q) {
     tree_block(job, br, q);
   }
   for (const std::size_t row : q.incomplete)
-    missing_row(job.x, row, job.components, job.views, job.statistics, job.row_ll, q.missing,
-                q.counts, q.log_likelihood, q.evaluated);
+    missing_row(job.x, row, job.components, job.precisions, job.views, job.statistics,
+                job.row_ll, q.missing, q.counts, q.log_likelihood, q.evaluated);
 }
 
 // The ordered reduction's step: a block's partials added to the totals and the views' counts,
@@ -698,7 +705,13 @@ EStepTotals run_e_step(const Matrix& x, const Centres& components, std::vector<V
     reset_counts(*v.counts, m, d, components.shape, components.means,
                  v.class_counts ? classes : 0);
   const EStepDensities densities = make_densities(components, options);
-  const EStepJob job{x, components, views, densities, statistics, row_ll, m, d};
+  // Rows with missing cells under full covariances read each component's precision.
+  std::optional<observed_gaussian::Precisions> precisions;
+  if (components.shape == Shape::Full &&
+      std::any_of(x.begin(), x.end(), [](double v) { return std::isnan(v); }))
+    precisions = observed_gaussian::full_precisions(components);
+  const EStepJob job{x, components, precisions ? &*precisions : nullptr, views, densities,
+                     statistics, row_ll, m, d};
 
   EStepTotals totals;
   totals.log_likelihood.assign(views.size(), 0.0);

@@ -124,4 +124,133 @@ inline Result evaluate(const Centres& c, std::size_t j, const double* x,
   return out;
 }
 
+// Full shapes prepared once for many rows: each component's precision P_j = S_j^-1 and
+// log |S_j|. A row's marginal and conditional then come from the |m| x |m| block P_mm (the
+// Schur complement) in place of a Cholesky of the |o| x |o| block S_oo:
+//   S_oo^-1 = P_oo - P_om P_mm^-1 P_mo,  log |S_oo| = log |S| + log |P_mm|,
+//   E[x_m | x_o] = mu_m - P_mm^-1 P_mo (x_o - mu_o),  Cov[x_m | x_o] = P_mm^-1,
+// the same quantities as evaluate() above, at |o|^2 + |m|^3 per row instead of |o|^3.
+struct Precisions {
+  std::vector<std::vector<double>> p;  // d x d row-major per component
+  std::vector<double> log_det;
+};
+
+// Throws NumericalError when a covariance is not positive definite.
+inline Precisions full_precisions(const Centres& c) {
+  const std::size_t m = c.count(), d = c.dim();
+  Precisions out;
+  out.p.resize(m);
+  out.log_det.assign(m, 0.0);
+  std::vector<double> l(d * d), inv(d * d);
+  for (std::size_t j = 0; j < m; ++j) {
+    const double* sj = &c.covariances(j, 0, 0);
+    std::fill(l.begin(), l.end(), 0.0);
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b <= a; ++b) {
+        double v = sj[a * d + b];
+        for (std::size_t k = 0; k < b; ++k) v -= l[a * d + k] * l[b * d + k];
+        if (a == b) {
+          if (!(v > 0))
+            throw NumericalError("the covariance of centre " + std::to_string(j) +
+                                 " is not positive definite");
+          l[a * d + a] = std::sqrt(v);
+          out.log_det[j] += 2.0 * std::log(l[a * d + a]);
+        } else {
+          l[a * d + b] = v / l[b * d + b];
+        }
+      }
+    std::fill(inv.begin(), inv.end(), 0.0);  // L^-1, lower
+    for (std::size_t col = 0; col < d; ++col)
+      for (std::size_t r = col; r < d; ++r) {
+        double v = r == col ? 1.0 : 0.0;
+        for (std::size_t k = col; k < r; ++k) v -= l[r * d + k] * inv[k * d + col];
+        inv[r * d + col] = v / l[r * d + r];
+      }
+    std::vector<double>& pj = out.p[j];
+    pj.assign(d * d, 0.0);
+    for (std::size_t r = 0; r < d; ++r)
+      for (std::size_t col = 0; col <= r; ++col) {
+        double v = 0;
+        for (std::size_t k = r; k < d; ++k) v += inv[k * d + r] * inv[k * d + col];
+        pj[r * d + col] = pj[col * d + r] = v;
+      }
+  }
+  return out;
+}
+
+// evaluate() for a Full component from its precision.
+inline Result evaluate(const Precisions& pr, const Centres& c, std::size_t j, const double* x,
+                       const std::vector<std::size_t>& observed,
+                       const std::vector<std::size_t>& missing, Scratch& s, double* xhat,
+                       double* cond) {
+  const std::size_t no = observed.size(), nm = missing.size(), d = c.dim();
+  const double* mu = &c.means(j, 0);
+  const double* p = pr.p[j].data();
+  Result out;
+  s.z.resize(no);
+  for (std::size_t a = 0; a < no; ++a) s.z[a] = x[observed[a]] - mu[observed[a]];
+  double q = 0;  // e_o^T P_oo e_o
+  for (std::size_t a = 0; a < no; ++a) {
+    const double* pa = p + observed[a] * d;
+    double v = 0;
+    for (std::size_t b = 0; b < no; ++b) v += pa[observed[b]] * s.z[b];
+    q += s.z[a] * v;
+  }
+  // P_mm = L L^T; y = L^-1 P_mo e_o.
+  s.l.assign(nm * nm, 0.0);
+  s.w.assign(nm, 0.0);
+  double log_pmm = 0;
+  for (std::size_t i = 0; i < nm; ++i) {
+    const double* pi = p + missing[i] * d;
+    for (std::size_t k = 0; k <= i; ++k) {
+      double v = pi[missing[k]];
+      for (std::size_t t = 0; t < k; ++t) v -= s.l[i * nm + t] * s.l[k * nm + t];
+      if (i == k) {
+        if (!(v > 0))
+          throw NumericalError("the precision of centre " + std::to_string(j) +
+                               " restricted to a row's missing inputs is not positive definite");
+        s.l[i * nm + i] = std::sqrt(v);
+        log_pmm += 2.0 * std::log(s.l[i * nm + i]);
+      } else {
+        s.l[i * nm + k] = v / s.l[k * nm + k];
+      }
+    }
+    double b = 0;
+    for (std::size_t a = 0; a < no; ++a) b += pi[observed[a]] * s.z[a];
+    for (std::size_t t = 0; t < i; ++t) b -= s.l[i * nm + t] * s.w[t];
+    s.w[i] = b / s.l[i * nm + i];
+  }
+  double yy = 0;
+  for (std::size_t i = 0; i < nm; ++i) yy += s.w[i] * s.w[i];
+  out.r2 = q - yy;
+  out.log_det = pr.log_det[j] + log_pmm;
+  if (!xhat && !cond) return out;
+  if (xhat) {  // x_m = mu_m - L^-T y
+    for (std::size_t k = 0; k < d; ++k) xhat[k] = x[k];
+    for (std::size_t i = nm; i-- > 0;) {
+      double v = s.w[i];
+      for (std::size_t t = i + 1; t < nm; ++t) v -= s.l[t * nm + i] * xhat[missing[t]];
+      xhat[missing[i]] = v / s.l[i * nm + i];  // (L^-T y)_i for now
+    }
+    for (std::size_t i = 0; i < nm; ++i) xhat[missing[i]] = mu[missing[i]] - xhat[missing[i]];
+  }
+  if (cond) {  // P_mm^-1 = L^-T L^-1
+    std::vector<double>& inv = s.z;  // the observed residuals are no longer needed
+    inv.assign(nm * nm, 0.0);
+    for (std::size_t col = 0; col < nm; ++col)
+      for (std::size_t r = col; r < nm; ++r) {
+        double v = r == col ? 1.0 : 0.0;
+        for (std::size_t t = col; t < r; ++t) v -= s.l[r * nm + t] * inv[t * nm + col];
+        inv[r * nm + col] = v / s.l[r * nm + r];
+      }
+    for (std::size_t r = 0; r < nm; ++r)
+      for (std::size_t col = 0; col <= r; ++col) {
+        double v = 0;
+        for (std::size_t t = r; t < nm; ++t) v += inv[t * nm + r] * inv[t * nm + col];
+        cond[r * nm + col] = cond[col * nm + r] = v;
+      }
+  }
+  return out;
+}
+
 }  // namespace radial::observed_gaussian

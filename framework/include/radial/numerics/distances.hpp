@@ -10,6 +10,7 @@
 // Results are clamped at 0 (the identity can round slightly negative).
 
 #include <memory>
+#include <vector>
 
 #include "radial/basis.hpp"
 #include "radial/centres.hpp"
@@ -23,6 +24,30 @@ namespace radial {
 // (|c'_j|^2 + tr S_j) tr P_j <= 1e8 (points within the centre's spread far from g would
 // cancel); otherwise Whitened, which sums squares of whitened differences without cancellation.
 enum class FullForm { Automatic, Quadratic, Whitened };
+
+// One Gaussian over the inputs (Model::input_model, Diagonal or Full shape) prepared for the
+// conditionals compute_expected needs: a full covariance's precision P = S^-1 is found once,
+// so that a row's conditional of its missing inputs m given the observed ones o,
+// C = (P_mm)^-1 and mu_m|o = mu_m - C P_mo (x_o - mu_o) (the Schur complement), costs a
+// |m| x |m| factorisation in place of the |o| x |o| one of S_oo.
+class InputModel {
+ public:
+  // ShapeError unless one Gaussian with a Diagonal or Full shape; NumericalError when a full
+  // covariance is not positive definite.
+  explicit InputModel(const Centres& model);
+  std::size_t dim() const { return means_.size(); }
+  bool full() const { return full_; }
+  // The conditional mean (|m| values) and covariance (|m| x |m| row-major when full(), else
+  // the |m| variances) of a row's missing coordinates given its observed ones.
+  void conditional(const double* x, const std::vector<std::size_t>& observed,
+                   const std::vector<std::size_t>& missing, std::vector<double>& mu,
+                   std::vector<double>& c) const;
+
+ private:
+  bool full_ = false;
+  Vector means_, variances_;
+  Matrix precision_;  // d x d (full)
+};
 
 class SquaredDistances {
  public:
@@ -53,6 +78,8 @@ class SquaredDistances {
   // missing coordinates (Ghahramani & Jordan 1994, section 3). C = 0 and mu = x_m give q_j(x).
   // Throws NumericalError when T_j + C is not positive definite.
   void compute_expected(const double* x, const Centres& input_model, double* r2) const;
+  // The same with the input model prepared once (for every row of a design).
+  void compute_expected(const double* x, const class InputModel& input_model, double* r2) const;
 
   // log |S_j| for each centre (0 for Euclidean), for Gaussian normalising constants.
   const Vector& log_determinants() const;

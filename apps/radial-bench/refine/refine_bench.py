@@ -87,7 +87,7 @@ def compare_on(title, x, y, m, scale, its=2000):
           f"{len(folds)} fold(s): test R^2")
     for k, v in rows.items():
         extra = f"  ({secs[k] / len(folds):.1f} s per fit)" if k in secs else ""
-        print(f"  {k:18s} mean {np.mean(v):.4f}  folds {' '.join(f'{r:.4f}' for r in v)}{extra}")
+        print(f"  {k:18s} mean {np.mean(v):.5f}  folds {' '.join(f'{r:.5f}' for r in v)}{extra}")
 
 
 def main():

@@ -389,9 +389,7 @@ namespace {
 
 // a (k x k, row-major, symmetric) -> its lower Cholesky factor in place; returns log |a|.
 // Throws NumericalError naming centre j when a is not positive definite.
-// `what` (when given) names the matrix in place of centre j.
-double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j,
-                        const char* what = nullptr) {
+double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j) {
   double log_det = 0;
   for (std::size_t r = 0; r < k; ++r)
     for (std::size_t col = 0; col <= r; ++col) {
@@ -399,12 +397,10 @@ double cholesky_log_det(std::vector<double>& a, std::size_t k, std::size_t j,
       for (std::size_t i = 0; i < col; ++i) v -= a[r * k + i] * a[col * k + i];
       if (r == col) {
         if (!(v > 0) || !std::isfinite(v))
-          throw NumericalError(
-              (what ? std::string(what)
-                    : "the expected activation of centre " + std::to_string(j) +
-                          " over a row's missing inputs: its conditional covariance plus the "
-                          "input model's") +
-              " is not positive definite (pivot " + number(v) + ")");
+          throw NumericalError("the expected activation of centre " + std::to_string(j) +
+                               " over a row's missing inputs: its conditional covariance plus "
+                               "the input model's is not positive definite (pivot " +
+                               number(v) + ")");
         a[r * k + r] = std::sqrt(v);
         log_det += 2.0 * std::log(a[r * k + r]);
       } else {
@@ -548,81 +544,45 @@ void SquaredDistances::Impl::expected_axis_aligned(const double* x,
   }
 }
 
-InputModel::InputModel(const Centres& model) {
+struct InputModel::Impl {
+  Centres model;
+  observed_gaussian::Precisions precisions;  // Full only
+};
+
+InputModel::InputModel(const Centres& model) : impl_(std::make_unique<Impl>()) {
   if (model.count() != 1 || (model.shape != Shape::Diagonal && model.shape != Shape::Full))
     throw ShapeError("SquaredDistances: the input model must be one Gaussian with a diagonal or "
                      "full covariance");
-  const std::size_t d = model.dim();
-  full_ = model.shape == Shape::Full;
-  means_ = xt::view(model.means, 0, xt::all());
-  if (!full_) {
-    variances_ = xt::view(model.diagonal, 0, xt::all());
-    return;
-  }
-  // P = S^-1 from S = L L^T: L^-1 by columns, then P = L^-T L^-1.
-  std::vector<double> l(d * d, 0.0);
-  for (std::size_t r = 0; r < d; ++r)
-    for (std::size_t col = 0; col <= r; ++col) l[r * d + col] = model.covariances(0, r, col);
-  (void)cholesky_log_det(l, d, 0, "the input model's covariance");
-  Matrix inv = xt::zeros<double>({d, d});  // L^-1, lower
-  for (std::size_t col = 0; col < d; ++col)
-    for (std::size_t r = col; r < d; ++r) {
-      double v = r == col ? 1.0 : 0.0;
-      for (std::size_t i = col; i < r; ++i) v -= l[r * d + i] * inv(i, col);
-      inv(r, col) = v / l[r * d + r];
-    }
-  precision_ = xt::zeros<double>({d, d});
-  for (std::size_t r = 0; r < d; ++r)
-    for (std::size_t col = 0; col <= r; ++col) {
-      double v = 0;
-      for (std::size_t i = r; i < d; ++i) v += inv(i, r) * inv(i, col);
-      precision_(r, col) = precision_(col, r) = v;
-    }
+  impl_->model = model;
+  if (model.shape == Shape::Full) impl_->precisions = observed_gaussian::full_precisions(model);
 }
+InputModel::~InputModel() = default;
+InputModel::InputModel(InputModel&&) noexcept = default;
+InputModel& InputModel::operator=(InputModel&&) noexcept = default;
+std::size_t InputModel::dim() const { return impl_->model.dim(); }
+bool InputModel::full() const { return impl_->model.shape == Shape::Full; }
 
 void InputModel::conditional(const double* x, const std::vector<std::size_t>& observed,
                              const std::vector<std::size_t>& missing, std::vector<double>& mu,
                              std::vector<double>& c) const {
+  const Centres& model = impl_->model;
   const std::size_t k = missing.size();
   mu.resize(k);
-  if (!full_) {
+  if (!full()) {
     c.resize(k);
     for (std::size_t i = 0; i < k; ++i) {
-      mu[i] = means_(missing[i]);
-      c[i] = variances_(missing[i]);
+      mu[i] = model.means(0, missing[i]);
+      c[i] = model.diagonal(0, missing[i]);
     }
     return;
   }
-  // P_mm = L L^T; C = L^-T L^-1; mu_m|o = mu_m - C P_mo (x_o - mu_o).
-  thread_local std::vector<double> l, b, inv;
-  l.assign(k * k, 0.0);
-  b.assign(k, 0.0);
-  for (std::size_t i = 0; i < k; ++i) {
-    for (std::size_t j = 0; j <= i; ++j) l[i * k + j] = precision_(missing[i], missing[j]);
-    double v = 0;
-    for (const std::size_t o : observed) v += precision_(missing[i], o) * (x[o] - means_(o));
-    b[i] = v;
-  }
-  (void)cholesky_log_det(l, k, 0, "the input model's precision over a row's missing inputs");
-  inv.assign(k * k, 0.0);
-  for (std::size_t col = 0; col < k; ++col)
-    for (std::size_t r = col; r < k; ++r) {
-      double v = r == col ? 1.0 : 0.0;
-      for (std::size_t i = col; i < r; ++i) v -= l[r * k + i] * inv[i * k + col];
-      inv[r * k + col] = v / l[r * k + r];
-    }
-  c.assign(k * k, 0.0);
-  for (std::size_t r = 0; r < k; ++r)
-    for (std::size_t col = 0; col <= r; ++col) {
-      double v = 0;
-      for (std::size_t i = r; i < k; ++i) v += inv[i * k + r] * inv[i * k + col];
-      c[r * k + col] = c[col * k + r] = v;
-    }
-  for (std::size_t i = 0; i < k; ++i) {
-    double v = 0;
-    for (std::size_t j = 0; j < k; ++j) v += c[i * k + j] * b[j];
-    mu[i] = means_(missing[i]) - v;
-  }
+  thread_local observed_gaussian::Scratch scratch;
+  thread_local std::vector<double> xhat;
+  xhat.resize(model.dim());
+  c.resize(k * k);
+  observed_gaussian::evaluate(impl_->precisions, model, 0, x, observed, missing, scratch,
+                              xhat.data(), c.data());
+  for (std::size_t i = 0; i < k; ++i) mu[i] = xhat[missing[i]];
 }
 
 void SquaredDistances::compute_expected(const double* x, const Centres& model, double* r2) const {

@@ -5,6 +5,7 @@
 // Gaussian with mean mu_m + S_mo S_oo^-1 (x_o - mu_o) and covariance
 // S_mm - S_mo S_oo^-1 S_om. Spherical and Diagonal shapes make the coordinates independent: the
 // conditional mean is mu_m and the conditional variances are the S_mm diagonal.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -124,6 +125,27 @@ inline Result evaluate(const Centres& c, std::size_t j, const double* x,
   return out;
 }
 
+// inv = L^-1 (k x k, lower, row-major) of a lower-triangular l (k x k, row-major).
+inline void lower_inverse(const double* l, std::size_t k, double* inv) {
+  std::fill(inv, inv + k * k, 0.0);
+  for (std::size_t col = 0; col < k; ++col)
+    for (std::size_t r = col; r < k; ++r) {
+      double v = r == col ? 1.0 : 0.0;
+      for (std::size_t t = col; t < r; ++t) v -= l[r * k + t] * inv[t * k + col];
+      inv[r * k + col] = v / l[r * k + r];
+    }
+}
+
+// out = inv^T inv (k x k, symmetric, row-major): (L L^T)^-1 from inv = L^-1.
+inline void inverse_from_lower_inverse(const double* inv, std::size_t k, double* out) {
+  for (std::size_t r = 0; r < k; ++r)
+    for (std::size_t col = 0; col <= r; ++col) {
+      double v = 0;
+      for (std::size_t t = r; t < k; ++t) v += inv[t * k + r] * inv[t * k + col];
+      out[r * k + col] = out[col * k + r] = v;
+    }
+}
+
 // Full shapes prepared once for many rows: each component's precision P_j = S_j^-1 and
 // log |S_j|. A row's marginal and conditional then come from the |m| x |m| block P_mm (the
 // Schur complement) in place of a Cholesky of the |o| x |o| block S_oo:
@@ -159,21 +181,9 @@ inline Precisions full_precisions(const Centres& c) {
           l[a * d + b] = v / l[b * d + b];
         }
       }
-    std::fill(inv.begin(), inv.end(), 0.0);  // L^-1, lower
-    for (std::size_t col = 0; col < d; ++col)
-      for (std::size_t r = col; r < d; ++r) {
-        double v = r == col ? 1.0 : 0.0;
-        for (std::size_t k = col; k < r; ++k) v -= l[r * d + k] * inv[k * d + col];
-        inv[r * d + col] = v / l[r * d + r];
-      }
-    std::vector<double>& pj = out.p[j];
-    pj.assign(d * d, 0.0);
-    for (std::size_t r = 0; r < d; ++r)
-      for (std::size_t col = 0; col <= r; ++col) {
-        double v = 0;
-        for (std::size_t k = r; k < d; ++k) v += inv[k * d + r] * inv[k * d + col];
-        pj[r * d + col] = pj[col * d + r] = v;
-      }
+    lower_inverse(l.data(), d, inv.data());
+    out.p[j].resize(d * d);
+    inverse_from_lower_inverse(inv.data(), d, out.p[j].data());
   }
   return out;
 }
@@ -236,19 +246,9 @@ inline Result evaluate(const Precisions& pr, const Centres& c, std::size_t j, co
   }
   if (cond) {  // P_mm^-1 = L^-T L^-1
     std::vector<double>& inv = s.z;  // the observed residuals are no longer needed
-    inv.assign(nm * nm, 0.0);
-    for (std::size_t col = 0; col < nm; ++col)
-      for (std::size_t r = col; r < nm; ++r) {
-        double v = r == col ? 1.0 : 0.0;
-        for (std::size_t t = col; t < r; ++t) v -= s.l[r * nm + t] * inv[t * nm + col];
-        inv[r * nm + col] = v / s.l[r * nm + r];
-      }
-    for (std::size_t r = 0; r < nm; ++r)
-      for (std::size_t col = 0; col <= r; ++col) {
-        double v = 0;
-        for (std::size_t t = r; t < nm; ++t) v += inv[t * nm + r] * inv[t * nm + col];
-        cond[r * nm + col] = cond[col * nm + r] = v;
-      }
+    inv.resize(nm * nm);
+    lower_inverse(s.l.data(), nm, inv.data());
+    inverse_from_lower_inverse(inv.data(), nm, cond);
   }
   return out;
 }

@@ -35,8 +35,11 @@ class InputModel {
   // ShapeError unless one Gaussian with a Diagonal or Full shape; NumericalError when a full
   // covariance is not positive definite.
   explicit InputModel(const Centres& model);
-  std::size_t dim() const { return means_.size(); }
-  bool full() const { return full_; }
+  ~InputModel();
+  InputModel(InputModel&&) noexcept;
+  InputModel& operator=(InputModel&&) noexcept;
+  std::size_t dim() const;
+  bool full() const;
   // The conditional mean (|m| values) and covariance (|m| x |m| row-major when full(), else
   // the |m| variances) of a row's missing coordinates given its observed ones.
   void conditional(const double* x, const std::vector<std::size_t>& observed,
@@ -44,9 +47,8 @@ class InputModel {
                    std::vector<double>& c) const;
 
  private:
-  bool full_ = false;
-  Vector means_, variances_;
-  Matrix precision_;  // d x d (full)
+  struct Impl;  // the model and (full) its precision, as the missing-data EM reads them
+  std::unique_ptr<Impl> impl_;
 };
 
 class SquaredDistances {

@@ -64,7 +64,8 @@ class DesignMatrix {
   // The whole N x cols() matrix (convenient for small problems and tests).
   Matrix materialise() const;
 
-  // Computes one block (rows [first, first+count)) into `out`, resized as needed.
+  // Computes one block (rows [first, first+count)) into `out`, resized as needed. The calling
+  // thread keeps its input-row and distance buffers (one block's, two sizes) for its next call.
   void compute_block(std::size_t first, std::size_t count, Matrix& out) const;
 
  private:

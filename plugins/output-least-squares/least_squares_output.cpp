@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,42 +64,178 @@ void check_finite_block(std::size_t first, const Matrix& block) {
       }
 }
 
-// Normal equations accumulated block by block: Phi^T Phi by dsyrk, Phi^T T by dgemm, over this
-// rank's rows, then summed over the ranks in one message (rank order: the same bits on every
-// rank, which then all make the same solve).
-LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Matrix& t,
-                                            const QuadraticPenalty& q, double rcond,
-                                            std::size_t first_row) {
+// Phi^T Phi + H and Phi^T T - G over all ranks' rows. Each worker forms its block's products
+// alone (dsyrk, dgemm); they are added in block order, then summed over the ranks in one
+// message in rank order: the same bits for any thread count, and on every rank, which then all
+// make the same solve.
+struct NormalEquations {
+  Matrix gram;   // P x P, full
+  Matrix cross;  // P x K
+};
+
+NormalEquations normal_equations(const DesignMatrix& design, const Matrix& t,
+                                 const QuadraticPenalty& q, std::size_t first_row) {
   const std::size_t p = design.cols(), k = t.shape(1);
-  Matrix gram = xt::zeros<double>({p, p});
-  Matrix cross = xt::zeros<double>({p, k});
+  NormalEquations ne{xt::zeros<double>({p, p}), xt::zeros<double>({p, k})};
   std::exception_ptr failure;
   try {
-    design.for_each_block([&](std::size_t first, const Matrix& block) {
-      check_finite_block(first_row + first, block);
-      const Index rows = Index(block.shape(0));
-      cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows,
-                           1.0, block.data(), Index(p), 1.0, gram.data(), Index(p));
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
-                           Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
-                           Index(k), 1.0, cross.data(), Index(k));
-    });
+    std::vector<NormalEquations> part(
+        worker_count(design.rows(), design.block_rows(), design.threads()),
+        NormalEquations{Matrix::from_shape({p, p}), Matrix::from_shape({p, k})});
+    design.reduce_blocks(
+        [&](std::size_t w, std::size_t first, const Matrix& block) {
+          check_finite_block(first_row + first, block);
+          const Index rows = Index(block.shape(0));
+          cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows,
+                               1.0, block.data(), Index(p), 0.0, part[w].gram.data(), Index(p));
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
+                               Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
+                               Index(k), 0.0, part[w].cross.data(), Index(k));
+        },
+        [&](std::size_t w, std::size_t) {
+          for (std::size_t i = 0; i < p; ++i)
+            for (std::size_t j = i; j < p; ++j) ne.gram(i, j) += part[w].gram(i, j);
+          ne.cross += part[w].cross;
+        });
   } catch (...) {
     failure = std::current_exception();
   }
-  std::vector<double> packed(gram.begin(), gram.end());
-  packed.insert(packed.end(), cross.begin(), cross.end());
+  std::vector<double> packed(ne.gram.begin(), ne.gram.end());
+  packed.insert(packed.end(), ne.cross.begin(), ne.cross.end());
   sum_pass_over_ranks(packed, failure);
-  std::copy_n(packed.data(), gram.size(), gram.data());
-  std::copy_n(packed.data() + gram.size(), cross.size(), cross.data());
+  std::copy_n(packed.data(), ne.gram.size(), ne.gram.data());
+  std::copy_n(packed.data() + ne.gram.size(), ne.cross.size(), ne.cross.data());
   for (std::size_t i = 0; i < p; ++i)
-    for (std::size_t j = 0; j < i; ++j) gram(i, j) = gram(j, i);  // dsyrk filled the upper part
+    for (std::size_t j = 0; j < i; ++j) ne.gram(i, j) = ne.gram(j, i);  // dsyrk's upper part
   if (q.active) {
-    gram += q.hessian;
+    ne.gram += q.hessian;
     for (std::size_t i = 0; i < p; ++i)
-      for (std::size_t c = 0; c < k; ++c) cross(i, c) -= q.gradient(i, 0);
+      for (std::size_t c = 0; c < k; ++c) ne.cross(i, c) -= q.gradient(i, 0);
   }
-  return solve_symmetric_psd(gram, cross, rcond);
+  return ne;
+}
+
+// The normal equations solved by their pseudo-inverse (solve_symmetric_psd).
+LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Matrix& t,
+                                            const QuadraticPenalty& q, double rcond,
+                                            std::size_t first_row) {
+  const NormalEquations ne = normal_equations(design, t, q, first_row);
+  return solve_symmetric_psd(ne.gram, ne.cross, rcond);
+}
+
+// A = V diag(e) V^T, e ascending (LAPACK dsyevd), and x = A^{-1} b through it.
+struct SymmetricEigen {
+  xt::xtensor<double, 2, xt::layout_type::column_major> v;
+  xt::xtensor<double, 1, xt::layout_type::column_major> e;
+
+  Matrix solve(const Matrix& b) const {
+    const std::size_t p = e.size(), k = b.shape(1);
+    Matrix projected = Matrix::from_shape({p, k});  // V^T b, then scaled by 1 / e
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(p),
+                         Index(k), Index(p), 1.0, v.data(), Index(p), b.data(), Index(k), 0.0,
+                         projected.data(), Index(k));  // row-major V^T is column-major V
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t c = 0; c < k; ++c) projected(i, c) /= e(i);
+    Matrix x = Matrix::from_shape({p, k});
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p), Index(k),
+                         Index(p), 1.0, v.data(), Index(p), projected.data(), Index(k), 0.0,
+                         x.data(), Index(k));
+    return x;
+  }
+};
+
+// Phi^T (T - Phi x) - H x - G over all ranks' rows: the normal equations' residual taken from
+// Phi itself, not from the formed Phi^T Phi (block order, then rank order, as above).
+Matrix normal_residual(const DesignMatrix& design, const Matrix& t, const QuadraticPenalty& q,
+                       const Matrix& x) {
+  const std::size_t p = design.cols(), k = t.shape(1);
+  struct Part {
+    Matrix residual, product;
+  };
+  Matrix rho = xt::zeros<double>({p, k});
+  std::exception_ptr failure;
+  try {
+    std::vector<Part> part(worker_count(design.rows(), design.block_rows(), design.threads()));
+    design.reduce_blocks(
+        [&](std::size_t w, std::size_t first, const Matrix& block) {
+          const std::size_t rows = block.shape(0);
+          Part& mine = part[w];
+          if (mine.residual.shape(0) != rows || mine.residual.shape(1) != k)
+            mine.residual = Matrix::from_shape({rows, k});
+          if (mine.product.shape(0) != p || mine.product.shape(1) != k)
+            mine.product = Matrix::from_shape({p, k});
+          std::copy_n(t.data() + first * k, rows * k, mine.residual.data());
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans,
+                               Index(rows), Index(k), Index(p), -1.0, block.data(), Index(p),
+                               x.data(), Index(k), 1.0, mine.residual.data(), Index(k));
+          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
+                               Index(k), Index(rows), 1.0, block.data(), Index(p),
+                               mine.residual.data(), Index(k), 0.0, mine.product.data(),
+                               Index(k));
+        },
+        [&](std::size_t w, std::size_t) { rho += part[w].product; });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::vector<double> packed(rho.begin(), rho.end());
+  sum_pass_over_ranks(packed, failure);
+  std::copy(packed.begin(), packed.end(), rho.begin());
+  if (q.active) {
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t c = 0; c < k; ++c) {
+        double hx = 0;
+        for (std::size_t j = 0; j < p; ++j) hx += q.hessian(i, j) * x(j, c);
+        rho(i, c) -= hx + q.gradient(i, 0);
+      }
+  }
+  return rho;
+}
+
+double max_abs(const Matrix& a) {
+  double m = 0;
+  for (const double v : a) m = std::max(m, std::abs(v));
+  return m;
+}
+
+// The normal equations refined (Bjorck's corrected semi-normal equations: "Stability analysis
+// of the method of seminormal equations", 1987): x from the eigendecomposition of
+// Phi^T Phi + H, then steps x += A^{-1} rho with rho = normal_residual(x) taken from Phi. Each
+// step shrinks the error by about epsilon * cond(A), so for cond(Phi) below about
+// epsilon^(-1/2) the result is as accurate as the SVD's, at the cost of dsyrk (N P^2) where
+// dgelsd costs about 4 N P^2 and runs on one thread. Returns nothing (the caller takes another
+// solver) when A is not safely positive definite (an eigenvalue below 1e-13 of the largest:
+// rank deficient or too ill-conditioned to refine) or the steps stop shrinking first.
+std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
+                                                  const QuadraticPenalty& q,
+                                                  std::size_t first_row, std::size_t& steps) {
+  NormalEquations ne = normal_equations(design, t, q, first_row);
+  const std::size_t p = ne.gram.shape(0);
+  SymmetricEigen eig{ne.gram, xt::zeros<double>({p})};
+  if (xt::lapack::syevd(eig.v, 'V', 'L', eig.e) != 0) return std::nullopt;
+  const double largest = eig.e(p - 1);
+  if (!(largest > 0) || !(eig.e(0) > 1e-13 * largest)) return std::nullopt;
+  LeastSquaresSolution out;
+  out.size = p;
+  out.rank = p;
+  out.rcond = 0;
+  out.singular_values = xt::zeros<double>({p});
+  for (std::size_t i = 0; i < p; ++i) out.singular_values(i) = eig.e(p - 1 - i);
+  out.x = eig.solve(ne.cross);
+  // Converged when a step moves no weight by more than a few ulps of the largest; stalled when
+  // a step is not at least halving the last one (then it is rounding, if already small).
+  constexpr double converged = 8 * std::numeric_limits<double>::epsilon();
+  constexpr int max_steps = 8;
+  double last = std::numeric_limits<double>::infinity();
+  for (steps = 0; steps < max_steps;) {
+    const Matrix step = eig.solve(normal_residual(design, t, q, out.x));
+    const double size = max_abs(step), scale = max_abs(out.x);
+    if (size > 0.5 * last) return size <= 1e-10 * scale ? std::optional(out) : std::nullopt;
+    out.x += step;
+    ++steps;
+    if (size <= converged * scale) return out;
+    last = size;
+  }
+  return std::nullopt;
 }
 
 // The rows [R_Phi | R_T] of the triangular factor of this rank's [Phi_r | T_r] = Q_r R_r
@@ -232,10 +369,19 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   // and the passes over Phi are already parallel over row blocks (DesignMatrix::set_threads).
   const SingleThreadedBlasScope blas;
   const QuadraticPenalty q = quadratic_penalty(penalty, p);
-  const bool svd = solver_ == Solver::Svd || (solver_ == Solver::Auto && n * p <= svd_limit);
+  // Auto under a penalty: the refined normal equations, unless the penalised system is too
+  // ill-conditioned for them; then (and without a penalty) svd up to svd_limit entries.
+  std::size_t refinements = 0;
+  std::optional<LeastSquaresSolution> refined;
+  if (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active))
+    refined = solve_refined(design, t, q, layout.first, refinements);
+  const bool svd = !refined && (solver_ == Solver::Svd ||
+                                (solver_ != Solver::NormalEquations && n * p <= svd_limit));
   const LeastSquaresSolution solution =
-      svd ? solve_svd(design, t, q, rcond_, layout.first, n)
-          : solve_normal_equations(design, t, q, rcond_, layout.first);
+      refined ? std::move(*refined)
+      : svd   ? solve_svd(design, t, q, rcond_, layout.first, n)
+              : solve_normal_equations(design, t, q, rcond_, layout.first);
+  const char* method = refined ? "refined normal equations" : svd ? "SVD" : "normal equations";
 
   OutputWeights out;
   out.link = Link::Identity;
@@ -277,21 +423,22 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
 
   FitReport& report = ctx.report;
   report.iterations = 1;
-  report.stop(Termination::Converged, std::string("solved in closed form (") +
-                                          (svd ? "SVD" : "normal equations") + ", rank " +
-                                          std::to_string(solution.rank) + " of " +
-                                          std::to_string(p) + ")");
+  report.stop(Termination::Converged,
+              std::string("solved in closed form (") + method +
+                  (refined ? ", " + std::to_string(refinements) + " refinement steps" : "") +
+                  ", rank " + std::to_string(solution.rank) + " of " + std::to_string(p) + ")");
   report.final_error = 0.5 * sse + penalty_value;
   report.figures["rank"] = double(solution.rank);
   report.figures["parameters"] = double(p);
   report.figures["svd"] = svd ? 1.0 : 0.0;
+  report.figures["refinements"] = double(refinements);
   report.figures["sse"] = sse;
   report.figures["penalty"] = penalty_value;
   report.figures["condition"] = condition;
   const double dn = double(n), dp = double(p), dk = double(k);
   report.flops = (svd ? 4.0 * dn * dp * dp + 8.0 * dp * dp * dp
                       : dn * dp * dp + 2.0 * dn * dp * dk + 9.0 * dp * dp * dp) +
-                 2.0 * dn * dp * dk;
+                 2.0 * dn * dp * dk + double(refinements) * 4.0 * dn * dp * dk;
   report.seconds = seconds_since(start);
 
   if (solution.rank < p) {

@@ -10,9 +10,13 @@ static auto least_squares_table() {
   t.choice("solver", &LeastSquaresOptions::solver,
            {{"auto", LeastSquaresSolver::Auto},
             {"svd", LeastSquaresSolver::Svd},
-            {"normal-equations", LeastSquaresSolver::NormalEquations}},
+            {"normal-equations", LeastSquaresSolver::NormalEquations},
+            {"refined-normal-equations", LeastSquaresSolver::RefinedNormalEquations}},
            "svd: LAPACK dgelsd on the design matrix; normal-equations: Phi^T Phi accumulated in "
-           "row blocks, solved by eigendecomposition; auto: svd when N (M+1) <= 4194304");
+           "row blocks, solved by eigendecomposition; refined-normal-equations: the same, then "
+           "refined with residuals from Phi to the SVD's accuracy (Bjorck 1987), or svd / "
+           "normal-equations when the penalised system's condition exceeds 1e13; auto: "
+           "refined-normal-equations under a penalty, else svd when N (M+1) <= 4194304");
   t.bind("rcond", &LeastSquaresOptions::rcond,
          "relative cut-off below which singular values (svd) or eigenvalues (normal-equations) "
          "count as 0; < 0: machine epsilon x max(N, M+1), or epsilon x (M+1) for eigenvalues; "

@@ -6,7 +6,13 @@ variances w_j: phi_j = exp(-||x - c_j||^2 / (2 w_j)), bias column last), 1-of-2 
   - pinv:  W = numpy.linalg.lstsq(Phi, T); 0.5 SSE.
   - ridge: (Phi^T Phi + alpha D) W = Phi^T T, D = diag(1, ..., 1, 0) (bias not penalised),
            alpha = 0.1; 0.5 SSE and the penalty alpha/2 ||W without bias row||^2.
-Writes reference_ridge.csv (one row of figures) and reference_ridge_weights.csv beside itself.
+  - ill-conditioned ridge: the same centres with one wide width sigma (Gaussian exp(-r^2 /
+           (2 sigma^2))), so that cond(Phi^T Phi + alpha D) is 2e11 (sigma 8, alpha 1e-8: the
+           refined normal equations' case, where the plain normal equations lose 5 digits) and
+           2e13 (sigma 12, alpha 1e-10: beyond them, the SVD's case); W by numpy.linalg.lstsq
+           (SVD) of the stacked [Phi; sqrt(alpha) D] against [T; 0].
+Writes reference_ridge.csv (one row of figures), reference_ridge_weights.csv and
+reference_ridge_ill.csv (per case: sigma, alpha, then W row by row, 22 values) beside itself.
 
 Run from anywhere:  /usr/bin/python3 tests/reference/reference_ridge.py
 """
@@ -44,3 +50,13 @@ with open(HERE / "reference_ridge.csv", "w") as f:
 np.savetxt(HERE / "reference_ridge_weights.csv", w_ridge, delimiter=",", fmt="%.17g")
 print("0.5 SSE pinv", half_sse_pinv, "(NETLAB x 2 =", 2 * 12.398455024396405, ")")
 print("ridge 0.5 SSE", half_sse_ridge, "penalty", penalty)
+
+with open(HERE / "reference_ridge_ill.csv", "w") as f:
+    f.write("sigma,alpha,condition,weights (11 x 2, row-major)\n")
+    for sigma, a in [(8.0, 1e-8), (12.0, 1e-10)]:
+        wide = np.hstack([np.exp(-r2 / (2 * sigma**2)), np.ones((len(x), 1))])
+        stacked = np.vstack([wide, np.sqrt(a) * d[:-1]])
+        w_ill, *_ = np.linalg.lstsq(stacked, np.vstack([t, np.zeros((10, 2))]), rcond=None)
+        cond = np.linalg.cond(wide.T @ wide + a * d)
+        f.write(",".join("%.17g" % v for v in [sigma, a, cond, *w_ill.ravel()]) + "\n")
+        print("ill-conditioned ridge: sigma", sigma, "alpha", a, "cond %.3g" % cond)

@@ -176,6 +176,59 @@ TEST_CASE("least-squares with weight decay is the ridge solution", "[least-squar
   }
 }
 
+TEST_CASE("least-squares refines the normal equations to the SVD's accuracy",
+          "[least-squares][ridge]") {
+  // NumPy's lstsq of [Phi; sqrt(alpha) D] (reference_ridge.py) on a wide Gaussian width: row 0
+  // has cond(Phi^T Phi + alpha D) = 2e11, where the plain normal equations lose about 5 digits;
+  // row 1 has 2e13, beyond what refinement can fix, where auto takes the SVD.
+  const Matrix cases = read_numbers(reference_dir() / "reference_ridge_ill.csv", true);
+  REQUIRE(cases.shape(0) == 2);
+  const auto error_against = [&](std::size_t row, const Matrix& w) {
+    double largest = 0, error = 0;
+    for (std::size_t i = 0; i < 11; ++i)
+      for (std::size_t c = 0; c < 2; ++c) {
+        const double expected = cases(row, 3 + 2 * i + c);
+        largest = std::max(largest, std::abs(expected));
+        error = std::max(error, std::abs(w(i, c) - expected));
+      }
+    return error / largest;
+  };
+  for (std::size_t row = 0; row < 2; ++row) {
+    INFO("sigma " << cases(row, 0) << ", alpha " << cases(row, 1));
+    const auto decay = registry().make_weight_penalty(
+        "weight-decay",
+        params_for(radial::Slot::WeightPenalty, "weight-decay", {{"alpha", cases(row, 1)}}));
+    std::map<std::string, double> errors;
+    std::map<std::string, radial::FitReport> reports;
+    for (const std::string solver : {"auto", "normal-equations", "refined-normal-equations"}) {
+      // 64-row blocks on two threads: the refinement's passes are ordered reductions.
+      Problem problem(synth3(), netlab_centres(false), "gaussian", {{"width", cases(row, 0)}}, 64);
+      problem.design->set_threads(2);
+      problem.ctx = radial::FitContext(0, 2);
+      auto layer = least_squares(solver);
+      errors[solver] = error_against(row, problem.fit(*layer, decay.get()).weights);
+      reports[solver] = problem.ctx.report;
+    }
+    INFO("auto " << errors["auto"] << ", normal-equations " << errors["normal-equations"]);
+    CHECK(errors["normal-equations"] > 1e-8);  // the case needs the refinement
+    // The SVD itself agrees with NumPy's to about epsilon cond(Phi)^2 ||r|| / ||W||.
+    CHECK(errors["auto"] < (row == 0 ? 1e-10 : 1e-9));
+    CHECK(errors["refined-normal-equations"] == errors["auto"]);
+    const radial::FitReport& chosen = reports["auto"];
+    if (row == 0) {
+      CHECK(chosen.figures.at("svd") == 0.0);
+      CHECK(chosen.figures.at("refinements") >= 1.0);
+      CHECK_THAT(chosen.message,
+                 Catch::Matchers::Contains("refined normal equations"));
+      CHECK(chosen.figures.at("condition") ==
+            Approx(std::sqrt(cases(row, 2))).epsilon(1e-3));  // of Phi: sqrt of the system's
+    } else {
+      CHECK(chosen.figures.at("svd") == 1.0);
+      CHECK(chosen.figures.at("refinements") == 0.0);
+    }
+  }
+}
+
 TEST_CASE("least-squares accumulates the normal equations over blocks", "[least-squares]") {
   // 16-row blocks and no cache: 16 blocks computed on every pass.
   Problem blocked(synth3(), netlab_centres(true), "gaussian", {}, 16, 0);

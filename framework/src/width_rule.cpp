@@ -79,8 +79,9 @@ OptionTable<WidthSpec> width_table(const std::string& component) {
   t.custom(
        ParamSpec::real("width_scale", 1.0,
                        "factor on the rule's variance; \"choose\" (the default): the trainer "
-                       "selects it by closed-form leave-one-out over 0.25 ... 32 (factors of 2) "
-                       "together with the output weights' penalty (Orr 1996), and 1 where "
+                       "selects it by closed-form leave-one-out over 0.25 ... 32 (factors of 2; "
+                       "past either end, to 1/256 or 2048, while it improves) together with the "
+                       "output weights' penalty (Orr 1996), and 1 where "
                        "nothing selects; unused by shapes and fixed"),
        [](const WidthSpec& w) {
          return w.choose_scale ? ParamValue(std::string("choose")) : ParamValue(w.scale);

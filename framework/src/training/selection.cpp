@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/design_matrix.hpp"
@@ -134,8 +135,17 @@ Grids selection_grids(const Pipeline& p, const Wants& wants, const Dataset& trai
   return g;
 }
 
-// A candidate's place on the grids: (count, width, alpha) indices.
+// A candidate's place on the grids: (count index, width position, alpha index). The width
+// position is log2 of the scale plus an origin, so that it orders as the scale does and widths
+// past the grid's ends (WidthPaths' extension) have places too.
 using At = std::array<std::size_t, 3>;
+constexpr int width_origin = 64;
+std::size_t width_at(double scale) { return std::size_t(std::lround(std::log2(scale)) + width_origin); }
+double width_scale_at(std::size_t at) { return std::ldexp(1.0, int(at) - width_origin); }
+
+// How far past the grid's ends (factors of 2) the widths may go when the best so far is at an
+// end: 0.25 / 2^6 to 32 x 2^6.
+constexpr int width_extension = 6;
 
 // A candidate is better on (score, tie); equal ones go to the smaller count, width and alpha,
 // whatever the order they were evaluated in.
@@ -152,9 +162,11 @@ struct Best {
   double tie = std::numeric_limits<double>::infinity();
   At at{0, 0, 0};
   double alpha = 0;  // the penalty at `at`
+  bool width_at_end = false;  // the best width is the smallest or largest its count tried
 };
 
 // The closed-form paths of one centre count's widths, folded into `best` and the report.
+// Widths are powers of 2 (width_scale_grid), named by their position (width_at).
 class WidthPaths {
  public:
   WidthPaths(const Pipeline& p, const Registry& registry, const Dataset& train,
@@ -165,61 +177,81 @@ class WidthPaths {
       : p_(p), registry_(registry), train_(train), targets_(targets), grids_(grids),
         choose_scale_(choose_scale), ci_(ci), centres_(centres), basis_seed_(basis_seed),
         threads_(threads), classes_(train.task == Task::Classification), best_(best),
-        report_(report), log_(log), input_model_(input_model), at_width_(grids.scales.size()),
+        report_(report), log_(log), input_model_(input_model),
         // Several widths at once, one thread each, when there are threads to spare: the
         // eigendecomposition is serial, so this beats giving every width all the threads. Each
         // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under
         // several ranks the paths' sums over ranks must run in the same order everywhere: one
         // at a time.
-        concurrent_(resolve_threads(threads) > 1 && collectives().size() == 1) {}
+        concurrent_(resolve_threads(threads) > 1 && collectives().size() == 1) {
+    for (const double scale : grids.scales) grid_.push_back(width_at(scale));
+    lowest_ = grid_.front() - std::min<std::size_t>(width_extension, grid_.front());
+    highest_ = grid_.back() + (choose_scale ? width_extension : 0);
+    if (!choose_scale) lowest_ = grid_.front();
+  }
 
   // Evaluates the widths; true when a candidate of this count became the best.
   bool run() {
-    if (classes_ || grids_.scales.size() < 3)
+    if (classes_ || grid_.size() < 3)
       whole_grid();
     else
       climb();
+    if (kept_) best_.width_at_end = best_.at[1] == at_width_.begin()->first ||
+                                    best_.at[1] == at_width_.rbegin()->first;
     return kept_;
   }
 
  private:
   // Classification evaluates the whole grid: its leave-one-out error rate has plateaus and a
   // second, often better, dip at large widths (digits: 24 errors at scales 1 to 4, 18 at 16),
-  // which a climb from the middle misses.
+  // which a climb from the middle misses. When the best is at an end of the grid, the widths go
+  // on past it (outward) while they improve (shuttle: 0.25 at the grid's end, 1/16 past it).
   void whole_grid() {
-    std::vector<std::size_t> all(grids_.scales.size());
-    for (std::size_t si = 0; si < all.size(); ++si) all[si] = si;
-    const auto done = compute_batch(all);
-    for (std::size_t i = 0; i < all.size(); ++i) consider(all[i], done[i].first, done[i].second);
+    const auto done = compute_batch(grid_);
+    for (std::size_t i = 0; i < grid_.size(); ++i) consider(grid_[i], done[i]);
+    top_ = grid_.front();
+    for (const std::size_t w : grid_)
+      if (width_better(w, top_)) top_ = w;
+    if (top_ == grid_.front()) walk(top_, false);
+    else if (top_ == grid_.back()) walk(top_, true);
   }
 
   // Regression: the width scale by a climb on the log grid. The leave-one-out squared error,
   // minimised over the penalty, falls and then rises with the width (on every benchmark set,
   // the same choice as the whole grid in each fold): the two middle scales, then one step at a
   // time towards the better, until two steps in a row bring nothing better than the best so
-  // far; about five decompositions of eight. With a core to spare the next two steps are
-  // computed at once; the second is considered only if the climb goes on after the first, so
-  // the choice and the report are the climb's.
+  // far; about five decompositions of eight. The climb may go past the grid's ends.
   void climb() {
-    const std::size_t lo = grids_.scales.size() / 2 - 1, hi = lo + 1;
+    const std::size_t lo = grid_[grid_.size() / 2 - 1], hi = grid_[grid_.size() / 2];
     const auto first = compute_batch({lo, hi});
-    consider(lo, first[0].first, first[0].second);
-    consider(hi, first[1].first, first[1].second);
+    consider(lo, first[0]);
+    consider(hi, first[1]);
     const bool up = width_better(hi, lo);
-    std::size_t top = up ? hi : lo, misses = 0;
-    std::vector<std::size_t> ahead;  // the widths of the climb still to come, in order
-    for (std::size_t si = up ? hi + 1 : lo - 1; si < grids_.scales.size();
-         si = up ? si + 1 : si - 1)
-      ahead.push_back(si);
+    top_ = up ? hi : lo;
+    walk(top_, up);
+  }
+
+  // From `from` outward (up: larger widths), one step at a time, until two steps in a row bring
+  // nothing better than the best so far or the extension's end. With a core to spare the next
+  // two steps are computed at once; the second is considered only if the walk goes on after the
+  // first, so the choice and the report are those of the one-at-a-time walk.
+  void walk(std::size_t from, bool up) {
+    std::vector<std::size_t> ahead;  // the widths still to come, in order
+    for (std::size_t w = up ? from + 1 : from - 1; up ? w <= highest_ : w + 1 > lowest_;
+         w = up ? w + 1 : w - 1) {
+      if (!at_width_.count(w)) ahead.push_back(w);
+      if (!up && w == 0) break;
+    }
+    std::size_t misses = 0;
     for (std::size_t next = 0; next < ahead.size() && misses < 2;) {
       const std::size_t take = concurrent_ ? std::min<std::size_t>(2, ahead.size() - next) : 1;
       const std::vector<std::size_t> which(ahead.begin() + std::ptrdiff_t(next),
                                            ahead.begin() + std::ptrdiff_t(next + take));
       const auto done = compute_batch(which);
       for (std::size_t i = 0; i < which.size() && misses < 2; ++i, ++next) {
-        consider(which[i], done[i].first, done[i].second);
-        if (width_better(which[i], top)) {
-          top = which[i];
+        consider(which[i], done[i]);
+        if (width_better(which[i], top_)) {
+          top_ = which[i];
           misses = 0;
         } else {
           ++misses;
@@ -230,9 +262,9 @@ class WidthPaths {
 
   // One width's closed-form path on `inner` threads: no shared state is touched, so several
   // widths may run at once.
-  std::pair<std::size_t, RidgePath> evaluate(std::size_t si, int inner) const {
+  std::pair<std::size_t, RidgePath> evaluate(std::size_t width, int inner) const {
     Params bp = p_.basis.params;
-    if (choose_scale_) bp.set("width_scale", grids_.scales[si]);
+    if (choose_scale_) bp.set("width_scale", width_scale_at(width));
     const std::shared_ptr<Basis> basis = registry_.make_basis(p_.basis.plugin, bp);
     Centres centres = centres_;
     FitContext bctx(basis_seed_, inner);
@@ -260,7 +292,9 @@ class WidthPaths {
 
   // Folds one evaluated width into the choice, the log and the report (grid order within a
   // batch, so the outcome never depends on which width finished first).
-  void consider(std::size_t si, std::size_t count, const RidgePath& path) {
+  void consider(std::size_t width, const std::pair<std::size_t, RidgePath>& done) {
+    const auto& [count, path] = done;
+    const double scale = width_scale_at(width);
     std::pair<double, double> width_best{std::numeric_limits<double>::infinity(),
                                          std::numeric_limits<double>::infinity()};
     for (std::size_t l = 0; l < path.loo.size(); ++l) {
@@ -268,27 +302,27 @@ class WidthPaths {
       if (better(score, path.loo[l], {0, 0, l}, width_best.first, width_best.second,
                  {0, 0, path.loo.size()}))
         width_best = {score, path.loo[l]};
-      if (better(score, path.loo[l], {ci_, si, l}, best_.score, best_.tie, best_.at)) {
-        best_ = Best{score, path.loo[l], {ci_, si, l}, path.lambdas[l]};
+      if (better(score, path.loo[l], {ci_, width, l}, best_.score, best_.tie, best_.at)) {
+        best_ = Best{score, path.loo[l], {ci_, width, l}, path.lambdas[l]};
         kept_ = true;
       }
     }
     if (log_) {
       const std::vector<double>& scores = classes_ ? path.loo_error : path.loo;
       log_("select: " + std::to_string(count) + " centres, width_scale " +
-           text::number(grids_.scales[si]) + ": leave-one-out " +
-           (classes_ ? "error rate " : "") +
+           text::number(scale) + ": leave-one-out " + (classes_ ? "error rate " : "") +
            text::number(*std::min_element(scores.begin(), scores.end())));
     }
-    report_.curves.push_back(SelectionCurve{count, grids_.scales[si], path.lambdas, path.loo,
+    report_.curves.push_back(SelectionCurve{count, scale, path.lambdas, path.loo,
                                             path.loo_error, path.gcv, path.dof});
-    at_width_[si] = width_best;
+    at_width_[width] = width_best;
   }
 
   // Width a's best (score, tie) over the penalties beats width b's.
   bool width_better(std::size_t a, std::size_t b) const {
-    return better(at_width_[a]->first, at_width_[a]->second, {0, a, 0}, at_width_[b]->first,
-                  at_width_[b]->second, {0, b, 0});
+    const auto& wa = at_width_.at(a);
+    const auto& wb = at_width_.at(b);
+    return better(wa.first, wa.second, {0, a, 0}, wb.first, wb.second, {0, b, 0});
   }
 
   const Pipeline& p_;
@@ -306,8 +340,11 @@ class WidthPaths {
   SelectionReport& report_;
   const std::function<void(const std::string&)>& log_;
   const Centres* input_model_;
-  // Each width's best (score, tie) over the penalties, once evaluated.
-  std::vector<std::optional<std::pair<double, double>>> at_width_;
+  std::vector<std::size_t> grid_;     // the grid's widths, ascending
+  std::size_t lowest_ = 0, highest_ = 0;  // how far the walks may go
+  // Each evaluated width's best (score, tie) over the penalties.
+  std::map<std::size_t, std::pair<double, double>> at_width_;
+  std::size_t top_ = 0;  // the best width of this count
   bool concurrent_;
   bool kept_ = false;
 };
@@ -461,10 +498,9 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
       report.edges.push_back("centres.count");
   }
   if (wants.scale) {
-    chosen.basis.params.set("width_scale", grids.scales[best_scale]);
-    report.chosen.push_back({"basis.width_scale", grids.scales[best_scale]});
-    if (best_scale == 0 || best_scale + 1 == grids.scales.size())
-      report.edges.push_back("basis.width_scale");
+    chosen.basis.params.set("width_scale", width_scale_at(best_scale));
+    report.chosen.push_back({"basis.width_scale", width_scale_at(best_scale)});
+    if (best.width_at_end) report.edges.push_back("basis.width_scale");
   }
   double chosen_alpha = best.alpha;
   if ((wants.alpha || wants.add_penalty) && !output->least_squares())

@@ -44,7 +44,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   // train holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp).
   const std::size_t rows = std::size_t(count_over_ranks(train.rows())), d = train.features();
   KMeansOptions options = options_;
-  if (options.count == 0) options.count = auto_centre_count(rows);
+  if (options.count == 0) options.count = auto_centre_count(rows, centre_count_classes(train));
   if (options.count > rows) {
     std::ostringstream msg;
     msg << "plugin kmeans: count = " << options.count << " but the training data have only "

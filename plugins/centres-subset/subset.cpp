@@ -57,7 +57,7 @@ Centres SubsetCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
       centres.means = gather_rows(train.inputs, layout, every);
     }
   } else {
-    const std::size_t count = count_ > 0 ? count_ : auto_centre_count(rows);
+    const std::size_t count = count_ > 0 ? count_ : auto_centre_count(rows, centre_count_classes(train));
     if (count > rows) {
       std::ostringstream msg;
       msg << who << ": count = " << count << " but the training data have only " << rows

@@ -142,11 +142,16 @@ TEST_CASE("width parameters: fixed, choose, and their checks", "[width-rules]") 
   REQUIRE_THAT(problems[0].message, Catch::Contains("did you mean \"choose\""));
 }
 
-TEST_CASE("auto centre count grows as 8 sqrt(N), within N / 2 and 500", "[width-rules]") {
+TEST_CASE("auto centre count grows as 8 sqrt(N), within N / 2 and max(500, 40 K)", "[width-rules]") {
   REQUIRE(auto_centre_count(1) == 1);
   REQUIRE(auto_centre_count(10) == 5);      // N / 2
   REQUIRE(auto_centre_count(150) == 75);    // N / 2 < 98
   REQUIRE(auto_centre_count(1437) == 304);  // ceil(8 * 37.9)
   REQUIRE(auto_centre_count(4000) == 500);  // 506 capped
   REQUIRE(auto_centre_count(1000000) == 500);
+  // K classes raise the cap to 40 K: letter's 26 classes and 16,000 rows.
+  REQUIRE(auto_centre_count(16000, 26) == 1012);  // ceil(8 * 126.5) < 1040
+  REQUIRE(auto_centre_count(1000000, 26) == 1040);
+  REQUIRE(auto_centre_count(16000, 10) == 500);   // 400 < 500
+  REQUIRE(auto_centre_count(150, 26) == 75);      // N / 2 still binds
 }

@@ -59,7 +59,7 @@ TEST_CASE("defaults: auto count, chosen width and penalty, the same as given by 
   const auto& r = result.report;
   REQUIRE(r.selection);
   CHECK(r.selection->penalty_added);
-  CHECK(r.centres.count == radial::auto_centre_count(r.train_rows));
+  CHECK(r.centres.count == radial::auto_centre_count(r.train_rows, 0));  // regression
   const double scale = chosen(*r.selection, "basis.width_scale");
   const double alpha = chosen(*r.selection, "weight-penalty.alpha");
   // The chosen values given by hand: the same model, bit for bit, and nothing selected.

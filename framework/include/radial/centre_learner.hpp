@@ -64,8 +64,13 @@ inline void report_chosen_centres(FitReport& report, const std::string& how, std
 }
 
 // Centres for `rows` training rows when the count is "auto": min(rows / 2, ceil(8 sqrt(rows)),
-// 500), at least 1. Grows with N as the kernel methods it competes with, while the output
-// layer's (M + 1)^2 systems stay small.
-std::size_t auto_centre_count(std::size_t rows);
+// max(500, 40 x classes)), at least 1. Grows with N as the kernel methods it competes with,
+// while the output layer's (M + 1)^2 systems stay small; the cap grows with the classes
+// (`classes`: 0 for regression) so that each keeps about 40 centres (letter, 26 classes and
+// 16,000 rows: 1012 centres, test error 0.058 where 500 gave 0.094).
+std::size_t auto_centre_count(std::size_t rows, std::size_t classes = 0);
+
+// The classes auto_centre_count counts for `data`: its class values (classification), or 0.
+std::size_t centre_count_classes(const Dataset& data);
 
 }  // namespace radial

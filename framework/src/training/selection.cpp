@@ -124,7 +124,7 @@ Grids selection_grids(const Pipeline& p, const Wants& wants, const Dataset& trai
   if (wants.scale) g.scales = width_scale_grid();
   if (wants.count) {
     const std::size_t rows = count_over_ranks(train.rows());
-    const std::size_t base = auto_centre_count(rows);
+    const std::size_t base = auto_centre_count(rows, centre_count_classes(train));
     g.counts.clear();
     for (const std::size_t c : {base / 4, base / 2, base, 2 * base, 4 * base}) {
       const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));

@@ -18,6 +18,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/distributed/sharded_pass.hpp"
+#include "radial/numerics/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/parallel.hpp"
 #include "radial/weight_penalty.hpp"
@@ -64,50 +65,15 @@ void check_finite_block(std::size_t first, const Matrix& block) {
       }
 }
 
-// Phi^T Phi + H and Phi^T T - G over all ranks' rows. Each worker forms its block's products
-// alone (dsyrk, dgemm); they are added in block order, then summed over the ranks in one
-// message in rank order: the same bits for any thread count, and on every rank, which then all
-// make the same solve.
-struct NormalEquations {
-  Matrix gram;   // P x P, full
-  Matrix cross;  // P x K
-};
-
-NormalEquations normal_equations(const DesignMatrix& design, const Matrix& t,
-                                 const QuadraticPenalty& q, std::size_t first_row) {
-  const std::size_t p = design.cols(), k = t.shape(1);
-  NormalEquations ne{xt::zeros<double>({p, p}), xt::zeros<double>({p, k})};
-  std::exception_ptr failure;
-  try {
-    std::vector<NormalEquations> part(
-        worker_count(design.rows(), design.block_rows(), design.threads()),
-        NormalEquations{Matrix::from_shape({p, p}), Matrix::from_shape({p, k})});
-    design.reduce_blocks(
-        [&](std::size_t w, std::size_t first, const Matrix& block) {
-          check_finite_block(first_row + first, block);
-          const Index rows = Index(block.shape(0));
-          cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows,
-                               1.0, block.data(), Index(p), 0.0, part[w].gram.data(), Index(p));
-          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
-                               Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
-                               Index(k), 0.0, part[w].cross.data(), Index(k));
-        },
-        [&](std::size_t w, std::size_t) {
-          for (std::size_t i = 0; i < p; ++i)
-            for (std::size_t j = i; j < p; ++j) ne.gram(i, j) += part[w].gram(i, j);
-          ne.cross += part[w].cross;
-        });
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  std::vector<double> packed(ne.gram.begin(), ne.gram.end());
-  packed.insert(packed.end(), ne.cross.begin(), ne.cross.end());
-  sum_pass_over_ranks(packed, failure);
-  std::copy_n(packed.data(), ne.gram.size(), ne.gram.data());
-  std::copy_n(packed.data() + ne.gram.size(), ne.cross.size(), ne.cross.data());
-  for (std::size_t i = 0; i < p; ++i)
-    for (std::size_t j = 0; j < i; ++j) ne.gram(i, j) = ne.gram(j, i);  // dsyrk's upper part
+// Phi^T Phi + H and Phi^T T - G over all ranks' rows (gram_products: the same bits for any
+// thread count and on every rank, which then all make the same solve).
+GramProducts normal_equations(const DesignMatrix& design, const Matrix& t,
+                              const QuadraticPenalty& q, std::size_t first_row) {
+  GramProducts ne = gram_products(design, t, [&](std::size_t first, const Matrix& block) {
+    check_finite_block(first_row + first, block);
+  });
   if (q.active) {
+    const std::size_t p = ne.gram.shape(0), k = ne.cross.shape(1);
     ne.gram += q.hessian;
     for (std::size_t i = 0; i < p; ++i)
       for (std::size_t c = 0; c < k; ++c) ne.cross(i, c) -= q.gradient(i, 0);
@@ -119,7 +85,7 @@ NormalEquations normal_equations(const DesignMatrix& design, const Matrix& t,
 LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Matrix& t,
                                             const QuadraticPenalty& q, double rcond,
                                             std::size_t first_row) {
-  const NormalEquations ne = normal_equations(design, t, q, first_row);
+  const GramProducts ne = normal_equations(design, t, q, first_row);
   return solve_symmetric_psd(ne.gram, ne.cross, rcond);
 }
 
@@ -208,7 +174,7 @@ double max_abs(const Matrix& a) {
 std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
                                                   const QuadraticPenalty& q,
                                                   std::size_t first_row, std::size_t& steps) {
-  NormalEquations ne = normal_equations(design, t, q, first_row);
+  GramProducts ne = normal_equations(design, t, q, first_row);
   const std::size_t p = ne.gram.shape(0);
   SymmetricEigen eig{ne.gram, xt::zeros<double>({p})};
   if (xt::lapack::syevd(eig.v, 'V', 'L', eig.e) != 0) return std::nullopt;

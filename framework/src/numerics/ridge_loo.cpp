@@ -11,6 +11,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/gram_products.hpp"
 #include "radial/parallel.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
@@ -30,9 +31,8 @@ void check_finite(const Matrix& block, std::size_t first) {
                              "; check the basis widths and the input data");
 }
 
-// Pass 1: Phi^T Phi (upper, by dsyrk), Phi^T T and the column sums of T, over all ranks. Each
-// worker forms its block's products alone; they are added in block order (the same bits for any
-// thread count).
+// Pass 1: Phi^T Phi, Phi^T T and the column sums of T, over all ranks (gram_products: the same
+// bits for any thread count).
 struct Moments {
   Matrix gram;         // P x P, bias last
   Matrix cross;        // P x K
@@ -40,42 +40,15 @@ struct Moments {
 };
 
 Moments first_pass(const DesignMatrix& design, const Matrix& t) {
-  const std::size_t p = design.cols(), k = t.shape(1);
-  Moments m{xt::zeros<double>({p, p}), xt::zeros<double>({p, k}), xt::zeros<double>({k})};
-  std::exception_ptr failure;
-  try {
-    const std::size_t workers = worker_count(design.rows(), design.block_rows(), design.threads());
-    std::vector<Moments> part(
-        workers, Moments{Matrix::from_shape({p, p}), Matrix::from_shape({p, k}), Vector()});
-    design.reduce_blocks(
-        [&](std::size_t w, std::size_t first, const Matrix& block) {
-          check_finite(block, first);
-          const Index rows = Index(block.shape(0));
-          cxxblas::syrk<Index>(cxxblas::RowMajor, cxxblas::Upper, cxxblas::Trans, Index(p), rows,
-                               1.0, block.data(), Index(p), 0.0, part[w].gram.data(), Index(p));
-          cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p),
-                               Index(k), rows, 1.0, block.data(), Index(p), t.data() + first * k,
-                               Index(k), 0.0, part[w].cross.data(), Index(k));
-        },
-        [&](std::size_t w, std::size_t) {
-          for (std::size_t i = 0; i < p; ++i)
-            for (std::size_t j = i; j < p; ++j) m.gram(i, j) += part[w].gram(i, j);
-          m.cross += part[w].cross;
-        });
-    for (std::size_t n = 0; n < t.shape(0); ++n)
-      for (std::size_t c = 0; c < k; ++c) m.target_sums(c) += t(n, c);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  std::vector<double> packed(m.gram.begin(), m.gram.end());
-  packed.insert(packed.end(), m.cross.begin(), m.cross.end());
-  packed.insert(packed.end(), m.target_sums.begin(), m.target_sums.end());
-  sum_pass_over_ranks(packed, failure);
-  std::copy_n(packed.data(), m.gram.size(), m.gram.data());
-  std::copy_n(packed.data() + m.gram.size(), m.cross.size(), m.cross.data());
-  std::copy_n(packed.data() + m.gram.size() + m.cross.size(), k, m.target_sums.data());
-  for (std::size_t i = 0; i < p; ++i)
-    for (std::size_t j = 0; j < i; ++j) m.gram(i, j) = m.gram(j, i);
+  const std::size_t k = t.shape(1);
+  std::vector<double> target_sums(k, 0.0);  // summed over the ranks with the products
+  for (std::size_t n = 0; n < t.shape(0); ++n)
+    for (std::size_t c = 0; c < k; ++c) target_sums[c] += t(n, c);
+  GramProducts g = gram_products(
+      design, t, [](std::size_t first, const Matrix& block) { check_finite(block, first); },
+      &target_sums);
+  Moments m{std::move(g.gram), std::move(g.cross), xt::zeros<double>({k})};
+  std::copy(target_sums.begin(), target_sums.end(), m.target_sums.begin());
   return m;
 }
 

@@ -187,9 +187,11 @@ std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, co
   out.singular_values = xt::zeros<double>({p});
   for (std::size_t i = 0; i < p; ++i) out.singular_values(i) = eig.e(p - 1 - i);
   out.x = eig.solve(ne.cross);
-  // Converged when a step moves no weight by more than a few ulps of the largest; stalled when
-  // a step is not at least halving the last one (then it is rounding, if already small).
-  constexpr double converged = 8 * std::numeric_limits<double>::epsilon();
+  // Converged once a step moves no weight by more than 2^-40 of the largest (what is left is
+  // that times the contraction, near epsilon). The bar sits far from both the correcting steps
+  // and the rounding floor, so that one process and any number of ranks, whose sums round
+  // differently, take the same number of steps. Stalled when a step does not halve the last.
+  constexpr double converged = 0x1p-40;
   constexpr int max_steps = 8;
   double last = std::numeric_limits<double>::infinity();
   for (steps = 0; steps < max_steps;) {

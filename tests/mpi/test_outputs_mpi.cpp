@@ -1,5 +1,5 @@
 // Output layers on rows sharded over MPI ranks against one process on all rows: for every
-// shipped output layer (least-squares by SVD and by normal equations, irls, scg, bfgs with the
+// shipped output layer (least-squares by SVD, by normal equations and refined, irls, scg, bfgs with the
 // links they train, with and without weight decay, and bayes with and without its K-d tree),
 // the weights, iteration counts, termination, final error, learning curve and report figures of
 // a fit inside ShardedScope(world()) on this rank's shard equal the fit outside the scope on all
@@ -328,6 +328,9 @@ std::vector<std::pair<const Problem*, Config>> configurations() {
     out.push_back({w, {"least-squares", {{"solver", solver}}, 0.1}});
     out.push_back({s, {"least-squares", {{"solver", solver}}}});
   }
+  // Under a penalty auto refines the normal equations: a pass per step over every rank's rows.
+  out.push_back({w, {"least-squares", {{"solver", std::string("auto")}}, 0.1}});
+  out.push_back({s, {"least-squares", {{"solver", std::string("refined-normal-equations")}}, 1e-6}});
   for (const std::string hessian : {"exact", "simplified"})
     out.push_back({w, {"irls", {{"hessian", hessian}}}});
   out.push_back({w, {"irls", {}, 0.05}});

@@ -185,9 +185,9 @@ class WidthPaths {
         // at a time.
         concurrent_(resolve_threads(threads) > 1 && collectives().size() == 1) {
     for (const double scale : grids.scales) grid_.push_back(width_at(scale));
-    lowest_ = grid_.front() - std::min<std::size_t>(width_extension, grid_.front());
-    highest_ = grid_.back() + (choose_scale ? width_extension : 0);
-    if (!choose_scale) lowest_ = grid_.front();
+    const std::size_t extension = choose_scale ? width_extension : 0;  // width_origin > it
+    lowest_ = grid_.front() - extension;
+    highest_ = grid_.back() + extension;
   }
 
   // Evaluates the widths; true when a candidate of this count became the best.
@@ -205,7 +205,7 @@ class WidthPaths {
   // Classification evaluates the whole grid: its leave-one-out error rate has plateaus and a
   // second, often better, dip at large widths (digits: 24 errors at scales 1 to 4, 18 at 16),
   // which a climb from the middle misses. When the best is at an end of the grid, the widths go
-  // on past it (outward) while they improve (shuttle: 0.25 at the grid's end, 1/16 past it).
+  // on past it (outward) while they improve (shuttle: 0.25 at the grid's end, 1/64 past it).
   void whole_grid() {
     const auto done = compute_batch(grid_);
     for (std::size_t i = 0; i < grid_.size(); ++i) consider(grid_[i], done[i]);
@@ -237,10 +237,12 @@ class WidthPaths {
   // first, so the choice and the report are those of the one-at-a-time walk.
   void walk(std::size_t from, bool up) {
     std::vector<std::size_t> ahead;  // the widths still to come, in order
-    for (std::size_t w = up ? from + 1 : from - 1; up ? w <= highest_ : w + 1 > lowest_;
-         w = up ? w + 1 : w - 1) {
-      if (!at_width_.count(w)) ahead.push_back(w);
-      if (!up && w == 0) break;
+    if (up) {
+      for (std::size_t w = from + 1; w <= highest_; ++w)
+        if (!at_width_.count(w)) ahead.push_back(w);
+    } else {
+      for (std::size_t w = from; w-- > lowest_;)
+        if (!at_width_.count(w)) ahead.push_back(w);
     }
     std::size_t misses = 0;
     for (std::size_t next = 0; next < ahead.size() && misses < 2;) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -50,6 +51,25 @@ double chosen(const radial::SelectionReport& s, const std::string& key) {
     if (k == key) return std::get<double>(v);
   FAIL("no chosen " << key);
   return 0;
+}
+
+// An independent sweep: the pipeline once per width scale, the scale given and only alpha
+// chosen. Returns the lowest leave-one-out score and its scale.
+std::pair<double, double> best_of_sweep(const std::string& pipeline,
+                                        const std::vector<double>& scales) {
+  double best = std::numeric_limits<double>::infinity(), best_scale = 0;
+  for (const double scale : scales) {
+    const auto swept = radial::train(
+        parse(pipeline + "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = \"choose\"\n",
+              {"basis.width_scale=" + radial::to_string(radial::ParamValue(scale))}),
+        plugins());
+    REQUIRE(swept.report.selection);
+    if (swept.report.selection->score < best) {
+      best = swept.report.selection->score;
+      best_scale = scale;
+    }
+  }
+  return {best, best_scale};
 }
 
 }  // namespace
@@ -120,19 +140,8 @@ TEST_CASE("Regression's width climb chooses what the whole width grid chooses") 
   const auto climbed = radial::train(parse(sine), plugins());
   REQUIRE(climbed.report.selection);
   const radial::SelectionReport& s = *climbed.report.selection;
-  double best = std::numeric_limits<double>::infinity(), best_scale = 0;
   const std::vector<double> grid = {0.25, 0.5, 1, 2, 4, 8, 16, 32};  // docs/pipeline-format.md
-  for (const double scale : grid) {
-    const auto swept = radial::train(
-        parse(sine + "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = \"choose\"\n",
-              {"basis.width_scale=" + radial::to_string(radial::ParamValue(scale))}),
-        plugins());
-    REQUIRE(swept.report.selection);
-    if (swept.report.selection->score < best) {
-      best = swept.report.selection->score;
-      best_scale = scale;
-    }
-  }
+  const auto [best, best_scale] = best_of_sweep(sine, grid);
   CHECK(s.score == best);
   CHECK(chosen(s, "basis.width_scale") == best_scale);
   // ... at fewer decompositions than the grid has widths.
@@ -167,18 +176,8 @@ TEST_CASE("The width goes past the grid's end while the leave-one-out error impr
   const radial::SelectionReport& s = *climbed.report.selection;
   const double scale = chosen(s, "basis.width_scale");
   CHECK(scale > 32);
-  double best = std::numeric_limits<double>::infinity(), best_scale = 0;
-  for (double sweep = 16; sweep <= 2048; sweep *= 2) {
-    const auto swept = radial::train(
-        parse(linear + "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = \"choose\"\n",
-              {"basis.width_scale=" + radial::to_string(radial::ParamValue(sweep))}),
-        plugins());
-    REQUIRE(swept.report.selection);
-    if (swept.report.selection->score < best) {
-      best = swept.report.selection->score;
-      best_scale = sweep;
-    }
-  }
+  const auto [best, best_scale] =
+      best_of_sweep(linear, {16, 32, 64, 128, 256, 512, 1024, 2048});
   CHECK(s.score == best);
   CHECK(scale == best_scale);
   // The edge warning only when the climb stopped at the extension's end (32 x 2^6).

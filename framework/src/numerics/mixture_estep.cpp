@@ -485,6 +485,7 @@ struct BlockPartial {
   Matrix xb, f, logn, a;
   BlockScratch scratch;
   std::vector<double> lse;
+  std::vector<const double*> row_terms;  // each row's log weights
   SparseLogDensity sparse;
   std::vector<std::uint32_t> used, wide_comp;
   std::vector<double> resp, wide_logn;
@@ -564,28 +565,29 @@ void dense_log_densities(const EStepJob& job, std::size_t rows, BlockPartial& q)
 
 // One view's responsibilities over a dense block (into q.a): a_nj = log w_j + log N(x_n|j),
 // -inf for a masked component, normalised per row by log-sum-exp, whose values are the rows'
-// log-likelihoods.
+// log-likelihoods. Without masks, the terms are formed inside the softmax kernel's pass.
 void dense_responsibilities(const EStepJob& job, std::size_t v, const BlockRows& br,
                             BlockPartial& q) {
   const View& view = job.views[v];
   const std::size_t rows = br.rows, m = job.m;
   const double* cap = job.densities.form.p ? job.densities.form.cap.data() : nullptr;
   if (q.a.shape(0) != rows || q.a.shape(1) != m) q.a.resize({rows, m});
-  for (std::size_t n = 0; n < rows; ++n) {
-    const double* l = &q.logn(n, 0);
-    const double* lw = view.row_weights(br.row(n));
-    double* r = &q.a(n, 0);
-    if (cap) {
-      for (std::size_t j = 0; j < m; ++j) r[j] = std::min(l[j], cap[j]) + lw[j];
-    } else {
-      for (std::size_t j = 0; j < m; ++j) r[j] = l[j] + lw[j];
-    }
-    if (view.allowed)
-      for (std::size_t j = 0; j < m; ++j)
-        if (view.masked(br.row(n), j)) r[j] = minus_inf;
-  }
   q.lse.resize(rows);
-  exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
+  q.row_terms.resize(rows);
+  for (std::size_t n = 0; n < rows; ++n) q.row_terms[n] = view.row_weights(br.row(n));
+  if (view.allowed) {
+    for (std::size_t n = 0; n < rows; ++n) {
+      const double* l = &q.logn(n, 0);
+      const double* lw = q.row_terms[n];
+      double* r = &q.a(n, 0);
+      for (std::size_t j = 0; j < m; ++j)
+        r[j] = view.masked(br.row(n), j) ? minus_inf : (cap ? std::min(l[j], cap[j]) : l[j]) + lw[j];
+    }
+    exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
+  } else {
+    exp_normalise_rows_from(q.a.data(), rows, m, q.logn.data(), cap, q.row_terms.data(),
+                            q.lse.data());
+  }
   for (std::size_t n = 0; n < rows; ++n) {
     if (v == 0 && job.row_ll) (*job.row_ll)(br.row(n)) = q.lse[n];
     q.log_likelihood[v] += q.lse[n];

@@ -819,8 +819,19 @@ int main(int argc, char** argv) {
     std::ostringstream settings;
     settings << "N = 20000, d = 16, threads = " << radial::resolve_threads(s.threads)
              << ", medians of 3 runs per round";
+    const std::string kernels = radial::bench::kernel_set();
     const radial::bench::Baseline baseline =
-        s.guard.empty() ? radial::bench::Baseline{} : radial::bench::read_baseline(s.guard);
+        s.guard.empty() ? radial::bench::Baseline{}
+                        : radial::bench::read_baseline(s.guard, kernels);
+    if (!s.guard.empty() && !baseline.found && s.write_baseline.empty()) {
+      // Ratios measured with other kernels say nothing about these: nothing to compare.
+      std::cout << "radial-bench: " << s.guard.string() << " has no ratios for this machine's "
+                << "kernel set \"" << kernels << "\" (it has:";
+      for (const auto& set : baseline.other_sets) std::cout << " \"" << set << "\"";
+      std::cout << "); nothing checked. Measure them on this machine with --write-baseline "
+                << s.guard.string() << "\n";
+      return 0;
+    }
     Ratios best;
     std::size_t rounds = 0;
     do {
@@ -831,7 +842,7 @@ int main(int argc, char** argv) {
     } while (!s.guard.empty() && rounds < s.guard_rounds &&
              !radial::bench::guard_failures(baseline, best).empty());
     if (!s.write_baseline.empty()) {
-      radial::bench::write_baseline(s.write_baseline, best, s.guard_factor,
+      radial::bench::write_baseline(s.write_baseline, kernels, best, s.guard_factor,
                                     radial::bench::machine_lines(), settings.str());
       std::cout << "\nradial-bench: wrote " << best.size() << " ratios to " << s.write_baseline
                 << "\n";

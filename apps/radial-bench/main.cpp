@@ -811,6 +811,11 @@ int main(int argc, char** argv) {
     s.csv_rows = 20'000;
     s.refine_rows = 10'000;
   }
+  // Radial's side in this process calls OpenBLAS too (the IRLS Hessians, the solves): give it
+  // the same thread count as scikit-learn's children, or "one thread on both sides" would let
+  // Radial's BLAS use every core (and wait on a busy one: IRLS took 14 s instead of 1 beside a
+  // build).
+  radial::set_blas_threads(radial::resolve_threads(s.threads));
   try {
     if (!guarding) {
       Bench(s).run();

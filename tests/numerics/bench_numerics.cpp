@@ -112,6 +112,25 @@ int main() {
               "per element\n", scalar / values.size() * 1e9, vector_math_kernel(),
               vector / values.size() * 1e9, portable / values.size() * 1e9);
 
+  // The E-step's softmax (k = 64 components, blocks of 1024 rows of log densities, each row
+  // with its log weights), every kernel this CPU runs, best of 3 over 16 blocks.
+  {
+    const std::size_t rows = 1024, k = 64;
+    std::normal_distribution<double> spread(-100.0, 30.0);
+    std::vector<double> logn(rows * k), out(rows * k), log_w(k, -std::log(double(k))), lse(rows);
+    for (auto& v : logn) v = spread(rng);
+    std::vector<const double*> terms(rows, log_w.data());
+    for (const ExpNormaliseKernel& kernel : exp_normalise_kernels()) {
+      const double t = best_of_3([&] {
+        for (int b = 0; b < 16; ++b)
+          kernel.run(out.data(), rows, k, logn.data(), nullptr, terms.data(), lse.data());
+        sink += out[1];
+      });
+      std::printf("E-step softmax, %zu x %zu, kernel %s: %.2f ns per value\n", rows, k,
+                  kernel.name, t / (16.0 * rows * k) * 1e9);
+    }
+  }
+
   ExpBasis basis;
   const DesignMatrix phi(x, centres, basis, false, 0, block);
   const double design = best_of_3([&] {

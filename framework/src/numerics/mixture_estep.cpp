@@ -581,7 +581,8 @@ void dense_responsibilities(const EStepJob& job, std::size_t v, const BlockRows&
       const double* lw = q.row_terms[n];
       double* r = &q.a(n, 0);
       for (std::size_t j = 0; j < m; ++j)
-        r[j] = view.masked(br.row(n), j) ? minus_inf : (cap ? std::min(l[j], cap[j]) : l[j]) + lw[j];
+        r[j] = view.masked(br.row(n), j) ? minus_inf
+                                          : (cap ? std::min(l[j], cap[j]) : l[j]) + lw[j];
     }
     exp_normalise_rows(q.a.data(), rows, m, nullptr, q.lse.data());
   } else {

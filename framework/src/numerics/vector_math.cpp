@@ -267,11 +267,13 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256d term256(
   __m256d v = whole ? _mm256_loadu_pd(l + j)
                     : _mm256_blendv_pd(low, _mm256_maskload_pd(l + j, tail_mask), lanes);
   if (cap) {
-    const __m256d c = whole ? _mm256_loadu_pd(cap + j)
-                            : _mm256_blendv_pd(low, _mm256_maskload_pd(cap + j, tail_mask), lanes);
+    const __m256d c =
+        whole ? _mm256_loadu_pd(cap + j)
+              : _mm256_blendv_pd(low, _mm256_maskload_pd(cap + j, tail_mask), lanes);
     v = _mm256_blendv_pd(v, c, _mm256_cmp_pd(c, v, _CMP_LT_OQ));  // std::min(l, cap)
   }
-  if (w) v = _mm256_add_pd(v, whole ? _mm256_loadu_pd(w + j) : _mm256_maskload_pd(w + j, tail_mask));
+  if (w)
+    v = _mm256_add_pd(v, whole ? _mm256_loadu_pd(w + j) : _mm256_maskload_pd(w + j, tail_mask));
   return v;
 }
 

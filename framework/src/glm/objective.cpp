@@ -18,6 +18,7 @@
 #include "radial/weight_penalty.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "syrk.hpp"
+#include "thin_products.hpp"
 #include "targets.hpp"
 
 namespace radial::glm {
@@ -363,7 +364,7 @@ void Objective::block_pass(const Matrix& weights, bool exact, bool gradient, boo
     act.resize({b, k_out});
     resid.resize({b, k_out});
   }
-  xt::blas::gemm(phi, weights, act);  // A = Phi W
+  detail::times_weights(phi.data(), b, c, weights.data(), k_out, act.data());  // A = Phi W
   part.flops += flops::gemm(b, k_out, c);
   const double* t = target_rows(first, b, part.t_block);
   double* y = resid.data();  // outputs first, residuals after
@@ -374,7 +375,9 @@ void Objective::block_pass(const Matrix& weights, bool exact, bool gradient, boo
     part.flops += add_hessian_blocks(link_, exact, phi, y, k_out, part.scaled, part.blocks);
   if (gradient) {
     for (std::size_t i = 0; i < bk; ++i) y[i] -= t[i];  // Y - T
-    xt::blas::gemm(phi, resid, part.gradient, true, false, 1.0, 0.0);  // Phi^T (Y - T)
+    if (part.gradient.shape(0) != c || part.gradient.shape(1) != k_out)
+      part.gradient.resize({c, k_out});
+    detail::transpose_times(phi.data(), b, c, y, k_out, part.gradient.data());  // Phi^T (Y - T)
     part.flops += double(bk) + flops::gemm(c, k_out, b);
   }
 }

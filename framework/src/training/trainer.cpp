@@ -178,6 +178,10 @@ void check_saturation(const DesignMatrix& design, const std::string& basis, FitC
 // "choose" are chosen first, in closed form (selection.hpp), on the same rows and seeds.
 Fitted fit_network(const Pipeline& given, const Registry& registry, const Dataset& train,
                    std::uint64_t seed, int threads, const std::function<void(const std::string&)>& log) {
+  // One BLAS thread for the whole fit: its passes are parallel over row blocks on `threads`
+  // workers already, and a product run on OpenBLAS's own threads leaves them busy-waiting
+  // (about 0.1 s) on the cores those workers need next.
+  const SingleThreadedBlasScope blas;
   std::shared_ptr<KernelPrior> kernel_prior;
   if (given.kernel_prior)
     kernel_prior = registry.make_kernel_prior(given.kernel_prior->plugin, given.kernel_prior->params);

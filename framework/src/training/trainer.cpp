@@ -20,6 +20,7 @@
 #include "radial/errors.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/network.hpp"
+#include "radial/heap_policy.hpp"
 #include "radial/parallel.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/refiner.hpp"
@@ -182,6 +183,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   // workers already, and a product run on OpenBLAS's own threads leaves them busy-waiting
   // (about 0.1 s) on the cores those workers need next.
   const SingleThreadedBlasScope blas;
+  keep_freed_heap();  // freed buffers reused, not faulted in again (heap_policy.hpp)
   std::shared_ptr<KernelPrior> kernel_prior;
   if (given.kernel_prior)
     kernel_prior = registry.make_kernel_prior(given.kernel_prior->plugin, given.kernel_prior->params);

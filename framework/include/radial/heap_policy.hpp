@@ -1,0 +1,18 @@
+#pragma once
+// How the process's heap treats the buffers a fit frees (glibc only; a no-op elsewhere).
+//
+// A fit allocates and frees the same large buffers many times: design blocks and caches, Gram
+// matrices, the selection's per-width scratch, on worker threads spawned per parallel region.
+// glibc's defaults return that memory to the kernel at once (blocks above 128 KB are mmap'd,
+// freed heap tops are trimmed), so every reuse pays page faults and page zeroing: 13-36% of a
+// default fit's wall time on the benchmark sets (RESULTS.md, session 30).
+
+namespace radial {
+
+// Once per process: serve blocks up to 32 MB from the heap (M_MMAP_THRESHOLD) and keep 64 MB
+// at the top of each heap when trimming (M_TOP_PAD), unless the user tuned malloc already
+// (MALLOC_MMAP_THRESHOLD_, MALLOC_TOP_PAD_, MALLOC_TRIM_THRESHOLD_ or GLIBC_TUNABLES set).
+// Returns whether the settings were applied by this call.
+bool keep_freed_heap();
+
+}  // namespace radial

@@ -1,0 +1,29 @@
+// Heap settings for fits (radial/heap_policy.hpp).
+#include "radial/heap_policy.hpp"
+
+#include <cstdlib>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace radial {
+
+bool keep_freed_heap() {
+#if defined(__GLIBC__)
+  static std::once_flag once;
+  bool applied = false;
+  std::call_once(once, [&] {
+    for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_",
+                             "GLIBC_TUNABLES"})
+      if (std::getenv(name)) return;
+    applied = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TOP_PAD, 64 << 20) == 1;
+  });
+  return applied;
+#else
+  return false;
+#endif
+}
+
+}  // namespace radial

@@ -31,10 +31,27 @@ std::size_t worker_count(std::size_t rows, std::size_t block_rows, int threads) 
                                                         blocks));
 }
 
-SingleThreadedBlasScope::SingleThreadedBlasScope() : saved_(blas_threads()) {
-  set_blas_threads(1);
+// The BLAS thread count is one per process: scopes open at once (nested, on workers, or fits
+// from several host threads) share it. The first to open saves the count and sets 1; the last
+// to close restores it, so overlapping scopes never leave BLAS at 1 thread or restore it early.
+namespace {
+std::mutex blas_scope_mutex;
+std::size_t blas_scope_depth = 0;
+int blas_scope_saved = 1;
+}  // namespace
+
+SingleThreadedBlasScope::SingleThreadedBlasScope() {
+  std::lock_guard<std::mutex> lock(blas_scope_mutex);
+  if (blas_scope_depth++ == 0) {
+    blas_scope_saved = blas_threads();
+    set_blas_threads(1);
+  }
+  saved_ = blas_scope_saved;
 }
-SingleThreadedBlasScope::~SingleThreadedBlasScope() { set_blas_threads(saved_); }
+SingleThreadedBlasScope::~SingleThreadedBlasScope() {
+  std::lock_guard<std::mutex> lock(blas_scope_mutex);
+  if (--blas_scope_depth == 0) set_blas_threads(blas_scope_saved);
+}
 
 namespace {
 

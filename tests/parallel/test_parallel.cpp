@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -165,6 +166,31 @@ TEST_CASE("BLAS is single-threaded inside a region and restored after", "[parall
   });
   CHECK(most == 1);
   CHECK(radial::blas_threads() == before);
+  radial::set_blas_threads(1);
+}
+
+TEST_CASE("overlapping BLAS scopes in two threads restore the count once, at the last close",
+          "[parallel]") {
+  radial::set_blas_threads(2);
+  // Scope A opens, then B in another thread; A closes first (as two fits from two host threads
+  // may): B still runs on one thread, and B's close restores the count A found.
+  std::promise<void> b_open, a_closed;
+  std::atomic<int> inside_b_after_a{0};
+  std::thread other;
+  {
+    const radial::SingleThreadedBlasScope a;
+    other = std::thread([&] {
+      const radial::SingleThreadedBlasScope b;
+      b_open.set_value();
+      a_closed.get_future().wait();
+      inside_b_after_a = radial::blas_threads();
+    });
+    b_open.get_future().wait();
+  }
+  a_closed.set_value();
+  other.join();
+  CHECK(inside_b_after_a == 1);
+  CHECK(radial::blas_threads() == 2);
   radial::set_blas_threads(1);
 }
 

@@ -71,7 +71,8 @@ void ordered_reduce(std::size_t rows, std::size_t block_rows, int threads, Make 
       [&](std::size_t w, const RowBlock& b) { combine(b, partials[w]); });
 }
 
-// Sets BLAS to one thread for the lifetime of the object and restores the previous count.
+// Sets BLAS to one thread for the lifetime of the object and restores the previous count when
+// the last of the scopes open at once (in any thread) closes.
 class SingleThreadedBlasScope {
  public:
   SingleThreadedBlasScope();
@@ -80,7 +81,7 @@ class SingleThreadedBlasScope {
   SingleThreadedBlasScope& operator=(const SingleThreadedBlasScope&) = delete;
 
  private:
-  int saved_;
+  int saved_;  // the count the outermost open scope saved
 };
 
 }  // namespace radial

@@ -145,8 +145,8 @@ TEST_CASE("objective value, gradient and Hessians match closed forms and finite 
     SECTION(std::string("softmax ") + (penalty ? "penalised" : "plain")) {
       check_derivatives(Link::Softmax, 3, penalty);
     }
-    // Both sides of the thin products' limit (thin_products.hpp): dgemv per output up to 4
-    // outputs, dgemm past it.
+    // Both sides of the thin products' limit (thin_products.hpp): dgemv per output up to 3
+    // outputs (softmax 3 above), dgemm past it.
     SECTION(std::string("identity, 4 outputs ") + (penalty ? "penalised" : "plain")) {
       check_derivatives(Link::Identity, 4, penalty);
     }

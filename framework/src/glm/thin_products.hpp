@@ -1,6 +1,6 @@
 #pragma once
 // Products of a row block of the design with the few columns of the outputs: A W (the
-// activations) and A^T R (the gradient). With one to four outputs BLAS gemm spends more time
+// activations) and A^T R (the gradient). With one to three outputs BLAS gemm spends more time
 // packing the block than multiplying (OpenBLAS 0.3.21 has no gemm-to-gemv forwarding), so
 // those go column by column through dgemv (not under RADIAL_PORTABLE_KERNELS, whose path keeps
 // gemm's rounding: radial/numerics/cpu.hpp). Kept in its own translation unit because <cblas.h>
@@ -11,7 +11,7 @@
 namespace radial::glm::detail {
 
 // Up to this many output columns the products run as one dgemv per column.
-constexpr std::size_t thin_product_columns = 4;
+constexpr std::size_t thin_product_columns = 3;
 
 // out (rows x k) = A W for row-major A (rows x n), W (n x k) and out.
 void times_weights(const double* a, std::size_t rows, std::size_t n, const double* w,

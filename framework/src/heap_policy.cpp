@@ -26,4 +26,10 @@ bool keep_freed_heap() {
 #endif
 }
 
+void release_freed_heap() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
 }  // namespace radial

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <numeric>
+#include <random>
 
 #include <catch2/catch.hpp>
 
@@ -512,6 +513,46 @@ link = "logistic"
   CHECK(s.path_errors[std::size_t(at - s.path_alphas.begin())] == lowest);
   // The model was fitted with that penalty: its pipeline says so.
   CHECK(result.model.pipeline_text.find("# chose by leave-one-out") != std::string::npos);
+  // 250 rows: chosen on all of them.
+  CHECK(s.rows == 250);
+  CHECK(s.sample_of == 0);
+}
+
+TEST_CASE("above 100000 training rows the values are chosen on a sample of about 100000") {
+  // y = sin(3x) + noise, x uniform on [-2, 2]: 150000 rows.
+  constexpr std::size_t n = 150000;
+  radial::Dataset data;
+  data.task = radial::Task::Regression;
+  data.inputs = radial::Matrix::from_shape({n, 1});
+  data.values = radial::Vector::from_shape({n});
+  data.feature_names = {"x"};
+  data.target_name = "y";
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  std::normal_distribution<double> noise(0.0, 0.1);
+  for (std::size_t i = 0; i < n; ++i) {
+    data.inputs(i, 0) = u(rng);
+    data.values(i) = std::sin(3 * data.inputs(i, 0)) + noise(rng);
+  }
+  const Pipeline p = parse(R"(seed = 5
+[data]
+train = "data/synth3_train.csv"  # not read: the rows are given
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+count = 12
+[output]
+plugin = "least-squares"
+)");
+  const auto result = radial::train(p, plugins(), std::move(data), std::nullopt, {});
+  REQUIRE(result.report.selection);
+  const radial::SelectionReport& s = *result.report.selection;
+  // Each row kept with probability 2/3: 100000 +- 4.5 sd (sd 183).
+  CHECK(s.sample_of == n);
+  CHECK(std::abs(double(s.rows) - 100000.0) < 830);
+  // Still a good fit: the training MSE near the noise's variance 0.01.
+  CHECK(result.report.train.mse < 0.0105);
 }
 
 TEST_CASE("a search that chooses the largest or smallest value tried warns grid-edge") {

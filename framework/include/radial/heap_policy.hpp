@@ -15,4 +15,9 @@ namespace radial {
 // Returns whether the settings were applied by this call.
 bool keep_freed_heap();
 
+// Gives the kernel the free memory of every heap (malloc_trim): called where a stage that freed
+// much (the model selection's designs, samples and folds) hands over to one that allocates
+// other sizes, so the freed pages do not stay resident beside the next stage's.
+void release_freed_heap();
+
 }  // namespace radial

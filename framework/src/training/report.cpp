@@ -143,6 +143,8 @@ json to_json(const SelectionReport& s) {
               {"score", number(s.score)},
               {"loo", number(s.loo)},
               {"penalty_added", s.penalty_added},
+              {"rows", s.rows},
+              {"sample_of", s.sample_of == 0 ? json(nullptr) : json(s.sample_of)},
               {"edges", s.edges},
               {"seconds", number(s.seconds)},
               {"curves", std::move(curves)}};

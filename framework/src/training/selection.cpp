@@ -24,14 +24,27 @@ namespace radial::training {
 
 namespace {
 
+// What the designs of the selection may keep in memory at once (DesignMatrix's cache of Phi,
+// which spares their second pass), shared by the widths evaluated together and by a fold's fit:
+// with the sample (at most ~100000 rows) the selection stays within the data + 256 MB of issue 6.
+constexpr std::size_t selection_cache_bytes = std::size_t(192) << 20;
+
+// The seed stream of the selection's row sample (trainer.cpp's stages use 1-6 and from 100).
+constexpr std::uint64_t selection_sample_stream = 7;
+
 bool is_choose(const Params& params, const std::string& name) {
   return params.has(name) && params.is_word(name, "choose");
 }
 
+// Reals to 10 digits: the values themselves are in the model's parameters, and the last bits
+// of a chosen penalty differ with the rank count (sums over ranks in another order).
 std::string describe(const SearchValues& values) {
   std::string text;
-  for (const auto& [key, value] : values)
-    text += (text.empty() ? "" : ", ") + key + " = " + to_string(value);
+  for (const auto& [key, value] : values) {
+    const double* real = std::get_if<double>(&value);
+    text += (text.empty() ? "" : ", ") + key + " = " +
+            (real ? text::number(*real, 10) : to_string(value));
+  }
   return text;
 }
 
@@ -66,7 +79,7 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     FitContext ctx(output_seed, threads);
     OutputWeights w;
     try {
-      DesignMatrix design(fold_train.inputs, centres, *basis, false);
+      DesignMatrix design(fold_train.inputs, centres, *basis, false, selection_cache_bytes);
       design.set_input_model(input_model);
       design.set_threads(threads);
       w = output->fit(TrainingProblem{design, fold_train, centres, *basis}, penalty.get(), ctx);
@@ -264,14 +277,15 @@ class WidthPaths {
 
   // One width's closed-form path on `inner` threads: no shared state is touched, so several
   // widths may run at once.
-  std::pair<std::size_t, RidgePath> evaluate(std::size_t width, int inner) const {
+  std::pair<std::size_t, RidgePath> evaluate(std::size_t width, int inner,
+                                             std::size_t cache_bytes) const {
     Params bp = p_.basis.params;
     if (choose_scale_) bp.set("width_scale", width_scale_at(width));
     const std::shared_ptr<Basis> basis = registry_.make_basis(p_.basis.plugin, bp);
     Centres centres = centres_;
     FitContext bctx(basis_seed_, inner);
     basis->prepare(centres, bctx);
-    DesignMatrix design(train_.inputs, centres, *basis, false);
+    DesignMatrix design(train_.inputs, centres, *basis, false, cache_bytes);
     design.set_input_model(input_model_);
     design.set_threads(inner);
     return std::make_pair(
@@ -283,11 +297,14 @@ class WidthPaths {
       const std::vector<std::size_t>& which) const {
     std::vector<std::pair<std::size_t, RidgePath>> done(which.size());
     if (which.size() > 1 && concurrent_) {
+      const std::size_t at_once =
+          std::min<std::size_t>(which.size(), std::size_t(resolve_threads(threads_)));
       parallel_for_blocks(which.size(), 1, threads_, [&](std::size_t, const RowBlock& b) {
-        done[b.index] = evaluate(which[b.index], 1);
+        done[b.index] = evaluate(which[b.index], 1, selection_cache_bytes / at_once);
       });
     } else {
-      for (std::size_t i = 0; i < which.size(); ++i) done[i] = evaluate(which[i], threads_);
+      for (std::size_t i = 0; i < which.size(); ++i)
+        done[i] = evaluate(which[i], threads_, selection_cache_bytes);
     }
     return done;
   }
@@ -435,6 +452,33 @@ void set_penalty(const Pipeline& p, const Registry& registry, const Wants& wants
   report.chosen.push_back({"weight-penalty.alpha", alpha});
 }
 
+// The rows the values are chosen on: all of them up to selection_sample_rows, else a sample of
+// about that many, each row kept with probability n / N by a hash of its seed and its row number
+// in the whole data (so the same rows under any number of ranks, with no gather, and each class
+// in proportion in expectation). The penalty chosen on it is used as it is on all the rows: it
+// is the precision of the weights' prior, which does not grow with the rows (as the 5-fold
+// path's alpha, chosen on 4/5 of them, is used on all).
+struct SelectionRows {
+  std::optional<Dataset> sample;  // empty: every row
+  std::size_t rows = 0;           // over all ranks
+};
+
+SelectionRows selection_rows(const Dataset& train, std::uint64_t seed) {
+  SelectionRows s;
+  const std::size_t total = count_over_ranks(train.rows());
+  s.rows = total;
+  if (total <= selection_sample_rows) return s;
+  const std::size_t first = collectives().size() > 1 ? shard_layout(train.rows()).first : 0;
+  const double keep = double(selection_sample_rows) / double(total);
+  std::vector<std::size_t> kept;
+  kept.reserve(std::size_t(1.1 * keep * double(train.rows())) + 64);
+  for (std::size_t i = 0; i < train.rows(); ++i)
+    if (double(derive_seed(seed, first + i) >> 11) * 0x1p-53 < keep) kept.push_back(i);
+  s.sample = select_rows(train, kept);
+  s.rows = count_over_ranks(kept.size());
+  return s;
+}
+
 }  // namespace
 
 std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32}; }
@@ -465,18 +509,25 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     return std::nullopt;
   }
 
-  const Grids grids = selection_grids(p, wants, train);
-  const Matrix targets = targets_for(Link::Identity, train);
+  const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
+  const SelectionRows on = selection_rows(train, derive_seed(fold_seed, selection_sample_stream));
+  const Dataset& rows = on.sample ? *on.sample : train;
+  const Matrix targets = targets_for(Link::Identity, rows);
   const bool classes = train.task == Task::Classification;
   Selected selected{p, {}, {}};
   SelectionReport& report = selected.report;
   report.criterion = classes ? "loo-error" : "loo";
+  report.rows = on.rows;
+  report.sample_of = on.sample ? count_over_ranks(train.rows()) : 0;
+  if (log && on.sample)
+    log("select: on a sample of " + std::to_string(on.rows) + " of the " +
+        std::to_string(report.sample_of) + " training rows");
   Best best;
   for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
     Pipeline with_count = p;
     if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
     CentreFit fitted = fit_centres(with_count);
-    WidthPaths widths(p, registry, train, targets, grids, wants.scale, ci, fitted.centres,
+    WidthPaths widths(p, registry, rows, targets, grids, wants.scale, ci, fitted.centres,
                       basis_seed, threads, best, report, log, input_model);
     if (widths.run()) selected.centres = std::move(fitted);
   }
@@ -506,7 +557,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   }
   double chosen_alpha = best.alpha;
   if ((wants.alpha || wants.add_penalty) && !output->least_squares())
-    chosen_alpha = cross_validated_alpha(p, registry, train, chosen, selected.centres.centres,
+    chosen_alpha = cross_validated_alpha(p, registry, rows, chosen, selected.centres.centres,
                                          wants, chosen_alpha, fold_seed, basis_seed, output_seed,
                                          threads, report, log, input_model);
   if (wants.alpha || wants.add_penalty) {

@@ -47,6 +47,12 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                                       const std::function<void(const std::string&)>& log,
                                       const Centres* input_model = nullptr);
 
+// Above this many training rows (over all ranks) the values are chosen on a seeded sample of
+// about this many (each row kept with probability n / N, the same rows under any number of
+// ranks): the choice's cost and memory stop growing with N, while the centres are still fitted
+// on every row.
+inline constexpr std::size_t selection_sample_rows = 100000;
+
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();
 

@@ -211,6 +211,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   std::optional<training::Selected> selected = training::select_by_loo(
       given, registry, train, seed, derive_seed(seed, basis_stream), derive_seed(seed, output_stream),
       threads, fit_centres, log, model_of_inputs);
+  if (selected) release_freed_heap();  // the selection's scratch, not kept beside the fit's
   const Pipeline& p = selected ? selected->pipeline : given;
   Components c = make_components(p, registry);
   Fitted f;

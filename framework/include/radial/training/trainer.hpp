@@ -91,6 +91,9 @@ struct SelectionReport {
   std::vector<std::size_t> path_fitted_folds;  // fewer than path_folds: stopped as hopeless
   std::string path_metric;
   std::size_t path_folds = 0;
+  // The rows the values were chosen on, and when that is a sample, how many it was drawn from
+  // (0: every training row).
+  std::size_t rows = 0, sample_of = 0;
   double seconds = 0;
 };
 

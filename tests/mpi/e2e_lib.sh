@@ -49,7 +49,7 @@ same() {
 }
 
 # against_ranks NAME PIPELINE [ARGS...]: trains single-process, then under 1, 2 and 3 ranks and
-# again under 2; every run equals the single-process one to 1e-10 relative (one rank: to the
+# again under 2; every run equals the single-process one to 1e-10 relative (E2E_COMPARE_REL; one rank: to the
 # bit), the two 2-rank runs are equal to the bit.
 against_ranks() {
   local name=$1 pipeline=$2
@@ -63,5 +63,5 @@ against_ranks() {
   same "$work/$name-single" "$work/$name-np3"
   train_mpi 2 "$work/$name-np2b" "$pipeline" "$@"
   same "$work/$name-np2" "$work/$name-np2b" --exact
-  echo "ok: $name: single = np1 (bits) = np2 = np3 (1e-10), np2 twice (bits)"
+  echo "ok: $name: single = np1 (bits) = np2 = np3 (${E2E_COMPARE_REL:-1e-10}), np2 twice (bits)"
 }

@@ -52,7 +52,10 @@ TEST_CASE("LIBSVM: malformed files name file:line:column", "[data][libsvm]") {
   CHECK_THAT(read_error(bad("multi-label.libsvm")),
              StartsWith(bad("multi-label.libsvm") + ":1:1: label \"1,2\" lists several labels"));
   CHECK_THAT(read_error(bad("huge-index.libsvm")),
-             StartsWith(bad("huge-index.libsvm") + ": 1 rows of 100000000 features would take"));
+             StartsWith(bad("huge-index.libsvm") + ":1:3: index 100000000 is outside 1..1048576"));
+  // 5 rows x 2^20 features = 40 MB dense for 5 stored values.
+  CHECK_THAT(read_error(bad("dense-size.libsvm")),
+             StartsWith(bad("dense-size.libsvm") + ": 5 rows of 1048576 features would take"));
   CHECK_THAT(read_error(bad("empty.libsvm")), StartsWith(bad("empty.libsvm") + ":1:1: no data rows"));
   DataOptions two;
   two.features = 2;

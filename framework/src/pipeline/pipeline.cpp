@@ -15,6 +15,7 @@
 #include "overrides.hpp"
 #include "toml_kind.hpp"
 #include "toml_place.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/text.hpp"
@@ -353,7 +354,8 @@ class PipelineReader : TomlSource {
       }
     }
     if (const toml::node* node = table.get("features")) {
-      spec.features = std::size_t(count(*node, "data.features", "features", 1, 100000000));
+      spec.features = std::size_t(count(*node, "data.features", "features", 1,
+                                             std::int64_t(max_sparse_features)));
     }
     if (const toml::node* node = table.get("task")) {
       const std::string& task = string(*node, "data.task", "task");

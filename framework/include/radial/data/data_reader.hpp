@@ -27,6 +27,11 @@ namespace radial {
 // quantity to regress on, and the output stage grows with K^2 (the softmax Hessian).
 constexpr std::size_t max_classes = 1000;
 
+// The most features a LIBSVM file may have (its largest index, or data.features). The networks
+// hold inputs dense and name each column, so a million empty columns cost seconds and hundreds of
+// MB before any fit; datasets past this (url, kdd2010) are beyond a dense RBF network anyway.
+inline constexpr std::size_t max_sparse_features = std::size_t(1) << 20;
+
 struct DataOptions {
   std::string target;              // empty: the last column; .npy: a 1-based column number
   // The target was written by the user in [data] (not read from a model): a .npy file has no
@@ -40,8 +45,8 @@ struct DataOptions {
   // Text class labels of the training set (Dataset::class_names): every target cell is then read
   // as text and coded by this list.
   std::optional<std::vector<std::string>> class_names;
-  // LIBSVM files: the number of input features d (indices 1..d); empty: the largest index in
-  // the file. A test set is read with its training set's d.
+  // LIBSVM files: the number of input features d (indices 1..d, at most max_sparse_features);
+  // empty: the largest index in the file. A test set is read with its training set's d.
   std::optional<std::size_t> features;
   // CSV and ARFF: input columns read as categories from their first row (data.nominal); a CSV
   // column whose first cell is text is one too. Coded 1-of-C (radial/data/input_coding.hpp).

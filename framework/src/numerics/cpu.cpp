@@ -26,6 +26,18 @@ bool use_avx512_kernels() {
   return use;
 }
 
+bool use_avx2_kernels() {
+  static const bool use = [] {
+    if (portable_kernels_forced()) return false;
+#if defined(__GNUC__) && defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+  }();
+  return use;
+}
+
 bool blas_has_avx512_kernels() {
   static const bool has = [] {
     std::string core = openblas_get_corename();

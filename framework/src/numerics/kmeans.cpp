@@ -258,10 +258,11 @@ class BoundedAssignment {
   }
 
   // Nearest and second-nearest centre by the GEMM identity in single precision (the fused
-  // AVX-512 kernel of kmeans_screen.cpp, else sgemm + a vectorised scan). A row is settled when
-  // its two smallest values differ by more than twice the single-precision error bound: then
-  // the order of the true distances is the same, and the bounds carry that error. Rows closer
-  // than that go to `close` for the double-precision pass, so ties are broken exactly as there.
+  // kernel of kmeans_screen.cpp on AVX-512 or AVX2, else sgemm + a vectorised scan). A row is
+  // settled when its two smallest values differ by more than twice the single-precision error
+  // bound: then the order of the true distances is the same, and the bounds carry that error.
+  // Rows closer than that go to `close` for the double-precision pass, so ties are broken
+  // exactly as there.
   void screen_single(const std::size_t* rows, std::size_t count, std::size_t m,
                      const CentreGeometry& g, Scratch& s) {
     const bool fused = detail::screen_available();

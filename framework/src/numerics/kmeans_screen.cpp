@@ -2,7 +2,9 @@
 // Four rows at a time against a panel of 16 centres: 4 accumulators of 16 lanes start at
 // ||c||^2 and take d FMAs with the broadcast -2 x_k; each lane then keeps its smallest value,
 // its index and its second-smallest value. The lanes are merged per row at the end, preferring
-// the lower index on ties, so the result equals a plain scan of the same values.
+// the lower index on ties, so the result equals a plain scan of the same values. On CPUs with
+// AVX2 but not AVX-512 each panel is two 8-lane halves: the same sums in the same order, so the
+// same values, indices and seconds.
 #include "kmeans_screen.hpp"
 
 #include <algorithm>
@@ -37,7 +39,7 @@ void pack_centres(const Matrix& centres, const Vector& norm2, CentrePanels& out)
 
 #ifdef RADIAL_SCREEN_AVX512
 
-bool screen_available() { return use_avx512_kernels(); }
+bool screen_available() { return use_avx512_kernels() || use_avx2_kernels(); }
 
 namespace {
 
@@ -96,16 +98,102 @@ __attribute__((target("avx512f"))) void screen_block(const float* x, std::size_t
   for (int r = 0; r < Rows; ++r) lane_merge(s[r], best[r], second[r], index[r]);
 }
 
+
+// The AVX2 form: lane l of a panel is lane l % 8 of half l / 8.
+struct HalfLanes {
+  __m256 best, second;
+  __m256i index;
+};
+
+__attribute__((target("avx2,fma"))) inline void half_update(__m256 value, __m256i index,
+                                                             HalfLanes& s) {
+  s.second = _mm256_min_ps(s.second, _mm256_max_ps(s.best, value));
+  const __m256 lower = _mm256_cmp_ps(value, s.best, _CMP_LT_OQ);
+  s.index = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(s.index), _mm256_castsi256_ps(index), lower));
+  s.best = _mm256_min_ps(s.best, value);
+}
+
+// lane_merge over the 16 lanes of the two halves.
+__attribute__((target("avx2,fma"))) inline void half_merge(const HalfLanes* h, float& best,
+                                                           float& second, std::uint32_t& index) {
+  alignas(32) float b[16], s[16];
+  alignas(32) std::uint32_t ix[16];
+  for (int k = 0; k < 2; ++k) {
+    _mm256_store_ps(b + 8 * k, h[k].best);
+    _mm256_store_ps(s + 8 * k, h[k].second);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ix + 8 * k), h[k].index);
+  }
+  float lowest = b[0];
+  for (int l = 1; l < 16; ++l) lowest = std::min(lowest, b[l]);
+  std::uint32_t i = std::numeric_limits<std::uint32_t>::max();
+  for (int l = 0; l < 16; ++l)
+    if (b[l] == lowest) i = std::min(i, ix[l]);
+  float next = std::numeric_limits<float>::infinity();
+  for (int l = 0; l < 16; ++l) {
+    next = std::min(next, s[l]);
+    if (std::uint32_t(l) != i % 16) next = std::min(next, b[l]);
+  }
+  best = lowest;
+  second = next;
+  index = i;
+}
+
+template <int Rows>
+__attribute__((target("avx2,fma"))) void screen_block_avx2(const float* x, std::size_t d,
+                                                           const CentrePanels& p, float* best,
+                                                           float* second, std::uint32_t* index) {
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  const __m256i low = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i high = _mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15);
+  HalfLanes s[Rows][2];
+  for (int r = 0; r < Rows; ++r)
+    for (int k = 0; k < 2; ++k) s[r][k] = {inf, inf, _mm256_setzero_si256()};
+  for (std::size_t q = 0; q < p.panels; ++q) {
+    const float* c = p.values.data() + q * d * 16;
+    const __m256 bias0 = _mm256_loadu_ps(p.norm2.data() + q * 16);
+    const __m256 bias1 = _mm256_loadu_ps(p.norm2.data() + q * 16 + 8);
+    __m256 acc[Rows][2];
+    for (int r = 0; r < Rows; ++r) {
+      acc[r][0] = bias0;
+      acc[r][1] = bias1;
+    }
+    for (std::size_t k = 0; k < d; ++k) {
+      const __m256 c0 = _mm256_loadu_ps(c + k * 16);
+      const __m256 c1 = _mm256_loadu_ps(c + k * 16 + 8);
+      for (int r = 0; r < Rows; ++r) {
+        const __m256 xk = _mm256_set1_ps(x[std::size_t(r) * d + k]);
+        acc[r][0] = _mm256_fmadd_ps(xk, c0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_ps(xk, c1, acc[r][1]);
+      }
+    }
+    const __m256i base = _mm256_set1_epi32(int(q * 16));
+    const __m256i i0 = _mm256_add_epi32(low, base), i1 = _mm256_add_epi32(high, base);
+    for (int r = 0; r < Rows; ++r) {
+      half_update(acc[r][0], i0, s[r][0]);
+      half_update(acc[r][1], i1, s[r][1]);
+    }
+  }
+  for (int r = 0; r < Rows; ++r) half_merge(s[r], best[r], second[r], index[r]);
+}
+
 }  // namespace
 
 void screen_rows(const float* x_minus2, std::size_t count, const CentrePanels& panels,
                  float* best, float* second, std::uint32_t* index) {
   const std::size_t d = panels.dim;
   std::size_t r = 0;
+  if (use_avx512_kernels()) {
+    for (; r + 4 <= count; r += 4)
+      screen_block<4>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
+    for (; r < count; ++r)
+      screen_block<1>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
+    return;
+  }
   for (; r + 4 <= count; r += 4)
-    screen_block<4>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
+    screen_block_avx2<4>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
   for (; r < count; ++r)
-    screen_block<1>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
+    screen_block_avx2<1>(x_minus2 + r * d, d, panels, best + r, second + r, index + r);
 }
 
 #else

@@ -22,7 +22,7 @@ struct CentrePanels {
 
 void pack_centres(const Matrix& centres, const Vector& norm2, CentrePanels& out);
 
-// Whether screen_rows may run (AVX-512F, see radial/numerics/cpu.hpp).
+// Whether screen_rows may run (AVX-512F, or AVX2 and FMA; see radial/numerics/cpu.hpp).
 bool screen_available();
 
 // Rows of x_minus2 are -2 x in single precision (count x d). Writes, per row, the smallest and

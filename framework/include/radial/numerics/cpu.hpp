@@ -12,6 +12,9 @@ bool portable_kernels_forced();
 
 bool use_avx512_kernels();
 
+// AVX2 and FMA (every x86-64 CPU of the last decade), unless RADIAL_PORTABLE_KERNELS is set.
+bool use_avx2_kernels();
+
 // True when the OpenBLAS in use runs its own AVX-512 kernels (its core is SkylakeX, Cooperlake
 // or SapphireRapids): its dsyrk then forms Gram matrices faster than Radial's kernel (the GLM
 // Hessians: 1.24 s against 1.53 s on the Skin pipeline, AMD EPYC), so that kernel is used only

@@ -22,8 +22,8 @@ using json = nlohmann::json;
 
 std::string kernel_set() {
   std::string core = openblas_get_corename();
-  return std::string("radial ") + (use_avx512_kernels() ? "avx512" : "portable") + ", " +
-         vector_math_kernel() + "; OpenBLAS " + core;
+  const char* radial = use_avx512_kernels() ? "avx512" : use_avx2_kernels() ? "avx2" : "portable";
+  return std::string("radial ") + radial + ", " + vector_math_kernel() + "; OpenBLAS " + core;
 }
 
 namespace {

@@ -18,7 +18,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
-#define RADIAL_SCREEN_AVX512 1
+#define RADIAL_SCREEN_X86_KERNELS 1
 #endif
 
 namespace radial::detail {
@@ -37,7 +37,7 @@ void pack_centres(const Matrix& centres, const Vector& norm2, CentrePanels& out)
   }
 }
 
-#ifdef RADIAL_SCREEN_AVX512
+#ifdef RADIAL_SCREEN_X86_KERNELS
 
 bool screen_available() { return use_avx512_kernels() || use_avx2_kernels(); }
 

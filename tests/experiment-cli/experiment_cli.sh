@@ -376,7 +376,7 @@ big-database)
   # Under AddressSanitizer memory is the sanitizer's (shadow, quarantine): only the table is
   # checked there.
   sanitized=0
-  readelf -d "$radial" 2>/dev/null | grep -q 'libasan' && sanitized=1
+  host_has_asan && sanitized=1
   $py - "$radial" "$sanitized" <<'PY' || fail "table over a large database"
 import json, resource, sqlite3, subprocess, sys
 c = sqlite3.connect("exp.results.sqlite")

@@ -6,11 +6,11 @@
 # any target failed, after printing each failing input's path; add it to regression/<target>/
 # once fixed.
 #
-#   tests/fuzz/run-fuzzers.sh [seconds per target] [build folder]   (defaults: 60, build-fuzz)
+#   tests/fuzz/run-fuzzers.sh [seconds per target] [build folder]   (defaults: 60, build-asan)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 seconds="${1:-60}"
-build="${2:-$here/../../build-fuzz}"
+build="${2:-$here/../../build-asan}"
 targets=(pipeline csv npy model report_json results_db arff libsvm)
 dicts=(toml csv "" model json "" arff libsvm)
 
@@ -29,7 +29,7 @@ failed=()
 for i in "${!targets[@]}"; do
   t="${targets[$i]}"
   fuzzer="$build/bin/${t}_fuzzer"
-  [ -x "$fuzzer" ] || { echo "run-fuzzers: no $fuzzer (cmake --workflow --preset fuzz builds it)" >&2; exit 2; }
+  [ -x "$fuzzer" ] || { echo "run-fuzzers: no $fuzzer (cmake --workflow --preset asan builds it)" >&2; exit 2; }
   mkdir -p "$work/$t/corpus" "$work/$t/artifacts"
   cp -R "$here/corpus/$t/." "$work/$t/corpus/"
   if [ -d "$here/regression/$t" ]; then cp -R "$here/regression/$t/." "$work/$t/corpus/"; fi

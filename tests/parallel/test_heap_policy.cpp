@@ -15,6 +15,16 @@
 
 #include "radial/heap_policy.hpp"
 
+// AddressSanitizer's allocator ignores mallopt. GCC says so by __SANITIZE_ADDRESS__, clang by
+// __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+#define RADIAL_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RADIAL_TEST_ASAN 1
+#endif
+#endif
+
 namespace {
 
 bool user_tuned() {
@@ -24,8 +34,8 @@ bool user_tuned() {
   return false;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool own_malloc = false;  // ASan's allocator ignores mallopt
+#if defined(RADIAL_TEST_ASAN)
+constexpr bool own_malloc = false;
 #elif defined(__GLIBC__)
 constexpr bool own_malloc = true;
 #else
@@ -39,7 +49,7 @@ TEST_CASE("keep_freed_heap applies glibc's settings once, unless the user set th
   const bool expected = own_malloc && !user_tuned();
   CHECK(radial::keep_freed_heap() == expected);
   CHECK_FALSE(radial::keep_freed_heap());  // once per process
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !defined(RADIAL_TEST_ASAN)
   // Bytes in mmap'd blocks before and while a 4 MB block is held: glibc maps blocks above
   // 128 KB of their own by default; under the policy (up to 32 MB) the heap serves it.
   const std::size_t before = mallinfo2().hblkhd;
@@ -58,7 +68,7 @@ TEST_CASE("keep_freed_heap applies glibc's settings once, unless the user set th
 TEST_CASE("release_freed_heap gives the free pages inside the heap back to the kernel",
           "[heap]") {
   radial::keep_freed_heap();
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GLIBC__) && !defined(RADIAL_TEST_ASAN)
   // 2048 blocks of 64 KB (from the heap under any settings: below glibc's 128 KB threshold),
   // all freed but the last: their 128 MB lie below a live block, so trimming the heap's top
   // cannot return them; only release_freed_heap can.

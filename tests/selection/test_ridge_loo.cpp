@@ -65,7 +65,7 @@ Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip
 // The reference's design matrix and its rows, for the tests that refit by hand.
 struct Materialised {
   const Reference ref;
-  const UnitGaussian basis;
+  const UnitGaussian basis{};
   const DesignMatrix design{ref.x, ref.centres, basis};
   const Matrix phi = design.materialise();
 };

@@ -23,10 +23,17 @@ out_has() { grep -qF -- "$1" out.txt || { head -c 2000 out.txt; fail "stdout lac
 # json FILE EXPR: evaluates a Python expression on the parsed JSON (j) and prints it.
 json() { /usr/bin/python3 -c "import json,sys; j=json.load(open('$1')); print(($2))"; }
 
+# host_has_asan: true for a host built with AddressSanitizer (GCC links libasan; clang links
+# the runtime in, and the host then exports __asan_init).
+host_has_asan() {
+  readelf -d "$radial" 2>/dev/null | grep -q 'libasan' ||
+    nm -D --defined-only "$radial" 2>/dev/null | grep -q ' __asan_init$'
+}
+
 # limit_memory KB: an address-space limit for the host run in this subshell. An ASan build
 # reserves terabytes of shadow memory, so it gets ASan's own cap on one allocation instead.
 limit_memory() {
-  if readelf -d "$radial" 2>/dev/null | grep -q 'libasan'; then
+  if host_has_asan; then
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_allocation_size_mb=$(($1 / 1024))"
   else
     ulimit -v "$1"

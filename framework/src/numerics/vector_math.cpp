@@ -47,7 +47,8 @@ void exp_in_place_xsimd(double* values, std::size_t count) {
   std::size_t i = 0;
   for (; i + width <= count; i += width) {
     const Batch x = Batch::load_unaligned(values + i);
-    if (xsimd::any(x < low) || xsimd::any(x > high)) {
+    // !(low <= x <= high) is also true for NaN lanes (xsimd's exp casts them to integers).
+    if (xsimd::any(!(x >= low)) || xsimd::any(!(x <= high))) {
       for (std::size_t k = 0; k < width; ++k) values[i + k] = std::exp(values[i + k]);
     } else {
       xsimd::exp(x).store_unaligned(values + i);

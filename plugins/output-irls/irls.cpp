@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "radial/glm/block_subsample.hpp"
 #include "radial/glm/flops.hpp"
 #include "radial/glm/line_search.hpp"
 #include "radial/glm/newton.hpp"
@@ -12,6 +13,29 @@
 #include "radial/glm/vectors.hpp"
 
 namespace radial::plugins {
+
+namespace {
+
+// The converged weights of IRLS on every subsample_stride-th row block (irls.hpp), or nothing
+// when the rows are too few, the link is the identity (one exact step from any start) or that
+// fit did not converge. Its iterations and rows are the report's figures subsample_*.
+std::optional<Matrix> subsample_start(glm::Objective& objective, const IrlsOptions& options,
+                                      FitContext& ctx) {
+  if (!options.subsample_start || objective.link() == Link::Identity ||
+      objective.total_rows() < subsample_start_rows)
+    return std::nullopt;
+  const glm::BlockSubsample sub = glm::block_subsample(objective, subsample_stride);
+  FitContext inner(0, ctx.threads);  // its own report; nothing in it is random
+  inner.component = ctx.component;
+  Matrix w = irls(*sub.objective, options, inner);
+  objective.add_flops(sub.objective->counters().flops);
+  ctx.report.figures["subsample_rows"] = double(sub.rows);
+  ctx.report.figures["subsample_iterations"] = double(inner.report.iterations);
+  if (!inner.report.converged() || !glm::all_finite(w)) return std::nullopt;
+  return w;
+}
+
+}  // namespace
 
 Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& ctx) {
   using glm::HessianKind;
@@ -43,8 +67,9 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   const std::size_t expected_rank = softmax_exact && !objective.penalised() ? p - c : p;
 
   glm::Trace trace(ctx, objective, irls_id);
-  // Iteration 1: eq. 12 on the smoothed targets.
-  Matrix w = glm::smoothed_target_start(objective);
+  // Iteration 1: the subsample's weights on many rows, else eq. 12 on the smoothed targets.
+  std::optional<Matrix> warm = subsample_start(objective, options, ctx);
+  Matrix w = warm ? std::move(*warm) : glm::smoothed_target_start(objective);
   if (!glm::all_finite(w)) {
     ctx.warn("non-finite-start",
              "the weighted least-squares fit of the smoothed targets gave non-finite weights; "
@@ -54,6 +79,8 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   }
   Matrix g, h, g_new, h_new;
   double error = objective.hessian(w, kind, g, h);
+  const bool may_reuse = options.reuse_hessian && objective.total_rows() >= hessian_reuse_rows;
+  std::size_t reused = 0;  // iterates whose Hessian was kept from an earlier one
   std::size_t iteration = 1;
   trace.record(iteration, error);
 
@@ -100,7 +127,10 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
 
     Matrix w_new = w + d;
     objective.add_flops(glm::flops::axpy(p));
-    double error_new = objective.hessian(w_new, kind, g_new, h_new);
+    // Near the minimum (a small predicted decrease) the next iterate keeps this Hessian.
+    bool keep_h = may_reuse && -slope / 2 < hessian_reuse_decrease * std::fabs(error);
+    double error_new = keep_h ? objective.gradient(w_new, g_new)
+                              : objective.hessian(w_new, kind, g_new, h_new);
     if (options.step_control) {
       const glm::ArmijoResult step = glm::armijo_backtracking(
           error, slope, error_new,
@@ -130,7 +160,10 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
         stop = glm::Stop{converged ? Termination::Converged : Termination::NoProgress, m.str()};
         break;
       }
-      if (step.halvings > 0) objective.hessian(w_new, kind, g_new, h_new);
+      if (step.halvings > 0) {
+        objective.hessian(w_new, kind, g_new, h_new);
+        keep_h = false;
+      }
     } else if (!std::isfinite(error_new) || error_new > error) {
       // NETLAB's glmtrain: "Error has increased: terminating", keeping the previous weights.
       std::ostringstream m;
@@ -142,10 +175,16 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     }
     ++iteration;
     const bool done = rule.satisfied(w_new, w, error_new, error);
+    if (keep_h && !done && glm::max_abs(g_new) > 0.25 * glm::max_abs(g)) {
+      // The kept Hessian no longer quarters the gradient: a fresh one at the new iterate.
+      objective.hessian(w_new, kind, g_new, h_new);
+      keep_h = false;
+    }
+    if (keep_h) ++reused;
     w = std::move(w_new);
     error = error_new;
     g = std::move(g_new);
-    h = std::move(h_new);
+    if (!keep_h) h = std::move(h_new);
     g_new = Matrix();
     h_new = Matrix();
     trace.record(iteration, error);
@@ -166,6 +205,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
              "add [weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres");
   }
   ctx.report.figures["step_halvings"] = double(halvings_total);
+  ctx.report.figures["hessians_reused"] = double(reused);
   ctx.report.figures["rank_deficient_solves"] = double(rank_deficient);
   ctx.report.figures["last_rank"] = double(last_rank);
   trace.finish(iteration, stop, w, error, rule.iterations);

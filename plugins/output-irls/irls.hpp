@@ -29,7 +29,25 @@ struct IrlsOptions : glm::TrainerOptions {
   glm::HessianKind hessian = glm::HessianKind::Exact;
   bool step_control = true;
   glm::ArmijoOptions line_search;  // the step control: c1 = 1e-4, at most 30 halvings
+  bool subsample_start = true;
+  bool reuse_hessian = true;
 };
+
+// The subsample start (beyond the paper): on at least subsample_start_rows rows (all ranks),
+// logistic or softmax, IRLS first runs on every subsample_stride-th block of rows with the
+// penalty scaled by the subsample's share of the rows (glm::block_subsample), itself started the
+// same way, and the full fit starts from its converged weights. The minimum is the same; the
+// many Newton steps of a weakly penalised, nearly separable start then run on a subsample.
+inline constexpr std::size_t subsample_start_rows = 65536;
+inline constexpr std::size_t subsample_stride = 8;
+
+// Hessian reuse (beyond the paper; Shamanskii's variant of Newton's method): on at least
+// hessian_reuse_rows rows, once a Newton step predicts a decrease (half the Newton decrement
+// -g^T d) below hessian_reuse_decrease x the error, the next iterate gets a gradient pass only
+// and keeps the Hessian, for as long as each step divides the gradient's largest entry by 4;
+// then the Hessian is computed afresh. A Hessian pass costs about M / 2 gradient passes.
+inline constexpr std::size_t hessian_reuse_rows = 16384;
+inline constexpr double hessian_reuse_decrease = 1e-3;
 
 // Runs IRLS on `objective` and fills ctx.report; returns finite C x K weights.
 Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& ctx);

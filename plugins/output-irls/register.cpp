@@ -14,6 +14,13 @@ static auto irls_table() {
   t.bind("step_control", &IrlsOptions::step_control,
          "halve the Newton step until the error decreases; false = NETLAB's plain Newton steps, "
          "stopping at the first increase");
+  t.bind("subsample_start", &IrlsOptions::subsample_start,
+         "on 65536 rows or more, start from IRLS on every 8th block of 1024 rows (penalty scaled "
+         "by its share of the rows): the same minimum in fewer passes over all rows; false = "
+         "the paper's start from the smoothed targets");
+  t.bind("reuse_hessian", &IrlsOptions::reuse_hessian,
+         "on 16384 rows or more, near the minimum keep the last Hessian while each step quarters "
+         "the gradient (gradient passes only); false = a Hessian at every iterate (the paper)");
   return t;
 }
 

@@ -281,8 +281,11 @@ void add_to(Matrix& total, const Matrix& part) {
 }
 }  // namespace
 
+int Objective::threads() const { return design_ ? design_->threads() : threads_; }
+
 std::size_t Objective::reduce_workers() const {
-  return design_ ? worker_count(design_->rows(), design_->block_rows(), design_->threads()) : 1;
+  return design_ ? worker_count(design_->rows(), design_->block_rows(), design_->threads())
+                 : worker_count(phi_.shape(0), objective_block_rows, threads_);
 }
 
 void Objective::reduce_blocks(
@@ -292,9 +295,46 @@ void Objective::reduce_blocks(
     design_->reduce_blocks(work, combine);
     return;
   }
-  for_each_block([&](std::size_t first, const Matrix& block) {
-    work(0, first, block);
-    combine(0, first);
+  const std::size_t n = phi_.shape(0);
+  if (n <= objective_block_rows) {
+    work(0, 0, phi_);
+    combine(0, 0);
+    return;
+  }
+  // Each worker copies its block of Phi (the passes take blocks as matrices).
+  std::vector<Matrix> blocks(reduce_workers());
+  parallel_reduce_blocks(
+      n, objective_block_rows, threads_,
+      [&](std::size_t w, const RowBlock& b) {
+        Matrix& block = blocks[w];
+        if (block.shape(0) != b.count || block.shape(1) != cols_) block.resize({b.count, cols_});
+        std::copy_n(phi_.data() + b.first * cols_, b.count * cols_, block.data());
+        work(w, b.first, block);
+      },
+      [&](std::size_t w, const RowBlock& b) { combine(w, b.first); });
+}
+
+void Objective::every_nth_block(std::size_t stride, Matrix& design, Matrix& targets) const {
+  if (stride == 0) throw InputError("glm objective: a block stride of 0");
+  const std::size_t block_rows = design_ ? design_->block_rows() : objective_block_rows;
+  const std::size_t first_row = shard_layout(rows_).first;
+  const auto kept = [&](std::size_t first) {
+    return ((first_row + first) / block_rows) % stride == 0;
+  };
+  std::size_t count = 0;
+  for (std::size_t first = 0; first < rows_; first += block_rows)
+    if (kept(first)) count += std::min(block_rows, rows_ - first);
+  design = Matrix::from_shape({count, cols_});
+  targets = Matrix::from_shape({count, outputs_});
+  std::size_t at = 0;
+  Matrix t;
+  for_each_block([&](std::size_t first, const Matrix& phi) {  // blocks of block_rows rows
+    if (!kept(first)) return;
+    const std::size_t b = phi.shape(0);
+    std::copy_n(phi.data(), b * cols_, design.data() + at * cols_);
+    targets_block(first, b, t);
+    std::copy_n(t.data(), t.size(), targets.data() + at * outputs_);
+    at += b;
   });
 }
 

@@ -89,6 +89,18 @@ class Objective {
   std::size_t size() const { return cols_ * outputs(); }  // P
   Link link() const { return link_; }
   bool penalised() const { return penalty_ != nullptr; }
+  const WeightPenalty* weight_penalty() const { return penalty_; }
+
+  // Row-block workers of the passes over Phi held in memory (radial/parallel.hpp; the results
+  // never depend on it); a streamed Phi uses its DesignMatrix's setting. Default 1.
+  void set_threads(int threads) { threads_ = threads; }
+  int threads() const;
+
+  // Phi and the targets of this rank's rows in the row blocks (of the passes' block size,
+  // counted from the first row of rank 0) whose index is a multiple of `stride`: a subsample
+  // of whole blocks, the same rows for any thread count and, on shards that start at block
+  // boundaries, for any rank count. Every rank must call it (it learns its first row).
+  void every_nth_block(std::size_t stride, Matrix& design, Matrix& targets) const;
 
   // Rows [first, first + count) of the targets T (count x K) into `out`, resized as needed.
   void targets_block(std::size_t first, std::size_t count, Matrix& out) const;
@@ -160,6 +172,7 @@ class Objective {
   const Dataset* data_ = nullptr;         // class indices / values coded per block
   Link link_;
   const WeightPenalty* penalty_ = nullptr;
+  int threads_ = 1;  // Phi in memory only
   Counters counters_;
 };
 

@@ -114,28 +114,47 @@ __attribute__((target("avx2,fma"))) inline void half_update(__m256 value, __m256
   s.best = _mm256_min_ps(s.best, value);
 }
 
-// lane_merge over the 16 lanes of the two halves.
+// Horizontal minima of 8 lanes.
+__attribute__((target("avx2,fma"))) inline float min_of_lanes(__m256 v) {
+  __m128 m = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_min_ps(m, _mm_movehl_ps(m, m));
+  m = _mm_min_ss(m, _mm_shuffle_ps(m, m, 1));
+  return _mm_cvtss_f32(m);
+}
+__attribute__((target("avx2,fma"))) inline std::uint32_t min_of_lanes(__m256i v) {
+  __m128i m = _mm_min_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm_min_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  return std::uint32_t(_mm_cvtsi128_si32(m));
+}
+
+// The lanes' indices where their best equals `value`, else the largest index.
+__attribute__((target("avx2,fma"))) inline __m256i index_if_at(const HalfLanes& half,
+                                                                __m256 value) {
+  const __m256 at = _mm256_cmp_ps(half.best, value, _CMP_EQ_OQ);
+  return _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(_mm256_set1_epi32(-1)),
+                                              _mm256_castsi256_ps(half.index), at));
+}
+
+// lane_merge over the 16 lanes of the two halves, in vector registers (a scalar merge of 16
+// lanes cost more than the panel products at small d).
 __attribute__((target("avx2,fma"))) inline void half_merge(const HalfLanes* h, float& best,
                                                            float& second, std::uint32_t& index) {
-  alignas(32) float b[16], s[16];
-  alignas(32) std::uint32_t ix[16];
-  for (int k = 0; k < 2; ++k) {
-    _mm256_store_ps(b + 8 * k, h[k].best);
-    _mm256_store_ps(s + 8 * k, h[k].second);
-    _mm256_store_si256(reinterpret_cast<__m256i*>(ix + 8 * k), h[k].index);
-  }
-  float lowest = b[0];
-  for (int l = 1; l < 16; ++l) lowest = std::min(lowest, b[l]);
-  std::uint32_t i = std::numeric_limits<std::uint32_t>::max();
-  for (int l = 0; l < 16; ++l)
-    if (b[l] == lowest) i = std::min(i, ix[l]);
-  float next = std::numeric_limits<float>::infinity();
-  for (int l = 0; l < 16; ++l) {
-    next = std::min(next, s[l]);
-    if (std::uint32_t(l) != i % 16) next = std::min(next, b[l]);
-  }
-  best = lowest;
-  second = next;
+  const float b = min_of_lanes(_mm256_min_ps(h[0].best, h[1].best));
+  const __m256 at_b = _mm256_set1_ps(b);
+  const std::uint32_t i = min_of_lanes(
+      _mm256_min_epu32(index_if_at(h[0], at_b), index_if_at(h[1], at_b)));
+  // Every lane but the chosen one (lane i % 16) offers its best as a second.
+  const __m256i lane_of_i = _mm256_set1_epi32(int(i % 16));
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  const __m256 chosen0 =
+      _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), lane_of_i));
+  const __m256 chosen1 = _mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15), lane_of_i));
+  const __m256 others = _mm256_min_ps(_mm256_blendv_ps(h[0].best, inf, chosen0),
+                                      _mm256_blendv_ps(h[1].best, inf, chosen1));
+  best = b;
+  second = min_of_lanes(_mm256_min_ps(_mm256_min_ps(h[0].second, h[1].second), others));
   index = i;
 }
 

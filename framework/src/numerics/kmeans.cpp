@@ -26,10 +26,14 @@
 #include "radial/errors.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 #include "radial/parallel.hpp"
+#include "kmeans_bounds.hpp"
 #include "kmeans_screen.hpp"
 
 namespace radial {
 namespace {
+
+using detail::round_down;
+using detail::round_up;
 
 // Rows per GEMM call of the assignment: 256 rows x 256 centres of distances (512 KB) stay in L2
 // while the arg min reads them.
@@ -64,33 +68,6 @@ double norm2(const double* a, std::size_t d) {
   double s = 0;
   for (std::size_t k = 0; k < d; ++k) s += a[k] * a[k];
   return s;
-}
-
-// Bounds are kept in float, rounded outwards, so they stay valid bounds (12 bytes per row with
-// the label instead of 24).
-// std::nextafter without the library call (it ran once per row and bound): the neighbour of a
-// float by its bit pattern, which for floats of one sign is ordered like their values.
-float float_step(float f, bool away_from_zero) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits = away_from_zero ? bits + 1 : bits - 1;
-  std::memcpy(&f, &bits, sizeof bits);
-  return f;
-}
-float next_float_up(float f) {
-  if (f == 0.0f) return std::numeric_limits<float>::denorm_min();
-  return float_step(f, f > 0.0f);
-}
-float round_up(double v) {
-  float f = float(v);
-  if (double(f) < v) f = next_float_up(f);
-  return f;
-}
-float round_down(double v) {
-  if (v <= 0) return 0.0f;
-  float f = float(v);  // > 0, or 0 when v is below half the least denormal
-  if (double(f) > v) f = float_step(f, false);
-  return f;
 }
 
 // Smallest and second-smallest of cn[j] + v[j] over j < m, and the lowest index of the
@@ -203,6 +180,8 @@ class BoundedAssignment {
   struct Scratch {
     std::vector<std::size_t> rows;   // rows of the block needing all distances
     std::vector<std::size_t> close;  // of those, rows the single-precision screen cannot settle
+    std::vector<std::uint32_t> failing;  // rows of the block the bound test did not settle
+    std::vector<double> bounds;          // and their bounds
     std::vector<double> xn2;
     std::vector<float> xf, cross_f, best_f, second_f;
     std::vector<std::uint32_t> index_f;
@@ -229,7 +208,7 @@ class BoundedAssignment {
                           Scratch& s = scratch[w];
                           s.rows.clear();
                           if (bounded)
-                            screen(b, centres, g, s.rows);
+                            screen(b, centres, g, s);
                           else
                             for (std::size_t i = b.first; i < b.first + b.count; ++i)
                               s.rows.push_back(i);
@@ -248,27 +227,26 @@ class BoundedAssignment {
                         });
   }
 
-  // The bound tests of one block; rows they cannot settle go to `rows`.
-  void screen(const RowBlock& b, const Matrix& centres, const CentreGeometry& g,
-              std::vector<std::size_t>& rows) {
+  // The bound tests of one block (detail::move_bounds); rows they cannot settle go to `rows`.
+  void screen(const RowBlock& b, const Matrix& centres, const CentreGeometry& g, Scratch& s) {
+    s.failing.resize(b.count);
+    s.bounds.resize(b.count);
+    const detail::BoundShift shift{g.drift.data(), g.half_gap.data(),
+                                   std::uint32_t(g.drift_argmax), g.drift_max, g.drift_second};
+    const std::size_t found =
+        detail::move_bounds(label_.data() + b.first, upper_.data() + b.first,
+                            lower_.data() + b.first, b.count, shift, s.failing.data(),
+                            s.bounds.data());
     const double grow = 1.0 + rel_;
-    for (std::size_t i = b.first; i < b.first + b.count; ++i) {
-      const std::uint32_t a = label_[i];
-      const double u = double(upper_[i]) + g.drift[a];
-      const double l =
-          double(lower_[i]) - (a == g.drift_argmax ? g.drift_second : g.drift_max);
-      const double bound = std::max(g.half_gap[a], l);
-      lower_[i] = round_down(l);
-      if (u <= bound) {
-        upper_[i] = round_up(u);
-        continue;
-      }
+    for (std::size_t r = 0; r < found; ++r) {
+      const std::size_t i = b.first + s.failing[r];
       // Tighten the upper bound to the exact distance before giving up on the row.
       const double exact =
-          std::sqrt(squared_distance(x_.data() + i * d_, centres.data() + a * d_, d_)) * grow;
+          std::sqrt(squared_distance(x_.data() + i * d_, centres.data() + label_[i] * d_, d_)) *
+          grow;
       upper_[i] = round_up(exact);
-      if (exact <= bound) continue;
-      rows.push_back(i);
+      if (exact <= s.bounds[r]) continue;
+      s.rows.push_back(i);
     }
   }
 

@@ -2,6 +2,7 @@
 #include "radial/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <limits>
@@ -75,8 +76,9 @@ struct Region {
   std::size_t rows, block_rows, blocks, workers;
   std::mutex mutex;
   std::condition_variable turn;
-  std::size_t next_combine = 0;  // the block whose partial is combined next
-  bool failed = false;
+  std::atomic<std::size_t> next_combine{0};  // the block whose partial is combined next
+  std::atomic<bool> failed{false};
+  std::atomic<int> sleepers{0};  // workers blocked on `turn`
   std::size_t failed_block = std::numeric_limits<std::size_t>::max();
   std::exception_ptr error;
 
@@ -89,10 +91,34 @@ struct Region {
     failed = true;
     turn.notify_all();
   }
-  bool stopped() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return failed;
+  bool stopped() const { return failed.load(); }
+
+  // Waits until block b may be combined; false when the region failed. A block's work can take
+  // microseconds (a k-means pass over 1024 rows), less than a sleep and a wake-up on the
+  // condition variable, so the worker first spins, yielding, for kSpinRounds checks (about a
+  // millisecond on an idle core) before it sleeps.
+  bool wait_turn(std::size_t b) {
+    for (int round = 0; round < kSpinRounds; ++round) {
+      if (failed.load()) return false;
+      if (next_combine.load() == b) return true;
+      std::this_thread::yield();
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    ++sleepers;
+    turn.wait(lock, [&] { return failed.load() || next_combine.load() == b; });
+    --sleepers;
+    return !failed.load();
   }
+  // Block b is combined: the next may go. The value is set under the mutex so that a worker
+  // about to sleep either sees it or is counted in `sleepers` and woken.
+  void advance(std::size_t b) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      next_combine.store(b + 1);
+    }
+    if (sleepers.load() > 0) turn.notify_all();
+  }
+  static constexpr int kSpinRounds = 2000;
 };
 
 // Every block in order on this thread (one worker), BLAS single-threaded as in a pool.
@@ -154,19 +180,14 @@ void parallel_reduce_blocks(std::size_t rows, std::size_t block_rows, int thread
         return;
       }
       // Wait for this block's turn: blocks before it have been combined.
-      std::unique_lock<std::mutex> lock(region.mutex);
-      region.turn.wait(lock, [&] { return region.failed || region.next_combine == b; });
-      if (region.failed) return;
-      lock.unlock();
+      if (!region.wait_turn(b)) return;
       try {
         combine(w, block);
       } catch (...) {
         region.fail(b, std::current_exception());
         return;
       }
-      lock.lock();
-      region.next_combine = b + 1;
-      region.turn.notify_all();
+      region.advance(b);
     }
   });
 }

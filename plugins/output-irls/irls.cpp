@@ -81,6 +81,12 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
   double error = objective.hessian(w, kind, g, h);
   const bool may_reuse = options.reuse_hessian && objective.total_rows() >= hessian_reuse_rows;
   std::size_t reused = 0;  // iterates whose Hessian was kept from an earlier one
+  bool h_kept = false;     // h was computed at an earlier iterate than w
+  // A kept Hessian that gives no usable step is replaced by w's own before the step is retried.
+  const auto fresh_hessian = [&] {
+    error = objective.hessian(w, kind, g, h);
+    h_kept = false;
+  };
   std::size_t iteration = 1;
   trace.record(iteration, error);
 
@@ -109,6 +115,10 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     const Matrix d = glm::unflatten(solved.x, c, k);
     const double slope = glm::dot(g, d);  // negative for a descent direction
     objective.add_flops(glm::flops::dot(p));
+    if (h_kept && (!glm::all_finite(d) || slope >= 0)) {
+      fresh_hessian();
+      continue;
+    }
     if (!glm::all_finite(d) || slope >= 0) {
       if (slope >= 0 && glm::max_abs(g) == 0) {
         stop = glm::Stop{Termination::Converged,
@@ -142,6 +152,10 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
           options.line_search);
       error_new = step.value;
       halvings_total += step.halvings;
+      if (!step.accepted && h_kept) {
+        fresh_hessian();
+        continue;
+      }
       if (!step.accepted) {
         // No decrease along the Newton direction even for tiny steps: the current weights are
         // the minimum to working precision, or the direction is useless.
@@ -164,6 +178,9 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
         objective.hessian(w_new, kind, g_new, h_new);
         keep_h = false;
       }
+    } else if (h_kept && (!std::isfinite(error_new) || error_new > error)) {
+      fresh_hessian();
+      continue;
     } else if (!std::isfinite(error_new) || error_new > error) {
       // NETLAB's glmtrain: "Error has increased: terminating", keeping the previous weights.
       std::ostringstream m;
@@ -185,6 +202,7 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
     error = error_new;
     g = std::move(g_new);
     if (!keep_h) h = std::move(h_new);
+    h_kept = keep_h;
     g_new = Matrix();
     h_new = Matrix();
     trace.record(iteration, error);

@@ -8,7 +8,7 @@
 
 #include "radial/glm/block_subsample.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/testing/penalties.hpp"
 
 using radial::Link;
 using radial::Matrix;
@@ -16,26 +16,6 @@ using radial::glm::HessianKind;
 using radial::glm::Objective;
 
 namespace {
-
-// alpha/2 ||W||^2 over every weight: the closed form the scaled penalty is checked against.
-class Ridge final : public radial::WeightPenalty {
- public:
-  explicit Ridge(double alpha) : alpha_(alpha) {}
-  double penalty(const Matrix& w) const override {
-    double s = 0;
-    for (double v : w) s += v * v;
-    return 0.5 * alpha_ * s;
-  }
-  void add_gradient(const Matrix& w, Matrix& g) const override {
-    for (std::size_t i = 0; i < w.size(); ++i) g.data()[i] += alpha_ * w.data()[i];
-  }
-  void add_hessian(const Matrix& w, Matrix& h) const override {
-    for (std::size_t p = 0; p < w.size(); ++p) h(p, p) += alpha_;
-  }
-
- private:
-  double alpha_;
-};
 
 // Row i of Phi is (i, i + 0.5, 1): each row names itself. Targets alternate 0/1.
 void numbered_rows(std::size_t n, Matrix& phi, Matrix& targets) {
@@ -86,7 +66,7 @@ TEST_CASE("block_subsample: the penalty scaled by the subsample's share of the r
     phi(i, 0) = std::sin(0.01 * double(i));
     phi(i, 1) = std::cos(0.017 * double(i));
   }
-  const Ridge ridge(0.3);
+  const radial::testing::QuadraticPenalty ridge(0.3, true);  // every weight
   const Objective full(phi, targets, Link::Logistic, &ridge);
   const radial::glm::BlockSubsample sub = radial::glm::block_subsample(full, 4);  // blocks 0, 4, 8
   CHECK(sub.stride == 4);

@@ -11,7 +11,7 @@
 
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/testing/penalties.hpp"
 #include "radial/testing/output_layer_checks.hpp"
 #include "irls.hpp"
 
@@ -56,30 +56,6 @@ TEST_CASE("irls: above the exact Hessian's size, the simplified one with a warni
   CHECK(std::equal(asked_exact.begin(), asked_exact.end(), simplified.begin()));
 }
 
-namespace {
-
-// alpha/2 ||W||^2 over the non-bias rows (the weight-decay plugin's form), as a test double.
-class Decay final : public radial::WeightPenalty {
- public:
-  explicit Decay(double alpha) : alpha_(alpha) {}
-  double penalty(const Matrix& w) const override {
-    double s = 0;
-    for (std::size_t i = 0; i + 1 < w.shape(0); ++i) s += w(i, 0) * w(i, 0);
-    return 0.5 * alpha_ * s;
-  }
-  void add_gradient(const Matrix& w, Matrix& g) const override {
-    for (std::size_t i = 0; i + 1 < w.shape(0); ++i) g(i, 0) += alpha_ * w(i, 0);
-  }
-  void add_hessian(const Matrix& w, Matrix& h) const override {
-    for (std::size_t p = 0; p + 1 < w.shape(0); ++p) h(p, p) += alpha_;
-  }
-
- private:
-  double alpha_;
-};
-
-}  // namespace
-
 // Issue 24: on many rows IRLS starts from its fit on every 8th row block and keeps its Hessian
 // near the minimum (both beyond the paper). They must reach the paper's minimum: the gradient
 // vanishes there (first-order optimality, computed here), the paper's IRLS (both off) lands on
@@ -101,7 +77,7 @@ TEST_CASE("irls on many rows: the subsample start and the kept Hessian reach the
     phi(i, m) = 1.0;
     targets(i, 0) = unit(rng) < 1.0 / (1.0 + std::exp(-4.0 * u)) ? 1.0 : 0.0;  // P(t = 1 | u)
   }
-  const Decay decay(1e-3);
+  const radial::testing::QuadraticPenalty decay(1e-3, false);  // weight decay, bias free
   const auto run = [&](bool fast, int threads, radial::FitContext& ctx) {
     radial::glm::Objective objective(phi, targets, radial::Link::Logistic, &decay);
     objective.set_threads(threads);

@@ -63,14 +63,13 @@ struct DesignMatrix::Impl {
   // One block into `out`, with the caller's buffers for the input rows and distances.
   // A basis value that overflowed (r^4 log r of inputs near 1e80) is the inputs' scale, not a
   // bug: a DataError (exit 2) naming where, with the remedy. Called when one was seen.
-  // `phi` holds the block's basis values, rows of `stride` values (M of them first).
-  [[noreturn]] void refuse_non_finite(const Matrix& phi, std::size_t first,
-                                      std::size_t stride) const {
+  [[noreturn]] void refuse_non_finite(const Matrix& phi, std::size_t first) const {
+    const std::size_t m = phi.shape(1);
     std::size_t at = 0;
     while (phi.data()[at] - phi.data()[at] == 0) ++at;
     throw DataError("the basis gives the non-finite value " + std::to_string(phi.data()[at]) +
-                    " at row " + std::to_string(first + at / stride + 1) + ", centre " +
-                    std::to_string(at % stride) +
+                    " at row " + std::to_string(first + at / m + 1) + ", centre " +
+                    std::to_string(at % m) +
                     ": the inputs are too large for it; standardize them ([data] standardize = "
                     "true) or rescale the columns");
   }
@@ -83,19 +82,18 @@ struct DesignMatrix::Impl {
   // inputs given the observed ones (SquaredDistances::compute_expected; the Gaussian integral);
   // other bases are evaluated at the observed coordinates' Mahalanobis distance, as if each
   // missing input sat at the centre's. Rows without NaN keep the GEMM values.
-  // x: `n` rows of d inputs, r2: their n x M squared distances.
-  void observed_distances(const double* x, std::size_t n, double* r2) const {
-    const std::size_t d = inputs.shape(1), m = distances.count();
+  void observed_distances(const Matrix& x, Matrix& r2) const {
+    const std::size_t n = x.shape(0), d = x.shape(1), m = distances.count();
     const bool density = basis.density();
     const bool expected = !density && input_model && basis.gaussian_activation();
     thread_local std::vector<double> log_det;
     log_det.resize(m);
     for (std::size_t row = 0; row < n; ++row) {
-      const double* xr = x + row * d;
+      const double* xr = &x(row, 0);
       std::size_t missing = 0;
       for (std::size_t k = 0; k < d; ++k) missing += std::isnan(xr[k]) ? 1 : 0;
       if (missing == 0) continue;
-      double* r = r2 + row * m;
+      double* r = &r2(row, 0);
       if (expected) {
         distances.compute_expected(xr, *input_model, r);
         continue;
@@ -123,37 +121,26 @@ struct DesignMatrix::Impl {
     }
     if (log_domain) {
       distances.compute(*x, out);
-      observed_distances(x->data(), count, out.data());
+      observed_distances(*x, out);
       basis.log_map(out);
       return;
     }
-    // The block's products, then a few rows at a time while they are in cache: the distances'
-    // last step, the missing inputs, the basis map and the copy beside the bias column (one
-    // pass over the block's values where there were four).
-    distances.products(*x, r2);
+    distances.compute(*x, r2);
+    observed_distances(*x, r2);
+    basis.map(r2);
     out.resize({count, m + 1});
-    thread_local Matrix rows_phi;
-    const std::size_t step = std::max<std::size_t>(1, kChunkValues / std::max<std::size_t>(1, m));
     bool bad = false;  // checked in the copy: no pass of its own
-    for (std::size_t a = 0; a < count; a += step) {
-      const std::size_t b = std::min(count, a + step);
-      if (rows_phi.shape(0) != b - a || rows_phi.shape(1) != m) rows_phi.resize({b - a, m});
-      distances.finish(*x, r2, a, b, rows_phi.data());
-      observed_distances(x->data() + a * x->shape(1), b - a, rows_phi.data());
-      basis.map(rows_phi);
-      for (std::size_t row = a; row < b; ++row) {
-        double* o = out.data() + row * (m + 1);
-        const double* v = rows_phi.data() + (row - a) * m;
-        for (std::size_t j = 0; j < m; ++j) {
-          o[j] = v[j];
-          bad |= !(v[j] - v[j] == 0);
-        }
-        o[m] = 1.0;  // bias column
+    for (std::size_t row = 0; row < count; ++row) {
+      double* o = out.data() + row * (m + 1);
+      const double* v = r2.data() + row * m;
+      for (std::size_t j = 0; j < m; ++j) {
+        o[j] = v[j];
+        bad |= !(v[j] - v[j] == 0);
       }
+      o[m] = 1.0;  // bias column
     }
-    if (bad) refuse_non_finite(out, first, m + 1);
+    if (bad) refuse_non_finite(r2, first);
   }
-  static constexpr std::size_t kChunkValues = 4096;  // 32 KB of a row chunk's values
 };
 
 DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const Basis& basis,

@@ -128,14 +128,9 @@ struct SquaredDistances::Impl {
   void expected_axis_aligned(const double* x, const std::vector<std::size_t>& missing,
                              const std::vector<double>& mu, const std::vector<double>& c,
                              bool model_full, double* r2) const;
+  void compute_features(const Matrix& x, Matrix& r2) const;
+  void compute_euclidean(const Matrix& x, Matrix& r2) const;
   void compute_full(const Matrix& x, Matrix& r2) const;
-  // The two steps of the distances through features and through the GEMM identity (see
-  // SquaredDistances::products); compute_full has no second step.
-  void feature_products(const Matrix& x, Matrix& r2) const;
-  void euclidean_products(const Matrix& x, Matrix& r2) const;
-  void finish_features(const double* partial, std::size_t rows, double* out) const;
-  void finish_euclidean(const double* x, const double* partial, std::size_t rows,
-                        double* out) const;
 };
 
 namespace {
@@ -664,72 +659,28 @@ void SquaredDistances::features(const double* rows, std::size_t count, Matrix& f
   impl_->make_features(rows, count, f);
 }
 
-namespace {
-
-void check_block(const Matrix& x_block, std::size_t d) {
-  if (x_block.dimension() != 2 || x_block.shape(1) != d)
+void SquaredDistances::compute(const Matrix& x_block, Matrix& r2) const {
+  const Impl& s = *impl_;
+  if (x_block.dimension() != 2 || x_block.shape(1) != s.d)
     throw ShapeError("SquaredDistances: input rows have " +
                      std::to_string(x_block.dimension() == 2 ? x_block.shape(1) : 0) +
-                     " features but the centres have " + std::to_string(d) +
+                     " features but the centres have " + std::to_string(s.d) +
                      "; give inputs with the features the centres were trained on");
-}
-
-}  // namespace
-
-void SquaredDistances::compute(const Matrix& x_block, Matrix& r2) const {
-  products(x_block, r2);
-  const Impl& s = *impl_;
   const std::size_t n = x_block.shape(0);
-  if (n == 0 || s.m == 0 || s.d == 0) return;
-  switch (s.shape) {
-    case Shape::None:
-    case Shape::Spherical: s.finish_euclidean(x_block.data(), r2.data(), n, r2.data()); break;
-    case Shape::Diagonal: s.finish_features(r2.data(), n, r2.data()); break;
-    case Shape::Full:
-      if (s.features) s.finish_features(r2.data(), n, r2.data());
-      break;
-  }
-}
-
-void SquaredDistances::products(const Matrix& x_block, Matrix& partial) const {
-  const Impl& s = *impl_;
-  check_block(x_block, s.d);
-  const std::size_t n = x_block.shape(0);
-  partial.resize({n, s.m});
+  r2.resize({n, s.m});
   if (n == 0 || s.m == 0) return;
   if (s.d == 0) {
-    partial.fill(0.0);
+    r2.fill(0.0);
     return;
   }
   switch (s.shape) {
     case Shape::None:
-    case Shape::Spherical: s.euclidean_products(x_block, partial); break;
-    case Shape::Diagonal: s.feature_products(x_block, partial); break;
+    case Shape::Spherical: s.compute_euclidean(x_block, r2); break;
+    case Shape::Diagonal: s.compute_features(x_block, r2); break;
     case Shape::Full:
-      if (s.features) s.feature_products(x_block, partial);
-      else s.compute_full(x_block, partial);
+      if (s.features) s.compute_features(x_block, r2);
+      else s.compute_full(x_block, r2);
       break;
-  }
-}
-
-void SquaredDistances::finish(const Matrix& x_block, const Matrix& partial, std::size_t first,
-                              std::size_t last, double* out) const {
-  const Impl& s = *impl_;
-  if (last < first || last > partial.shape(0) || partial.shape(1) != s.m ||
-      x_block.shape(0) != partial.shape(0))
-    throw ShapeError("SquaredDistances::finish: rows [" + std::to_string(first) + ", " +
-                     std::to_string(last) + ") of " + std::to_string(partial.shape(0)));
-  const std::size_t rows = last - first;
-  const double* from = partial.data() + first * s.m;
-  if (rows == 0 || s.m == 0) return;
-  const bool euclidean = s.shape == Shape::None || s.shape == Shape::Spherical;
-  const bool features = s.shape == Shape::Diagonal || (s.shape == Shape::Full && s.features);
-  if (s.d != 0 && euclidean) {
-    s.finish_euclidean(x_block.data() + first * s.d, from, rows, out);
-  } else if (s.d != 0 && features) {
-    s.finish_features(from, rows, out);
-  } else if (out != from) {
-    std::copy_n(from, rows * s.m, out);
   }
 }
 
@@ -771,39 +722,34 @@ void SquaredDistances::Impl::make_features(const double* x, std::size_t rows, do
   }
 }
 
-void SquaredDistances::Impl::feature_products(const Matrix& x, Matrix& r2) const {
+void SquaredDistances::Impl::compute_features(const Matrix& x, Matrix& r2) const {
   const std::size_t n = x.shape(0);
   std::vector<double>& f = scratch_features();
   if (f.size() < n * features) f.resize(n * features);
   make_features(x.data(), n, f.data());
   small_gemm(n, m, features, f.data(), features, 1, coefficients.data(), m, r2.data(), m, false);
-}
-
-void SquaredDistances::Impl::finish_features(const double* partial, std::size_t rows,
-                                             double* out) const {
+  double* out = r2.data();
   // Clamp: the identity can round slightly below 0 for x close to c_j.
-  for (std::size_t i = 0, size = rows * m; i < size; ++i) out[i] = std::max(0.0, partial[i]);
+  for (std::size_t i = 0, size = n * m; i < size; ++i) out[i] = std::max(0.0, out[i]);
 }
 
-void SquaredDistances::Impl::euclidean_products(const Matrix& x, Matrix& r2) const {
-  xt::blas::gemm(x, means, r2, false, true, -2.0, 0.0);  // -2 x.c_j
-}
-
-void SquaredDistances::Impl::finish_euclidean(const double* x, const double* partial,
-                                              std::size_t rows, double* out) const {
+void SquaredDistances::Impl::compute_euclidean(const Matrix& x, Matrix& r2) const {
+  const std::size_t n = x.shape(0);
+  xt::blas::gemm(x, means, r2, false, true, -2.0, 0.0);
+  const double* xd = x.data();
+  double* out = r2.data();
   const double* cn = mean_norms.data();
   const double* inv = shape == Shape::Spherical ? inverse_variance.data() : nullptr;
-  for (std::size_t row = 0; row < rows; ++row) {
-    const double* xr = x + row * d;
+  for (std::size_t row = 0; row < n; ++row) {
+    const double* xr = xd + row * d;
     double xn = 0;
     for (std::size_t k = 0; k < d; ++k) xn += xr[k] * xr[k];
-    const double* p = partial + row * m;
     double* o = out + row * m;
     // Clamp: the identity can round slightly below 0 for x close to c_j.
     if (inv) {
-      for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, p[j] + xn + cn[j]) * inv[j];
+      for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + xn + cn[j]) * inv[j];
     } else {
-      for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, p[j] + xn + cn[j]);
+      for (std::size_t j = 0; j < m; ++j) o[j] = std::max(0.0, o[j] + xn + cn[j]);
     }
   }
 }

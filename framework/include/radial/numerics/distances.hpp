@@ -63,14 +63,6 @@ class SquaredDistances {
   // r2 (resized to x_block.rows x M) = squared distances from each row of x_block to each centre.
   void compute(const Matrix& x_block, Matrix& r2) const;
 
-  // compute() in two steps, for a caller that finishes a few rows at a time while they are in
-  // cache: products() does the block's matrix products into `partial` (resized as compute's
-  // r2), then finish() writes rows [first, last) of compute()'s r2, bit for bit, to `out`
-  // ((last - first) x M values, contiguous). Each row is finished once.
-  void products(const Matrix& x_block, Matrix& partial) const;
-  void finish(const Matrix& x_block, const Matrix& partial, std::size_t first, std::size_t last,
-              double* out) const;
-
   // One row x (d values) with missing (NaN) coordinates: r2 (M values) = the squared distance
   // over its observed coordinates o under the marginal shapes S_j,oo (Euclidean: the sum over
   // o), and log_det (M values, may be null) = log |S_j,oo| (0 for Euclidean). A row without NaN

@@ -49,29 +49,12 @@ QuadraticPenalty quadratic_penalty(const WeightPenalty* penalty, std::size_t p) 
   return q;
 }
 
-// `first` is the block's global row (this rank's first row added), so the message names the
-// row of the training data whatever the sharding.
-void check_finite_block(std::size_t first, const Matrix& block) {
-  const std::size_t cols = block.shape(1);
-  for (std::size_t i = 0; i < block.shape(0); ++i)
-    for (std::size_t j = 0; j < cols; ++j)
-      if (!std::isfinite(block(i, j))) {
-        std::ostringstream msg;
-        msg << "plugin least-squares: the design matrix has the non-finite value " << block(i, j)
-            << " at row " << first + i << ", column " << j
-            << (j + 1 == cols ? " (bias)" : " (centre " + std::to_string(j) + ")")
-            << "; check the basis widths and the input data";
-        throw NumericalError(msg.str());
-      }
-}
-
 // Phi^T Phi + H and Phi^T T - G over all ranks' rows (gram_products: the same bits for any
 // thread count and on every rank, which then all make the same solve).
 GramProducts normal_equations(const DesignMatrix& design, const Matrix& t,
-                              const QuadraticPenalty& q, std::size_t first_row) {
-  GramProducts ne = gram_products(design, t, [&](std::size_t first, const Matrix& block) {
-    check_finite_block(first_row + first, block);
-  });
+                              const QuadraticPenalty& q) {
+  // The blocks are finite: DesignMatrix refuses a non-finite activation, naming its row.
+  GramProducts ne = gram_products(design, t, {});
   if (q.active) {
     const std::size_t p = ne.gram.shape(0), k = ne.cross.shape(1);
     ne.gram += q.hessian;
@@ -83,9 +66,8 @@ GramProducts normal_equations(const DesignMatrix& design, const Matrix& t,
 
 // The normal equations solved by their pseudo-inverse (solve_symmetric_psd).
 LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Matrix& t,
-                                            const QuadraticPenalty& q, double rcond,
-                                            std::size_t first_row) {
-  const GramProducts ne = normal_equations(design, t, q, first_row);
+                                            const QuadraticPenalty& q, double rcond) {
+  const GramProducts ne = normal_equations(design, t, q);
   return solve_symmetric_psd(ne.gram, ne.cross, rcond);
 }
 
@@ -172,9 +154,8 @@ double max_abs(const Matrix& a) {
 // solver) when A is not safely positive definite (an eigenvalue below 1e-13 of the largest:
 // rank deficient or too ill-conditioned to refine) or the steps stop shrinking first.
 std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
-                                                  const QuadraticPenalty& q,
-                                                  std::size_t first_row, std::size_t& steps) {
-  GramProducts ne = normal_equations(design, t, q, first_row);
+                                                  const QuadraticPenalty& q, std::size_t& steps) {
+  GramProducts ne = normal_equations(design, t, q);
   const std::size_t p = ne.gram.shape(0);
   SymmetricEigen eig{ne.gram, xt::zeros<double>({p})};
   if (xt::lapack::syevd(eig.v, 'V', 'L', eig.e) != 0) return std::nullopt;
@@ -239,8 +220,7 @@ std::vector<double> local_triangle(const Matrix& phi, const Matrix& t) {
 // solution, rank and condition are those of the one-process SVD up to rounding. rcond's default
 // is the one-process one, epsilon * max(N + penalty rows, p) with N all ranks' rows.
 LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
-                               const QuadraticPenalty& q, double rcond, std::size_t first_row,
-                               std::size_t total_rows) {
+                               const QuadraticPenalty& q, double rcond, std::size_t total_rows) {
   const std::size_t p = design.cols(), k = t.shape(1);
   Collectives& comm = collectives();
   Matrix phi;
@@ -248,7 +228,6 @@ LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
   std::vector<double> triangle;
   agreed([&] {
     phi = design.materialise();
-    check_finite_block(first_row, phi);
     if (comm.size() > 1) triangle = local_triangle(phi, t);
   });
   if (comm.size() > 1) {
@@ -328,7 +307,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
     }
   });
   const std::size_t k = t.shape(1);
-  // Rows over all ranks (this rank's alone in one process), and where this rank's begin.
+  // Rows over all ranks (this rank's alone in one process).
   const ShardLayout layout = shard_layout(design.rows());
   const std::size_t n = layout.total;
   if (n == 0 || p == 0) throw InputError("plugin least-squares: the design matrix is empty");
@@ -342,13 +321,13 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   std::size_t refinements = 0;
   std::optional<LeastSquaresSolution> refined;
   if (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active))
-    refined = solve_refined(design, t, q, layout.first, refinements);
+    refined = solve_refined(design, t, q, refinements);
   const bool svd = !refined && (solver_ == Solver::Svd ||
                                 (solver_ != Solver::NormalEquations && n * p <= svd_limit));
   const LeastSquaresSolution solution =
       refined ? std::move(*refined)
-      : svd   ? solve_svd(design, t, q, rcond_, layout.first, n)
-              : solve_normal_equations(design, t, q, rcond_, layout.first);
+      : svd   ? solve_svd(design, t, q, rcond_, n)
+              : solve_normal_equations(design, t, q, rcond_);
   const char* method = refined ? "refined normal equations" : svd ? "SVD" : "normal equations";
 
   OutputWeights out;

@@ -21,6 +21,8 @@ class DesignMatrix {
   // hold log phi (basis.has_log_map() must be true) and no bias column: the design of a
   // prediction rule whose log_domain() is true (radial/prediction_rule.hpp).
   // Phi is kept in memory after the first pass when it needs at most `cache_bytes`.
+  // Outside the log domain every block is finite: a non-finite activation throws DataError
+  // naming its row and centre, so readers of the blocks need no check of their own.
   DesignMatrix(const Matrix& inputs, const Centres& centres, const Basis& basis,
                bool log_domain = false, std::size_t cache_bytes = std::size_t(256) << 20,
                std::size_t block_rows = 1024);

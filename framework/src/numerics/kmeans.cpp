@@ -22,9 +22,14 @@
 
 #include <xtensor-blas/xblas.hpp>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/distributed/sharded_rows.hpp"
+#include "radial/numerics/cpu.hpp"
 #include "radial/parallel.hpp"
 #include "kmeans_bounds.hpp"
 #include "kmeans_screen.hpp"
@@ -62,6 +67,38 @@ double squared_distance4(const double* a, const double* b, std::size_t d) {
     s[0] += t * t;
   }
   return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// squared_distance4 with its four sums in one AVX2 register: the same operations (multiply,
+// then add: no FMA in this target) in the same order, so the same bits, at a quarter of the
+// instructions.
+__attribute__((target("avx2"))) double squared_distance4_avx2(const double* a, const double* b,
+                                                              std::size_t d) {
+  __m256d sum = _mm256_setzero_pd();
+  std::size_t i = 0;
+  for (; i + 4 <= d; i += 4) {
+    const __m256d t = _mm256_sub_pd(_mm256_loadu_pd(a + i), _mm256_loadu_pd(b + i));
+    sum = _mm256_add_pd(sum, _mm256_mul_pd(t, t));
+  }
+  alignas(32) double s[4];
+  _mm256_store_pd(s, sum);
+  for (; i < d; ++i) {
+    const double t = a[i] - b[i];
+    s[0] += t * t;
+  }
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+#endif
+
+using Distance4 = double (*)(const double*, const double*, std::size_t);
+
+// squared_distance4 on this CPU (use_avx2_kernels: not under RADIAL_PORTABLE_KERNELS).
+Distance4 distance4_kernel() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (use_avx2_kernels()) return squared_distance4_avx2;
+#endif
+  return squared_distance4;
 }
 
 double norm2(const double* a, std::size_t d) {
@@ -366,11 +403,12 @@ void measure_centres(const Matrix& centres, const Matrix* previous, double rel, 
   g.norm2_f.assign(g.norm2.begin(), g.norm2.end());
   if (detail::screen_available()) detail::pack_centres(centres, g.norm2, g.panels);
   g.half_gap.assign(m, std::numeric_limits<double>::infinity());
+  const Distance4 distance4 = distance4_kernel();
   for (std::size_t j = 0; j < m; ++j)
     for (std::size_t k = j + 1; k < m; ++k) {
       // A bound only (rel covers either summation order): the faster sum.
       const double gap =
-          std::sqrt(squared_distance4(centres.data() + j * d, centres.data() + k * d, d));
+          std::sqrt(distance4(centres.data() + j * d, centres.data() + k * d, d));
       g.half_gap[j] = std::min(g.half_gap[j], gap);
       g.half_gap[k] = std::min(g.half_gap[k], gap);
     }
@@ -472,10 +510,11 @@ struct SeedingState {
 // D(x)^2 lowered to a new centre c, block by block (in parallel, elementwise), each block's sum
 // taken in row order: the same values for any thread count.
 void lower_d2(SeedingState& s, const double* c) {
+  const Distance4 distance4 = distance4_kernel();
   parallel_for_blocks(s.n, parallel_block_rows, s.threads, [&](std::size_t, const RowBlock& b) {
     double sum = 0;
     for (std::size_t i = b.first; i < b.first + b.count; ++i) {
-      s.d2[i] = std::min(s.d2[i], squared_distance4(s.x.data() + i * s.d, c, s.d));
+      s.d2[i] = std::min(s.d2[i], distance4(s.x.data() + i * s.d, c, s.d));
       sum += s.d2[i];
     }
     s.block_sum[b.index] = sum;

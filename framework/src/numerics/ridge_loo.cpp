@@ -21,16 +21,6 @@ namespace {
 
 using Index = xt::blas_index_t;
 
-void check_finite(const Matrix& block, std::size_t first) {
-  for (std::size_t i = 0; i < block.shape(0); ++i)
-    for (std::size_t j = 0; j < block.shape(1); ++j)
-      if (!std::isfinite(block(i, j)))
-        throw NumericalError("model selection: the design matrix has the non-finite value " +
-                             std::to_string(block(i, j)) + " at row " + std::to_string(first + i) +
-                             ", column " + std::to_string(j) +
-                             "; check the basis widths and the input data");
-}
-
 // Pass 1: Phi^T Phi, Phi^T T and the column sums of T, over all ranks (gram_products: the same
 // bits for any thread count).
 struct Moments {
@@ -44,9 +34,8 @@ Moments first_pass(const DesignMatrix& design, const Matrix& t) {
   std::vector<double> target_sums(k, 0.0);  // summed over the ranks with the products
   for (std::size_t n = 0; n < t.shape(0); ++n)
     for (std::size_t c = 0; c < k; ++c) target_sums[c] += t(n, c);
-  GramProducts g = gram_products(
-      design, t, [](std::size_t first, const Matrix& block) { check_finite(block, first); },
-      &target_sums);
+  // The design's blocks are finite (DesignMatrix refuses others).
+  GramProducts g = gram_products(design, t, {}, &target_sums);
   Moments m{std::move(g.gram), std::move(g.cross), xt::zeros<double>({k})};
   std::copy(target_sums.begin(), target_sums.end(), m.target_sums.begin());
   return m;
@@ -87,9 +76,14 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
   ep.mu = xt::zeros<double>({m});
   for (std::size_t i = 0; i < m; ++i) ep.mu(i) = mo.gram(i, m) / n;
   ep.tbar = mo.target_sums / n;
-  xt::xtensor<double, 2, xt::layout_type::column_major> a = xt::zeros<double>({m, m});
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < m; ++j) a(i, j) = mo.gram(i, j) - n * ep.mu(i) * ep.mu(j);
+  // Column by column (a is column-major; the Gram is symmetric, read along its rows).
+  xt::xtensor<double, 2, xt::layout_type::column_major> a =
+      xt::xtensor<double, 2, xt::layout_type::column_major>::from_shape({m, m});
+  for (std::size_t j = 0; j < m; ++j) {
+    const double* gram_j = &mo.gram(j, 0);
+    double* a_j = a.data() + j * m;
+    for (std::size_t i = 0; i < m; ++i) a_j[i] = gram_j[i] - n * ep.mu(i) * ep.mu(j);
+  }
   ep.e = xt::zeros<double>({m});
   if (xt::lapack::syevd(a, 'V', 'L', ep.e) != 0)
     throw NumericalError(
@@ -107,13 +101,14 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
   ep.v = Matrix::from_shape({m, m});
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < m; ++j) ep.v(i, j) = a(i, j);
-  ep.q = xt::zeros<double>({m, k});
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t r = 0; r < m; ++r) {
-      const double vri = ep.v(r, i);
-      for (std::size_t c = 0; c < k; ++c)
-        ep.q(i, c) += vri * (mo.cross(r, c) - n * ep.mu(r) * ep.tbar(c));
-    }
+  // Q = V^T B by one product (single-threaded BLAS here: the same bits on every rank).
+  Matrix b = Matrix::from_shape({m, k});
+  for (std::size_t r = 0; r < m; ++r)
+    for (std::size_t c = 0; c < k; ++c) b(r, c) = mo.cross(r, c) - n * ep.mu(r) * ep.tbar(c);
+  ep.q = Matrix::from_shape({m, k});
+  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(m), Index(k),
+                       Index(m), 1.0, ep.v.data(), Index(m), b.data(), Index(k), 0.0,
+                       ep.q.data(), Index(k));
   ep.vmu.assign(m, 0.0);  // V^T mu
   for (std::size_t r = 0; r < m; ++r)
     for (std::size_t i = 0; i < m; ++i) ep.vmu[i] += ep.v(r, i) * ep.mu(r);
@@ -123,6 +118,7 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
 // One worker's scratch for one block and its partial sums.
 struct PathScratch {
   Matrix z, hats, fits;
+  std::vector<double> residuals;  // one row's, for one lambda
   std::vector<double> sums;
 };
 
@@ -157,33 +153,41 @@ void path_block(const EigenProblem& ep, const Matrix& g, const Matrix& qg, const
   cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
                        Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
                        hats.data(), Index(L));
+  std::vector<double>& res = w.residuals;
+  res.resize(k);
+  const double* tbar = ep.tbar.data();
   for (std::size_t r = 0; r < rows; ++r) {
     const double* t_row = t.data() + (first + r) * k;
     const std::size_t truth =
         std::size_t(std::max_element(t_row, t_row + k) - t_row);  // 1-of-K targets
+    const double* fit_row = fits.data() + r * L * k;
     for (std::size_t l = 0; l < L; ++l) {
       const double keep = 1.0 - (1.0 / n + hats(r, l));
+      const double* fit = fit_row + l * k;
       double row_sse = 0;
       for (std::size_t c = 0; c < k; ++c) {
-        const double res = t_row[c] - ep.tbar(c) - fits(r, l * k + c);
-        row_sse += res * res;
+        res[c] = t_row[c] - tbar[c] - fit[c];
+        row_sse += res[c] * res[c];
       }
       part[L + l] += row_sse;
       part[l] += keep > 1e-12 ? row_sse / (keep * keep) : std::numeric_limits<double>::infinity();
       if (!one_of_k) continue;
+      if (!(keep > 1e-12)) {  // every value 0: class 0 is predicted, and counted wrong
+        part[2 * L + l] += 1;
+        continue;
+      }
       // The row's prediction without it: t - e / (1 - h); wrong when its arg max is not the
       // row's class (the first of equal values, as the metrics count).
       std::size_t best = 0;
       double best_value = -std::numeric_limits<double>::infinity();
       for (std::size_t c = 0; c < k; ++c) {
-        const double res = t_row[c] - ep.tbar(c) - fits(r, l * k + c);
-        const double value = keep > 1e-12 ? t_row[c] - res / keep : 0.0;
+        const double value = t_row[c] - res[c] / keep;
         if (value > best_value) {
           best_value = value;
           best = c;
         }
       }
-      part[2 * L + l] += best != truth || !(keep > 1e-12);
+      part[2 * L + l] += best != truth;
     }
   }
 }

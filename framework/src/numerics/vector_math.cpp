@@ -121,13 +121,30 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256d exp_core_avx2(
 // subnormal or zero result, overflow, NaN).
 __attribute__((target("avx2,fma"))) void exp_avx2(double* v, std::size_t n) {
   const __m256d low = _mm256_set1_pd(exp_normal_min), high = _mm256_set1_pd(709.0);
+  // !(x >= low) is also true for NaN lanes.
+  const auto outside = [&](__m256d x) __attribute__((target("avx2"))) {
+    return _mm256_movemask_pd(_mm256_or_pd(_mm256_cmp_pd(x, low, _CMP_NGE_UQ),
+                                           _mm256_cmp_pd(x, high, _CMP_GT_OQ)));
+  };
   std::size_t i = 0;
+  // Two vectors per step when both are in range: independent chains the core can overlap.
+  for (; i + 8 <= n; i += 8) {
+    const __m256d x0 = _mm256_loadu_pd(v + i), x1 = _mm256_loadu_pd(v + i + 4);
+    const int out0 = outside(x0), out1 = outside(x1);
+    if (!(out0 | out1)) {
+      const __m256d e0 = exp_core_avx2(x0), e1 = exp_core_avx2(x1);
+      _mm256_storeu_pd(v + i, e0);
+      _mm256_storeu_pd(v + i + 4, e1);
+      continue;
+    }
+    if (out0) for (std::size_t k = 0; k < 4; ++k) v[i + k] = std::exp(v[i + k]);
+    else _mm256_storeu_pd(v + i, exp_core_avx2(x0));
+    if (out1) for (std::size_t k = 4; k < 8; ++k) v[i + k] = std::exp(v[i + k]);
+    else _mm256_storeu_pd(v + i + 4, exp_core_avx2(x1));
+  }
   for (; i + 4 <= n; i += 4) {
     const __m256d x = _mm256_loadu_pd(v + i);
-    // !(x >= low) is also true for NaN lanes.
-    const __m256d outside = _mm256_or_pd(_mm256_cmp_pd(x, low, _CMP_NGE_UQ),
-                                         _mm256_cmp_pd(x, high, _CMP_GT_OQ));
-    if (_mm256_movemask_pd(outside)) {
+    if (outside(x)) {
       for (std::size_t k = 0; k < 4; ++k) v[i + k] = std::exp(v[i + k]);
     } else {
       _mm256_storeu_pd(v + i, exp_core_avx2(x));
@@ -278,6 +295,14 @@ __attribute__((target("avx2,fma"), always_inline)) inline __m256d term256(
   return v;
 }
 
+// exp(v - shift); as in the AVX-512 kernel, lanes whose exp would be subnormal or 0 are 0.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256d shifted_exp256(
+    __m256d term, __m256d shift, __m256d normal, __m256d zero) {
+  const __m256d v = _mm256_sub_pd(term, shift);
+  const __m256d tiny = _mm256_cmp_pd(v, normal, _CMP_LT_OQ);
+  return _mm256_andnot_pd(tiny, exp_core_avx2(_mm256_blendv_pd(v, zero, tiny)));
+}
+
 // The same in AVX2 registers, 4 values at a time; the tail through masked loads and stores
 // (lanes past m are -inf). For CPUs without AVX-512 (AMD before Zen 4), where the separate
 // passes cost as much as the exp itself.
@@ -295,11 +320,16 @@ __attribute__((target("avx2,fma"))) void exp_normalise_avx2(double* a, std::size
     double* r = a + n * m;
     const double* ln = l + n * m;
     const double* wn = w ? w[n] : nullptr;
-    __m256d mx = low;
-    for (std::size_t j = 0; j < m; j += 4) {
-      const __m256d v = term256(ln, cap, wn, j, m - j >= 4, tail_mask);
-      mx = _mm256_blendv_pd(mx, v, _mm256_cmp_pd(mx, v, _CMP_LT_OQ));  // std::max(mx, v)
+    // std::max(mx, v) = mx < v ? v : mx is max_pd(v, mx) (v > mx ? v : mx), NaN lanes of v
+    // included; two chains, whose maximum is the same (mx is never NaN).
+    __m256d mx = low, mx2 = low;
+    std::size_t j = 0;
+    for (; j + 8 <= m; j += 8) {
+      mx = _mm256_max_pd(term256(ln, cap, wn, j, true, tail_mask), mx);
+      mx2 = _mm256_max_pd(term256(ln, cap, wn, j + 4, true, tail_mask), mx2);
     }
+    for (; j < m; j += 4) mx = _mm256_max_pd(term256(ln, cap, wn, j, m - j >= 4, tail_mask), mx);
+    mx = _mm256_max_pd(mx2, mx);
     alignas(32) double lanes[4];
     _mm256_store_pd(lanes, mx);
     double top = lanes[0];
@@ -312,21 +342,31 @@ __attribute__((target("avx2,fma"))) void exp_normalise_avx2(double* a, std::size
     const __m256d shift = _mm256_set1_pd(top), normal = _mm256_set1_pd(exp_normal_min),
                   zero = _mm256_setzero_pd();
     __m256d sum = _mm256_setzero_pd();
-    for (std::size_t j = 0; j < m; j += 4) {
-      const bool whole = m - j >= 4;
-      const __m256d v = _mm256_sub_pd(term256(ln, cap, wn, j, whole, tail_mask), shift);
-      // As in the AVX-512 kernel: lanes whose exp would be subnormal or 0 are set to 0.
-      const __m256d tiny = _mm256_cmp_pd(v, normal, _CMP_LT_OQ);
-      const __m256d e = _mm256_andnot_pd(tiny, exp_core_avx2(_mm256_blendv_pd(v, zero, tiny)));
-      if (whole) _mm256_storeu_pd(r + j, e);
-      else _mm256_maskstore_pd(r + j, tail_mask, e);
+    // Two vectors per step: their exps are independent chains the core can overlap; the sum
+    // takes them in order.
+    std::size_t j2 = 0;
+    for (; j2 + 8 <= m; j2 += 8) {
+      const __m256d e0 =
+          shifted_exp256(term256(ln, cap, wn, j2, true, tail_mask), shift, normal, zero);
+      const __m256d e1 =
+          shifted_exp256(term256(ln, cap, wn, j2 + 4, true, tail_mask), shift, normal, zero);
+      _mm256_storeu_pd(r + j2, e0);
+      _mm256_storeu_pd(r + j2 + 4, e1);
+      sum = _mm256_add_pd(_mm256_add_pd(sum, e0), e1);
+    }
+    for (; j2 < m; j2 += 4) {
+      const bool whole = m - j2 >= 4;
+      const __m256d e =
+          shifted_exp256(term256(ln, cap, wn, j2, whole, tail_mask), shift, normal, zero);
+      if (whole) _mm256_storeu_pd(r + j2, e);
+      else _mm256_maskstore_pd(r + j2, tail_mask, e);
       sum = _mm256_add_pd(sum, e);
     }
     _mm256_store_pd(lanes, sum);
     const double s = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
     log_sums[n] = top + std::log(s);
     const __m256d inv = _mm256_set1_pd(1.0 / s);
-    std::size_t j = 0;
+    j = 0;
     for (; j + 4 <= m; j += 4) _mm256_storeu_pd(r + j, _mm256_mul_pd(_mm256_loadu_pd(r + j), inv));
     if (tail)
       _mm256_maskstore_pd(r + j, tail_mask,

@@ -11,6 +11,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/numerics/blas_threads.hpp"
+#include "worker_pool.hpp"
 
 namespace radial {
 
@@ -128,9 +129,15 @@ void run_here(const Region& region, Each each) {
   for (std::size_t b = 0; b < region.blocks; ++b) each(region.block(b));
 }
 
+// The workers on the parked pool (worker_pool.hpp), or on threads of their own when the pool is
+// in use (a region within a region, or another thread's).
 template <class Body>
 void run_workers(Region& region, Body body) {
   const SingleThreadedBlasScope blas;
+  if (detail::run_on_pool(region.workers, body)) {
+    if (region.error) std::rethrow_exception(region.error);
+    return;
+  }
   std::vector<std::thread> pool;
   pool.reserve(region.workers - 1);
   for (std::size_t w = 1; w < region.workers; ++w) pool.emplace_back(body, w);

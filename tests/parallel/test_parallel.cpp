@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <xtensor-blas/xblas.hpp>
 
 #include "radial/errors.hpp"
@@ -213,4 +216,90 @@ TEST_CASE("an exception in a block stops the region and reaches the caller", "[p
                                     }),
         "three");
   }
+}
+
+// The regions' threads are parked between regions (framework/src/worker_pool.hpp): the same
+// threads serve region after region, and a region inside a region, or regions from several
+// host threads at once, still run every block once on threads of their own.
+TEST_CASE("regions reuse parked threads, and nest and overlap correctly", "[parallel]") {
+  SECTION("worker 1 of successive regions is the same thread") {
+    std::thread::id first;
+    for (int region = 0; region < 200; ++region) {
+      std::thread::id seen;
+      radial::parallel_for_blocks(2, 1, 2, [&](std::size_t w, const radial::RowBlock&) {
+        if (w == 1) seen = std::this_thread::get_id();
+      });
+      REQUIRE(seen != std::thread::id{});
+      REQUIRE(seen != std::this_thread::get_id());
+      if (region == 0) first = seen;
+      CHECK(seen == first);
+    }
+  }
+  SECTION("a region inside a region's blocks") {
+    std::vector<std::atomic<int>> hits(64 * 64);
+    radial::parallel_for_blocks(64, 8, 3, [&](std::size_t, const radial::RowBlock& outer) {
+      for (std::size_t r = outer.first; r < outer.first + outer.count; ++r)
+        radial::parallel_for_blocks(64, 4, 2, [&](std::size_t, const radial::RowBlock& inner) {
+          for (std::size_t c = inner.first; c < inner.first + inner.count; ++c)
+            ++hits[r * 64 + c];
+        });
+    });
+    for (const auto& h : hits) REQUIRE(h.load() == 1);
+  }
+  SECTION("ordered sums from four host threads at once are each the serial sum") {
+    const std::vector<double> terms = ill_conditioned_terms(20'000);
+    double serial = 0;
+    for (const double t : terms) serial += t;
+    std::vector<std::future<double>> sums;
+    for (int host = 0; host < 4; ++host)
+      sums.push_back(std::async(std::launch::async, [&] {
+        double total = 0;
+        for (int repeat = 0; repeat < 50; ++repeat) {
+          total = 0;
+          radial::ordered_reduce<double>(
+              terms.size(), 97, 2, [] { return 0.0; },
+              [&](const radial::RowBlock& b, double& part) {
+                part = 0;
+                for (std::size_t i = b.first; i < b.first + b.count; ++i) part += terms[i];
+              },
+              [&](const radial::RowBlock&, double& part) { total += part; });
+        }
+        return total;
+      }));
+    // Block partials summed in block order: the same value whatever thread ran them.
+    double blocked = 0;
+    for (std::size_t b = 0; b < terms.size(); b += 97) {
+      double part = 0;
+      for (std::size_t i = b; i < std::min(terms.size(), b + 97); ++i) part += terms[i];
+      blocked += part;
+    }
+    for (auto& s : sums) CHECK(same_bits(s.get(), blocked));
+    (void)serial;
+  }
+  SECTION("an exception on a parked thread reaches the caller, and the pool still works") {
+    CHECK_THROWS_WITH(radial::parallel_for_blocks(2, 1, 2,
+                                                  [](std::size_t w, const radial::RowBlock&) {
+                                                    if (w == 1) throw std::runtime_error("one");
+                                                  }),
+                      "one");
+    std::atomic<int> blocks{0};
+    radial::parallel_for_blocks(10, 1, 2, [&](std::size_t, const radial::RowBlock&) { ++blocks; });
+    CHECK(blocks == 10);
+  }
+}
+
+TEST_CASE("a child of fork() runs regions on threads of its own", "[parallel]") {
+  // The parent's parked threads do not exist in the child.
+  radial::parallel_for_blocks(4, 1, 2, [](std::size_t, const radial::RowBlock&) {});
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::atomic<int> blocks{0};
+    radial::parallel_for_blocks(100, 1, 2, [&](std::size_t, const radial::RowBlock&) { ++blocks; });
+    _exit(blocks == 100 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }

@@ -1,0 +1,146 @@
+// Parked threads for the parallel regions (worker_pool.hpp).
+#include "worker_pool.hpp"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace radial::detail {
+
+namespace {
+
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// How long a thread spins before it sleeps, waiting for the next region or for the workers to
+// finish (about 0.1 ms): regions often follow each other within microseconds (k-means++ opens
+// one per centre), and a sleep and a wake-up cost tens of microseconds.
+constexpr int spin_rounds = 4096;
+
+thread_local bool on_pool_thread = false;
+
+class Pool {
+ public:
+  bool run(std::size_t workers, const std::function<void(std::size_t)>& body) {
+    bool expected = false;
+    if (on_pool_thread || !busy_.compare_exchange_strong(expected, true)) return false;
+    struct Release {
+      std::atomic<bool>& busy;
+      ~Release() { busy.store(false); }
+    } release{busy_};
+    std::size_t have;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // Threads are added, never removed: one per extra worker of the widest region so far.
+      while (threads_.size() + 1 < workers) {
+        const std::size_t index = threads_.size() + 1;
+        threads_.emplace_back([this, index, seen = generation_.load()] { loop(index, seen); });
+        threads_.back().detach();
+      }
+      have = threads_.size();
+      job_ = &body;
+      job_workers_ = workers;
+      error_ = nullptr;
+      remaining_.store(have);
+      generation_.fetch_add(1);  // publishes the job (the threads read it after seeing this)
+    }
+    wake_.notify_all();
+    std::exception_ptr here;
+    try {
+      body(0);
+    } catch (...) {
+      here = std::current_exception();
+    }
+    // Every pool thread acknowledges the region, taking part or not, so none still reads this
+    // job when the next is posted.
+    for (int round = 0; round < spin_rounds && remaining_.load() != 0; ++round) spin_pause();
+    if (remaining_.load() != 0) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return remaining_.load() == 0; });
+    }
+    if (here) std::rethrow_exception(here);
+    if (error_) std::rethrow_exception(error_);
+    return true;
+  }
+
+ private:
+  void loop(std::size_t index, std::uint64_t seen) {
+    on_pool_thread = true;
+    for (;;) {
+      for (int round = 0; round < spin_rounds && generation_.load() == seen; ++round)
+        spin_pause();
+      if (generation_.load() == seen) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_.load() != seen; });
+      }
+      seen = generation_.load();
+      if (index < job_workers_) {
+        try {
+          (*job_)(index);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (!error_) error_ = std::current_exception();
+        }
+      }
+      if (remaining_.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);  // the caller checks under it before sleeping
+        done_.notify_all();
+      }
+    }
+  }
+
+  std::atomic<bool> busy_{false};
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> threads_;  // detached; they live as long as the process
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<std::size_t> remaining_{0};
+  const std::function<void(std::size_t)>* job_ = nullptr;
+  std::size_t job_workers_ = 0;
+  std::exception_ptr error_;
+};
+
+// Never destroyed: its threads may be parked in it while the process exits. A child of fork()
+// has none of the parent's threads, so it starts a new pool (the old one is left unused).
+std::atomic<Pool*> the_pool{nullptr};
+
+void forget_pool_in_child() { the_pool.store(nullptr); }
+
+Pool& pool() {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, forget_pool_in_child); });
+  Pool* p = the_pool.load();
+  if (!p) {
+    static std::mutex making;
+    std::lock_guard<std::mutex> lock(making);
+    p = the_pool.load();
+    if (!p) {
+      p = new Pool;
+      the_pool.store(p);
+    }
+  }
+  return *p;
+}
+
+}  // namespace
+
+bool run_on_pool(std::size_t workers, const std::function<void(std::size_t)>& body) {
+  return pool().run(workers, body);
+}
+
+}  // namespace radial::detail

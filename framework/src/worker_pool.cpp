@@ -113,13 +113,23 @@ class Pool {
   const std::function<void(std::size_t)>* job_ = nullptr;
   std::size_t job_workers_ = 0;
   std::exception_ptr error_;
+
+ public:
+  Pool* previous = nullptr;  // a pool abandoned by fork() before this one's
 };
 
 // Never destroyed: its threads may be parked in it while the process exits. A child of fork()
-// has none of the parent's threads, so it starts a new pool (the old one is left unused).
+// has none of the parent's threads, so it starts a new pool; the old one stays reachable (from
+// `abandoned`), so that a leak checker at the child's exit does not count it.
 std::atomic<Pool*> the_pool{nullptr};
+Pool* abandoned = nullptr;
 
-void forget_pool_in_child() { the_pool.store(nullptr); }
+void forget_pool_in_child() {
+  if (Pool* old = the_pool.exchange(nullptr)) {
+    old->previous = abandoned;
+    abandoned = old;
+  }
+}
 
 Pool& pool() {
   static std::once_flag once;

@@ -13,6 +13,10 @@
 // BLAS is forced single-threaded for the duration of a parallel region (restored afterwards),
 // so T workers never start T x cores BLAS threads. An exception thrown by any callback stops
 // the region and is rethrown to the caller (the one from the lowest block when several throw).
+//
+// The workers other than the calling thread are threads parked between regions (a region costs
+// a wake-up, not a thread's start); a region inside a region's callback, or one opened while
+// another thread's region holds them, runs on threads started for it.
 
 #include <cstddef>
 #include <functional>

@@ -34,30 +34,35 @@ constexpr int spin_rounds = 4096;
 
 thread_local bool on_pool_thread = false;
 
+// A region is posted as one word, (generation << 16) | workers, so that a thread reads which
+// region it sees and whether it takes part in it at once. Only the threads taking part
+// acknowledge it, and the caller waits for them before the next region can be posted: a thread
+// that takes part in a region never misses it, and one that does not may sleep through it.
 class Pool {
  public:
+  static constexpr std::size_t max_workers = 0xffff;
+
   bool run(std::size_t workers, const std::function<void(std::size_t)>& body) {
+    if (workers > max_workers || on_pool_thread) return false;
     bool expected = false;
-    if (on_pool_thread || !busy_.compare_exchange_strong(expected, true)) return false;
+    if (!busy_.compare_exchange_strong(expected, true)) return false;
     struct Release {
       std::atomic<bool>& busy;
       ~Release() { busy.store(false); }
     } release{busy_};
-    std::size_t have;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       // Threads are added, never removed: one per extra worker of the widest region so far.
       while (threads_.size() + 1 < workers) {
         const std::size_t index = threads_.size() + 1;
-        threads_.emplace_back([this, index, seen = generation_.load()] { loop(index, seen); });
+        threads_.emplace_back([this, index, seen = posted_.load() >> 16] { loop(index, seen); });
         threads_.back().detach();
       }
-      have = threads_.size();
       job_ = &body;
-      job_workers_ = workers;
       error_ = nullptr;
-      remaining_.store(have);
-      generation_.fetch_add(1);  // publishes the job (the threads read it after seeing this)
+      remaining_.store(workers - 1);
+      // Publishes the job: a thread reads job_ only after it has seen this word.
+      posted_.store((((posted_.load() >> 16) + 1) << 16) | workers);
     }
     wake_.notify_all();
     std::exception_ptr here;
@@ -66,8 +71,6 @@ class Pool {
     } catch (...) {
       here = std::current_exception();
     }
-    // Every pool thread acknowledges the region, taking part or not, so none still reads this
-    // job when the next is posted.
     for (int round = 0; round < spin_rounds && remaining_.load() != 0; ++round) spin_pause();
     if (remaining_.load() != 0) {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -82,20 +85,23 @@ class Pool {
   void loop(std::size_t index, std::uint64_t seen) {
     on_pool_thread = true;
     for (;;) {
-      for (int round = 0; round < spin_rounds && generation_.load() == seen; ++round)
+      std::uint64_t word = posted_.load();
+      for (int round = 0; round < spin_rounds && (word >> 16) == seen; ++round) {
         spin_pause();
-      if (generation_.load() == seen) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_.load() != seen; });
+        word = posted_.load();
       }
-      seen = generation_.load();
-      if (index < job_workers_) {
-        try {
-          (*job_)(index);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(mutex_);
-          if (!error_) error_ = std::current_exception();
-        }
+      if ((word >> 16) == seen) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return (posted_.load() >> 16) != seen; });
+        word = posted_.load();
+      }
+      seen = word >> 16;
+      if (index >= (word & max_workers)) continue;  // not in this region
+      try {
+        (*job_)(index);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
       }
       if (remaining_.fetch_sub(1) == 1) {
         std::lock_guard<std::mutex> lock(mutex_);  // the caller checks under it before sleeping
@@ -108,10 +114,9 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   std::vector<std::thread> threads_;  // detached; they live as long as the process
-  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<std::uint64_t> posted_{0};
   std::atomic<std::size_t> remaining_{0};
   const std::function<void(std::size_t)>* job_ = nullptr;
-  std::size_t job_workers_ = 0;
   std::exception_ptr error_;
 
  public:

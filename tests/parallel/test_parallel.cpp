@@ -235,6 +235,24 @@ TEST_CASE("regions reuse parked threads, and nest and overlap correctly", "[para
       CHECK(seen == first);
     }
   }
+  SECTION("narrow regions after a wide one: the threads left out sit them out") {
+    std::atomic<int> blocks{0};
+    radial::parallel_for_blocks(60, 1, 6, [&](std::size_t, const radial::RowBlock&) { ++blocks; });
+    CHECK(blocks == 60);
+    for (int region = 0; region < 300; ++region) {
+      const int threads = 2 + region % 3;  // 2, 3, 4
+      std::vector<int> hits(40, 0);
+      std::vector<std::size_t> worker_of(40, 99);
+      radial::parallel_for_blocks(40, 1, threads, [&](std::size_t w, const radial::RowBlock& b) {
+        ++hits[b.index];
+        worker_of[b.index] = w;
+      });
+      for (std::size_t b = 0; b < 40; ++b) {
+        REQUIRE(hits[b] == 1);
+        REQUIRE(worker_of[b] == b % std::size_t(threads));  // round-robin, as documented
+      }
+    }
+  }
   SECTION("a region inside a region's blocks") {
     std::vector<std::atomic<int>> hits(64 * 64);
     radial::parallel_for_blocks(64, 8, 3, [&](std::size_t, const radial::RowBlock& outer) {

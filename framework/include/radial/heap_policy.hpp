@@ -2,7 +2,7 @@
 // How the process's heap treats the buffers a fit frees (glibc only; a no-op elsewhere).
 //
 // A fit allocates and frees the same large buffers many times: design blocks and caches, Gram
-// matrices, the selection's per-width scratch, on worker threads spawned per parallel region.
+// matrices, the selection's per-width scratch, on the parallel regions' worker threads.
 // glibc's defaults return that memory to the kernel at once (blocks above 128 KB are mmap'd,
 // freed heap tops are trimmed), so every reuse pays page faults and page zeroing: 11-31% of a
 // default fit's wall time on the benchmark sets (RESULTS.md, session 30).

@@ -133,4 +133,40 @@ void Centres::check() const {
   }
 }
 
+Centres select_centres(const Centres& c, const std::vector<std::size_t>& index) {
+  const std::size_t m = index.size(), d = c.dim();
+  Centres out;
+  out.shape = c.shape;
+  out.means = Matrix::from_shape({m, d});
+  for (std::size_t r = 0; r < m; ++r)
+    for (std::size_t j = 0; j < d; ++j) out.means(r, j) = c.means(index[r], j);
+  if (c.variances.size()) {
+    out.variances = Vector::from_shape({m});
+    for (std::size_t r = 0; r < m; ++r) out.variances(r) = c.variances(index[r]);
+  }
+  if (c.diagonal.size()) {
+    out.diagonal = Matrix::from_shape({m, d});
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t j = 0; j < d; ++j) out.diagonal(r, j) = c.diagonal(index[r], j);
+  }
+  if (c.covariances.size()) {
+    out.covariances = Tensor3::from_shape({m, d, d});
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t a = 0; a < d; ++a)
+        for (std::size_t b = 0; b < d; ++b) out.covariances(r, a, b) = c.covariances(index[r], a, b);
+  }
+  if (c.mixing.size()) {
+    const std::size_t k = c.mixing.shape(1);
+    out.mixing = Matrix::from_shape({m, k});
+    for (std::size_t r = 0; r < m; ++r)
+      for (std::size_t j = 0; j < k; ++j) out.mixing(r, j) = c.mixing(index[r], j);
+  }
+  if (c.owner.size()) {
+    out.owner = Labels::from_shape({m});
+    for (std::size_t r = 0; r < m; ++r) out.owner(r) = c.owner(index[r]);
+  }
+  out.class_priors = c.class_priors;
+  return out;
+}
+
 }  // namespace radial

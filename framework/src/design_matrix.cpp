@@ -23,10 +23,12 @@ namespace radial {
 struct DesignMatrix::Impl {
   Impl(const Matrix& x, const Centres& c, const Basis& b, bool log, std::size_t bytes,
        std::size_t rows)
-      : inputs(x), basis(b), log_domain(log), cache_bytes(bytes),
+      : inputs(x), centres(c), basis(b), log_domain(log), cache_bytes(bytes),
         block_rows(std::max<std::size_t>(1, rows)), distances(c, b.metric()) {}
 
   const Matrix& inputs;
+  const Centres& centres;
+  const Centres* input_model_source = nullptr;  // as given to set_input_model
   const Basis& basis;
   bool log_domain;
   std::size_t cache_bytes;
@@ -160,9 +162,19 @@ DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const B
 DesignMatrix::~DesignMatrix() = default;
 
 void DesignMatrix::set_input_model(const Centres* model) {
+  impl_->input_model_source = model;
   if (model) impl_->input_model.emplace(*model);
   else impl_->input_model.reset();
 }
+std::unique_ptr<DesignMatrix> DesignMatrix::reblocked(std::size_t block_rows,
+                                                     std::size_t cache_bytes) const {
+  auto out = std::make_unique<DesignMatrix>(impl_->inputs, impl_->centres, impl_->basis,
+                                            impl_->log_domain, cache_bytes, block_rows);
+  out->set_input_model(impl_->input_model_source);
+  out->set_threads(impl_->threads);
+  return out;
+}
+
 std::size_t DesignMatrix::rows() const { return impl_->rows(); }
 std::size_t DesignMatrix::cols() const { return impl_->cols(); }
 std::size_t DesignMatrix::block_rows() const { return impl_->block_rows; }

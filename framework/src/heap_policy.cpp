@@ -2,6 +2,8 @@
 #include "radial/heap_policy.hpp"
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <mutex>
 
 #if defined(__GLIBC__)
@@ -30,6 +32,17 @@ void release_freed_heap() {
 #if defined(__GLIBC__)
   malloc_trim(0);
 #endif
+}
+
+std::uint64_t available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kilobytes = 0;
+  while (meminfo >> key >> kilobytes) {
+    if (key == "MemAvailable:") return kilobytes * 1024;
+    meminfo.ignore(64, '\n');
+  }
+  return 0;
 }
 
 }  // namespace radial

@@ -57,7 +57,8 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   const bool missing = has_missing(train.inputs);
   const Matrix imputed = missing ? mean_imputed(train.inputs) : Matrix();
   const Matrix& x = missing ? imputed : train.inputs;
-  const KMeansResult result = kmeans(x, options, ctx.rng);
+  std::size_t rows_used = rows;
+  const KMeansResult result = kmeans_on_sample(x, options, ctx.rng, rows_used);
   const std::size_t m = result.centres.shape(0);
 
   Centres centres;
@@ -126,6 +127,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   ctx.report.final_error = result.inertia;
   ctx.report.figures["inertia"] = result.inertia;
   ctx.report.figures["empty_cluster_repairs"] = double(result.empty_cluster_repairs);
+  ctx.report.figures["sample_rows"] = double(rows_used);  // the rows Lloyd iterated on
   ctx.report.seconds = seconds_since(start);
   return centres;
 }

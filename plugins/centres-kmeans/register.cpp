@@ -8,12 +8,17 @@ namespace radial::plugins {
 static auto kmeans_table() {
   KMeansOptions defaults;
   defaults.count = 0;  // "auto": auto_centre_count of the rows, in fit()
+  defaults.sample_per_centre = 32;
   OptionTable<KMeansOptions> t(defaults);
   add_centre_count(t, &KMeansOptions::count, "number of centres M (clusters)");
   t.choice("init", &KMeansOptions::init, {"kmeans++", "random"},
            "initial centres: D^2 sampling (kmeans++) or distinct random training rows");
   t.bind("iterations", &KMeansOptions::iterations, "maximum number of Lloyd iterations")
       .at_least(1);
+  t.bind("sample_per_centre", &KMeansOptions::sample_per_centre,
+         "Lloyd iterations on a seeded sample of about this many rows per centre when the data "
+         "have more than twice that many, then one Lloyd update on every row; 0: every row")
+      .at_least(0);
   add_tolerance(t, &KMeansOptions::tolerance,
                 "stop when no centre moves more than tolerance x the data scale (root mean "
                 "feature variance)");

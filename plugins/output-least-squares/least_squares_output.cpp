@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -17,10 +18,13 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/heap_policy.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/numerics/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
+#include "radial/numerics/normal_cg.hpp"
 #include "radial/parallel.hpp"
+#include "radial/text.hpp"
 #include "radial/weight_penalty.hpp"
 
 namespace radial::plugins {
@@ -288,7 +292,100 @@ LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
   return solve_least_squares(a, b, rcond);
 }
 
+
+// The sum of squared residuals ||Phi W - T||^2 in a pass of its own, from the residuals
+// themselves (not from the normal equations, which would lose digits to cancellation): this
+// rank's rows, then the sum over ranks.
+double sum_of_squares(const DesignMatrix& design, const Matrix& t, const Matrix& weights) {
+  const std::size_t p = design.cols(), k = t.shape(1);
+  double sse = 0;
+  Matrix y;
+  std::exception_ptr failure;
+  try {
+    design.for_each_block([&](std::size_t first, const Matrix& block) {
+      const std::size_t rows = block.shape(0);
+      if (y.shape(0) != rows || y.shape(1) != k) y = xt::empty<double>({rows, k});
+      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                           Index(k), Index(p), 1.0, block.data(), Index(p), weights.data(),
+                           Index(k), 0.0, y.data(), Index(k));
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t c = 0; c < k; ++c) {
+          const double r = y(i, c) - t(first + i, c);
+          sse += r * r;
+        }
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::vector<double> packed{sse};
+  sum_pass_over_ranks(packed, failure);
+  return packed[0];
+}
+
+// The penalty as ColumnQuadratic: H from the Hessian at 0 of one column (P x 1 weights), H W
+// as the gradient at W less the gradient at 0 (the penalty is quadratic), g its gradient at 0.
+ColumnQuadratic column_quadratic(const WeightPenalty* penalty, std::size_t p) {
+  ColumnQuadratic q;
+  if (penalty == nullptr) return q;
+  q.gradient = xt::zeros<double>({p, std::size_t(1)});
+  penalty->add_gradient(xt::zeros<double>({p, std::size_t(1)}), q.gradient);
+  q.add_hessian = [penalty, p](Matrix& h) {
+    penalty->add_hessian(xt::zeros<double>({p, std::size_t(1)}), h);
+  };
+  q.add_product = [penalty, p](const Matrix& w, Matrix& out) {
+    const std::size_t k = w.shape(1);
+    Matrix at_w = xt::zeros<double>({p, k}), at_zero = xt::zeros<double>({p, k});
+    penalty->add_gradient(w, at_w);
+    penalty->add_gradient(at_zero, at_zero);
+    out += at_w - at_zero;
+  };
+  return q;
+}
+
+// The design the cg path passes over: blocks of about 1 MB (at least 16 rows, at most the
+// design's, a power of two so that they split its blocks and the ranks' 1024-row shards), so
+// that the basis map, the copy and the products read each block from cache, not memory (at
+// M = 3000, 1024-row blocks of 24 MB made a pass 2x slower); Phi kept in memory after the first
+// pass when it fits in a quarter of the memory available and cg_cache_bytes (at N = 50,000 and
+// M = 4,300, 1.7 GB, and later passes only read it).
+std::unique_ptr<DesignMatrix> cg_design(const DesignMatrix& given, std::size_t cache_limit) {
+  std::size_t rows = 16;
+  while (rows * 2 <= given.block_rows() &&
+         double(rows * 2) * double(given.cols()) * sizeof(double) <= double(1 << 20))
+    rows *= 2;
+  const std::uint64_t available = available_memory();
+  const std::size_t cache = std::size_t(std::min<std::uint64_t>(
+      cache_limit, available ? available / 4 : std::uint64_t(256) << 20));
+  return given.reblocked(std::min(rows, given.block_rows()), cache);
+}
+
+// The weights by conjugate gradient (radial/numerics/normal_cg.hpp), preconditioned by the
+// design at the centres themselves.
+NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& design,
+                        const Matrix& t, const WeightPenalty* penalty, double tolerance,
+                        std::size_t max_iterations, std::size_t total_rows) {
+  DesignMatrix sketch(problem.centres.means, problem.centres, problem.basis, false, 0);
+  sketch.set_threads(design.threads());
+  NormalCgOptions options;
+  options.tolerance = tolerance;
+  options.max_iterations = max_iterations;
+  options.sketch_weight = double(total_rows) / double(problem.centres.count());
+  return solve_normal_cg(design, t, &sketch, column_quadratic(penalty, design.cols()), options);
+}
+
 }  // namespace
+
+double LeastSquaresOutput::direct_cost(double n, double, double p, double k) {
+  // dsyrk, Phi^T T, the eigendecomposition, two refinement passes
+  return n * p * p + 2 * n * p * k + 9 * p * p * p + 2 * 4 * n * p * k;
+}
+
+double LeastSquaresOutput::iterative_cost(double n, double d, double p, double k) {
+  // Calibrated on the generator of issue 45 (d = 20, K = 3, N = 20,000): the two paths take
+  // the same time at M ~ 2,000 (2.8 s each); a pass runs below BLAS 3's rate.
+  constexpr double iterations = 40, exp_flops = 30;
+  return iterations * n * p * (2 * d + exp_flops + 4 * k) + p * p * p * (1 + 1.0 / 3);
+}
 
 OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                                       FitContext& ctx) {
@@ -315,6 +412,12 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   // One BLAS thread: a multi-threaded solve differs in the last bits with the thread count,
   // and the passes over Phi are already parallel over row blocks (DesignMatrix::set_threads).
   const SingleThreadedBlasScope blas;
+  const double d = double(problem.centres.dim());
+  const bool cg = solver_ == Solver::Cg ||
+                  (solver_ == Solver::Auto && penalty != nullptr &&
+                   iterative_cost(double(n), d, double(p), double(k)) <
+                       direct_cost(double(n), d, double(p), double(k)));
+  if (cg) return fit_iterative(problem, t, penalty, n, start, ctx);
   const QuadraticPenalty q = quadratic_penalty(penalty, p);
   // Auto under a penalty: the refined normal equations, unless the penalised system is too
   // ill-conditioned for them; then (and without a penalty) svd up to svd_limit entries.
@@ -334,30 +437,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   out.link = Link::Identity;
   out.weights = solution.x;
 
-  // 0.5 SSE in a second pass, from the residuals themselves (not from the normal equations,
-  // which would lose digits to cancellation): this rank's rows, then the sum over ranks.
-  double sse = 0;
-  Matrix y;
-  std::exception_ptr failure;
-  try {
-    design.for_each_block([&](std::size_t first, const Matrix& block) {
-      const std::size_t rows = block.shape(0);
-      if (y.shape(0) != rows || y.shape(1) != k) y = xt::empty<double>({rows, k});
-      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                           Index(k), Index(p), 1.0, block.data(), Index(p), out.weights.data(),
-                           Index(k), 0.0, y.data(), Index(k));
-      for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t c = 0; c < k; ++c) {
-          const double r = y(i, c) - t(first + i, c);
-          sse += r * r;
-        }
-    });
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  std::vector<double> packed{sse};
-  sum_pass_over_ranks(packed, failure);
-  sse = packed[0];
+  const double sse = sum_of_squares(design, t, out.weights);
   const double penalty_value = q.active ? penalty->penalty(out.weights) : 0.0;
 
   // Condition of Phi (or of the penalised system) over the singular values kept.
@@ -403,6 +483,58 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
              "[weight-penalty] plugin = \"weight-decay\" with alpha > 0, or fewer centres "
              "(centres.count)");
   }
+  return out;
+}
+
+OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, const Matrix& t,
+                                                const WeightPenalty* penalty,
+                                                std::size_t total_rows,
+                                                std::chrono::steady_clock::time_point start,
+                                                FitContext& ctx) const {
+  const std::unique_ptr<DesignMatrix> blocks = cg_design(problem.design, cg_cache_bytes);
+  const DesignMatrix& design = *blocks;
+  const std::size_t p = design.cols(), k = t.shape(1);
+  const NormalCgResult cg =
+      solve_cg(problem, design, t, penalty, tolerance_, max_iterations_, total_rows);
+  OutputWeights out;
+  out.link = Link::Identity;
+  out.weights = cg.weights;
+  const double sse = sum_of_squares(design, t, out.weights);
+  const double penalty_value = penalty ? penalty->penalty(out.weights) : 0.0;
+
+  FitReport& report = ctx.report;
+  report.iterations = cg.iterations;
+  const std::string residual = text::number(cg.residuals.back(), 3);
+  if (cg.converged)
+    report.stop(Termination::Converged,
+                "conjugate gradient: residual " + residual + " of the right-hand side after " +
+                    std::to_string(cg.iterations) + " iterations (tolerance " +
+                    text::number(tolerance_, 3) + ")");
+  else
+    report.stop(cg.iterations >= max_iterations_ ? Termination::IterationCap
+                                                 : Termination::NoProgress,
+                "conjugate gradient: residual " + residual + " of the right-hand side after " +
+                    std::to_string(cg.iterations) + " iterations, above the tolerance " +
+                    text::number(tolerance_, 3));
+  report.final_error = 0.5 * sse + penalty_value;
+  // One series entry per iteration: the largest relative residual over the outputs.
+  report.series["cg_residual"] = cg.residuals;
+  report.figures["cg_iterations"] = double(cg.iterations);
+  report.figures["cg_jitter"] = cg.jitter;
+  report.figures["preconditioner_seconds"] = cg.preconditioner_seconds;
+  report.figures["parameters"] = double(p);
+  report.figures["sse"] = sse;
+  report.figures["penalty"] = penalty_value;
+  report.figures["solver_cg"] = 1.0;
+  report.flops = cg.flops + 2.0 * double(total_rows) * double(p) * double(k);
+  report.seconds = seconds_since(start);
+  if (!cg.converged)
+    ctx.warn("not-converged",
+             "conjugate gradient stopped at residual " + residual + " of the right-hand side after " +
+                 std::to_string(cg.iterations) + " iterations (tolerance " +
+                 text::number(tolerance_, 3) + ")",
+             "output.max_iterations, a larger weight penalty, or output.solver = "
+             "\"refined-normal-equations\"");
   return out;
 }
 

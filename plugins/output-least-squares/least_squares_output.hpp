@@ -18,10 +18,18 @@
 //    taken from Phi (Bjorck's corrected semi-normal equations): the SVD's accuracy when the
 //    penalised system's condition is below 1e13 (Phi's below about 3e6), at a quarter of its
 //    flops and on every thread; otherwise one of the other two takes over.
-// `auto` takes refined-normal-equations under a penalty; svd when N (M+1) <= svd_limit entries
-// and normal-equations otherwise.
+//  - cg: preconditioned conjugate gradient on the same normal equations, never formed: each
+//    iteration one pass over Phi's blocks (radial/numerics/normal_cg.hpp), the preconditioner
+//    the Cholesky factor of (N / M) Phi_C^T Phi_C + H, Phi_C the design at the centres
+//    themselves (FALKON's, Rudi et al. 2017, when the centres are training rows). Cost per
+//    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + 9 (M+1)^3 grows with M^2.
+// `auto` takes cg under a penalty when its estimated cost (iterative_cost) is below the refined
+// normal equations' (direct_cost); else refined-normal-equations under a penalty; svd when
+// N (M+1) <= svd_limit entries and normal-equations otherwise.
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "radial/output_layer.hpp"
@@ -29,11 +37,13 @@
 
 namespace radial::plugins {
 
-enum class LeastSquaresSolver { Auto, Svd, NormalEquations, RefinedNormalEquations };
+enum class LeastSquaresSolver { Auto, Svd, NormalEquations, RefinedNormalEquations, Cg };
 
 struct LeastSquaresOptions {
   LeastSquaresSolver solver = LeastSquaresSolver::Auto;
   double rcond = -1.0;  // < 0: LAPACK's default cut-offs (radial/numerics/least_squares.hpp)
+  double tolerance = 1e-4;            // cg: relative residual of the normal equations
+  std::int64_t max_iterations = 300;  // cg
 };
 
 class LeastSquaresOutput final : public OutputLayer {
@@ -44,8 +54,18 @@ class LeastSquaresOutput final : public OutputLayer {
   // Solver::Auto.
   static constexpr std::size_t svd_limit = std::size_t(1) << 22;
 
+  // The most bytes of Phi the cg path keeps in memory between its passes (also at most a
+  // quarter of the memory available); beyond, every pass makes Phi's blocks again.
+  static constexpr std::size_t cg_cache_bytes = std::size_t(2) << 30;
+
   explicit LeastSquaresOutput(LeastSquaresOptions options)
-      : solver_(options.solver), rcond_(options.rcond) {}
+      : solver_(options.solver), rcond_(options.rcond), tolerance_(options.tolerance),
+        max_iterations_(std::size_t(options.max_iterations)) {}
+
+  // Estimated flops of the two paths on n rows, d inputs, p = M + 1 columns, k outputs (the
+  // auto rule; the iterative one assumes 40 iterations and an exp worth 20 flops).
+  static double direct_cost(double n, double d, double p, double k);
+  static double iterative_cost(double n, double d, double p, double k);
 
   bool least_squares() const override { return true; }
 
@@ -56,8 +76,16 @@ class LeastSquaresOutput final : public OutputLayer {
                     FitContext& ctx) override;
 
  private:
+  // The cg path of fit(): weights, report and warnings.
+  OutputWeights fit_iterative(const TrainingProblem& problem, const Matrix& t,
+                              const WeightPenalty* penalty, std::size_t total_rows,
+                              std::chrono::steady_clock::time_point start,
+                              FitContext& ctx) const;
+
   Solver solver_;
   double rcond_;
+  double tolerance_;
+  std::size_t max_iterations_;
 };
 
 }  // namespace radial::plugins

@@ -11,17 +11,30 @@ static auto least_squares_table() {
            {{"auto", LeastSquaresSolver::Auto},
             {"svd", LeastSquaresSolver::Svd},
             {"normal-equations", LeastSquaresSolver::NormalEquations},
-            {"refined-normal-equations", LeastSquaresSolver::RefinedNormalEquations}},
+            {"refined-normal-equations", LeastSquaresSolver::RefinedNormalEquations},
+            {"cg", LeastSquaresSolver::Cg}},
            "svd: LAPACK dgelsd on the design matrix; normal-equations: Phi^T Phi accumulated in "
            "row blocks, solved by eigendecomposition; refined-normal-equations: the same, then "
            "refined with residuals from Phi to the SVD's accuracy (Bjorck 1987), or svd / "
-           "normal-equations when the penalised system's condition exceeds 1e13; auto: "
-           "refined-normal-equations under a penalty, else svd when N (M+1) <= 4194304");
+           "normal-equations when the penalised system's condition exceeds 1e13; cg: preconditioned "
+           "conjugate gradient on the normal equations, never formed (one pass over the design "
+           "per iteration; for thousands of centres); auto: cg under a penalty when its "
+           "estimated cost is below the direct solve's, else refined-normal-equations under a "
+           "penalty, else svd when N (M+1) <= 4194304");
   t.bind("rcond", &LeastSquaresOptions::rcond,
          "relative cut-off below which singular values (svd) or eigenvalues (normal-equations) "
          "count as 0; < 0: machine epsilon x max(N, M+1), or epsilon x (M+1) for eigenvalues; "
          "below 1, since rcond >= 1 would count every value as 0")
       .below(1.0);
+  t.bind("tolerance", &LeastSquaresOptions::tolerance,
+         "cg: stop when every output's normal-equations residual is at most this fraction of "
+         "its right-hand side's norm")
+      .above(0.0)
+      .below(1.0);
+  t.bind("max_iterations", &LeastSquaresOptions::max_iterations,
+         "cg: the most iterations (passes over the design); reaching it is reported as not "
+         "converged")
+      .at_least(1);
   return t;
 }
 

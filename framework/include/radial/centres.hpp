@@ -9,6 +9,7 @@
 // Bayes output uses: p(C_k|x) proportional to P(C_k) sum_j pi_jk p(x|j).
 
 #include <cstddef>
+#include <vector>
 
 #include "radial/types.hpp"
 
@@ -36,5 +37,10 @@ struct Centres {
   // mixing columns not summing to 1 within 1e-6).
   void check() const;
 };
+
+// The centres `index` (ascending or not, no repeats) of `centres` with their shapes, mixing
+// weights and owners; class priors as they are.
+Centres select_centres(const Centres& centres, const std::vector<std::size_t>& index);
+
 
 }  // namespace radial

@@ -38,6 +38,13 @@ class DesignMatrix {
   // the first pass (the cache keeps the blocks of that pass). Rows without NaN never change.
   void set_input_model(const Centres* model);
 
+  // The same design (inputs, centres, basis, input model, threads) in blocks of `block_rows`
+  // rows with a cache of up to `cache_bytes`, sharing what this one refers to; its cache
+  // starts empty. Passes whose
+  // work per entry is small (conjugate gradient at thousands of centres) want blocks that stay
+  // in cache between the basis map and their products.
+  std::unique_ptr<DesignMatrix> reblocked(std::size_t block_rows, std::size_t cache_bytes) const;
+
   std::size_t rows() const;
   std::size_t cols() const;        // M + 1 (M in the log domain)
   std::size_t block_rows() const;

@@ -7,6 +7,8 @@
 // freed heap tops are trimmed), so every reuse pays page faults and page zeroing: 11-31% of a
 // default fit's wall time on the benchmark sets (RESULTS.md, session 30).
 
+#include <cstdint>
+
 namespace radial {
 
 // Once per process: serve blocks up to 32 MB from the heap (M_MMAP_THRESHOLD) and keep 64 MB
@@ -19,5 +21,8 @@ bool keep_freed_heap();
 // much (the model selection's designs, samples and folds) hands over to one that allocates
 // other sizes, so the freed pages do not stay resident beside the next stage's.
 void release_freed_heap();
+
+// Bytes of memory the system can still give (MemAvailable of /proc/meminfo); 0 if unknown.
+std::uint64_t available_memory();
 
 }  // namespace radial

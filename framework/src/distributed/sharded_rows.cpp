@@ -113,4 +113,25 @@ Vector column_variances(const Matrix& x, std::size_t rows) {
   return out;
 }
 
+std::vector<std::size_t> sample_rows(std::size_t local_rows, std::size_t first,
+                                     std::size_t total, std::size_t target, std::uint64_t seed) {
+  std::vector<std::size_t> kept;
+  if (total <= target) {
+    kept.resize(local_rows);
+    for (std::size_t i = 0; i < local_rows; ++i) kept[i] = i;
+    return kept;
+  }
+  const double keep = double(target) / double(total);
+  kept.reserve(std::size_t(1.1 * keep * double(local_rows)) + 64);
+  for (std::size_t i = 0; i < local_rows; ++i) {
+    // SplitMix64 of (seed, row), as derive_seed (radial/training/trainer.hpp) mixes a stream.
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (first + i + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    if (double(z >> 11) * 0x1p-53 < keep) kept.push_back(i);
+  }
+  return kept;
+}
+
 }  // namespace radial

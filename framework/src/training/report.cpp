@@ -145,6 +145,10 @@ json to_json(const SelectionReport& s) {
               {"penalty_added", s.penalty_added},
               {"rows", s.rows},
               {"sample_of", s.sample_of == 0 ? json(nullptr) : json(s.sample_of)},
+              {"centres", s.centres == 0 ? json(nullptr) : json(s.centres)},
+              {"centres_of", s.centres_of == 0 ? json(nullptr) : json(s.centres_of)},
+              {"width_transfer", s.width_transfer},
+              {"alpha_transfer", s.alpha_transfer},
               {"edges", s.edges},
               {"seconds", number(s.seconds)},
               {"curves", std::move(curves)}};

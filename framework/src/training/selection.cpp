@@ -8,8 +8,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 
 #include "radial/distributed/collectives.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/training/metrics.hpp"
@@ -29,8 +31,45 @@ namespace {
 // with the sample (at most ~100000 rows) the selection stays within the data + 256 MB of issue 6.
 constexpr std::size_t selection_cache_bytes = std::size_t(192) << 20;
 
-// The seed stream of the selection's row sample (trainer.cpp's stages use 1-6 and from 100).
+// The seed streams of the selection's row sample and centre subset (trainer.cpp's stages use
+// 1-6 and from 100).
 constexpr std::uint64_t selection_sample_stream = 7;
+constexpr std::uint64_t selection_centre_stream = 8;
+
+// `count` of the `total` centres, by a seeded partial Fisher-Yates shuffle, ascending.
+std::vector<std::size_t> centre_sample(std::size_t total, std::size_t count, std::uint64_t seed) {
+  std::vector<std::size_t> index(total);
+  for (std::size_t i = 0; i < total; ++i) index[i] = i;
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = 0; i < count && i + 1 < total; ++i)
+    std::swap(index[i], index[i + std::size_t(rng() % (total - i))]);
+  index.resize(count);
+  std::sort(index.begin(), index.end());
+  return index;
+}
+
+// The number of centres a pipeline's learner will fit on `rows` rows: its count, or the auto
+// count (radial/centre_learner.hpp); 0 when it names none (a centres file).
+std::size_t expected_count(const Pipeline& p, const Dataset& train, std::size_t rows) {
+  const Params& params = p.centres.params;
+  if (!params.has("count")) return 0;
+  const std::size_t given = centre_count(params);
+  return given ? given : auto_centre_count(rows, centre_count_classes(train));
+}
+
+// The common variance (sigma^2 of every centre) the basis's width rule sets at scale 1, or 0
+// when the rule gives each centre its own (shapes, p-nearest) or the basis has no width rule.
+double common_variance(const Pipeline& p, const Basis& basis, const Centres& centres) {
+  try {
+    WidthSpec spec = width_spec(p.basis.params, "basis " + p.basis.plugin);
+    spec.scale = 1.0;
+    Centres copy = centres;
+    FitContext ctx(0, 1);
+    return apply_width_rule(copy, spec, basis.density(), ctx).common_variance;
+  } catch (const Error&) {
+    return 0;
+  }
+}
 
 bool is_choose(const Params& params, const std::string& name) {
   return params.has(name) && params.is_word(name, "choose");
@@ -463,19 +502,14 @@ struct SelectionRows {
   std::size_t rows = 0;           // over all ranks
 };
 
-SelectionRows selection_rows(const Dataset& train, std::uint64_t seed) {
+SelectionRows selection_rows(const Dataset& train, std::uint64_t seed, std::size_t target) {
   SelectionRows s;
   const std::size_t total = count_over_ranks(train.rows());
   s.rows = total;
-  if (total <= selection_sample_rows) return s;
+  if (total <= target) return s;
   const std::size_t first = collectives().size() > 1 ? shard_layout(train.rows()).first : 0;
-  const double keep = double(selection_sample_rows) / double(total);
-  std::vector<std::size_t> kept;
-  kept.reserve(std::size_t(1.1 * keep * double(train.rows())) + 64);
-  for (std::size_t i = 0; i < train.rows(); ++i)
-    if (double(derive_seed(seed, first + i) >> 11) * 0x1p-53 < keep) kept.push_back(i);
-  s.sample = select_rows(train, kept);
-  s.rows = count_over_ranks(kept.size());
+  s.sample = select_rows(train, sample_rows(train.rows(), first, total, target, seed));
+  s.rows = count_over_ranks(s.sample->rows());
   return s;
 }
 
@@ -510,7 +544,15 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   }
 
   const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
-  const SelectionRows on = selection_rows(train, derive_seed(fold_seed, selection_sample_stream));
+  // More centres than selection_centres: a subset of them, and fewer rows.
+  const std::size_t total_rows = count_over_ranks(train.rows());
+  std::size_t largest = 0;
+  for (const std::size_t c : grids.counts)
+    largest = std::max(largest, c ? c : expected_count(p, train, total_rows));
+  const std::size_t row_target =
+      largest > selection_centres ? selection_subset_rows : selection_sample_rows;
+  const SelectionRows on =
+      selection_rows(train, derive_seed(fold_seed, selection_sample_stream), row_target);
   const Dataset& rows = on.sample ? *on.sample : train;
   const Matrix targets = targets_for(Link::Identity, rows);
   const bool classes = train.task == Task::Classification;
@@ -523,13 +565,27 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     log("select: on a sample of " + std::to_string(on.rows) + " of the " +
         std::to_string(report.sample_of) + " training rows");
   Best best;
+  std::optional<Centres> best_subset;  // the subset the best was chosen with, if any
   for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
     Pipeline with_count = p;
     if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
     CentreFit fitted = fit_centres(with_count);
-    WidthPaths widths(p, registry, rows, targets, grids, wants.scale, ci, fitted.centres,
-                      basis_seed, threads, best, report, log, input_model);
-    if (widths.run()) selected.centres = std::move(fitted);
+    std::optional<Centres> subset;
+    if (fitted.centres.count() > selection_centres) {
+      subset = select_centres(fitted.centres,
+                              centre_sample(fitted.centres.count(), selection_centres,
+                                            derive_seed(fold_seed, selection_centre_stream)));
+      if (log)
+        log("select: with " + std::to_string(selection_centres) + " of the " +
+            std::to_string(fitted.centres.count()) + " centres");
+    }
+    WidthPaths widths(p, registry, rows, targets, grids, wants.scale, ci,
+                      subset ? *subset : fitted.centres, basis_seed, threads, best, report, log,
+                      input_model);
+    if (widths.run()) {
+      selected.centres = std::move(fitted);
+      best_subset = std::move(subset);
+    }
   }
   // The curves in grid order (count, then width), however they were evaluated.
   std::stable_sort(report.curves.begin(), report.curves.end(),
@@ -550,12 +606,28 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (grids.counts.size() > 1 && (best_count == 0 || best_count + 1 == grids.counts.size()))
       report.edges.push_back("centres.count");
   }
+  if (best_subset) {
+    // Carried to all the centres: the same absolute width (sigma^2 = scale x the rule's
+    // variance, which shrinks as centres get denser) and the same prior over functions. Under
+    // weight decay the network's prior covariance, Cov(f(x), f(x')) = (1 / alpha)
+    // sum_j phi_j(x) phi_j(x'), grows with the number of centres, so alpha grows with it.
+    const std::size_t all = selected.centres.centres.count();
+    report.centres = best_subset->count();
+    report.centres_of = all;
+    if (wants.scale) {
+      const double on_subset = common_variance(p, *probe, *best_subset);
+      const double on_all = common_variance(p, *probe, selected.centres.centres);
+      if (on_subset > 0 && on_all > 0) report.width_transfer = on_subset / on_all;
+    }
+    if (wants.alpha || wants.add_penalty) report.alpha_transfer = double(all) / double(report.centres);
+  }
   if (wants.scale) {
-    chosen.basis.params.set("width_scale", width_scale_at(best_scale));
-    report.chosen.push_back({"basis.width_scale", width_scale_at(best_scale)});
+    const double scale = width_scale_at(best_scale) * report.width_transfer;
+    chosen.basis.params.set("width_scale", scale);
+    report.chosen.push_back({"basis.width_scale", scale});
     if (best.width_at_end) report.edges.push_back("basis.width_scale");
   }
-  double chosen_alpha = best.alpha;
+  double chosen_alpha = best.alpha * report.alpha_transfer;
   if ((wants.alpha || wants.add_penalty) && !output->least_squares())
     chosen_alpha = cross_validated_alpha(p, registry, rows, chosen, selected.centres.centres,
                                          wants, chosen_alpha, fold_seed, basis_seed, output_seed,

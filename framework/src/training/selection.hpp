@@ -53,6 +53,14 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
 // on every row.
 inline constexpr std::size_t selection_sample_rows = 100000;
 
+// Above this many centres the values are chosen with a seeded subset of this many (the closed
+// form costs about 3 n m^2 + 9 m^3 per width on n rows and m centres) on a sample of about
+// selection_subset_rows rows, and carried to all the centres (the same absolute width; weight
+// decay's alpha times M / m, the same prior over functions); the final fit uses every row and
+// centre (SelectionReport::centres, width_transfer, alpha_transfer).
+inline constexpr std::size_t selection_centres = 800;
+inline constexpr std::size_t selection_subset_rows = 20000;
+
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();
 

@@ -106,17 +106,6 @@ void check_weights(const OutputWeights& w, std::size_t centres, std::size_t clas
               w.link.name() + "' does not accept: " + problem);
 }
 
-// Bytes of memory the system can still give (MemAvailable of /proc/meminfo); 0 if unknown.
-std::uint64_t available_memory() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::uint64_t kilobytes = 0;
-  while (meminfo >> key >> kilobytes) {
-    if (key == "MemAvailable:") return kilobytes * 1024;
-    meminfo.ignore(64, '\n');
-  }
-  return 0;
-}
 
 // Refuses, before the output stage allocates it, an output stage that needs more memory than
 // is available: what the layer says it holds (OutputLayer::working_memory).

@@ -46,4 +46,13 @@ RowCandidate best_candidate(const RowCandidate& mine, bool largest);
 // For data-scaled floors and tolerances (kmeans' variance floor, PRBF's variance floors).
 Vector column_variances(const Matrix& x, std::size_t rows);
 
+// A seeded sample of about `target` of every rank's rows: this rank's local indices (ascending)
+// of the rows kept, each of the `total` rows kept with probability target / total by a hash of
+// (seed, its global index), so the same rows under any number of ranks and with no message; every
+// row when total <= target. `first` is this rank's first global row (shard_layout().first).
+// Each class is kept in proportion in expectation. For the selection's rows and k-means on a
+// sample.
+std::vector<std::size_t> sample_rows(std::size_t local_rows, std::size_t first,
+                                     std::size_t total, std::size_t target, std::uint64_t seed);
+
 }  // namespace radial

@@ -28,6 +28,11 @@ struct KMeansOptions {
   double tolerance = 1e-4;        // stop when no centre moves more than this (relative to the data
                                   // scale); 0 runs exactly `iterations`
   int threads = 1;
+  // Lloyd on a seeded sample of about sample_per_centre x count rows when the data have more
+  // than twice that many, then one Lloyd update on every row (centres, partition and spreads of
+  // all rows): the cost of an iteration stops growing with N. 0: every row. Read by the kmeans
+  // centre learner (kmeans_on_sample), not by kmeans() itself.
+  std::size_t sample_per_centre = 0;
 };
 
 struct KMeansResult {
@@ -51,5 +56,12 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
 
 // Initialisation + Lloyd.
 KMeansResult kmeans(const Matrix& x, const KMeansOptions& options, std::mt19937_64& rng);
+
+// kmeans() on the seeded row sample options.sample_per_centre asks for (every row when it is 0
+// or the data are small), then one Lloyd update on every row of x. `rows_used` is set to the
+// rows over all ranks the iterations ran on. The seed of the sample is one draw of rng, made only
+// when a sample is taken. Collective as kmeans().
+KMeansResult kmeans_on_sample(const Matrix& x, const KMeansOptions& options, std::mt19937_64& rng,
+                              std::size_t& rows_used);
 
 }  // namespace radial

@@ -94,6 +94,11 @@ struct SelectionReport {
   // The rows the values were chosen on, and when that is a sample, how many it was drawn from
   // (0: every training row).
   std::size_t rows = 0, sample_of = 0;
+  // The centres the values were chosen with, when a subset: how many, of how many (0: all).
+  // The width scale and penalty chosen on the subset are carried to all the centres by these
+  // factors (selection.hpp).
+  std::size_t centres = 0, centres_of = 0;
+  double width_transfer = 1, alpha_transfer = 1;
   double seconds = 0;
 };
 

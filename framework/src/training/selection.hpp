@@ -53,13 +53,16 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
 // on every row.
 inline constexpr std::size_t selection_sample_rows = 100000;
 
-// Above this many centres the values are chosen with a seeded subset of this many (the closed
-// form costs about 3 n m^2 + 9 m^3 per width on n rows and m centres) on a sample of about
-// selection_subset_rows rows, and carried to all the centres (the same absolute width; weight
-// decay's alpha times M / m, the same prior over functions); the final fit uses every row and
-// centre (SelectionReport::centres, width_transfer, alpha_transfer).
+// Above selection_centres centres the values are chosen with a seeded subset of
+// selection_subset_centres of them on a sample of about selection_subset_rows rows, both
+// scored by the leave-one-out squared error (classes too), and carried to all the centres: the
+// same absolute width and the same alpha (SelectionReport::centres, width_transfer). The closed
+// form costs about 3 n m^2 + 9 m^3 per width on n rows and m centres: with these sizes about
+// 6e9 per width, a bounded part of the final fit's passes, whatever N and M. The final fit uses
+// every row and centre.
 inline constexpr std::size_t selection_centres = 800;
-inline constexpr std::size_t selection_subset_rows = 20000;
+inline constexpr std::size_t selection_subset_centres = 400;
+inline constexpr std::size_t selection_subset_rows = 12000;
 
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();

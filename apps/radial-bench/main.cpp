@@ -76,6 +76,10 @@ struct Settings {
   std::size_t csv_rows = 1'000'000;       // rows of the CSV reading part (d = 16 + class)
   std::size_t refine_rows = 100'000;      // N of the whole-network gradient pass (--tasks refine)
   radial::bench::DistributedSettings distributed;  // --tasks distributed (not in the default)
+  // --tasks scale (not in the default): scale/scale.py's generator sizes and its FALKON runs
+  // ("preset:rows:centres", e.g. susy:1000000:10000), each in the same run as its peers.
+  std::string scale_sizes = "2000,5000,10000,20000,50000";
+  std::vector<std::string> scale_falkon;
   fs::path experiment_data = fs::path(RADIAL_SOURCE_DIR) / "docs" / "examples" / "data";
   int threads = 0;
   fs::path work;
@@ -124,8 +128,9 @@ struct ChildRun {
   std::string out;
 };
 
-ChildRun run_child(const std::vector<std::string>& argv, int threads, const fs::path& out_file) {
-  std::vector<std::string> set;
+ChildRun run_child(const std::vector<std::string>& argv, int threads, const fs::path& out_file,
+                   const std::vector<std::string>& extra_env = {}) {
+  std::vector<std::string> set = extra_env;
   for (const char* var : {"OMP_NUM_THREADS=", "OPENBLAS_NUM_THREADS=", "MKL_NUM_THREADS="})
     set.push_back(var + std::to_string(threads));
   std::vector<std::string> env_store = radial::bench::environment_with(set), argv_store = argv;
@@ -210,6 +215,7 @@ class Bench {
       d.repeats = s_.repeats;
       radial::bench::distributed_bench(d, std::cout);
     }
+    if (wants("scale")) scale();
     if (!s_.keep) fs::remove_all(s_.work);
   }
 
@@ -220,6 +226,33 @@ class Bench {
     std::string note;
     std::string key;  // the guard's name for the ratio (see ratios())
   };
+
+  // Training at scale (issue 45): scale/scale.py with the build's Python module, its tables
+  // printed as they come. Each of its comparisons is measured within one run.
+  void scale() {
+    const fs::path script = fs::path(RADIAL_SOURCE_DIR) / "apps" / "radial-bench" / "scale" / "scale.py";
+    const std::string path = "PYTHONPATH=" + (self_dir().parent_path() / "python").string();
+    std::vector<std::vector<std::string>> runs{{"generator", "--sizes", s_.scale_sizes}, {"sets"}};
+    for (const std::string& spec : s_.scale_falkon) {
+      const auto a = spec.find(':'), b = spec.rfind(':');
+      if (a == std::string::npos || a == b)
+        throw radial::Error("radial-bench: --scale-falkon '" + spec +
+                            "': give preset:rows:centres, e.g. susy:1000000:10000");
+      runs.push_back({"falkon", "--preset", spec.substr(0, a), "--n-train",
+                      spec.substr(a + 1, b - a - 1), "--M", spec.substr(b + 1), "--data-dir",
+                      (s_.work / "falkon").string()});
+    }
+    for (const auto& run : runs) {
+      std::vector<std::string> argv{s_.python.string(), script.string()};
+      argv.insert(argv.end(), run.begin(), run.end());
+      const ChildRun r = run_child(argv, threads_, s_.work / "scale.out", {path});
+      std::cout << "\nTraining at scale: scale.py " << run.front() << " (" << r.seconds
+                << " s)\n" << r.out;
+      if (r.status != 0)
+        throw radial::Error("radial-bench: scale.py " + run.front() + " failed (exit " +
+                            std::to_string(r.status) + ")");
+    }
+  }
 
   bool wants(const std::string& t) const {
     return std::find(s_.tasks.begin(), s_.tasks.end(), t) != s_.tasks.end();
@@ -724,7 +757,12 @@ int main(int argc, char** argv) {
   app.add_option("--dims", s.dims, "dimensions d of the grid");
   app.add_option("--tasks", s.tasks,
                  "any of kmeans gmm logistic pipeline design csv experiment refine, and distributed "
-                 "(not in the default: mpirun, N up to 10^7)");
+                 "(not in the default: mpirun, N up to 10^7) and scale (not in the default: "
+                 "scale/scale.py against SVC, Nystroem and the FALKON reference)");
+  app.add_option("--scale-sizes", s.scale_sizes,
+                 "training rows of the scale part's generator, comma-separated");
+  app.add_option("--scale-falkon", s.scale_falkon,
+                 "the scale part's FALKON comparisons, preset:rows:centres (susy:1000000:10000)");
   app.add_option("--repeats", s.repeats, "runs per measurement (the median is shown)");
   app.add_option("--iterations", s.iterations, "EM iterations per timed run");
   app.add_option("--kmeans-iterations", s.kmeans_iterations, "Lloyd iterations per timed run");

@@ -176,6 +176,7 @@ std::unique_ptr<DesignMatrix> DesignMatrix::reblocked(std::size_t block_rows,
 }
 
 std::size_t DesignMatrix::rows() const { return impl_->rows(); }
+bool DesignMatrix::cached() const { return impl_->cached.load(); }
 std::size_t DesignMatrix::cols() const { return impl_->cols(); }
 std::size_t DesignMatrix::block_rows() const { return impl_->block_rows; }
 std::size_t DesignMatrix::block_count() const { return impl_->block_count(); }

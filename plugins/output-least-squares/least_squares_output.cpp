@@ -499,11 +499,27 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   OutputWeights out;
   out.link = Link::Identity;
   out.weights = cg.weights;
-  const double sse = sum_of_squares(design, t, out.weights);
+  // The sum of squares from the solve's products when Phi is not in memory (a pass of its own
+  // costs as much as an iteration), else from the residuals themselves.
+  double sse;
+  // Every rank takes the same way (both are sums over all ranks).
+  const bool cached = min_over_ranks(design.cached() ? 1.0 : 0.0) > 0.5;
+  if (cached) {
+    sse = sum_of_squares(design, t, out.weights);
+  } else {
+    const ColumnQuadratic q = column_quadratic(penalty, p);
+    Matrix hw = xt::zeros<double>({p, k});
+    if (q.add_product) q.add_product(out.weights, hw);
+    std::vector<double> squared{0.0};
+    for (const double v : t) squared[0] += v * v;
+    sum_pass_over_ranks(squared, nullptr);
+    sse = cg_sum_of_squares(cg, hw, q.gradient, squared[0]);
+  }
   const double penalty_value = penalty ? penalty->penalty(out.weights) : 0.0;
 
   FitReport& report = ctx.report;
   report.iterations = cg.iterations;
+  report.figures["sse_from_normal_equations"] = cached ? 0.0 : 1.0;
   const std::string residual = text::number(cg.residuals.back(), 3);
   if (cg.converged)
     report.stop(Termination::Converged,

@@ -47,6 +47,9 @@ class DesignMatrix {
 
   std::size_t rows() const;
   std::size_t cols() const;        // M + 1 (M in the log domain)
+  // True once a complete pass has kept Phi in memory (it fits in cache_bytes): later passes
+  // read it instead of making the blocks.
+  bool cached() const;
   std::size_t block_rows() const;
   std::size_t block_count() const;
 

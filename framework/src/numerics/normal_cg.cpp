@@ -396,7 +396,24 @@ NormalCgResult solve_normal_cg(const DesignMatrix& design, const Matrix& t,
     }
   }
   out.weights = std::move(x);
+  out.rhs = std::move(b);
+  out.residual = std::move(r);
   return out;
+}
+
+double cg_sum_of_squares(const NormalCgResult& solve, const Matrix& hw, const Matrix& gradient,
+                         double targets_squared) {
+  const Matrix& w = solve.weights;
+  const std::size_t p = w.shape(0), k = w.shape(1);
+  double quadratic = 0, cross = 0;
+  for (std::size_t i = 0; i < p; ++i)
+    for (std::size_t c = 0; c < k; ++c) {
+      const double g = gradient.size() ? gradient(i, 0) : 0.0;
+      const double gram_w = solve.rhs(i, c) - solve.residual(i, c) - hw(i, c);  // Phi^T Phi w
+      quadratic += w(i, c) * gram_w;
+      cross += w(i, c) * (solve.rhs(i, c) + g);  // Phi^T t = b + g
+    }
+  return std::max(0.0, quadratic - 2.0 * cross + targets_squared);
 }
 
 }  // namespace radial

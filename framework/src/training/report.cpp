@@ -12,6 +12,12 @@ using nlohmann::json;
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+json numbers(const std::vector<double>& v) {
+  json out = json::array();
+  for (const double x : v) out.push_back(number(x));
+  return out;
+}
+
 template <class T>
 json optional_number(const std::optional<T>& v) {
   if (!v) return nullptr;
@@ -149,6 +155,10 @@ json to_json(const SelectionReport& s) {
               {"centres_of", s.centres_of == 0 ? json(nullptr) : json(s.centres_of)},
               {"width_transfer", s.width_transfer},
               {"alpha_transfer", s.alpha_transfer},
+              {"count_curve", s.count_curve_counts.empty()
+                                  ? json(nullptr)
+                                  : json{{"count", s.count_curve_counts},
+                                         {"error", numbers(s.count_curve_errors)}}},
               {"edges", s.edges},
               {"seconds", number(s.seconds)},
               {"curves", std::move(curves)}};

@@ -178,8 +178,12 @@ Grids selection_grids(const Pipeline& p, const Wants& wants, const Dataset& trai
     const std::size_t rows = count_over_ranks(train.rows());
     const std::size_t base = auto_centre_count(rows, centre_count_classes(train));
     g.counts.clear();
+    // At most the auto count's cap (the preconditioner of the iterative solve holds M^2).
+    const std::size_t cap = auto_centre_count(std::numeric_limits<std::size_t>::max() / 4,
+                                              centre_count_classes(train));
     for (const std::size_t c : {base / 4, base / 2, base, 2 * base, 4 * base}) {
-      const std::size_t clamped = std::clamp<std::size_t>(c, 1, std::max<std::size_t>(rows, 1));
+      const std::size_t clamped =
+          std::clamp<std::size_t>(std::min(c, cap), 1, std::max<std::size_t>(rows, 1));
       if (std::find(g.counts.begin(), g.counts.end(), clamped) == g.counts.end())
         g.counts.push_back(clamped);
     }
@@ -516,6 +520,67 @@ SelectionRows selection_rows(const Dataset& train, std::uint64_t seed, std::size
   return s;
 }
 
+
+// centres.count = "choose" above selection_centres centres: a validation curve. Each count's
+// network (its own centres, the width chosen on `subset` carried to them, the chosen alpha) is
+// fitted by the output layer on a seeded 4/5 of the selection's rows and scored on the other
+// fifth (error rate for classes, ties by cross-entropy or MSE; MSE for regression). The best
+// count wins, ties to the smaller; its centres go into `fitted`. Returns its index in `counts`.
+std::size_t validated_count(const Pipeline& p, const Registry& registry, const Dataset& rows,
+                            const std::vector<std::size_t>& counts, const Wants& wants,
+                            const Centres& subset, double subset_scale, double alpha,
+                            const Basis& probe, const FitCentres& fit_centres, CentreFit& fitted,
+                            std::uint64_t fold_seed, std::uint64_t output_seed, int threads,
+                            SelectionReport& report,
+                            const std::function<void(const std::string&)>& log,
+                            const Centres* input_model) {
+  const bool classes = rows.task == Task::Classification;
+  std::vector<std::size_t> fold_of = assign_folds(rows, 5, classes, cv_folds_seed(fold_seed));
+  for (std::size_t& f : fold_of) f = f == 0 ? 0 : 1;  // fold 0 held out, the rest fitted
+  const std::string plugin = wants.alpha ? p.weight_penalty->plugin : "weight-decay";
+  Params penalty_params;
+  if (wants.alpha) penalty_params = p.weight_penalty->params;
+  else if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
+    penalty_params = validate_params(info->params, {}, "plugin " + plugin);
+  if (wants.alpha || wants.add_penalty) penalty_params.set("alpha", alpha);
+  const double on_subset = common_variance(p, probe, subset);
+  std::size_t best = 0;
+  double best_error = std::numeric_limits<double>::infinity(), best_tie = best_error;
+  for (std::size_t ci = 0; ci < counts.size(); ++ci) {
+    Pipeline with_count = p;
+    with_count.centres.params.set("count", std::int64_t(counts[ci]));
+    CentreFit candidate = fit_centres(with_count);
+    Params bp = p.basis.params;
+    if (wants.scale) {
+      const double on_all = common_variance(p, probe, candidate.centres);
+      bp.set("width_scale",
+             subset_scale * (on_subset > 0 && on_all > 0 ? on_subset / on_all : 1.0));
+    }
+    const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, bp);
+    Centres centres = candidate.centres;
+    FitContext bctx(output_seed, threads);
+    basis->prepare(centres, bctx);
+    const PathPoint point =
+        cross_validated(p, registry, rows, centres, basis, plugin, penalty_params, fold_of, 1,
+                        output_seed, threads, std::numeric_limits<double>::infinity(),
+                        input_model);
+    report.count_curve_counts.push_back(counts[ci]);
+    report.count_curve_errors.push_back(point.error);
+    if (log)
+      log("select: " + std::to_string(counts[ci]) + " centres: validation " +
+          (classes ? "error rate " : "mse ") + text::number(point.error));
+    if (point.error < best_error || (point.error == best_error && point.tie < best_tie)) {
+      best_error = point.error;
+      best_tie = point.tie;
+      best = ci;
+      fitted = std::move(candidate);
+    }
+  }
+  if (!std::isfinite(best_error))
+    throw NumericalError(p.file.string() + ": no centre count gave a finite validation error; "
+                         "give centres.count a number");
+  return best;
+}
 }  // namespace
 
 std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32}; }
@@ -546,9 +611,19 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     return std::nullopt;
   }
 
-  const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
-  // More centres than selection_centres: a subset of them, and fewer rows.
+  Grids grids = selection_grids(p, wants, train);  // counts for all the rows
+  // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen above
+  // it: only the auto count's subset is scored in closed form (every count's subset has the
+  // same size), and the counts get a validation curve (validated_count); chosen below it, the
+  // counts above it are left out of the closed form's comparison, which could not tell them
+  // apart.
   const std::size_t total_rows = count_over_ranks(train.rows());
+  const std::size_t auto_count = expected_count(p, train, total_rows);
+  const bool count_curve = wants.count && auto_count > selection_centres;
+  if (wants.count && !count_curve)
+    grids.counts.erase(std::remove_if(grids.counts.begin(), grids.counts.end(),
+                                      [](std::size_t c) { return c > selection_centres; }),
+                       grids.counts.end());
   std::size_t largest = 0;
   for (const std::size_t c : grids.counts)
     largest = std::max(largest, c ? c : expected_count(p, train, total_rows));
@@ -574,6 +649,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   Best best;
   std::optional<Centres> best_subset;  // the subset the best was chosen with, if any
   for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
+    if (count_curve && grids.counts[ci] != auto_count) continue;
     Pipeline with_count = p;
     if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
     CentreFit fitted = fit_centres(with_count);
@@ -606,7 +682,12 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                          "and penalty by hand");
 
   Pipeline& chosen = selected.pipeline;
-  const auto [best_count, best_scale, best_alpha] = best.at;
+  auto [best_count, best_scale, best_alpha] = best.at;
+  if (count_curve && best_subset)
+    best_count = validated_count(p, registry, rows, grids.counts, wants, *best_subset,
+                                 width_scale_at(best_scale), best.alpha, *probe, fit_centres,
+                                 selected.centres, fold_seed, output_seed, threads, report, log,
+                                 input_model);
   if (wants.count) {
     chosen.centres.params.set("count", std::int64_t(grids.counts[best_count]));
     report.chosen.push_back({"centres.count", std::int64_t(grids.counts[best_count])});

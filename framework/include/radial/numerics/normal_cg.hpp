@@ -57,7 +57,17 @@ struct NormalCgResult {
   double jitter = 0;                    // added to C's diagonal (relative to its mean diagonal)
   double flops = 0;                     // products and solves, without the design blocks
   double preconditioner_seconds = 0;
+  // The right-hand side b = Phi^T T - g and the last residual r = b - A W (the recurrence's,
+  // within rounding of the true one): Phi^T Phi W = b - r - H W, so a caller can have
+  // ||Phi W - T||^2 without another pass (cg_sum_of_squares).
+  Matrix rhs, residual;
 };
+
+// ||Phi W - T||^2 from the solve's own products, W^T Phi^T Phi W - 2 W^T Phi^T T + T^T T, with
+// `targets_squared` = T^T T over all ranks and `hw` = H W: exact up to the cancellation of the
+// three terms (digits lost: log10 of T^T T over the result) and the residual's drift.
+double cg_sum_of_squares(const NormalCgResult& solve, const Matrix& hw, const Matrix& gradient,
+                         double targets_squared);
 
 // Solves the system above. `t`: this rank's rows x K targets. `sketch`: the design on the
 // sketch rows, the same on every rank (null when options.precondition is false). Collective:

@@ -99,6 +99,10 @@ struct SelectionReport {
   // factors (selection.hpp).
   std::size_t centres = 0, centres_of = 0;
   double width_transfer = 1, alpha_transfer = 1;
+  // centres.count = "choose" above 800 centres: each count's error on a held-out fifth of the
+  // selection's rows (error rate for classes, MSE for regression); empty otherwise.
+  std::vector<std::size_t> count_curve_counts;
+  std::vector<double> count_curve_errors;
   double seconds = 0;
 };
 

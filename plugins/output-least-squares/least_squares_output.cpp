@@ -334,9 +334,12 @@ ColumnQuadratic column_quadratic(const WeightPenalty* penalty, std::size_t p) {
   };
   q.add_product = [penalty, p](const Matrix& w, Matrix& out) {
     const std::size_t k = w.shape(1);
+    // Separate weights and gradient for the call at 0: add_gradient may read the weights while
+    // it writes the gradient.
+    const Matrix zero = xt::zeros<double>({p, k});
     Matrix at_w = xt::zeros<double>({p, k}), at_zero = xt::zeros<double>({p, k});
     penalty->add_gradient(w, at_w);
-    penalty->add_gradient(at_zero, at_zero);
+    penalty->add_gradient(zero, at_zero);
     out += at_w - at_zero;
   };
   return q;

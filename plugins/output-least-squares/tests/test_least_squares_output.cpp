@@ -1,8 +1,11 @@
 // least-squares output layer, loaded as the host loads it, against NETLAB's pinv optimum
-// (tests/data, copied from the NETLAB parity runs) and NumPy (tests/reference/reference_ridge.py).
+// (tests/data, copied from the NETLAB parity runs) and NumPy (tests/reference/reference_ridge.py);
+// the cg solver against the direct ones (svd, refined normal equations) on small problems.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -323,6 +326,284 @@ TEST_CASE("least-squares refuses rcond >= 1, which would zero every weight", "[l
     CHECK_THROWS_AS(make(rcond), radial::ParameterError);
     CHECK_THROWS_WITH(make(rcond), Catch::Contains("rcond") && Catch::Contains("rcond < 1"));
   }
+}
+
+namespace {
+
+std::shared_ptr<radial::OutputLayer> least_squares_with(
+    std::map<std::string, radial::ParamValue> given) {
+  return registry().make_output_layer(
+      "least-squares", params_for(radial::Slot::Output, "least-squares", std::move(given)));
+}
+
+// cg to the rounding floor: the residual of the normal equations at 1e-13 of the right-hand
+// side's, so that the weights differ from the direct solvers' by cond(A) x 1e-13 at most.
+std::shared_ptr<radial::OutputLayer> tight_cg() {
+  return least_squares_with({{"solver", std::string("cg")},
+                             {"tolerance", 1e-13},
+                             {"max_iterations", std::int64_t(5000)}});
+}
+
+std::shared_ptr<radial::WeightPenalty> weight_decay(double alpha, bool include_bias) {
+  return registry().make_weight_penalty(
+      "weight-decay", params_for(radial::Slot::WeightPenalty, "weight-decay",
+                                 {{"alpha", alpha}, {"include_bias", include_bias}}));
+}
+
+radial::Dataset example(const std::string& file, radial::Task task) {
+  radial::DataOptions options;
+  options.task = task;
+  return radial::read_csv(radial::testing::source_dir() / "docs" / "examples" / "data" / file,
+                          options);
+}
+
+// Every `step`-th row of the data as a centre (no shape: the basis's width parameter).
+radial::Centres every_nth_row(const radial::Dataset& data, std::size_t step) {
+  radial::Centres c;
+  const std::size_t m = (data.rows() + step - 1) / step;
+  c.means = xt::empty<double>({m, data.features()});
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t a = 0; a < data.features(); ++a) c.means(j, a) = data.inputs(j * step, a);
+  return c;
+}
+
+// max |a - b| / max |b|.
+double relative_difference(const Matrix& a, const Matrix& b) {
+  REQUIRE(a.shape(0) == b.shape(0));
+  REQUIRE(a.shape(1) == b.shape(1));
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a.data()[i] - b.data()[i]));
+    scale = std::max(scale, std::abs(b.data()[i]));
+  }
+  return diff / scale;
+}
+
+// The small problems the cg path is checked on against the direct solvers.
+struct SmallProblem {
+  std::string name;
+  radial::Dataset data;
+  radial::Centres centres;
+  std::string basis;
+  std::map<std::string, radial::ParamValue> basis_params;
+};
+
+std::vector<SmallProblem> small_problems() {
+  const radial::Dataset iris = example("iris.csv", radial::Task::Classification);
+  const radial::Dataset sine = example("sine.train.csv", radial::Task::Regression);
+  return {
+      // 1-of-3 class targets, 15 centres (every 10th row), a unit width
+      {"iris, 1-of-3", iris, every_nth_row(iris, 10), "gaussian", {{"width", 1.0}}},
+      // regression, 10 centres of one input on [0, 1]
+      {"sine, regression", sine, every_nth_row(sine, 10), "gaussian", {{"width", 0.2}}},
+      // 1-of-2 class targets, NETLAB's centres and widths
+      {"synth3, NETLAB centres", synth3(), netlab_centres(true), "gaussian", {}},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("least-squares cg equals the direct solvers under every penalty",
+          "[least-squares][cg]") {
+  // (alpha, include_bias); alpha 0: no penalty (H = 0, the preconditioner's jitter alone).
+  const std::vector<std::pair<double, bool>> penalties = {
+      {0.0, false}, {1e-3, false}, {1e-1, false}, {10.0, false}, {1e-3, true}, {1.0, true}};
+  for (const SmallProblem& sp : small_problems())
+    for (const auto& [alpha, include_bias] : penalties) {
+      INFO(sp.name << ", weight decay " << alpha << (include_bias ? " with the bias" : ""));
+      const auto decay = alpha > 0 ? weight_decay(alpha, include_bias) : nullptr;
+      std::map<std::string, radial::OutputWeights> weights;
+      std::map<std::string, radial::FitReport> reports;
+      for (const std::string solver : {"cg", "refined-normal-equations", "svd"}) {
+        Problem problem(sp.data, sp.centres, sp.basis, sp.basis_params);
+        auto layer = solver == "cg" ? tight_cg() : least_squares(solver);
+        weights[solver] = problem.fit(*layer, decay.get());
+        reports[solver] = problem.ctx.report;
+      }
+      const radial::FitReport& cg = reports["cg"];
+      INFO("cg: " << cg.message << "; svd: " << reports["svd"].message);
+      CHECK(weights["cg"].link == radial::Link::Identity);
+      CHECK(relative_difference(weights["cg"].weights, weights["svd"].weights) <= 1e-8);
+      CHECK(relative_difference(weights["cg"].weights,
+                                weights["refined-normal-equations"].weights) <= 1e-8);
+      CHECK(cg.final_error == Approx(reports["svd"].final_error).epsilon(1e-10));
+      CHECK(cg.termination == radial::Termination::Converged);
+      CHECK(cg.warnings.empty());
+      CHECK(cg.figures.at("solver_cg") == 1.0);
+      CHECK(cg.figures.at("cg_iterations") == double(cg.iterations));
+      CHECK(cg.iterations >= 1);
+      CHECK(cg.figures.at("parameters") == double(sp.centres.count() + 1));
+      REQUIRE(cg.series.count("cg_residual") == 1);
+      const auto& residuals = cg.series.at("cg_residual");
+      CHECK(residuals.size() == cg.iterations + 1);
+      CHECK(residuals.front() == 1.0);
+      CHECK(residuals.back() <= 1e-13);
+    }
+}
+
+namespace {
+
+// A penalty with a dense Hessian and a gradient at 0, the same quadratic in every column w of W:
+//   penalty(W) = sum_c g^T w_c + 1/2 w_c^T H w_c.
+// add_gradient runs row by row, reading every weight of a column for each entry it writes (as a
+// plain implementation would).
+class DenseQuadraticPenalty final : public radial::WeightPenalty {
+ public:
+  DenseQuadraticPenalty(Matrix h, Matrix g) : h_(std::move(h)), g_(std::move(g)) {}
+  double penalty(const Matrix& w) const override {
+    double sum = 0;
+    for (std::size_t c = 0; c < w.shape(1); ++c)
+      for (std::size_t i = 0; i < w.shape(0); ++i) {
+        sum += g_(i, 0) * w(i, c);
+        for (std::size_t j = 0; j < w.shape(0); ++j) sum += 0.5 * w(i, c) * h_(i, j) * w(j, c);
+      }
+    return sum;
+  }
+  void add_gradient(const Matrix& w, Matrix& gradient) const override {
+    for (std::size_t i = 0; i < w.shape(0); ++i)
+      for (std::size_t c = 0; c < w.shape(1); ++c) {
+        double s = g_(i, 0);
+        for (std::size_t j = 0; j < w.shape(0); ++j) s += h_(i, j) * w(j, c);
+        gradient(i, c) += s;
+      }
+  }
+  void add_hessian(const Matrix& w, Matrix& hessian) const override {
+    const std::size_t k = w.shape(1);  // row-major flattening p = i K + c
+    for (std::size_t i = 0; i < w.shape(0); ++i)
+      for (std::size_t j = 0; j < w.shape(0); ++j)
+        for (std::size_t c = 0; c < k; ++c) hessian(i * k + c, j * k + c) += h_(i, j);
+  }
+
+ private:
+  Matrix h_, g_;
+};
+
+}  // namespace
+
+TEST_CASE("least-squares cg equals the direct solvers under a dense quadratic penalty",
+          "[least-squares][cg]") {
+  // H = 0.05 (A A^T + I) for a fixed A with entries in [-1, 1], g = 0.1 (1, -1, 1, ...): a
+  // penalty that couples the weights and pulls them off zero.
+  for (const SmallProblem& sp : small_problems()) {
+    INFO(sp.name);
+    const std::size_t p = sp.centres.count() + 1;
+    Matrix a = xt::empty<double>({p, p});
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t j = 0; j < p; ++j) a(i, j) = std::sin(double(7 * i + 3 * j + 1));
+    Matrix h = xt::zeros<double>({p, p}), g = xt::empty<double>({p, std::size_t(1)});
+    for (std::size_t i = 0; i < p; ++i) {
+      g(i, 0) = i % 2 ? -0.1 : 0.1;
+      for (std::size_t j = 0; j < p; ++j) {
+        for (std::size_t l = 0; l < p; ++l) h(i, j) += a(i, l) * a(j, l);
+        h(i, j) = 0.05 * (h(i, j) + (i == j ? 1.0 : 0.0));
+      }
+    }
+    const DenseQuadraticPenalty penalty(h, g);
+    Problem cg(sp.data, sp.centres, sp.basis, sp.basis_params);
+    auto layer = tight_cg();
+    const auto w = cg.fit(*layer, &penalty);
+    Problem svd(sp.data, sp.centres, sp.basis, sp.basis_params);
+    auto direct = least_squares("svd");
+    const auto want = svd.fit(*direct, &penalty);
+    INFO("cg: " << cg.ctx.report.message);
+    CHECK(cg.ctx.report.termination == radial::Termination::Converged);
+    CHECK(relative_difference(w.weights, want.weights) <= 1e-8);
+    CHECK(cg.ctx.report.final_error == Approx(svd.ctx.report.final_error).epsilon(1e-10));
+  }
+}
+
+TEST_CASE("least-squares cg gives the same bits on 1 and 2 threads", "[least-squares][cg]") {
+  // 5,000 rows: the cg path's blocks (1024 rows here, at most the design's) are shared out.
+  const radial::Dataset waveform = example("waveform.csv", radial::Task::Classification);
+  const radial::Centres centres = every_nth_row(waveform, 100);
+  const auto decay = weight_decay(0.01, false);
+  std::vector<radial::OutputWeights> weights;
+  std::vector<radial::FitReport> reports;
+  for (const int threads : {1, 2}) {
+    for (const std::size_t block_rows : {std::size_t(256), std::size_t(1024)}) {
+      Problem problem(waveform, centres, "gaussian", {{"width", 4.0}}, block_rows);
+      problem.design->set_threads(threads);
+      problem.ctx = radial::FitContext(0, threads);
+      auto layer = least_squares_with({{"solver", std::string("cg")}, {"tolerance", 1e-10}});
+      weights.push_back(problem.fit(*layer, decay.get()));
+      reports.push_back(problem.ctx.report);
+    }
+  }
+  // Runs 0, 1 on one thread and 2, 3 on two; 0 and 2 with 256-row blocks, 1 and 3 with 1024.
+  for (std::size_t run : {2, 3}) {
+    INFO("two threads, run " << run);
+    const std::size_t same = run - 2;
+    CHECK(reports[run].termination == radial::Termination::Converged);
+    CHECK(reports[run].iterations == reports[same].iterations);
+    CHECK(reports[run].series.at("cg_residual") == reports[same].series.at("cg_residual"));
+    CHECK(reports[run].final_error == reports[same].final_error);
+    REQUIRE(weights[run].weights.size() == weights[same].weights.size());
+    CHECK(std::equal(weights[run].weights.begin(), weights[run].weights.end(),
+                     weights[same].weights.begin()));
+  }
+  WARN("waveform, 50 centres, tolerance 1e-10: " << reports[0].iterations << " cg iterations");
+}
+
+TEST_CASE("least-squares cg with a class absent from the rows gives its column W = 0",
+          "[least-squares][cg]") {
+  // Iris without class 2: its 1-of-3 target column is zero, so is its right-hand side.
+  const radial::Dataset iris = example("iris.csv", radial::Task::Classification);
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < iris.rows(); ++i)
+    if (iris.classes(i) != 2) index.push_back(i);
+  const radial::Dataset two = radial::select_rows(iris, index);
+  REQUIRE(two.num_classes == 3);
+  const radial::Centres centres = every_nth_row(two, 10);
+  const auto decay = weight_decay(0.01, false);
+  Problem cg(two, centres, "gaussian", {{"width", 1.0}});
+  auto layer = tight_cg();
+  const auto w = cg.fit(*layer, decay.get());
+  REQUIRE(w.weights.shape(1) == 3);
+  CHECK(cg.ctx.report.termination == radial::Termination::Converged);
+  for (std::size_t i = 0; i < w.weights.shape(0); ++i) {
+    INFO("row " << i);
+    CHECK(w.weights(i, 2) == 0.0);
+  }
+  Problem direct(two, centres, "gaussian", {{"width", 1.0}});
+  auto refined = least_squares("refined-normal-equations");
+  CHECK(relative_difference(w.weights, direct.fit(*refined, decay.get()).weights) <= 1e-8);
+}
+
+TEST_CASE("least-squares cg reports an iteration cap as not converged", "[least-squares][cg]") {
+  const auto decay = weight_decay(1e-3, false);
+  Problem problem(example("iris.csv", radial::Task::Classification),
+                  every_nth_row(example("iris.csv", radial::Task::Classification), 10),
+                  "gaussian", {{"width", 1.0}});
+  auto layer = least_squares_with({{"solver", std::string("cg")},
+                                   {"tolerance", 1e-12},
+                                   {"max_iterations", std::int64_t(1)}});
+  const auto out = problem.fit(*layer, decay.get());
+  const auto& report = problem.ctx.report;
+  CHECK(out.weights.shape(0) == 16);
+  CHECK(report.iterations == 1);
+  CHECK(report.termination == radial::Termination::IterationCap);
+  CHECK(std::string(radial::to_string(report.termination)) == "iteration-cap");
+  CHECK_FALSE(report.converged());
+  CHECK(report.series.at("cg_residual").size() == 2);
+  const auto* w = find_warning(problem.ctx, "not-converged");
+  REQUIRE(w != nullptr);
+  CHECK_THAT(w->message, Catch::Contains("after 1 iterations"));
+  CHECK_THAT(w->setting, Catch::Contains("max_iterations"));
+}
+
+TEST_CASE("least-squares cg parameters", "[least-squares][cg]") {
+  const auto& info = registry().require(radial::Slot::Output, "least-squares");
+  CHECK(std::get<double>(radial::find_param(info.params, "tolerance")->default_value) == 1e-4);
+  CHECK(std::get<std::int64_t>(radial::find_param(info.params, "max_iterations")->default_value) ==
+        300);
+  for (const double tolerance : {0.0, 1.0, -1e-3}) {
+    INFO("tolerance " << tolerance);
+    CHECK_THROWS_AS(least_squares_with({{"tolerance", tolerance}}), radial::ParameterError);
+  }
+  CHECK_THROWS_AS(least_squares_with({{"max_iterations", std::int64_t(0)}}),
+                  radial::ParameterError);
+  CHECK_NOTHROW(
+      least_squares_with({{"solver", std::string("cg")}, {"max_iterations", std::int64_t(1)}}));
 }
 
 TEST_CASE("least-squares passes the plugin conformance kit", "[least-squares][conformance]") {

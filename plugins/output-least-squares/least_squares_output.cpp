@@ -373,6 +373,7 @@ NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& desi
   options.tolerance = tolerance;
   options.max_iterations = max_iterations;
   options.sketch_weight = double(total_rows) / double(problem.centres.count());
+  options.bias_last = true;  // Phi = [phi, 1]
   return solve_normal_cg(design, t, &sketch, column_quadratic(penalty, design.cols()), options);
 }
 
@@ -540,7 +541,6 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   report.series["cg_residual"] = cg.residuals;
   report.figures["cg_iterations"] = double(cg.iterations);
   report.figures["cg_jitter"] = cg.jitter;
-  report.figures["preconditioner_seconds"] = cg.preconditioner_seconds;
   report.figures["parameters"] = double(p);
   report.figures["sse"] = sse;
   report.figures["penalty"] = penalty_value;

@@ -142,16 +142,19 @@ TEST_CASE("width parameters: fixed, choose, and their checks", "[width-rules]") 
   REQUIRE_THAT(problems[0].message, Catch::Contains("did you mean \"choose\""));
 }
 
-TEST_CASE("auto centre count grows as 8 sqrt(N), within N / 2 and max(500, 40 K)", "[width-rules]") {
+TEST_CASE("auto centre count grows as max(8, 4 ln N - 24) sqrt(N), within N / 2 and max(10^4, 40 K)",
+          "[width-rules]") {
   REQUIRE(auto_centre_count(1) == 1);
   REQUIRE(auto_centre_count(10) == 5);      // N / 2
   REQUIRE(auto_centre_count(150) == 75);    // N / 2 < 98
-  REQUIRE(auto_centre_count(1437) == 304);  // ceil(8 * 37.9)
-  REQUIRE(auto_centre_count(4000) == 500);  // 506 capped
-  REQUIRE(auto_centre_count(1000000) == 500);
-  // K classes raise the cap to 40 K: letter's 26 classes and 16,000 rows.
-  REQUIRE(auto_centre_count(16000, 26) == 1012);  // ceil(8 * 126.5) < 1040
-  REQUIRE(auto_centre_count(1000000, 26) == 1040);
-  REQUIRE(auto_centre_count(16000, 10) == 500);   // 400 < 500
-  REQUIRE(auto_centre_count(150, 26) == 75);      // N / 2 still binds
+  REQUIRE(auto_centre_count(1437) == 304);  // ceil(8 * 37.9): 4 ln N - 24 = 5.1 < 8
+  REQUIRE(auto_centre_count(2981) == 437);  // ln N = 8.0: both factors 8
+  REQUIRE(auto_centre_count(4000) == 581);  // ceil((4 * 8.294 - 24) * 63.25)
+  REQUIRE(auto_centre_count(20000) == 2209);  // ceil((4 * 9.903 - 24) * 141.4)
+  REQUIRE(auto_centre_count(50000) == 4311);
+  REQUIRE(auto_centre_count(1000000) == 10000);  // 31,262 capped
+  // K classes raise the cap to 40 K.
+  REQUIRE(auto_centre_count(10000000, 300) == 12000);
+  REQUIRE(auto_centre_count(16000, 26) == 1863);
+  REQUIRE(auto_centre_count(150, 26) == 75);  // N / 2 still binds
 }

@@ -238,13 +238,22 @@ struct Preconditioner {
   }
 };
 
-Preconditioner make_preconditioner(const DesignMatrix& sketch, const ColumnQuadratic& penalty,
-                                   double weight) {
-  Preconditioner pre;
+// C = weight Phi_S^T Phi_S + H, with one more sketch row [0 ... 0 1] when the bias is last.
+Matrix preconditioner_sum(const DesignMatrix& sketch, const ColumnQuadratic& penalty,
+                          double weight, bool bias_last) {
   Matrix gram = sketch_gram(sketch);
   const std::size_t p = gram.shape(0);
   gram *= weight;
+  if (bias_last) gram(p - 1, p - 1) += weight;
   if (penalty.add_hessian) penalty.add_hessian(gram);
+  return gram;
+}
+
+Preconditioner make_preconditioner(const DesignMatrix& sketch, const ColumnQuadratic& penalty,
+                                   double weight, bool bias_last) {
+  Preconditioner pre;
+  Matrix gram = preconditioner_sum(sketch, penalty, weight, bias_last);
+  const std::size_t p = gram.shape(0);
   double mean_diagonal = 0;
   for (std::size_t i = 0; i < p; ++i) mean_diagonal += gram(i, i);
   mean_diagonal /= double(std::max<std::size_t>(p, 1));
@@ -263,13 +272,7 @@ Preconditioner make_preconditioner(const DesignMatrix& sketch, const ColumnQuadr
       pre.jitter = relative;
       return pre;
     }
-    if (keep_copy) {
-      gram = saved;
-    } else {
-      gram = sketch_gram(sketch);
-      gram *= weight;
-      if (penalty.add_hessian) penalty.add_hessian(gram);
-    }
+    gram = keep_copy ? saved : preconditioner_sum(sketch, penalty, weight, bias_last);
   }
   throw NumericalError("conjugate gradient: the preconditioner (N/S) Phi_S^T Phi_S + H is not "
                        "positive definite even with 1e-2 of its mean diagonal added");
@@ -318,21 +321,21 @@ NormalCgResult solve_normal_cg(const DesignMatrix& design, const Matrix& t,
                                const NormalCgOptions& options) {
   const std::size_t p = design.cols(), k = t.shape(1);
   NormalCgResult out;
+  if (options.precondition && (!sketch || sketch->cols() != p))
+    throw Error("solve_normal_cg: the sketch design must have the design's columns");
+  // b = Phi^T T - g (every column).
+  Matrix b = transpose_products(design, k, [&](std::size_t first, const Matrix& block, Matrix& u) {
+    std::copy_n(t.data() + first * k, block.shape(0) * k, u.data());
+  });
   Preconditioner pre;
   if (options.precondition) {
-    if (!sketch || sketch->cols() != p)
-      throw Error("solve_normal_cg: the sketch design must have the design's columns");
     const auto start = std::chrono::steady_clock::now();
-    pre = make_preconditioner(*sketch, penalty, options.sketch_weight);
+    pre = make_preconditioner(*sketch, penalty, options.sketch_weight, options.bias_last);
     out.jitter = pre.jitter;
     out.preconditioner_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.flops += double(sketch->rows()) * double(p) * double(p) + double(p) * p * p / 3.0;
   }
-  // b = Phi^T T - g (every column).
-  Matrix b = transpose_products(design, k, [&](std::size_t first, const Matrix& block, Matrix& u) {
-    std::copy_n(t.data() + first * k, block.shape(0) * k, u.data());
-  });
   if (penalty.gradient.size())
     for (std::size_t i = 0; i < p; ++i)
       for (std::size_t c = 0; c < k; ++c) b(i, c) -= penalty.gradient(i, 0);

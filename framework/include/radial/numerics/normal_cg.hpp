@@ -20,7 +20,8 @@
 // it is their preconditioner, formed rather than factored in two steps). For centres that follow
 // the data's density (k-means, mixtures) the same sum is a quadrature of Phi^T Phi over the
 // centres. The jitter starts at 1e-12 of C's mean diagonal and grows x100 until the Cholesky
-// factorisation succeeds (reported).
+// factorisation succeeds (reported). With the bias last (options.bias_last) C has one more
+// sketch row, [0 ... 0 1].
 
 #include <cstddef>
 #include <functional>
@@ -47,6 +48,11 @@ struct NormalCgOptions {
   std::size_t max_iterations = 200;
   double sketch_weight = 1.0;       // N / S in the preconditioner (N: all ranks' rows)
   bool precondition = true;         // false: plain CG (for comparison and tests)
+  // The design's last column is the constant 1 (the bias): C then gets one more sketch row
+  // [0 ... 0 1], a point far from every centre where only the bias acts. S sketch rows alone
+  // give a Gram of rank at most S for S + 1 columns, and with an unpenalised bias C was
+  // singular but for the jitter (the iterates drifted apart between rank counts by 1e-5).
+  bool bias_last = false;
 };
 
 struct NormalCgResult {

@@ -16,8 +16,9 @@ static auto kmeans_table() {
   t.bind("iterations", &KMeansOptions::iterations, "maximum number of Lloyd iterations")
       .at_least(1);
   t.bind("sample_per_centre", &KMeansOptions::sample_per_centre,
-         "Lloyd iterations on a seeded sample of about this many rows per centre when the data "
-         "have more than twice that many, then one Lloyd update on every row; 0: every row")
+         "Lloyd iterations on a seeded sample of about this many rows per centre (at least "
+         "200,000 rows) when the data have more than twice that many, then one Lloyd update on "
+         "every row; 0: every row")
       .at_least(0);
   add_tolerance(t, &KMeansOptions::tolerance,
                 "stop when no centre moves more than tolerance x the data scale (root mean "

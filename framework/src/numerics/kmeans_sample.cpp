@@ -10,7 +10,8 @@ namespace radial {
 KMeansResult kmeans_on_sample(const Matrix& x, const KMeansOptions& options, std::mt19937_64& rng,
                               std::size_t& rows_used) {
   const std::size_t total = count_over_ranks(x.shape(0));
-  const std::size_t target = options.sample_per_centre * options.count;
+  const std::size_t target =
+      std::max(options.sample_per_centre * options.count, kmeans_sample_floor);
   rows_used = total;
   if (options.sample_per_centre == 0 || total <= 2 * target) return kmeans(x, options, rng);
 

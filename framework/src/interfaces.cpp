@@ -7,6 +7,7 @@
 #include "radial/output_layer.hpp"
 #include "radial/refiner.hpp"
 #include "radial/registry.hpp"
+#include "radial/weight_penalty.hpp"
 
 namespace radial {
 
@@ -28,6 +29,22 @@ WorkingMemory OutputLayer::working_memory(std::size_t rows, std::size_t centres,
   return {8.0 * (4.0 * m1 * m1 + double(rows) * double(outputs)), "a few (M + 1)^2 blocks", ""};
 }
 WeightPenalty::~WeightPenalty() = default;
+void WeightPenalty::prepare(const Centres&, const Basis&) {}
+void WeightPenalty::add_hessian_product(const Matrix& weights, const Matrix& direction,
+                                        Matrix& product) const {
+  if (direction.shape() != weights.shape() || product.shape() != weights.shape())
+    throw ShapeError("weight penalty: a Hessian-vector product needs a direction and a product "
+                     "shaped as the weights (" + std::to_string(weights.shape(0)) + " x " +
+                     std::to_string(weights.shape(1)) + ")");
+  const std::size_t p = weights.size();
+  Matrix hessian = xt::zeros<double>({p, p});
+  add_hessian(weights, hessian);
+  for (std::size_t i = 0; i < p; ++i) {
+    double sum = 0;
+    for (std::size_t j = 0; j < p; ++j) sum += hessian(i, j) * direction.data()[j];
+    product.data()[i] += sum;
+  }
+}
 KernelPrior::~KernelPrior() = default;
 Registrar::~Registrar() = default;
 

@@ -20,7 +20,18 @@ static auto irls_table() {
          "the paper's start from the smoothed targets");
   t.bind("reuse_hessian", &IrlsOptions::reuse_hessian,
          "on 16384 rows or more, near the minimum keep the last Hessian while each step quarters "
-         "the gradient (gradient passes only); false = a Hessian at every iterate (the paper)");
+         "the gradient (gradient passes only); false = a Hessian at every iterate (the paper); "
+         "direct solver only");
+  t.choice("solver", &IrlsOptions::solver,
+           {{"auto", IrlsSolver::Auto}, {"direct", IrlsSolver::Direct}, {"cg", IrlsSolver::Cg}},
+           "how each Newton system H d = -g is solved: direct (the Hessian formed and "
+           "decomposed, the paper); cg (Newton-CG: preconditioned conjugate gradient with "
+           "Hessian-vector products in passes over the design, the K (M+1) square Hessian never "
+           "formed; preconditioner per output from the design at the centres weighted by the "
+           "IRLS weights there); auto: cg above K (M+1) = 2048 weights, else direct");
+  t.bind("cg_iterations", &IrlsOptions::cg_iterations,
+         "cg: the most CG iterations (Hessian-vector products) per Newton step")
+      .at_least(1);
   return t;
 }
 

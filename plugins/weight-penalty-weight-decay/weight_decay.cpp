@@ -45,4 +45,17 @@ void WeightDecay::add_hessian(const Matrix& weights, Matrix& hessian) const {
   for (std::size_t p = 0; p < n; ++p) hessian(p, p) += alpha_;
 }
 
+void WeightDecay::add_hessian_product(const Matrix& weights, const Matrix& direction,
+                                      Matrix& product) const {
+  if (direction.shape() != weights.shape() || product.shape() != weights.shape()) {
+    std::ostringstream msg;
+    msg << "weight-decay: a Hessian-vector product needs a direction and a product of the "
+           "weights' shape, "
+        << weights.shape(0) << " x " << weights.shape(1);
+    throw ShapeError(msg.str());
+  }
+  const std::size_t n = penalised_rows(weights) * weights.shape(1);
+  for (std::size_t p = 0; p < n; ++p) product.data()[p] += alpha_ * direction.data()[p];
+}
+
 }  // namespace radial::plugins

@@ -30,6 +30,9 @@ class WeightDecay final : public WeightPenalty {
   void add_gradient(const Matrix& weights, Matrix& gradient) const override;
   // hessian(p, p) += alpha for p = i*K + k on the penalised rows i. ShapeError unless P x P.
   void add_hessian(const Matrix& weights, Matrix& hessian) const override;
+  // product += alpha direction on the penalised rows. ShapeError unless both are shaped as W.
+  void add_hessian_product(const Matrix& weights, const Matrix& direction,
+                           Matrix& product) const override;
 
   double alpha() const { return alpha_; }
   bool include_bias() const { return include_bias_; }

@@ -21,7 +21,9 @@ class Registrar;
 // 4: FitContext::component (the framework names the component being fitted; warn() without
 //    an id), and Basis::density (missing inputs integrated out of a density basis).
 // 5: Basis::gaussian_activation (the expected activation over missing inputs).
-inline constexpr std::uint32_t plugin_abi_version = 5;
+// 6: WeightPenalty::prepare (the penalty sees the fitted centres and basis: the RKHS norm)
+//    and WeightPenalty::add_hessian_product (Newton-CG output solves).
+inline constexpr std::uint32_t plugin_abi_version = 6;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

@@ -23,6 +23,13 @@ void ScaledPenalty::add_hessian(const Matrix& weights, Matrix& hessian) const {
   hessian += factor_ * part;
 }
 
+void ScaledPenalty::add_hessian_product(const Matrix& weights, const Matrix& direction,
+                                        Matrix& product) const {
+  Matrix part = xt::zeros<double>(product.shape());
+  inner_.add_hessian_product(weights, direction, part);
+  product += factor_ * part;
+}
+
 BlockSubsample block_subsample(const Objective& full, std::size_t stride) {
   BlockSubsample sub;
   sub.stride = stride;

@@ -422,6 +422,52 @@ void Objective::block_pass(const Matrix& weights, bool exact, bool gradient, boo
   }
 }
 
+// One row block of the Hessian-vector product: A = Phi W and Y = link(A) as block_pass makes
+// them, B = Phi V, U = C(Y) B row by row (eq. 13), then Phi^T U into part.gradient.
+void Objective::block_product(const Matrix& weights, const Matrix& direction, bool exact,
+                              std::size_t first, const Matrix& phi, Pass& part) const {
+  const std::size_t c = cols_, k_out = outputs();
+  Matrix &act = part.act, &resid = part.resid, &along = part.scaled;
+  part.error = 0;
+  part.flops = 0;
+  const std::size_t b = phi.shape(0);
+  if (act.shape(0) != b || act.shape(1) != k_out) {
+    act.resize({b, k_out});
+    resid.resize({b, k_out});
+  }
+  if (along.shape(0) != b || along.shape(1) != k_out) along.resize({b, k_out});
+  detail::times_weights(phi.data(), b, c, weights.data(), k_out, act.data());  // A = Phi W
+  detail::times_weights(phi.data(), b, c, direction.data(), k_out, along.data());  // B = Phi V
+  part.flops += 2 * flops::gemm(b, k_out, c);
+  const double* t = target_rows(first, b, part.t_block);
+  double* y = resid.data();
+  block_outputs(link_, act.data(), t, b, k_out, y, part.aux);  // the error is not needed
+  part.flops += link_flops(link_, b, k_out);
+  double* u = act.data();  // A is spent: U in its place
+  const double* bv = along.data();
+  const std::size_t bk = b * k_out;
+  if (link_ == Link::Identity) {
+    std::copy_n(bv, bk, u);
+  } else if (link_ == Link::Logistic || !exact) {
+    for (std::size_t i = 0; i < bk; ++i) u[i] = y[i] * (1.0 - y[i]) * bv[i];
+    part.flops += 3.0 * double(bk);
+  } else {
+    // U_nk = sum_l y_nk (delta_kl - y_nl) B_nl = y_nk (B_nk - sum_l y_nl B_nl).
+    for (std::size_t n = 0; n < b; ++n) {
+      const double* yn = y + n * k_out;
+      const double* bn = bv + n * k_out;
+      double mean = 0;
+      for (std::size_t l = 0; l < k_out; ++l) mean += yn[l] * bn[l];
+      for (std::size_t k = 0; k < k_out; ++k) u[n * k_out + k] = yn[k] * (bn[k] - mean);
+    }
+    part.flops += 4.0 * double(bk);
+  }
+  if (part.gradient.shape(0) != c || part.gradient.shape(1) != k_out)
+    part.gradient.resize({c, k_out});
+  detail::transpose_times(phi.data(), b, c, u, k_out, part.gradient.data());  // Phi^T U
+  part.flops += flops::gemm(c, k_out, b);
+}
+
 // The penalty's value, gradient and Hessian added to the data terms.
 void Objective::add_penalty_terms(const Matrix& weights, Matrix* gradient, Matrix* hessian,
                                   double& error, double& flops) const {
@@ -535,6 +581,54 @@ double Objective::hessian(const Matrix& weights, HessianKind kind, Matrix& gradi
   const double e = run(weights, &gradient, &hessian, kind, true, flops);
   count(true, true, flops);
   return e;
+}
+
+void Objective::hessian_product(const Matrix& weights, HessianKind kind,
+                                const Matrix& direction, Matrix& product) {
+  check_weights(weights);
+  check_weights(direction);
+  const std::size_t c = cols_, k_out = outputs();
+  const bool exact = kind == HessianKind::Exact;
+  product = xt::zeros<double>({c, k_out});
+  std::vector<Pass> partials(reduce_workers());
+  for (Pass& part : partials) part.gradient = xt::zeros<double>({c, k_out});
+  double unused_error = 0, pass_flops = 0;
+  std::exception_ptr failure;
+  // Across ranks as run(): a record [0, flops, Phi_b^T U_b] per block continues the
+  // one-process fold when the records fit in fold_record_bytes, else per-rank partials.
+  const std::size_t record_width = 2 + c * k_out;
+  const bool fold_records =
+      collectives().size() > 1 &&
+      double(record_width) * double(max_blocks_) * sizeof(double) <= double(fold_record_bytes);
+  std::vector<double> records;
+  try {
+    reduce_blocks(
+        [&](std::size_t worker, std::size_t first, const Matrix& phi) {
+          block_product(weights, direction, exact, first, phi, partials[worker]);
+        },
+        [&](std::size_t worker, std::size_t) {
+          const Pass& part = partials[worker];
+          if (fold_records) {
+            records.push_back(0.0);
+            records.push_back(part.flops);
+            records.insert(records.end(), part.gradient.begin(), part.gradient.end());
+            return;
+          }
+          pass_flops += part.flops;
+          add_to(product, part.gradient);
+        });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  std::vector<Matrix> no_blocks;
+  total_over_ranks(fold_records, records, record_width, failure, unused_error, pass_flops,
+                   &product, no_blocks);
+  if (penalty_) {
+    penalty_->add_hessian_product(weights, direction, product);
+    pass_flops += 2.0 * double(size());
+  }
+  ++counters_.hessian_products;
+  counters_.flops += pass_flops;
 }
 
 double Objective::data_error(const Matrix& weights) const {

@@ -107,6 +107,7 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
   const bool classes = train.task == Task::Classification;
   const std::shared_ptr<WeightPenalty> penalty =
       registry.make_weight_penalty(penalty_plugin, penalty_params);
+  penalty->prepare(centres, *basis);  // the centres and basis every fold's weights are fitted on
   double error = 0, tie = 0;
   std::size_t rows = 0, k = 0;
   for (; k < folds && error <= hopeless; ++k) {

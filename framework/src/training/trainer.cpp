@@ -227,6 +227,9 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   bctx.report.seconds = seconds_since(start);
   centres.check();
   f.basis_stage = {p.basis.plugin, centres.count(), std::move(bctx.report)};
+  // The penalty sees the network it is a prior of (the RKHS norm needs the basis at the
+  // centres). A refiner below keeps this one: prepared on the two-stage centres.
+  if (c.weight_penalty) c.weight_penalty->prepare(centres, *c.basis);
 
   // The memory a rank has is its own: one rank short of it stops every rank.
   agreed([&] { check_output_memory(*c.output, p.output.plugin, train, centres.count()); });

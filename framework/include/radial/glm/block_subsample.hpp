@@ -22,6 +22,8 @@ class ScaledPenalty final : public WeightPenalty {
   double penalty(const Matrix& weights) const override;
   void add_gradient(const Matrix& weights, Matrix& gradient) const override;
   void add_hessian(const Matrix& weights, Matrix& hessian) const override;
+  void add_hessian_product(const Matrix& weights, const Matrix& direction,
+                           Matrix& product) const override;
 
  private:
   const WeightPenalty& inner_;

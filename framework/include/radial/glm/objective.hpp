@@ -63,6 +63,7 @@ struct Counters {
   std::size_t function_evaluations = 0;  // passes that computed E
   std::size_t gradient_evaluations = 0;  // passes that also computed the gradient
   std::size_t hessian_evaluations = 0;   // passes that also computed the Hessian
+  std::size_t hessian_products = 0;      // passes that applied the Hessian to a direction
   double flops = 0;                      // everything counted so far (objective and solvers)
 };
 
@@ -112,6 +113,17 @@ class Objective {
   // E(W), the gradient and the P x P Hessian in one pass over the rows.
   double hessian(const Matrix& weights, HessianKind kind, Matrix& gradient, Matrix& hessian);
 
+  // The Hessian at `weights` (of `kind`, plus the penalty's) applied to `direction` (C x K)
+  // into `product` (C x K), in one pass over the rows that never forms the P x P Hessian:
+  //   H V = Phi^T U + penalty''(W) V,   U_nk = sum_l c_n,kl (Phi V)_nl   (eq. 13's c_n,kl;
+  //   logistic y (1 - y), identity delta_kl, simplified: the terms k = l only).
+  // The outputs Y = link(Phi W) are made again in the pass (no N x K array is kept between
+  // passes). The same ordered reduction over the row blocks and the ranks as the gradient, so
+  // the product is the same bits for any thread count (and rank count on block-aligned
+  // shards). Newton-CG trainers (irls, solver = "cg") call it once per CG iteration.
+  void hessian_product(const Matrix& weights, HessianKind kind, const Matrix& direction,
+                       Matrix& product);
+
   // The data term alone and the penalty alone (no counting; for reports and tests).
   double data_error(const Matrix& weights) const;
   double penalty(const Matrix& weights) const;
@@ -150,6 +162,9 @@ class Objective {
              bool with_penalty, double& flops) const;
   void block_pass(const Matrix& weights, bool exact, bool gradient, bool hessian,
                   std::size_t first, const Matrix& phi, Pass& part) const;
+  // One row block of hessian_product: part.gradient = Phi_b^T U_b.
+  void block_product(const Matrix& weights, const Matrix& direction, bool exact,
+                     std::size_t first, const Matrix& phi, Pass& part) const;
   void add_penalty_terms(const Matrix& weights, Matrix* gradient, Matrix* hessian, double& error,
                          double& flops) const;
   void count(bool gradient, bool hessian, double flops);

@@ -29,9 +29,11 @@
 //                prediction rule, weights are (M+1) x outputs and the rule accepts them for the
 //                data's classes; design rows and target rows that differ are refused with a
 //                Radial error.
-//   weight-penalty  determinism; penalty, gradient and Hessian agree with central finite
-//                differences; add_gradient / add_hessian add (never overwrite); a gradient or
-//                Hessian of the wrong shape is refused with a Radial error.
+//   weight-penalty  (each instance prepared on 3 centres in the plane under a unit Gaussian
+//                basis, W 4 x 2) determinism; penalty, gradient and Hessian agree with central
+//                finite differences; add_hessian_product adds H V with H from add_hessian;
+//                add_gradient / add_hessian add (never overwrite); a gradient or Hessian of the
+//                wrong shape is refused with a Radial error.
 //   kernel-prior determinism; -log p(theta) and the distances D_jk are finite, D_jk >= 0 and
 //                M x K; add_mean_terms / add_mixing_terms add (never overwrite); the mixing
 //                terms of every kernel sum to 0 over the classes (eq 31 of Constantinopoulos et

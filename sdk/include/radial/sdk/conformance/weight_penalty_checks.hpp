@@ -18,10 +18,21 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
     for (double& value : w) value = (sign(rng) ? 1.0 : -1.0) * magnitude(rng);
   }
 
+  // The network the weights belong to, for penalties that depend on it (prepare()): M = 3
+  // centres in the plane under the kit's unit Gaussian basis.
+  Centres centres;
+  centres.means = Matrix{{0.0, 0.0}, {1.0, 0.5}, {-0.5, 1.5}};
+  const UnitGaussian basis;
+  const auto make = [&] {
+    std::shared_ptr<WeightPenalty> made = registry.make_weight_penalty(info.id, params);
+    made->prepare(centres, basis);
+    return made;
+  };
+
   std::shared_ptr<WeightPenalty> reg;
   bool ready = false;
   runner.run("weight-penalty/make", [&] {
-    reg = registry.make_weight_penalty(info.id, params);
+    reg = make();
     ready = true;
   });
   if (!ready) return;
@@ -46,7 +57,7 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
 
   runner.run("weight-penalty/determinism", [&] {
     const double a = reg->penalty(w);
-    const double b = registry.make_weight_penalty(info.id, params)->penalty(w);
+    const double b = make()->penalty(w);
     if (!std::isfinite(a)) runner.fail("weight-penalty/determinism", "penalty is not finite");
     if (!(a == b))
       runner.fail("weight-penalty/determinism", "two instances give different penalties");
@@ -84,6 +95,29 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
                           p * p_count + q, hessian(p, q), numeric);
           return;
         }
+      }
+    }
+  });
+
+  runner.run("weight-penalty/hessian-product", [&] {
+    // add_hessian_product(W, V) adds H V, H from add_hessian: V random, the product from ones.
+    Matrix hessian = Matrix::from_shape({p_count, p_count});
+    hessian.fill(0.0);
+    reg->add_hessian(w, hessian);
+    Matrix v = Matrix::from_shape({rows, cols});
+    std::mt19937_64 rng(options.seed + 1);
+    std::normal_distribution<double> normal;
+    for (double& value : v) value = normal(rng);
+    Matrix product = Matrix::from_shape({rows, cols});
+    product.fill(1.0);
+    reg->add_hessian_product(w, v, product);
+    for (std::size_t p = 0; p < p_count; ++p) {
+      double expected = 1.0;
+      for (std::size_t q = 0; q < p_count; ++q) expected += hessian(p, q) * v.data()[q];
+      if (!(std::fabs(product.data()[p] - expected) <= 1e-10 * (1 + std::fabs(expected)))) {
+        report_mismatch("weight-penalty/hessian-product", "1 + (H V)_p", p, product.data()[p],
+                        expected);
+        return;
       }
     }
   });

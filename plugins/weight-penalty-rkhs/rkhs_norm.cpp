@@ -1,0 +1,148 @@
+// The RKHS norm alpha/2 sum_k w_k^T K_MM w_k (see rkhs_norm.hpp).
+#include "rkhs_norm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <xtensor-blas/xblas.hpp>
+#include <xtensor-blas/xlapack.hpp>
+
+#include "radial/design_matrix.hpp"
+#include "radial/errors.hpp"
+
+namespace radial::plugins {
+
+namespace {
+using Index = xt::blas_index_t;
+}  // namespace
+
+void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
+  prepared_ = false;
+  const std::size_t m = centres.count();
+  if (m == 0) throw InputError("weight-penalty rkhs: there are no centres to take K_MM at");
+  // Phi at the centres as rows: M x (M+1), the bias column last and dropped.
+  const DesignMatrix at_centres(centres.means, centres, basis, false, 0);
+  const Matrix phi = at_centres.materialise();
+  kernel_ = xt::empty<double>({m, m});
+  double largest = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) {
+      kernel_(i, j) = 0.5 * (phi(i, j) + phi(j, i));
+      largest = std::max(largest, std::fabs(kernel_(i, j)));
+    }
+  // Positive semi-definite up to rounding: rounding leaves eigenvalues of about
+  // -M eps max|K| on a (numerically) singular Gaussian K_MM, far inside the jitter; an
+  // indefinite kernel's negative eigenvalues are of the order of its entries.
+  Matrix factor = kernel_;
+  const double jitter = 1e-10 * largest;
+  for (std::size_t i = 0; i < m; ++i) factor(i, i) += jitter;
+  const Index info = largest > 0 ? cxxlapack::potrf<Index>('L', Index(m), factor.data(), Index(m))
+                                 : Index(0);
+  if (info != 0) {
+    std::ostringstream msg;
+    msg << "weight-penalty rkhs: the basis at the centres, K_MM(i, j) = phi_j(c_i), is not "
+           "positive semi-definite (its Cholesky factorisation with a jitter of 1e-10 max|K_MM| "
+           "fails at column "
+        << info << " of " << m
+        << "), so w^T K_MM w is no norm and the penalty would reward some weights without "
+           "bound; use a positive definite basis (gaussian, inverse-multiquadric; thin-plate, "
+           "cubic, r4logr and multiquadric are only conditionally definite) with widths shared "
+           "by the centres, or weight-penalty weight-decay";
+    throw InputError(msg.str());
+  }
+  prepared_ = true;
+}
+
+void RkhsNorm::check_weights(const Matrix& weights, const char* call) const {
+  if (!prepared_)
+    throw Error(std::string("weight-penalty rkhs: ") + call +
+                " called before prepare(centres, basis): the penalty needs K_MM, the basis at "
+                "the centres (the trainer prepares it before the output stage; code fitting "
+                "output weights itself must call prepare first)");
+  const std::size_t m = kernel_.shape(0);
+  if (weights.dimension() != 2 || weights.shape(0) != m + 1) {
+    std::ostringstream msg;
+    msg << "weight-penalty rkhs: " << call << " got weights with " << weights.shape(0)
+        << " rows, but the penalty was prepared on " << m << " centres (M + 1 = " << m + 1
+        << " rows, the bias last)";
+    throw ShapeError(msg.str());
+  }
+}
+
+void RkhsNorm::kernel_times(const Matrix& weights, Matrix& out) const {
+  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
+  out = xt::empty<double>({m, k});
+  if (k == 0) return;
+  // Row-major: rows 0..M-1 of W are its first M*K entries.
+  cxxblas::gemm<Index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans,
+                       cxxblas::Transpose::NoTrans, Index(m), Index(k), Index(m), 1.0,
+                       kernel_.data(), Index(m), weights.data(), Index(k), 0.0, out.data(),
+                       Index(k));
+}
+
+double RkhsNorm::penalty(const Matrix& weights) const {
+  check_weights(weights, "penalty");
+  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
+  Matrix kw;
+  kernel_times(weights, kw);
+  double sum = 0;
+  for (std::size_t p = 0; p < m * k; ++p) sum += weights.data()[p] * kw.data()[p];
+  if (include_bias_)
+    for (std::size_t c = 0; c < k; ++c) sum += weights(m, c) * weights(m, c);
+  return 0.5 * alpha_ * sum;
+}
+
+void RkhsNorm::add_gradient(const Matrix& weights, Matrix& gradient) const {
+  check_weights(weights, "add_gradient");
+  if (gradient.shape(0) != weights.shape(0) || gradient.shape(1) != weights.shape(1)) {
+    std::ostringstream msg;
+    msg << "weight-penalty rkhs: the gradient is " << gradient.shape(0) << " x "
+        << gradient.shape(1) << " but the weights are " << weights.shape(0) << " x "
+        << weights.shape(1);
+    throw ShapeError(msg.str());
+  }
+  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
+  Matrix kw;
+  kernel_times(weights, kw);
+  for (std::size_t p = 0; p < m * k; ++p) gradient.data()[p] += alpha_ * kw.data()[p];
+  if (include_bias_)
+    for (std::size_t c = 0; c < k; ++c) gradient(m, c) += alpha_ * weights(m, c);
+}
+
+void RkhsNorm::add_hessian(const Matrix& weights, Matrix& hessian) const {
+  check_weights(weights, "add_hessian");
+  const std::size_t size = weights.size();
+  if (hessian.shape(0) != size || hessian.shape(1) != size) {
+    std::ostringstream msg;
+    msg << "weight-penalty rkhs: the Hessian is " << hessian.shape(0) << " x "
+        << hessian.shape(1) << " but the weights (" << weights.shape(0) << " x "
+        << weights.shape(1) << ") need " << size << " x " << size;
+    throw ShapeError(msg.str());
+  }
+  // Row-major flattening p = i*K + k: output k couples rows i and j through K(i, j) alone.
+  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) {
+      const double a = alpha_ * kernel_(i, j);
+      for (std::size_t c = 0; c < k; ++c) hessian(i * k + c, j * k + c) += a;
+    }
+  if (include_bias_)
+    for (std::size_t c = 0; c < k; ++c) hessian(m * k + c, m * k + c) += alpha_;
+}
+
+void RkhsNorm::add_hessian_product(const Matrix& weights, const Matrix& direction,
+                                   Matrix& product) const {
+  check_weights(weights, "add_hessian_product");
+  if (direction.shape() != weights.shape() || product.shape() != weights.shape()) {
+    std::ostringstream msg;
+    msg << "weight-penalty rkhs: a Hessian-vector product needs a direction and a product of "
+           "the weights' shape, "
+        << weights.shape(0) << " x " << weights.shape(1);
+    throw ShapeError(msg.str());
+  }
+  // The penalty is quadratic: its Hessian applied to V is its gradient at V.
+  add_gradient(direction, product);
+}
+
+}  // namespace radial::plugins

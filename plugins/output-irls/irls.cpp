@@ -553,10 +553,15 @@ Matrix irls(glm::Objective& objective, const IrlsOptions& options, FitContext& c
 WorkingMemory irls_memory(std::size_t rows, std::size_t centres, std::size_t outputs,
                           bool cg) {
   const double m1 = double(centres) + 1.0, k = double(outputs), weights = k * m1;
+  // Newton-CG's start is still eq. 12's weighted least squares, formed as one (K (M + 1))^2
+  // system (block diagonal; glm::smoothed_target_start): counted, so that a fit it cannot hold
+  // is refused before it starts.
   if (cg)
-    return glm::trainer_memory(rows, centres, outputs, (k + 2.0) * m1 * m1,
-                               "Newton-CG's preconditioner, K + 2 (M + 1)^2 doubles (one factor "
-                               "per output, the design at the centres and its scaled copy)");
+    return glm::trainer_memory(rows, centres, outputs, weights * weights + (k + 2.0) * m1 * m1,
+                               "the start's weighted least-squares system, (K (M + 1))^2 "
+                               "doubles, and Newton-CG's preconditioner, K + 2 (M + 1)^2 "
+                               "doubles",
+                               ", or output plugin \"scg\"");
   if (outputs > 1)
     return glm::trainer_memory(rows, centres, outputs, 4.0 * weights * weights,
                                "the softmax Hessian and its solve, 4 (K (M + 1))^2 doubles",

@@ -345,16 +345,17 @@ ColumnQuadratic column_quadratic(const WeightPenalty* penalty, std::size_t p) {
   return q;
 }
 
-// The design the cg path passes over: blocks of about 1 MB (at least 16 rows, at most the
-// design's, a power of two so that they split its blocks and the ranks' 1024-row shards), so
-// that the basis map, the copy and the products read each block from cache, not memory (at
-// M = 3000, 1024-row blocks of 24 MB made a pass 2x slower); Phi kept in memory after the first
+// The design the cg path passes over: blocks of at most 4 MB and at least 64 rows (at most
+// the design's; a power of two, so that they split its blocks and the ranks' 1024-row shards),
+// so that the basis map, the copy and the products read each block from cache, not memory (at
+// M = 3000, 1024-row blocks of 24 MB made a pass 2x slower), while the distances' GEMM still
+// amortises packing the centres (16-row blocks at M = 10^4 spent 8% of a pass packing them); Phi kept in memory after the first
 // pass when it fits in a quarter of the memory available and cg_cache_bytes (at N = 50,000 and
 // M = 4,300, 1.7 GB, and later passes only read it).
 std::unique_ptr<DesignMatrix> cg_design(const DesignMatrix& given, std::size_t cache_limit) {
-  std::size_t rows = 16;
+  std::size_t rows = 64;
   while (rows * 2 <= given.block_rows() &&
-         double(rows * 2) * double(given.cols()) * sizeof(double) <= double(1 << 20))
+         double(rows * 2) * double(given.cols()) * sizeof(double) <= double(4 << 20))
     rows *= 2;
   const std::uint64_t available = available_memory();
   const std::size_t cache = std::size_t(std::min<std::uint64_t>(

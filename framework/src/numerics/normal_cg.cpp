@@ -34,6 +34,20 @@ using Index = xt::blas_index_t;
 // partials (equal to rounding).
 constexpr std::size_t record_bytes = std::size_t(128) << 20;
 
+// Ends a pass's reduction over the ranks: the per-block records folded in one process's order
+// (`fold`), else this rank's `total` summed with the other ranks' in rank order.
+void over_ranks(bool fold, const std::vector<double>& records, const std::exception_ptr& failure,
+                Matrix& total) {
+  if (fold) {
+    const std::vector<double> sum = fold_blocks_over_ranks(records, total.size(), failure);
+    std::copy(sum.begin(), sum.end(), total.begin());
+  } else {
+    std::vector<double> packed(total.begin(), total.end());
+    sum_pass_over_ranks(packed, failure);
+    std::copy(packed.begin(), packed.end(), total.begin());
+  }
+}
+
 // Q = Phi^T U over every rank's rows, U_b = make_u(first, Phi_b) (rows x k) for each block.
 // Blocks' products are formed alone and added in block order, then over the ranks.
 Matrix transpose_products(
@@ -74,14 +88,7 @@ Matrix transpose_products(
   } catch (...) {
     failure = std::current_exception();
   }
-  if (fold) {
-    const std::vector<double> sum = fold_blocks_over_ranks(records, p * k, failure);
-    std::copy(sum.begin(), sum.end(), total.begin());
-  } else {
-    std::vector<double> packed(total.begin(), total.end());
-    sum_pass_over_ranks(packed, failure);
-    std::copy(packed.begin(), packed.end(), total.begin());
-  }
+  over_ranks(fold, records, failure, total);
   return total;
 }
 
@@ -189,14 +196,7 @@ Matrix fused_normal_products(const DesignMatrix& design, const Matrix& x) {
   } catch (...) {
     failure = std::current_exception();
   }
-  if (fold) {
-    const std::vector<double> sum = fold_blocks_over_ranks(records, p * k, failure);
-    std::copy(sum.begin(), sum.end(), total.begin());
-  } else {
-    std::vector<double> packed(total.begin(), total.end());
-    sum_pass_over_ranks(packed, failure);
-    std::copy(packed.begin(), packed.end(), total.begin());
-  }
+  over_ranks(fold, records, failure, total);
   return total;
 }
 

@@ -612,23 +612,19 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     return std::nullopt;
   }
 
-  Grids grids = selection_grids(p, wants, train);  // counts for all the rows
-  // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen above
-  // it: only the auto count's subset is scored in closed form (every count's subset has the
-  // same size), and the counts get a validation curve (validated_count); chosen below it, the
-  // counts above it are left out of the closed form's comparison, which could not tell them
-  // apart.
+  const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
+  // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen with
+  // an auto count above it: only the auto count's subset is scored in closed form (every
+  // count's subset has the same size), and the counts get a validation curve
+  // (validated_count); with an auto count below it, every count in closed form on all its
+  // centres, as before.
   const std::size_t total_rows = count_over_ranks(train.rows());
   const std::size_t auto_count = expected_count(p, train, total_rows);
   const bool count_curve = wants.count && auto_count > selection_centres;
-  if (wants.count && !count_curve)
-    grids.counts.erase(std::remove_if(grids.counts.begin(), grids.counts.end(),
-                                      [](std::size_t c) { return c > selection_centres; }),
-                       grids.counts.end());
   std::size_t largest = 0;
   for (const std::size_t c : grids.counts)
-    largest = std::max(largest, c ? c : expected_count(p, train, total_rows));
-  const bool subsets = largest > selection_centres;
+    largest = std::max(largest, c ? c : auto_count);
+  const bool subsets = count_curve || (!wants.count && largest > selection_centres);
   const std::size_t row_target = subsets ? selection_subset_rows : selection_sample_rows;
   const SelectionRows on =
       selection_rows(train, derive_seed(fold_seed, selection_sample_stream), row_target);
@@ -655,7 +651,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
     CentreFit fitted = fit_centres(with_count);
     std::optional<Centres> subset;
-    if (fitted.centres.count() > selection_centres) {
+    if (subsets && fitted.centres.count() > selection_centres) {
       subset = select_centres(fitted.centres,
                               centre_sample(fitted.centres.count(), selection_subset_centres,
                                             derive_seed(fold_seed, selection_centre_stream)));

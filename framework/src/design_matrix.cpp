@@ -1,6 +1,6 @@
 // The design matrix Phi = [phi(x_n; c_1..c_M), 1], block by block: distances by the GEMM
 // identity, the basis map on the block while it is in cache, then the bias column (last, as
-// NETLAB). After one complete pass the blocks are kept when they fit in cache_bytes, so
+// NETLAB); for a Gaussian activation one fused pass (GaussianRows) makes the whole block. After one complete pass the blocks are kept when they fit in cache_bytes, so
 // iterative output layers (IRLS, SCG, BFGS) pay for the basis once.
 #include "radial/design_matrix.hpp"
 
@@ -16,15 +16,30 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
+#include "radial/numerics/gaussian_rows.hpp"
 #include "radial/parallel.hpp"
 
 namespace radial {
+
+namespace {
+
+bool all_finite(const double* v, std::size_t count) {
+  bool finite = true;
+  for (std::size_t i = 0; i < count; ++i) finite &= v[i] - v[i] == 0;
+  return finite;
+}
+
+}  // namespace
 
 struct DesignMatrix::Impl {
   Impl(const Matrix& x, const Centres& c, const Basis& b, bool log, std::size_t bytes,
        std::size_t rows)
       : inputs(x), centres(c), basis(b), log_domain(log), cache_bytes(bytes),
-        block_rows(std::max<std::size_t>(1, rows)), distances(c, b.metric()) {}
+        block_rows(std::max<std::size_t>(1, rows)), distances(c, b.metric()) {
+    if (!log && b.gaussian_activation() && GaussianRows::kernel() &&
+        GaussianRows::supports(c, b.metric()))
+      gaussian.emplace(c, b.metric());
+  }
 
   const Matrix& inputs;
   const Centres& centres;
@@ -34,6 +49,10 @@ struct DesignMatrix::Impl {
   std::size_t cache_bytes;
   std::size_t block_rows;
   SquaredDistances distances;
+  // phi = exp(-r2 / 2) in one fused pass, for a basis with gaussian_activation() under
+  // Euclidean or spherical distances, on CPUs with AVX2 or AVX-512; blocks with a missing or
+  // non-finite input take the general path.
+  std::optional<GaussianRows> gaussian;
   std::optional<InputModel> input_model;  // set_input_model
   int threads = 1;
 
@@ -115,6 +134,12 @@ struct DesignMatrix::Impl {
                   std::to_string(first + count) + ") are outside the " +
                   std::to_string(rows()) + " rows of the inputs");
     const std::size_t d = inputs.shape(1), m = distances.count();
+    if (gaussian && all_finite(inputs.data() + first * d, count * d)) {
+      out.resize({count, m + 1});
+      gaussian->compute(inputs.data() + first * d, count, out.data(), m + 1);
+      for (std::size_t row = 0; row < count; ++row) out(row, m) = 1.0;  // bias column
+      return;
+    }
     const Matrix* x = &inputs;
     if (first != 0 || count != rows()) {
       x_buffer.resize({count, d});

@@ -70,7 +70,9 @@ class Basis {
   // (DesignMatrix::set_input_model), the framework then hands map() and log_map() the r2_eff
   // with exp(-r2_eff / 2) = E[phi_j(x)], the expected activation over the missing inputs under
   // the input model given the observed ones (radial/numerics/distances.hpp, compute_expected).
-  // Other activation bases keep the squared distance over the observed coordinates.
+  // Other activation bases keep the squared distance over the observed coordinates. The design
+  // matrix may also evaluate such a basis itself, in one fused pass (radial/numerics/
+  // gaussian_rows.hpp), instead of calling map().
   virtual bool gaussian_activation() const { return false; }
 
   // Everything map() needs besides the centres, to be saved in a model.

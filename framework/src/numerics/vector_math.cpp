@@ -28,6 +28,8 @@
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__)
 #define RADIAL_HAVE_LIBMVEC 1
 #include <immintrin.h>
+
+#include "exp_kernels.hpp"
 #endif
 
 namespace radial {
@@ -80,42 +82,7 @@ extern "C" __m256d _ZGVdN4v_log(__m256d);
 extern "C" __m512d _ZGVeN8v_exp(__m512d);
 extern "C" __m512d _ZGVeN8v_log(__m512d);
 
-// exp(x) for x in [log(DBL_MIN), 709] and NaN (NaN out), inlined where libmvec's call would
-// spill every register: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, two FMAs), exp(r) by its
-// Taylor polynomial of degree 13 (truncation below 1e-17 for |r| <= ln 2 / 2; two Horner halves
-// joined by r^7), times 2^n made in the exponent bits. Within 1 ulp of std::exp on that range
-// (tests/numerics, "[vector-math]"); about 1.5x libmvec's AVX2 exp on an AMD EPYC (Zen 3).
-__attribute__((target("avx2,fma"), always_inline)) inline __m256d exp_core_avx2(__m256d x) {
-  const __m256d n = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(1.4426950408889634)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256d r = _mm256_fnmadd_pd(n, _mm256_set1_pd(6.93147180369123816490e-01), x);
-  r = _mm256_fnmadd_pd(n, _mm256_set1_pd(1.90821492927058770002e-10), r);
-  static constexpr double c[14] = {1.0,
-                                   1.0,
-                                   1.0 / 2,
-                                   1.0 / 6,
-                                   1.0 / 24,
-                                   1.0 / 120,
-                                   1.0 / 720,
-                                   1.0 / 5040,
-                                   1.0 / 40320,
-                                   1.0 / 362880,
-                                   1.0 / 3628800,
-                                   1.0 / 39916800,
-                                   1.0 / 479001600,
-                                   1.0 / 6227020800.0};
-  __m256d hi = _mm256_set1_pd(c[13]);
-  for (int k = 12; k >= 7; --k) hi = _mm256_fmadd_pd(hi, r, _mm256_set1_pd(c[k]));
-  __m256d lo = _mm256_set1_pd(c[6]);
-  for (int k = 5; k >= 0; --k) lo = _mm256_fmadd_pd(lo, r, _mm256_set1_pd(c[k]));
-  const __m256d r2 = _mm256_mul_pd(r, r);
-  const __m256d r7 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(r2, r2), r2), r);
-  const __m256d p = _mm256_fmadd_pd(hi, r7, lo);
-  const __m256i two_n = _mm256_slli_epi64(
-      _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(n)), _mm256_set1_epi64x(1023)),
-      52);
-  return _mm256_mul_pd(p, _mm256_castsi256_pd(two_n));
-}
+using exp_kernels::exp_core_avx2;
 
 // exp_in_place: exp_core_avx2, and std::exp for a vector with any lane outside its range (a
 // subnormal or zero result, overflow, NaN).

@@ -1,0 +1,50 @@
+#pragma once
+// phi_nj = exp(-r2_nj / 2), r2_nj = ||x_n - c_j||^2 / sigma_j^2 (Euclidean: sigma_j = 1), made in
+// one pass over tiles of rows and centres held in vector registers: the dot products x.c_j, the
+// GEMM identity, the clamp at r2 = 0 and the exp, each value written once. It stands in for
+// SquaredDistances::compute, Basis::map and the copy into the design matrix (three passes over
+// the block and a GEMM whose inner dimension d is too small to pay for its packing), for bases
+// with gaussian_activation(): most of a conjugate-gradient pass over Phi at large N and M.
+//
+// The values agree with that path to rounding: the same identity, summed in another order
+// (tests/numerics, "[gaussian-rows]"). Each value depends only on its row and centre, so blocks
+// and threads do not change the bits.
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "radial/basis.hpp"
+#include "radial/centres.hpp"
+
+namespace radial {
+
+class GaussianRows {
+ public:
+  // The kernel this CPU runs, "avx512" or "avx2" (AVX2 + FMA); nullptr when it has neither or
+  // RADIAL_PORTABLE_KERNELS is set: callers then take the SquaredDistances path.
+  static const char* kernel();
+  // Every kernel this CPU can run (tests compare them).
+  static std::vector<const char*> kernels();
+  // Distances with no shape (Metric::Euclidean, or centres without one) or spherical shapes.
+  static bool supports(const Centres& centres, Metric metric);
+
+  // ShapeError unless supports(); a variance that is not finite and > 0 is refused as
+  // SquaredDistances refuses it. `kernel` is one of kernels().
+  GaussianRows(const Centres& centres, Metric metric, const char* kernel = GaussianRows::kernel());
+  ~GaussianRows();
+  GaussianRows(GaussianRows&&) noexcept;
+  GaussianRows& operator=(GaussianRows&&) noexcept;
+
+  // out[n * stride + j] = phi_nj for n < rows, j < M, from `rows` rows of d finite values at x
+  // (row-major); other columns of out are left alone. Thread-safe.
+  void compute(const double* x, std::size_t rows, double* out, std::size_t stride) const;
+
+  std::size_t count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace radial

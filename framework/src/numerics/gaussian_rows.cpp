@@ -1,0 +1,243 @@
+// Fused Gaussian activations (gaussian_rows.hpp). Centres are kept transposed and scaled,
+// ct[k][j] = c_jk / sigma_j^2, with h_j = -||c_j||^2 / (2 sigma_j^2) and w_j = 1 / sigma_j^2, so
+// that -r2_nj / 2 = x_n.ct_j + h_j - w_j ||x_n||^2 / 2 (clamped at 0 from above, as the identity
+// can round past it). A tile is R <= 4 rows by 16 centres (AVX-512: two registers per row; AVX2:
+// four), its accumulators in registers over the d inputs; the centres are visited in chunks
+// whose ct fits in L1, the chunk's columns for every row of the call before the next chunk.
+#include "radial/numerics/gaussian_rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "radial/errors.hpp"
+#include "radial/numerics/cpu.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define RADIAL_GAUSSIAN_ROWS 1
+#include <immintrin.h>
+
+#include "exp_kernels.hpp"
+// GCC 12 warns that the AVX-512 min/max intrinsics read their undefined pass-through operand
+// (_mm512_undefined_pd); they do not.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace radial {
+
+namespace {
+
+constexpr std::size_t tile_cols = 16;
+constexpr std::size_t tile_rows = 4;
+// ct columns per chunk: d x chunk doubles within 32 KB (L1), at least one tile.
+std::size_t chunk_cols(std::size_t d) {
+  const std::size_t fit = (32 * 1024 / sizeof(double)) / std::max<std::size_t>(1, d);
+  return std::max(tile_cols, fit / tile_cols * tile_cols);
+}
+
+struct Tables {
+  std::size_t m = 0, d = 0, mp = 0;  // mp: M rounded up to whole tiles
+  std::vector<double> ct, h, w;     // d x mp, mp, mp (zero past M)
+  bool avx512 = false;
+};
+
+}  // namespace
+
+struct GaussianRows::Impl : Tables {};
+
+#ifdef RADIAL_GAUSSIAN_ROWS
+namespace {
+
+// R rows of x (a[r] = -||x_r||^2 / 2) against centres [j0, j1) of the chunk.
+template <int R>
+__attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
+                                                     const double* x, const double* a,
+                                                     std::size_t j0, std::size_t j1, double* out,
+                                                     std::size_t stride) {
+  const std::size_t d = s.d, mp = s.mp;
+  const __m512d zero = _mm512_setzero_pd();
+  for (std::size_t j = j0; j < j1; j += tile_cols) {
+    __m512d acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
+    const double* c = s.ct.data() + j;
+    for (std::size_t k = 0; k < d; ++k, c += mp) {
+      const __m512d c0 = _mm512_loadu_pd(c), c1 = _mm512_loadu_pd(c + 8);
+      for (int r = 0; r < R; ++r) {
+        const __m512d xb = _mm512_set1_pd(x[r * d + k]);
+        acc[r][0] = _mm512_fmadd_pd(xb, c0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_pd(xb, c1, acc[r][1]);
+      }
+    }
+    const __m512d h0 = _mm512_loadu_pd(s.h.data() + j), h1 = _mm512_loadu_pd(s.h.data() + j + 8);
+    const __m512d w0 = _mm512_loadu_pd(s.w.data() + j), w1 = _mm512_loadu_pd(s.w.data() + j + 8);
+    const std::size_t left = std::min(tile_cols, s.m - j);
+    const __mmask8 k0 = left >= 8 ? 0xff : __mmask8((1u << left) - 1);
+    const __mmask8 k1 = left >= 16 ? 0xff : left <= 8 ? 0 : __mmask8((1u << (left - 8)) - 1);
+    for (int r = 0; r < R; ++r) {
+      const __m512d ar = _mm512_set1_pd(a[r]);
+      const __m512d t0 = _mm512_min_pd(_mm512_fmadd_pd(ar, w0, _mm512_add_pd(acc[r][0], h0)), zero);
+      const __m512d t1 = _mm512_min_pd(_mm512_fmadd_pd(ar, w1, _mm512_add_pd(acc[r][1], h1)), zero);
+      double* o = out + r * stride + j;
+      _mm512_mask_storeu_pd(o, k0, exp_kernels::exp_core_avx512(t0));
+      _mm512_mask_storeu_pd(o + 8, k1, exp_kernels::exp_core_avx512(t1));
+    }
+  }
+}
+
+// exp of 4 arguments <= 0 into o (lanes < count): the inlined core, and std::exp for lanes
+// whose result is below DBL_MIN, where the core's exponent bits would wrap.
+__attribute__((target("avx2,fma"), always_inline)) inline void store_exp_avx2(__m256d t,
+                                                                              double* o,
+                                                                              std::size_t count) {
+  static const double normal_min = std::log(std::numeric_limits<double>::min());
+  const __m256d low = _mm256_set1_pd(normal_min);
+  const int tiny = _mm256_movemask_pd(_mm256_cmp_pd(t, low, _CMP_LT_OQ));
+  const __m256d e = exp_kernels::exp_core_avx2(_mm256_max_pd(t, low));
+  if (count >= 4 && !tiny) {
+    _mm256_storeu_pd(o, e);
+    return;
+  }
+  alignas(32) double tv[4], ev[4];
+  _mm256_store_pd(tv, t);
+  _mm256_store_pd(ev, e);
+  for (std::size_t l = 0; l < std::min<std::size_t>(count, 4); ++l)
+    o[l] = (tiny >> l) & 1 ? std::exp(tv[l]) : ev[l];
+}
+
+template <int R>
+__attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const double* x,
+                                                    const double* a, std::size_t j0,
+                                                    std::size_t j1, double* out,
+                                                    std::size_t stride) {
+  const std::size_t d = s.d, mp = s.mp;
+  const __m256d zero = _mm256_setzero_pd();
+  // 8 centres per step: R x 2 accumulators and two loads stay within 16 registers.
+  for (std::size_t j = j0; j < j1; j += 8) {
+    __m256d acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
+    const double* c = s.ct.data() + j;
+    for (std::size_t k = 0; k < d; ++k, c += mp) {
+      const __m256d c0 = _mm256_loadu_pd(c), c1 = _mm256_loadu_pd(c + 4);
+      for (int r = 0; r < R; ++r) {
+        const __m256d xb = _mm256_broadcast_sd(x + r * d + k);
+        acc[r][0] = _mm256_fmadd_pd(xb, c0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_pd(xb, c1, acc[r][1]);
+      }
+    }
+    const __m256d h0 = _mm256_loadu_pd(s.h.data() + j), h1 = _mm256_loadu_pd(s.h.data() + j + 4);
+    const __m256d w0 = _mm256_loadu_pd(s.w.data() + j), w1 = _mm256_loadu_pd(s.w.data() + j + 4);
+    const std::size_t left = j < s.m ? std::min<std::size_t>(8, s.m - j) : 0;
+    for (int r = 0; r < R; ++r) {
+      const __m256d ar = _mm256_set1_pd(a[r]);
+      const __m256d t0 = _mm256_min_pd(_mm256_fmadd_pd(ar, w0, _mm256_add_pd(acc[r][0], h0)), zero);
+      const __m256d t1 = _mm256_min_pd(_mm256_fmadd_pd(ar, w1, _mm256_add_pd(acc[r][1], h1)), zero);
+      double* o = out + r * stride + j;
+      if (left > 0) store_exp_avx2(t0, o, left);
+      if (left > 4) store_exp_avx2(t1, o + 4, left - 4);
+    }
+  }
+}
+
+using Tiles = void (*)(const Tables&, const double*, const double*, std::size_t,
+                       std::size_t, double*, std::size_t);
+
+}  // namespace
+#endif
+
+const char* GaussianRows::kernel() {
+#ifdef RADIAL_GAUSSIAN_ROWS
+  if (use_avx512_kernels()) return "avx512";
+  if (use_avx2_kernels()) return "avx2";
+#endif
+  return nullptr;
+}
+
+std::vector<const char*> GaussianRows::kernels() {
+  std::vector<const char*> out;
+#ifdef RADIAL_GAUSSIAN_ROWS
+  if (use_avx512_kernels()) out.push_back("avx512");
+  if (use_avx2_kernels()) out.push_back("avx2");
+#endif
+  return out;
+}
+
+bool GaussianRows::supports(const Centres& centres, Metric metric) {
+  return metric == Metric::Euclidean || centres.shape == Shape::None ||
+         centres.shape == Shape::Spherical;
+}
+
+GaussianRows::GaussianRows(const Centres& centres, Metric metric, const char* kernel)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  if (!supports(centres, metric) || centres.means.dimension() != 2)
+    throw ShapeError("GaussianRows: only Euclidean or spherical distances to an M x d matrix of "
+                     "centres");
+  if (!kernel || (std::strcmp(kernel, "avx512") != 0 && std::strcmp(kernel, "avx2") != 0))
+    throw Error("GaussianRows: no fused kernel for this CPU");
+  s.avx512 = std::strcmp(kernel, "avx512") == 0;
+  s.m = centres.count();
+  s.d = centres.dim();
+  s.mp = (s.m + tile_cols - 1) / tile_cols * tile_cols;
+  const bool spherical = metric != Metric::Euclidean && centres.shape == Shape::Spherical;
+  if (spherical && centres.variances.size() != s.m)
+    throw ShapeError("GaussianRows: spherical centres need " + std::to_string(s.m) +
+                     " variances, found " + std::to_string(centres.variances.size()));
+  s.ct.assign(s.d * s.mp, 0.0);
+  s.h.assign(s.mp, 0.0);
+  s.w.assign(s.mp, 0.0);
+  for (std::size_t j = 0; j < s.m; ++j) {
+    const double v = spherical ? centres.variances(j) : 1.0;
+    if (!(v > 0) || !std::isfinite(v))
+      throw ShapeError("GaussianRows: centre " + std::to_string(j) + " has variance " +
+                       std::to_string(v) + "; variances must be finite and > 0");
+    const double inv = 1.0 / v;
+    double norm = 0;
+    for (std::size_t k = 0; k < s.d; ++k) {
+      const double c = centres.means(j, k);
+      norm += c * c;
+      s.ct[k * s.mp + j] = c * inv;
+    }
+    s.h[j] = -0.5 * norm * inv;
+    s.w[j] = inv;
+  }
+}
+
+GaussianRows::~GaussianRows() = default;
+GaussianRows::GaussianRows(GaussianRows&&) noexcept = default;
+GaussianRows& GaussianRows::operator=(GaussianRows&&) noexcept = default;
+
+std::size_t GaussianRows::count() const { return impl_->m; }
+
+void GaussianRows::compute(const double* x, std::size_t rows, double* out,
+                           std::size_t stride) const {
+#ifdef RADIAL_GAUSSIAN_ROWS
+  const Impl& s = *impl_;
+  if (s.m == 0 || rows == 0) return;
+  static constexpr Tiles avx512[tile_rows] = {tiles_avx512<1>, tiles_avx512<2>, tiles_avx512<3>,
+                                              tiles_avx512<4>};
+  static constexpr Tiles avx2[tile_rows] = {tiles_avx2<1>, tiles_avx2<2>, tiles_avx2<3>,
+                                            tiles_avx2<4>};
+  const Tiles* tiles = s.avx512 ? avx512 : avx2;
+  std::vector<double> a(rows);
+  for (std::size_t n = 0; n < rows; ++n) {
+    double norm = 0;
+    for (std::size_t k = 0; k < s.d; ++k) norm += x[n * s.d + k] * x[n * s.d + k];
+    a[n] = -0.5 * norm;
+  }
+  const std::size_t chunk = chunk_cols(s.d);
+  for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
+    const std::size_t j1 = std::min(s.mp, j0 + chunk);
+    for (std::size_t n = 0; n < rows; n += tile_rows) {
+      const std::size_t r = std::min(tile_rows, rows - n);
+      tiles[r - 1](s, x + n * s.d, a.data() + n, j0, j1, out + n * stride, stride);
+    }
+  }
+#else
+  (void)x, (void)rows, (void)out, (void)stride;
+  throw Error("GaussianRows: no fused kernel in this build");
+#endif
+}
+
+}  // namespace radial

@@ -1,7 +1,8 @@
 // The design matrix Phi = [phi(x_n; c_1..c_M), 1], block by block: distances by the GEMM
 // identity, the basis map on the block while it is in cache, then the bias column (last, as
-// NETLAB); for a Gaussian activation one fused pass (GaussianRows) makes the whole block. After one complete pass the blocks are kept when they fit in cache_bytes, so
-// iterative output layers (IRLS, SCG, BFGS) pay for the basis once.
+// NETLAB); for a Gaussian activation one fused pass (GaussianRows) makes the whole block. After
+// one complete pass the blocks are kept when they fit in cache_bytes, so iterative output layers
+// (IRLS, SCG, BFGS) pay for the basis once.
 #include "radial/design_matrix.hpp"
 
 #include <algorithm>

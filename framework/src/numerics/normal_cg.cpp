@@ -11,16 +11,12 @@
 
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor-blas/xblas.hpp>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 #include <xtensor-blas/xlapack.hpp>
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
-#include "radial/numerics/cpu.hpp"
+#include "radial/numerics/normal_rows.hpp"
 #include "radial/parallel.hpp"
 
 namespace radial {
@@ -92,78 +88,8 @@ Matrix transpose_products(
   return total;
 }
 
-// The most outputs for which Phi^T (Phi X) is formed row by row (fused_normal_rows); above
-// it, by two GEMMs per block.
-constexpr std::size_t fused_outputs = 8;
-
-// qt (k x p) += (Phi_b^T (Phi_b X))^T for a block (rows x p) and xt = X^T (k x p), one row of
-// the block at a time: u = X^T phi_i, then qt += u phi_i^T, so each row is read from memory once
-// and reused from L1. (The two GEMMs it replaces pack the whole block for a product with k <= 8
-// columns: a third of the pass at M = 3000.) Sums in a fixed order: the same bits for any thread
-// count. Portable and AVX2 + FMA versions.
-void fused_normal_rows_portable(const double* block, std::size_t rows, std::size_t p,
-                                const double* xt, std::size_t k, double* qt) {
-  double u[fused_outputs];
-  for (std::size_t i = 0; i < rows; ++i) {
-    const double* phi = block + i * p;
-    for (std::size_t c = 0; c < k; ++c) {
-      double s = 0;
-      for (std::size_t j = 0; j < p; ++j) s += phi[j] * xt[c * p + j];
-      u[c] = s;
-    }
-    for (std::size_t c = 0; c < k; ++c)
-      for (std::size_t j = 0; j < p; ++j) qt[c * p + j] += u[c] * phi[j];
-  }
-}
-
-#if defined(__x86_64__)
-__attribute__((target("avx2,fma"))) void fused_normal_rows_avx2(const double* block,
-                                                                std::size_t rows, std::size_t p,
-                                                                const double* xt, std::size_t k,
-                                                                double* qt) {
-  const std::size_t body = p - p % 4;
-  for (std::size_t i = 0; i < rows; ++i) {
-    const double* phi = block + i * p;
-    __m256d acc[fused_outputs];
-    for (std::size_t c = 0; c < k; ++c) acc[c] = _mm256_setzero_pd();
-    for (std::size_t j = 0; j < body; j += 4) {
-      const __m256d v = _mm256_loadu_pd(phi + j);
-      for (std::size_t c = 0; c < k; ++c)
-        acc[c] = _mm256_fmadd_pd(v, _mm256_loadu_pd(xt + c * p + j), acc[c]);
-    }
-    double u[fused_outputs];
-    for (std::size_t c = 0; c < k; ++c) {
-      alignas(32) double lane[4];
-      _mm256_store_pd(lane, acc[c]);
-      double s = (lane[0] + lane[1]) + (lane[2] + lane[3]);
-      for (std::size_t j = body; j < p; ++j) s += phi[j] * xt[c * p + j];
-      u[c] = s;
-    }
-    __m256d scale[fused_outputs];
-    for (std::size_t c = 0; c < k; ++c) scale[c] = _mm256_set1_pd(u[c]);
-    for (std::size_t j = 0; j < body; j += 4) {
-      const __m256d v = _mm256_loadu_pd(phi + j);
-      for (std::size_t c = 0; c < k; ++c) {
-        double* q = qt + c * p + j;
-        _mm256_storeu_pd(q, _mm256_fmadd_pd(scale[c], v, _mm256_loadu_pd(q)));
-      }
-    }
-    for (std::size_t c = 0; c < k; ++c)
-      for (std::size_t j = body; j < p; ++j) qt[c * p + j] += u[c] * phi[j];
-  }
-}
-#endif
-
-void fused_normal_rows(const double* block, std::size_t rows, std::size_t p, const double* xt,
-                       std::size_t k, double* qt) {
-#if defined(__x86_64__)
-  if (use_avx2_kernels()) return fused_normal_rows_avx2(block, rows, p, xt, k, qt);
-#endif
-  fused_normal_rows_portable(block, rows, p, xt, k, qt);
-}
-
-// Phi^T (Phi X) over every rank's rows, fused row by row (k <= fused_outputs): per-worker
-// transposed products, combined as transpose_products does.
+// Phi^T (Phi X) over every rank's rows, fused row by row (k <= normal_rows_max_outputs):
+// per-worker transposed products, combined as transpose_products does.
 Matrix fused_normal_products(const DesignMatrix& design, const Matrix& x) {
   const std::size_t p = design.cols(), k = x.shape(1);
   Matrix xt = xt::transpose(x);  // k x p
@@ -179,7 +105,7 @@ Matrix fused_normal_products(const DesignMatrix& design, const Matrix& x) {
                              Matrix(xt::zeros<double>({k, p})));
     design.reduce_blocks(
         [&](std::size_t w, std::size_t, const Matrix& block) {
-          fused_normal_rows(block.data(), block.shape(0), p, xt.data(), k, part[w].data());
+          normal_rows(block.data(), block.shape(0), p, xt.data(), k, part[w].data());
         },
         [&](std::size_t w, std::size_t first) {
           Matrix& qt = part[w];
@@ -203,7 +129,7 @@ Matrix fused_normal_products(const DesignMatrix& design, const Matrix& x) {
 // Phi^T (Phi X) + H X.
 Matrix apply_system(const DesignMatrix& design, const ColumnQuadratic& penalty, const Matrix& x) {
   const std::size_t p = design.cols(), k = x.shape(1);
-  Matrix q = k <= fused_outputs
+  Matrix q = k <= normal_rows_max_outputs
                  ? fused_normal_products(design, x)
                  : transpose_products(design, k, [&](std::size_t, const Matrix& block, Matrix& u) {
                      cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans,

@@ -1,0 +1,162 @@
+// The row kernels of normal_rows.hpp. The AVX-512 kernel takes R rows at a time (R = 4 for up to
+// four outputs, 2 above): their k dot products with X share each load of X, and Q is read and
+// written once per group instead of once per row (per row, X and Q are twice the row's bytes
+// for k = 2, and at M = 10^4 they live in L2).
+#include "radial/numerics/normal_rows.hpp"
+
+#include "radial/numerics/cpu.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RADIAL_NORMAL_ROWS_X86 1
+#include <immintrin.h>
+// GCC 12 warns that _mm512_reduce_add_pd reads the undefined pass-through operand of its
+// extract (_mm256_undefined_pd); it does not.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace radial {
+
+namespace {
+
+void rows_portable(const double* block, std::size_t rows, std::size_t p, const double* xt,
+                   std::size_t k, double* qt) {
+  double u[normal_rows_max_outputs];
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* phi = block + i * p;
+    for (std::size_t c = 0; c < k; ++c) {
+      double s = 0;
+      for (std::size_t j = 0; j < p; ++j) s += phi[j] * xt[c * p + j];
+      u[c] = s;
+    }
+    for (std::size_t c = 0; c < k; ++c)
+      for (std::size_t j = 0; j < p; ++j) qt[c * p + j] += u[c] * phi[j];
+  }
+}
+
+#ifdef RADIAL_NORMAL_ROWS_X86
+__attribute__((target("avx2,fma"))) void rows_avx2(const double* block, std::size_t rows,
+                                                   std::size_t p, const double* xt,
+                                                   std::size_t k, double* qt) {
+  const std::size_t body = p - p % 4;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* phi = block + i * p;
+    __m256d acc[normal_rows_max_outputs];
+    for (std::size_t c = 0; c < k; ++c) acc[c] = _mm256_setzero_pd();
+    for (std::size_t j = 0; j < body; j += 4) {
+      const __m256d v = _mm256_loadu_pd(phi + j);
+      for (std::size_t c = 0; c < k; ++c)
+        acc[c] = _mm256_fmadd_pd(v, _mm256_loadu_pd(xt + c * p + j), acc[c]);
+    }
+    double u[normal_rows_max_outputs];
+    for (std::size_t c = 0; c < k; ++c) {
+      alignas(32) double lane[4];
+      _mm256_store_pd(lane, acc[c]);
+      double s = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+      for (std::size_t j = body; j < p; ++j) s += phi[j] * xt[c * p + j];
+      u[c] = s;
+    }
+    __m256d scale[normal_rows_max_outputs];
+    for (std::size_t c = 0; c < k; ++c) scale[c] = _mm256_set1_pd(u[c]);
+    for (std::size_t j = 0; j < body; j += 4) {
+      const __m256d v = _mm256_loadu_pd(phi + j);
+      for (std::size_t c = 0; c < k; ++c) {
+        double* q = qt + c * p + j;
+        _mm256_storeu_pd(q, _mm256_fmadd_pd(scale[c], v, _mm256_loadu_pd(q)));
+      }
+    }
+    for (std::size_t c = 0; c < k; ++c)
+      for (std::size_t j = body; j < p; ++j) qt[c * p + j] += u[c] * phi[j];
+  }
+}
+
+// acc[r][c] += phi_r[j..j+8) * xt_c[j..j+8) (lanes outside mask are 0).
+template <int K, int R>
+__attribute__((target("avx512f"), always_inline)) inline void dots_avx512(
+    const double* phi, std::size_t p, const double* xt, std::size_t j, __mmask8 mask,
+    __m512d (&acc)[R][K]) {
+  __m512d x[K];
+  for (int c = 0; c < K; ++c) x[c] = _mm512_maskz_loadu_pd(mask, xt + c * p + j);
+  for (int r = 0; r < R; ++r) {
+    const __m512d v = _mm512_maskz_loadu_pd(mask, phi + r * p + j);
+    for (int c = 0; c < K; ++c) acc[r][c] = _mm512_fmadd_pd(v, x[c], acc[r][c]);
+  }
+}
+
+// qt_c[j..j+8) += sum_r u[r][c] phi_r[j..j+8), rows in order (lanes outside mask untouched).
+template <int K, int R>
+__attribute__((target("avx512f"), always_inline)) inline void update_avx512(
+    const double* phi, std::size_t p, double* qt, std::size_t j, __mmask8 mask,
+    const __m512d (&u)[R][K]) {
+  __m512d v[R];
+  for (int r = 0; r < R; ++r) v[r] = _mm512_maskz_loadu_pd(mask, phi + r * p + j);
+  for (int c = 0; c < K; ++c) {
+    double* q = qt + c * p + j;
+    __m512d s = _mm512_maskz_loadu_pd(mask, q);
+    for (int r = 0; r < R; ++r) s = _mm512_fmadd_pd(u[r][c], v[r], s);
+    _mm512_mask_storeu_pd(q, mask, s);
+  }
+}
+
+// R rows (at phi, stride p) and K outputs; the tail past the last whole vector masked.
+template <int K, int R>
+__attribute__((target("avx512f"))) void group_avx512(const double* phi, std::size_t p,
+                                                     const double* xt, double* qt) {
+  const std::size_t body = p - p % 8;
+  const __mmask8 tail = __mmask8((1u << (p % 8)) - 1);
+  __m512d acc[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) acc[r][c] = _mm512_setzero_pd();
+  for (std::size_t j = 0; j < body; j += 8) dots_avx512<K, R>(phi, p, xt, j, 0xff, acc);
+  if (tail) dots_avx512<K, R>(phi, p, xt, body, tail, acc);
+  __m512d u[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) u[r][c] = _mm512_set1_pd(_mm512_reduce_add_pd(acc[r][c]));
+  for (std::size_t j = 0; j < body; j += 8) update_avx512<K, R>(phi, p, qt, j, 0xff, u);
+  if (tail) update_avx512<K, R>(phi, p, qt, body, tail, u);
+}
+
+template <int K>
+__attribute__((target("avx512f"))) void rows_avx512_k(const double* block, std::size_t rows,
+                                                      std::size_t p, const double* xt,
+                                                      double* qt) {
+  constexpr int R = K <= 4 ? 4 : 2;
+  std::size_t i = 0;
+  for (; i + R <= rows; i += R) group_avx512<K, R>(block + i * p, p, xt, qt);
+  for (; i < rows; ++i) group_avx512<K, 1>(block + i * p, p, xt, qt);
+}
+
+void rows_avx512(const double* block, std::size_t rows, std::size_t p, const double* xt,
+                 std::size_t k, double* qt) {
+  switch (k) {
+    case 1: return rows_avx512_k<1>(block, rows, p, xt, qt);
+    case 2: return rows_avx512_k<2>(block, rows, p, xt, qt);
+    case 3: return rows_avx512_k<3>(block, rows, p, xt, qt);
+    case 4: return rows_avx512_k<4>(block, rows, p, xt, qt);
+    case 5: return rows_avx512_k<5>(block, rows, p, xt, qt);
+    case 6: return rows_avx512_k<6>(block, rows, p, xt, qt);
+    case 7: return rows_avx512_k<7>(block, rows, p, xt, qt);
+    default: return rows_avx512_k<8>(block, rows, p, xt, qt);
+  }
+}
+#endif
+
+}  // namespace
+
+std::vector<NormalRowsKernel> normal_rows_kernels() {
+  std::vector<NormalRowsKernel> out;
+#ifdef RADIAL_NORMAL_ROWS_X86
+  if (use_avx512_kernels()) out.push_back({"avx512", rows_avx512});
+  if (use_avx2_kernels()) out.push_back({"avx2", rows_avx2});
+#endif
+  out.push_back({"portable", rows_portable});
+  return out;
+}
+
+void normal_rows(const double* block, std::size_t rows, std::size_t p, const double* xt,
+                 std::size_t k, double* qt) {
+  static const NormalRowsKernel best = normal_rows_kernels().front();
+  best.run(block, rows, p, xt, k, qt);
+}
+
+}  // namespace radial

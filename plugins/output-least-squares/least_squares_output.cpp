@@ -542,6 +542,7 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   report.series["cg_residual"] = cg.residuals;
   report.figures["cg_iterations"] = double(cg.iterations);
   report.figures["cg_jitter"] = cg.jitter;
+  report.figures["cg_preconditioner_seconds"] = cg.preconditioner_seconds;
   report.figures["parameters"] = double(p);
   report.figures["sse"] = sse;
   report.figures["penalty"] = penalty_value;

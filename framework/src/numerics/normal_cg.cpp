@@ -16,6 +16,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/cholesky.hpp"
 #include "radial/numerics/normal_rows.hpp"
 #include "radial/parallel.hpp"
 
@@ -192,8 +193,7 @@ Preconditioner make_preconditioner(const DesignMatrix& sketch, const ColumnQuadr
   Matrix saved = keep_copy ? gram : Matrix();
   for (double relative = 1e-12; relative <= 1e-2; relative *= 100) {
     for (std::size_t i = 0; i < p; ++i) gram(i, i) += relative * mean_diagonal;
-    const Index info = cxxlapack::potrf<Index>('L', Index(p), gram.data(), Index(p));
-    if (info == 0) {
+    if (cholesky_lower(gram.data(), p, sketch.threads()) == 0) {
       pre.factor = std::move(gram);
       pre.jitter = relative;
       return pre;

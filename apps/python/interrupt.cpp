@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include <pthread.h>
+
 #include "bindings.hpp"
 
 namespace radial::python {
@@ -27,9 +29,25 @@ struct Background {
   std::condition_variable idle;
   std::size_t running = 0;
 };
-Background& background() {
+Background*& background_slot() {
   static Background* b = new Background();
-  return *b;
+  return b;
+}
+Background& background() { return *background_slot(); }
+
+// A child of fork() has none of its parent's workers (only the forking thread is copied), so it
+// must not wait for them at exit, nor for a mutex one of them held: it starts with none. The
+// parent's record is leaked in the child.
+void forget_workers_in_child() { background_slot() = new Background(); }
+
+// Takes the GIL back, unless the interpreter is finalizing: a daemon thread that asks for it
+// then is ended by Python with pthread_exit, whose unwinding through C++ frames aborts the process
+// (issue 46: interpreter exit while a daemon thread is in fit). Such a thread waits for the
+// process to end instead.
+void take_gil(PyThreadState* state) {
+  if (_Py_IsFinalizing())
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  PyEval_RestoreThread(state);
 }
 
 }  // namespace
@@ -42,6 +60,8 @@ void wait_for_background_work() {
 }
 
 void run_interruptible(std::function<void(const std::atomic<bool>& cancelled)> work) {
+  static std::once_flag once;
+  std::call_once(once, [] { pthread_atfork(nullptr, nullptr, forget_workers_in_child); });
   auto shared = std::make_shared<Shared>();
   {
     std::lock_guard<std::mutex> lock(background().mutex);
@@ -64,14 +84,15 @@ void run_interruptible(std::function<void(const std::atomic<bool>& cancelled)> w
     if (--background().running == 0) background().idle.notify_all();
   });
   for (;;) {
+    PyThreadState* state = PyEval_SaveThread();
+    bool done = false;
     {
-      py::gil_scoped_release release;
       std::unique_lock<std::mutex> lock(shared->mutex);
-      if (shared->finished.wait_for(lock, std::chrono::milliseconds(100),
-                                    [&] { return shared->done; })) {
-        break;
-      }
+      done = shared->finished.wait_for(lock, std::chrono::milliseconds(100),
+                                       [&] { return shared->done; });
     }
+    take_gil(state);
+    if (done) break;
     if (PyErr_CheckSignals() != 0) {
       shared->cancelled = true;
       worker.detach();

@@ -6,11 +6,13 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -41,6 +43,22 @@ std::uint64_t parse_seed(const std::string& text) {
   }
   if (value > std::uint64_t(INT64_MAX)) throw radial::InputError("--seed " + text + ": " + range);
   return value;
+}
+
+// A count of threads or jobs. CLI11's NonNegativeNumber would name its range as two doubles
+// ("not in range 0.000000 to 1797693...", 300 digits); this says what to give instead.
+CLI::Validator count_of(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) -> std::string {
+        if (!text.empty() && text.size() <= 9 &&
+            std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+          return {};
+        const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+        return "'" + text + "' is not a number of " + what + "; give 0 (all cores) or a whole " +
+               "number such as " + std::to_string(hardware) + " (this machine's hardware " +
+               "threads; more are capped to them)";
+      },
+      "COUNT");
 }
 
 // A closed stdin, stdout or stderr (`radial ... >&-`) would be taken by the next file opened,
@@ -117,7 +135,7 @@ void add_train(CommandLine& c) {
   c.seed_opt =
       cmd->add_option("--seed", c.seed, "random seed, 0 to 2^63-1 (overrides the pipeline's)");
   c.threads_opt = cmd->add_option("--threads", c.threads, "threads (0: all cores)")
-                      ->check(CLI::NonNegativeNumber);
+                      ->check(count_of("threads"));
   cmd->add_flag("--quiet,-q", train.quiet, "no progress lines on stderr");
   cmd->add_option("--plots", train.plots,
                   "write the run's learning curve (and decision regions) as SVG into this folder");
@@ -158,7 +176,7 @@ void add_experiment_commands(CommandLine& c) {
   cmd->add_option("--results", experiment.results,
                   "results database (default: <file stem>.results.sqlite beside the file)");
   cmd->add_option("--jobs,-j", experiment.jobs, "runs at once (0: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(count_of("jobs"));
   cmd->add_option("--format", experiment.format, "text, markdown, csv or json (every run)")
       ->check(CLI::IsMember(table_formats));
   cmd->add_flag("--quiet,-q", experiment.quiet, "no progress on stderr");

@@ -262,6 +262,46 @@ seed-range)
   run 0 train "$two_class" --seed 9223372036854775807 --report r.json --quiet
   [ "$(json r.json "j['seed']")" = 9223372036854775807 ] || fail "seed in report: $(json r.json "j['seed']")"
   ;;
+threads-range)
+  # Issue 46: --threads 10000 started ~2,000 threads (load average 600; under [search] an abort
+  # when they could not start); -1, abc and '' printed CLI11's range as a 300-digit number.
+  for bad in -1 abc '' 1e3 99999999999; do
+    run 2 train "$two_class" --threads="$bad" --report r.json --quiet
+    err_has "is not a number of threads; give 0 (all cores) or a whole number"
+    err_lacks "1797693"
+    [ ! -e r.json ] || fail "a report was written for --threads '$bad'"
+  done
+  run 2 experiment nothing.toml --jobs=-2
+  err_has "is not a number of jobs"
+  hardware=$(nproc)
+  run 0 train "$two_class" --threads 10000 --report r.json --quiet
+  [ "$(json r.json "j['threads']")" = "$hardware" ] || fail "threads in report: $(json r.json "j['threads']")"
+  [ "$(json r.json "[w['guard'] for w in j['warnings']]")" = "['threads-capped']" ] ||
+    fail "no threads-capped warning: $(json r.json "j['warnings']")"
+  sed 's/^seed = 1$/seed = 1\nthreads = 10000/' "$examples/search-kmeans.toml" > search.toml
+  sed -i "s#\"data/#\"$examples/data/#g" search.toml
+  ( limit_memory 4000000; run 0 train search.toml --report s.json --quiet )
+  [ "$(json s.json "j['threads']")" = "$hardware" ] || fail "[search] threads: $(json s.json "j['threads']")"
+  ;;
+two-row-regression)
+  # Issue 46: two rows gave "internal error: model selection found no candidate with a finite
+  # leave-one-out error" (exit 1); the user can give more rows or the width by hand.
+  printf 'x,y\n1,0.5\n2,1.5\n' > two.csv
+  pipeline two.toml <<TOML
+[data]
+train = "$work/two.csv"
+[basis]
+plugin = "gaussian"
+[centres]
+plugin = "kmeans"
+[output]
+plugin = "least-squares"
+TOML
+  run 2 train two.toml --report r.json --quiet
+  err_has "two.csv: 2 training rows cannot choose a width or penalty by leave-one-out"
+  err_has "give at least 3 rows"
+  err_lacks "internal error"
+  ;;
 outputs-overwrite-inputs)
   # Regression: no output may replace an input of the run, or another output of it, however
   # it is spelled (./, a link); refused with exit 2 before training.

@@ -2,6 +2,8 @@
 // (tests/data/arff/); the expected values are read off the files by hand, and every malformed
 // file gives its file:line:column.
 
+#include <cmath>
+
 #include "reader_test.hpp"
 
 namespace {
@@ -50,6 +52,29 @@ TEST_CASE("ARFF: inputs for prediction by attribute name, the class left as ?", 
       StartsWith(arff("iris-sample.arff") + ":15:") && Contains("class label \"Iris virginica\""));
 }
 
+TEST_CASE("ARFF: only a bare ? is missing; NA, nan and '?' are values (issue 46)",
+          "[data][arff]") {
+  DataOptions options;
+  options.allow_missing = true;
+  const radial::Dataset data = radial::read_dataset(arff("missing-marks.arff"), options);
+  CHECK(data.feature_names == std::vector<std::string>{"region=?", "region=EU", "region=NA",
+                                                       "region=nan", "x"});
+  std::vector<double> shown(data.inputs.begin(), data.inputs.end());
+  for (double& v : shown)
+    if (std::isnan(v)) v = -99;
+  CHECK(shown == std::vector<double>{0, 0, 1, 0, 1,  //
+                                     0, 1, 0, 0, 2,  //
+                                     0, 0, 0, 1, 3,  //
+                                     1, 0, 0, 0, 4,  //
+                                     -99, -99, -99, -99, 5});
+  CHECK(data.class_names == std::vector<std::string>{"nan", "yes"});
+  CHECK(std::vector<std::int64_t>(data.classes.begin(), data.classes.end()) ==
+        std::vector<std::int64_t>{1, 0, 1, 0, 1});
+  CHECK_THAT(read_error(arff("missing-marks.arff")),
+             StartsWith(arff("missing-marks.arff") + ":12:1: missing value ('?') for attribute "
+                                                     "'region'"));
+}
+
 TEST_CASE("ARFF: malformed files name file:line:column", "[data][arff]") {
   struct Case {
     std::string file, position_and_message;
@@ -66,6 +91,7 @@ TEST_CASE("ARFF: malformed files name file:line:column", "[data][arff]") {
       {"string-input.arff", ":2:1: input attribute 'name' is a string"},
       {"weights.arff", ":5:5: instance weights"},
       {"duplicate.arff", ":3:1: duplicate attribute name 'a' (also on line 2)"},
+      {"sparse-no-label.arff", ":6:1: this sparse row omits the string target 'label'"},
   };
   for (const Case& c : cases) {
     INFO(c.file);

@@ -2,6 +2,11 @@
 // (tests/data/libsvm/); the dense rows below are read off the files by hand, and every malformed
 // file gives its file:line:column.
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "reader_test.hpp"
 
 namespace {
@@ -62,4 +67,25 @@ TEST_CASE("LIBSVM: malformed files name file:line:column", "[data][libsvm]") {
   CHECK_THAT(
       read_error(libsvm("sample.libsvm"), two),
       StartsWith(libsvm("sample.libsvm") + ":2:10: index 3 is outside 1..2 (data.features)"));
+}
+
+TEST_CASE("LIBSVM: a sparse file is refused before it is made dense past 64 cells a value",
+          "[data][libsvm]") {
+  // Issue 46: 2.9 MB claiming 731,000 features over 1,024 rows was made 6 GB dense. Here 1 MB:
+  // 1,024 rows of 100 values up to index 100,000 would be 819 MB dense (800 cells a value).
+  namespace fs = std::filesystem;
+  const fs::path file = fs::temp_directory_path() /
+                        ("radial-test-sparse-" + std::to_string(::getpid()) + ".libsvm");
+  {
+    std::ofstream out(file);
+    for (int r = 0; r < 1024; ++r) {
+      out << r % 2;
+      for (int k = 1; k <= 100; ++k) out << ' ' << k * 1000 << ":1";
+      out << '\n';
+    }
+  }
+  CHECK_THAT(read_error(file.string()),
+             StartsWith(file.string() + ": 1024 rows of 100000 features would take") &&
+                 Contains("for 102400 stored values"));
+  fs::remove(file);
 }

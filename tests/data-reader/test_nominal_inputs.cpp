@@ -2,7 +2,11 @@
 // data.nominal, ARFF nominal attributes. The expected matrices are one-hot codes written out by
 // hand from the files in tests/data/nominal/ (categories in increasing byte order).
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -106,4 +110,55 @@ TEST_CASE("nominal ARFF attributes: the weather data, one-hot by hand", "[data][
   const radial::Matrix x =
       radial::read_model_inputs(file("weather.arff"), data.feature_names, data.coding);
   CHECK(values(x) == values(data.inputs));
+}
+
+TEST_CASE("nominal CSV inputs: a test file with the columns in another order (issue 46)",
+          "[data][nominal]") {
+  // The docs promise columns matched by name; the coded columns then follow the file's order,
+  // named as the model's (evaluate reorders them by name).
+  DataOptions options;
+  options.nominal = {"shape"};
+  const radial::Dataset data = radial::read_csv(file("train.csv"), options);
+  DataOptions test;
+  test.coding = data.coding;
+  test.target = "class";
+  const radial::Dataset coded = radial::read_csv(file("test-reordered.csv"), test);
+  CHECK(coded.feature_names == std::vector<std::string>{"shape=1", "shape=2", "shape=3",
+                                                        "colour=blue", "colour=green",
+                                                        "colour=red", "size"});
+  CHECK(values(coded.inputs) == std::vector<double>{0, 1, 0, 1, 0, 0, 1,  //
+                                                    0, 0, 1, 0, 0, 1, 3});
+}
+
+TEST_CASE("nominal CSV inputs: at most 1,000 categories, spaces kept (issue 46)",
+          "[data][nominal]") {
+  namespace fs = std::filesystem;
+  const fs::path folder =
+      fs::temp_directory_path() / ("radial-test-categories-" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  const auto write = [&](std::size_t categories) {
+    const fs::path csv = folder / ("c" + std::to_string(categories) + ".csv");
+    std::ofstream out(csv);
+    out << "c,x,y\n";
+    for (std::size_t k = 0; k < categories; ++k) out << "c" << k << "," << k << "," << k % 2 << "\n";
+    return csv.string();
+  };
+  CHECK(radial::read_csv(write(1000)).features() == 1001);
+  const std::string past = write(1001);
+  CHECK_THAT(data_error([&] { radial::read_csv(past); }),
+             StartsWith(past + ":1002:1: input column 'c' has more than 1000 categories"));
+  fs::remove_all(folder);
+
+  // The CSV standard keeps the spaces around a cell: " red", "red" and "red " are three
+  // categories (and "a", "a " and " a" three labels); a quoted "red" is "red".
+  const radial::Dataset spaced = radial::read_csv(test_data("text-labels/spaces.csv").string());
+  CHECK(spaced.feature_names ==
+        std::vector<std::string>{"colour= red", "colour=red", "colour=red ", "x"});
+  CHECK(values(spaced.inputs) == std::vector<double>{0, 1, 0, 1,  //
+                                                     1, 0, 0, 2,  //
+                                                     0, 0, 1, 3,  //
+                                                     0, 1, 0, 4});
+  CHECK(spaced.class_names == std::vector<std::string>{" a", "a", "a "});
+  CHECK(std::vector<std::int64_t>(spaced.classes.begin(), spaced.classes.end()) ==
+        std::vector<std::int64_t>{1, 2, 1, 0});
 }

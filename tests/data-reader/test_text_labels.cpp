@@ -27,11 +27,36 @@ TEST_CASE("text labels: sorted by bytes, quoted labels unescaped, task classific
         std::vector<double>{1, 2, 2, 3, 3, 4, 4, 5, 5, 6});
 }
 
-TEST_CASE("text labels: numbers before the first text are labels as written", "[data][labels]") {
-  // 2, x, 2.50, 2: the first "2" was read as a number, then written back as "2".
+TEST_CASE("text labels: numbers are labels by the values they spell", "[data][labels]") {
+  // 2, x, 2.50, 2: every number is the label of its shortest text ("2.50" is "2.5").
   const radial::Dataset data = radial::read_csv(file("mixed.csv"));
-  CHECK(data.class_names == std::vector<std::string>{"2", "2.50", "x"});
+  CHECK(data.class_names == std::vector<std::string>{"2", "2.5", "x"});
   CHECK(classes_of(data) == std::vector<std::int64_t>{0, 2, 1, 0});
+  // Issue 46: 1 before the first text and 1.0, +1 after it were three classes.
+  const radial::Dataset spelled = radial::read_csv(file("spelled.csv"));
+  CHECK(spelled.class_names == std::vector<std::string>{"1", "2.5", "b"});
+  CHECK(classes_of(spelled) == std::vector<std::int64_t>{0, 2, 0, 0, 1, 1});
+  // A test set spelling a training label another way is coded by its value.
+  DataOptions options;
+  radial::use_classes_of(options, {0, 1, 2}, {"1", "2.5", "b"});
+  CHECK(classes_of(radial::read_csv(file("spelled.csv"), options)) ==
+        std::vector<std::int64_t>{0, 2, 0, 0, 1, 1});
+}
+
+TEST_CASE("text labels: a missing target is never a class (issue 46)", "[data][labels]") {
+  // yes, (empty), no, nan, NaN, ?, "NA", no: four missing, "NA" quoted is a label.
+  CHECK_THAT(data_error([&] { radial::read_csv(file("missing.csv")); }),
+             StartsWith(file("missing.csv") + ":3:3: missing target value \"\" in column "
+                                              "'class'") &&
+                 Contains("data.missing = \"drop-rows\""));
+  DataOptions options;
+  options.allow_missing = true;
+  const radial::Dataset data = radial::read_csv(file("missing.csv"), options);
+  CHECK(data.class_names == std::vector<std::string>{"NA", "no", "yes"});
+  CHECK(classes_of(data) == std::vector<std::int64_t>{2, 1, 0, 1});
+  CHECK(std::vector<double>(data.inputs.begin(), data.inputs.end()) ==
+        std::vector<double>{1, 3, 7, 8});
+  CHECK(data.missing_targets == 4);
 }
 
 TEST_CASE("text labels: numeric labels keep their numeric coding", "[data][labels]") {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -341,4 +342,38 @@ TEST_CASE("results store: a write that fails (file size limit, as a full disk) i
   const auto runs = store.runs();
   CHECK(runs.size() >= 1);
   for (const auto& r : runs) CHECK(complete(r));
+}
+
+TEST_CASE("results store: a new database is whole the moment its name exists",
+          "[experiment][store]") {
+  // Issue 46: a kill -9 just after SQLite created the file, before the schema was written, left
+  // an empty file that every later run refused. A watcher looks at each new name as soon as it
+  // appears: it must always be a complete Radial database (the readers open it).
+  TempFolder folder;
+  constexpr int databases = 30;
+  std::atomic<int> empty_seen{0}, refused{0};
+  std::atomic<bool> done{false};
+  std::thread watcher([&] {
+    for (int k = 0; k < databases && !done; ++k) {
+      const fs::path file = folder.path / ("db" + std::to_string(k) + ".sqlite");
+      std::error_code ec;
+      while (!done && !fs::exists(file, ec)) std::this_thread::yield();
+      if (!fs::exists(file, ec)) break;
+      if (fs::file_size(file, ec) == 0) ++empty_seen;
+      try {
+        ResultsStore reader(file, ResultsStore::Access::ReadOnly);
+      } catch (const radial::Error&) {
+        ++refused;
+      }
+    }
+  });
+  for (int k = 0; k < databases; ++k)
+    ResultsStore store(folder.path / ("db" + std::to_string(k) + ".sqlite"));
+  done = true;
+  watcher.join();
+  CHECK(empty_seen == 0);
+  CHECK(refused == 0);
+  // No temporary is left beside them.
+  for (const auto& entry : fs::directory_iterator(folder.path))
+    CHECK(entry.path().filename().string().find(".new-") == std::string::npos);
 }

@@ -4,7 +4,7 @@
 // rank). The missing counts, dropped rows, imputation values and nominal categories must be
 // exactly one process's; the fitted model (standardiser, centres, widths, mixing weights,
 // output weights) and its predictions the same to 1e-9 relative (to the array's scale).
-// The data: /work/shared/data/waveform.csv (5000 rows, 21 inputs: five blocks of 1024 rows, so
+// The data: docs/examples/data/waveform.csv (5000 rows, 21 inputs: five blocks of 1024 rows, so
 // every rank holds rows), with cells removed deterministically and, for the nominal case, two
 // category columns whose categories differ between the first and last rows (the union over
 // ranks is needed), written by rank 0 to a temporary folder.
@@ -26,6 +26,7 @@
 #include "radial/params.hpp"
 #include "radial/pipeline/pipeline.hpp"
 #include "radial/registry.hpp"
+#include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"
 
@@ -34,7 +35,10 @@ using namespace radial;
 namespace {
 
 constexpr double kRelative = 1e-9;
-const std::filesystem::path kSource = "/work/shared/data/waveform.csv";
+// In the repository: a file outside it (as /work/shared/data/waveform.csv was) is missing on a
+// fresh machine, where rank 0's REQUIRE then left the other ranks waiting until the timeout.
+const std::filesystem::path kSource =
+    radial::testing::source_dir() / "docs" / "examples" / "data" / "waveform.csv";
 
 const Registry& plugins() { return testing::shipped_registry(); }
 

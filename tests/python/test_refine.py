@@ -34,7 +34,11 @@ def test_per_input_widths_find_the_relevant_inputs():
     two_stage = radial.Pipeline(spec(False)).fit(x[tr], y[tr], seed=1)
     refined = radial.Pipeline(spec(True)).fit(x[tr], y[tr], seed=1)
     assert r2(two_stage) < 0.5
-    assert r2(refined) >= 0.99
+    # The bar comes from the spread over seeds (issue 46: 0.9895 on one machine against a bar
+    # of 0.99 tuned at 0.992). Seeds 1-8 here: refined 0.9889 to 0.9982 (seed 1: 0.9928), two
+    # stages -0.03 to 0.07; the bar is the lowest less that spread (0.009), so another BLAS
+    # kernel or machine cannot cross it while the refinement still finds the inputs.
+    assert r2(refined) >= 0.98
     report = refined.report["refine"]
     assert report["final_error"] < report["figures"]["start_error"]
     # The start's spherical shapes (one variance per centre, the nearest-centre rule) are now

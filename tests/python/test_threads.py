@@ -63,3 +63,17 @@ def test_gil_is_released_during_fit():
     counter.join()
     # A thread blocked by the GIL would barely tick; with it released it ticks all along.
     assert ticks > 0.3 * elapsed / 0.001 * 0.5 or elapsed < 0.05
+
+
+def test_threads_past_the_hardware_are_capped():
+    # Issue 46: threads=10000 started ~2,000 threads (load average 600). Capped to the machine's
+    # hardware threads, with a warning; the model is the same as with those threads.
+    import os
+    X, y = two_class(500, seed=1)
+    pipeline = radial.Pipeline(SPEC)
+    many = pipeline.fit(X, y, seed=1, threads=10000)
+    hardware = os.cpu_count()
+    assert many.report["threads"] == hardware
+    assert [w["guard"] for w in many.report["warnings"]] == ["threads-capped"]
+    fitted = pipeline.fit(X, y, seed=1, threads=hardware)
+    assert many._handle.bytes_without_report() == fitted._handle.bytes_without_report()

@@ -26,6 +26,8 @@ struct Dataset {
   InputCoding coding;                       // nominal inputs coded 1-of-C; empty: none
   std::string target_name;
   std::string source;                       // file name, for messages
+  // Rows left out for a missing target (the readers, when data.missing is not "error").
+  std::size_t missing_targets = 0;
 
   std::size_t rows() const { return inputs.shape(0); }
   std::size_t features() const { return inputs.shape(1); }

@@ -93,6 +93,9 @@ double input_value(const CsvScanner& scanner, const ArffAttribute& attribute,
   CsvCell cell;
   cell.text = value.text;
   cell.column = std::max<std::size_t>(value.column, 1);
+  // ARFF's only missing mark is a bare `?` (value.missing, above): a declared value `NA` or
+  // `nan`, or a quoted '?', is a value, so the CSV markers must not apply.
+  cell.quoted = true;
   return nominal.value(scanner, j, cell, value.text, row);
 }
 
@@ -113,6 +116,12 @@ void read_rows(CsvScanner& scanner, const ArffHeader& header, std::size_t target
                       escaped(goal.name) +
                       "'; a training or test row needs its target: remove "
                       "the row");
+    }
+    if (label.column == 0 && goal.kind == Kind::String) {
+      // Omitted in a sparse row: ARFF's omitted value is 0, which a string cannot hold.
+      throw DataError(scanner.where(1) + ": this sparse row omits the string target '" +
+                      escaped(goal.name) + "'; give every row its label (\"{..., " +
+                      std::to_string(target) + " label}\")");
     }
     if (goal.kind == Kind::Nominal) nominal_index(scanner, goal, label);  // declared?
     out.targets.push(text_target ? out.labels.id(label.text) : number(scanner, goal, label));
@@ -160,7 +169,7 @@ NominalColumns nominal_columns(const CsvScanner& scanner, const ArffHeader& head
                       "attributes");
   const InputCoding* coding =
       options.coding && !options.coding->empty() ? &*options.coding : nullptr;
-  if (coding != nullptr && coding->raw_names != inputs) {
+  if (coding != nullptr && !same_columns(*coding, inputs)) {
     throw DataError(scanner.name() + ":" + std::to_string(header.data_line) +
                     ":1: the input attributes differ from the training data's, whose nominal "
                     "inputs are coded by name and order; give the same attributes");

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -114,9 +115,10 @@ struct CsvRows {
   data::TextLabels labels;  // active once the target column is known to hold text labels
 };
 
-// The cell's text with a quoted cell's "" read as one quote.
+// The cell's text as a category or label: a quoted cell's "" read as one quote, an unquoted
+// cell with its surrounding spaces (RFC 4180 and Python's csv keep them: " red" is not "red").
 std::string cell_text(const data::CsvCell& cell) {
-  if (!cell.quoted) return std::string(cell.text);
+  if (!cell.quoted) return std::string(cell.spaced);
   std::string out;
   for (std::size_t i = 0; i < cell.text.size(); ++i) {
     out += cell.text[i];
@@ -127,13 +129,19 @@ std::string cell_text(const data::CsvCell& cell) {
 
 // Pushes the target cell of the current row: a number, or (text labels) the id of its text.
 // The first cell that is not a number turns the column to text, unless the task is regression.
+// A missing target (a missing marker, unquoted) is never a label: NaN when data.missing allows
+// missing values (the row is then left out and counted), else an error at the cell.
 void push_target(const data::CsvScanner& scanner, const data::CsvCell& cell,
-                 const std::string& name, bool numbers_only, CsvRows& out) {
-  // A missing target is never a label (an empty cell and NaN keep the number parser's messages).
-  if (!cell.quoted && (cell.text == "?" || cell.text == "NA")) {
+                 const std::string& name, bool numbers_only, bool allow_missing, CsvRows& out) {
+  if (!cell.quoted && is_missing_marker(cell.text)) {
+    if (allow_missing) {
+      out.targets.push(std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
     throw DataError(scanner.where(cell.column) + ": missing target value \"" +
                     data::escaped(cell.text) + "\" in column '" + data::escaped(name) +
-                    "'; every row needs its target: remove the row");
+                    "'; every row needs its target: remove the row, or set data.missing = "
+                    "\"drop-rows\" to leave such rows out");
   }
   if (!out.labels.active() && (numbers_only || data::reads_as_number(cell.text))) {
     out.targets.push(data::parse_number(scanner, cell, name));
@@ -205,7 +213,7 @@ void read_rows(data::CsvScanner& scanner, const std::vector<std::string>& names,
     scanner.cells_of(text, cells);
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (c == target) {
-        push_target(scanner, cells[c], names[c], numbers_only, out);
+        push_target(scanner, cells[c], names[c], numbers_only, options.allow_missing, out);
         out.target_column.push_back(
             std::uint32_t(std::min<std::size_t>(cells[c].column, UINT32_MAX)));
       } else {
@@ -266,7 +274,7 @@ data::NominalColumns nominal_columns(const data::CsvScanner& scanner,
     forced[std::size_t(it - inputs.begin())] = true;
   }
   const InputCoding* coding = options.coding && !options.coding->empty() ? &*options.coding : nullptr;
-  if (coding != nullptr && coding->raw_names != inputs) {
+  if (coding != nullptr && !data::same_columns(*coding, inputs)) {
     throw DataError(scanner.name() + ":1:1: the input columns " + list_names(inputs) +
                     " differ from the training data's " + list_names(coding->raw_names) +
                     ", whose nominal columns are coded by name and order; give the same columns");

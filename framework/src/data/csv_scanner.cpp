@@ -384,6 +384,7 @@ void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const
   std::size_t i = 0;
   const std::size_t n = text.size();
   while (true) {
+    const std::size_t spaced_start = i;
     while (i < n && is_space(text[i])) ++i;
     CsvCell cell;
     cell.column = i + 1;
@@ -421,6 +422,9 @@ void CsvScanner::split(std::string_view text, std::vector<CsvCell>& cells) const
       std::size_t end = i;
       while (end > start && is_space(text[end - 1])) --end;
       cell.text = text.substr(start, end - start);
+      std::size_t spaced_end = i;  // a CR-only line end's CR is not part of the cell
+      while (spaced_end > spaced_start && text[spaced_end - 1] == '\r') --spaced_end;
+      cell.spaced = text.substr(spaced_start, spaced_end - spaced_start);
     }
     cells.push_back(cell);
     if (i >= n) break;

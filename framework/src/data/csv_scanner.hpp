@@ -27,6 +27,9 @@ namespace radial::data {
 
 struct CsvCell {
   std::string_view text;   // without surrounding whitespace and quotes ("" not unescaped)
+  // Unquoted: the cell with its surrounding spaces and tabs, which the CSV standard (RFC 4180)
+  // keeps as part of a text cell (a category or label); numbers and markers read `text`.
+  std::string_view spaced;
   std::size_t column = 0;  // 1-based character column of the cell's first character
   bool quoted = false;
 };

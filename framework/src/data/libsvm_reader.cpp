@@ -11,6 +11,7 @@
 #include "csv_shard.hpp"
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
+#include "radial/heap_policy.hpp"
 #include "row_store.hpp"
 #include "target_coding.hpp"
 #include "text_escape.hpp"
@@ -19,10 +20,12 @@ namespace radial::data {
 namespace {
 
 // The networks hold their inputs dense: N x d doubles. A sparse file may describe far more than
-// it holds (one row with index 10^6 is 8 MB a row), so the dense cells are limited to 1024 per
-// stored value (a dense-ish file is far below; text collections like rcv1, 600 times sparser
-// than dense, would need many GB) or 2^22 cells, whichever is more.
-constexpr std::size_t dense_cells_per_value = 1024;
+// it holds (one row with index 10^6 is 8 MB a row), so the dense cells are limited to 64 per
+// stored value (512 bytes for the 5 to 20 bytes a value takes in the file: a 3 MB file is at
+// most about 300 MB dense; a dense-ish file is far below, while text collections like rcv1, 600
+// times sparser than dense, would need many GB) or 2^22 cells, whichever is more, and to half
+// the memory the system has available (one process).
+constexpr std::size_t dense_cells_per_value = 64;
 constexpr std::size_t min_dense_cells = std::size_t(1) << 22;
 constexpr std::size_t max_index = max_sparse_features;
 
@@ -119,7 +122,12 @@ void read_rows(CsvScanner& scanner, std::size_t limit, bool text_labels, SparseR
 // DataError when N x d dense inputs are far more than the file's values (see above).
 void check_dense_size(const std::string& name, std::size_t rows, std::size_t features,
                       std::size_t values) {
-  const std::size_t allowed = std::max(min_dense_cells, dense_cells_per_value * values);
+  std::size_t allowed = std::max(min_dense_cells, dense_cells_per_value * values);
+  // (One process only: ranks must agree, and each sees its own moment's memory.)
+  const std::uint64_t available = collectives().size() == 1 ? available_memory() : 0;
+  if (available != 0)
+    allowed = std::min<std::uint64_t>(allowed, std::max<std::uint64_t>(min_dense_cells,
+                                                                      available / 2 / sizeof(double)));
   if (features != 0 && rows > allowed / features) {
     throw DataError(name + ": " + std::to_string(rows) + " rows of " + std::to_string(features) +
                     " features would take " +

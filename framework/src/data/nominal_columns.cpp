@@ -23,7 +23,25 @@ std::string list_categories(const std::vector<std::string>& categories) {
   return out;
 }
 
+// `coding` for raw columns named `names` (its raw names in another order).
+InputCoding in_order_of(const InputCoding& coding, const std::vector<std::string>& names) {
+  InputCoding out;
+  out.raw_names = names;
+  out.unseen_as_zero = coding.unseen_as_zero;
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const auto at = std::find(coding.raw_names.begin(), coding.raw_names.end(), names[j]);
+    if (const NominalInput* input = coding.find(std::size_t(at - coding.raw_names.begin())))
+      out.nominal.push_back({j, input->categories});
+  }
+  return out;
+}
+
 }  // namespace
+
+bool same_columns(const InputCoding& coding, const std::vector<std::string>& names) {
+  return coding.raw_names.size() == names.size() &&
+         std::is_permutation(names.begin(), names.end(), coding.raw_names.begin());
+}
 
 bool reads_as_number(std::string_view text) {
   if (text.empty()) return true;  // parse_number names the empty cell
@@ -43,6 +61,10 @@ NominalColumns::NominalColumns(std::vector<std::string> names, const std::vector
       first_line_(coding == nullptr ? first_line : 0),
       allow_missing_(allow_missing) {
   const std::size_t d = names_.size();
+  if (coding_ != nullptr && coding_->raw_names != names_ && same_columns(*coding_, names_)) {
+    in_file_order_ = std::make_shared<const InputCoding>(in_order_of(*coding_, names_));
+    coding_ = in_file_order_.get();
+  }
   if (coding_ != nullptr) {
     known_.resize(d, nullptr);
     for (std::size_t j = 0; j < d; ++j) {
@@ -74,8 +96,9 @@ double NominalColumns::value(const CsvScanner& scanner, std::size_t j, const Csv
     const NominalInput* known = known_[j];
     if (known == nullptr) return parse_number(scanner, cell, names_[j]);
     const auto& categories = known->categories;
-    const auto it = std::lower_bound(categories.begin(), categories.end(), text);
-    if (it != categories.end() && *it == text) return double(it - categories.begin());
+    const std::string name = label_text(text);  // as TextLabels knows it in training
+    const auto it = std::lower_bound(categories.begin(), categories.end(), name);
+    if (it != categories.end() && *it == name) return double(it - categories.begin());
     if (coding_->unseen_as_zero) return -1.0;
     throw DataError(scanner.where(cell.column) + ": category \"" + escaped(text) +
                     "\" of input column '" + escaped(names_[j]) +

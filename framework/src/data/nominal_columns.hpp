@@ -9,6 +9,7 @@
 // category indices (increasing byte order) and returns the coding.
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,8 @@ class NominalColumns {
   // `first_line`: the file line of the first data row, where a text cell makes its column
   // nominal (CSV: 2; 0: never, as for ARFF, whose attributes say).
   // `allow_missing`: a missing marker (radial/data/missing_values.hpp), unquoted, is NaN.
+  // `names` in another order than the coding's raw columns (the same names) is read with the
+  // coding put in the file's order, so its coded columns are named as the model's are.
   NominalColumns(std::vector<std::string> names, const std::vector<bool>& forced,
                  const InputCoding* coding, std::size_t first_line, bool allow_missing = false);
   bool allows_missing() const { return allow_missing_; }
@@ -58,10 +61,14 @@ class NominalColumns {
   std::vector<std::string> names_;
   std::vector<TextLabels> learned_;  // learning: per column, active when nominal
   const InputCoding* coding_ = nullptr;
+  std::shared_ptr<const InputCoding> in_file_order_;  // the coding reordered (stays put on moves)
   std::vector<const NominalInput*> known_;  // test: per column, its training categories
   std::size_t first_line_ = 0;
   bool any_ = false, allow_missing_ = false;
 };
+
+// Whether `names` are the raw columns of `coding`, in its order or another.
+bool same_columns(const InputCoding& coding, const std::vector<std::string>& names);
 
 // A cell that from_chars reads whole (numbers, and the NaN and infinities parse_number refuses).
 bool reads_as_number(std::string_view text);

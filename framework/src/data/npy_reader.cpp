@@ -362,11 +362,8 @@ Dataset npy_dataset(NpyInput& in, const DataOptions& options, std::size_t target
   for (std::size_t j = 0; j < columns; ++j) {
     if (j != target) data.feature_names.push_back("x" + std::to_string(j + 1));
   }
-  if (options.allow_missing) {
-    std::vector<bool> inputs_only(columns, true);
-    inputs_only[target] = false;
-    in.allow_missing(std::move(inputs_only));
-  }
+  // A missing target too: its row is left out by the target's coding (code_target).
+  if (options.allow_missing) in.allow_missing(std::vector<bool>(columns, true));
   RowStore inputs;
   in.for_each_row([&](std::size_t, const double* values) {
     for (std::size_t j = 0; j < columns; ++j) (j == target ? targets : inputs).push(values[j]);

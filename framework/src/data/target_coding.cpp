@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
@@ -226,23 +227,82 @@ void unpack_names(const std::string& bytes, std::vector<std::string>& out) {
   }
 }
 
+// Leaves out the rows whose target is missing (NaN, which the readers give a missing target cell
+// only when data.missing is not "error"; without it, a DataError at the first): their inputs
+// with them, counted in data.missing_targets. Returns `where` for the rows kept.
+std::function<std::string(std::size_t)> drop_missing_targets(
+    Dataset& data, Vector& target, const DataOptions& options,
+    const std::function<std::string(std::size_t)>& where) {
+  const std::size_t n = target.size();
+  const auto missing = std::size_t(std::count_if(target.begin(), target.end(),
+                                                 [](double v) { return std::isnan(v); }));
+  if (missing == 0) return where;
+  auto kept = std::make_shared<std::vector<std::size_t>>();
+  kept->reserve(n - missing);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isnan(target[i])) {
+      kept->push_back(i);
+    } else if (!options.allow_missing) {
+      throw DataError(where(i) + ": missing target value in column '" +
+                      escaped(data.target_name) + "'; every row needs its target: remove the "
+                      "row, or set data.missing = \"drop-rows\" to leave such rows out");
+    }
+  }
+  if (kept->empty()) {
+    throw DataError(data.source + ": every row's target ('" + escaped(data.target_name) +
+                    "') is missing; give the target values");
+  }
+  const std::size_t d = data.inputs.dimension() == 2 ? data.inputs.shape(1) : 0;
+  const bool with_inputs = data.inputs.dimension() == 2 && data.inputs.shape(0) == n;
+  Matrix inputs = Matrix::from_shape({kept->size(), d});
+  Vector values = Vector::from_shape({kept->size()});
+  for (std::size_t k = 0; k < kept->size(); ++k) {
+    const std::size_t i = (*kept)[k];
+    values[k] = target[i];
+    if (with_inputs)
+      std::copy_n(&data.inputs(i, 0), d, &inputs(k, 0));
+  }
+  if (with_inputs) data.inputs = std::move(inputs);
+  target = std::move(values);
+  data.missing_targets += missing;
+  return [kept, where](std::size_t k) { return where((*kept)[k]); };
+}
+
 }  // namespace
 
+std::string label_text(std::string_view text) {
+  // Spaces around a number do not change its value; around text they are part of it (RFC 4180).
+  std::string_view number = text;
+  while (!number.empty() && (number.front() == ' ' || number.front() == '\t'))
+    number.remove_prefix(1);
+  while (!number.empty() && (number.back() == ' ' || number.back() == '\t')) number.remove_suffix(1);
+  const char* first = number.data();
+  const char* last = first + number.size();
+  if (first != last && *first == '+' && number.size() > 1 && first[1] != '-') ++first;
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(first, last, value);
+  if (first != last && end == last && error == std::errc() && std::isfinite(value))
+    return format_value(value);
+  return std::string(text);
+}
+
 double TextLabels::id(std::string_view text) {
-  const auto found = index_.find(text);
+  const std::string name = label_text(text);
+  const auto found = index_.find(name);
   if (found != index_.end()) return double(found->second);
-  if (names_.size() > max_classes) {
+  if (names_.size() >= max_classes) {
     too_many_ = true;
     return 0.0;  // never coded: too_many() refuses the column
   }
-  index_.emplace(std::string(text), names_.size());
-  names_.emplace_back(text);
+  index_.emplace(name, names_.size());
+  names_.push_back(name);
   return double(names_.size() - 1);
 }
 
 void TextLabels::finish(Vector& target) {
   const std::size_t end = std::min(start_row_, target.size());
-  for (std::size_t i = 0; i < end; ++i) target[i] = id(format_value(target[i]));
+  for (std::size_t i = 0; i < end; ++i)
+    if (!std::isnan(target[i])) target[i] = id(format_value(target[i]));  // NaN: missing
 }
 
 void code_labels(Dataset& data, Vector target, TextLabels& labels, const DataOptions& options,
@@ -251,10 +311,11 @@ void code_labels(Dataset& data, Vector target, TextLabels& labels, const DataOpt
   labels.finish(target);
   if (labels.too_many()) too_many_text_labels(data);
   check_text_allowed(data, target, labels, options, where);
+  const auto kept_where = drop_missing_targets(data, target, options, where);
   std::vector<std::string> classes =
       options.class_names ? sorted_unique(*options.class_names) : sorted_unique(labels.names());
   if (classes.size() > max_classes) too_many_text_labels(data);
-  assign_text_classes(data, target, labels.names(), std::move(classes), where);
+  assign_text_classes(data, target, labels.names(), std::move(classes), kept_where);
 }
 
 void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
@@ -269,6 +330,8 @@ void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
   labels.finish(target);
   if (min_over_ranks(labels.too_many() ? 0.0 : 1.0) == 0.0) too_many_text_labels(data);
   agreed([&] { check_text_allowed(data, target, labels, options, where); });
+  std::function<std::string(std::size_t)> kept_where;
+  agreed([&] { kept_where = drop_missing_targets(data, target, options, where); });
   std::vector<std::string> classes;
   if (options.class_names) {
     classes = sorted_unique(*options.class_names);
@@ -278,7 +341,7 @@ void code_labels_shard(Dataset& data, Vector target, TextLabels& labels,
     classes = sorted_unique(std::move(classes));
   }
   if (classes.size() > max_classes) too_many_text_labels(data);
-  agreed([&] { assign_text_classes(data, target, labels.names(), std::move(classes), where); });
+  agreed([&] { assign_text_classes(data, target, labels.names(), std::move(classes), kept_where); });
 }
 
 std::vector<std::string> union_over_ranks(const std::vector<std::string>& names) {
@@ -296,7 +359,8 @@ std::string format_value(double value) {
 }
 
 void code_target(Dataset& data, Vector target, const DataOptions& options,
-                 const std::function<std::string(std::size_t)>& where) {
+                 const std::function<std::string(std::size_t)>& given_where) {
+  const auto where = drop_missing_targets(data, target, options, given_where);
   if (decide_task(target, options, false) == Task::Regression)
     return set_regression(data, std::move(target));
 
@@ -312,9 +376,11 @@ void code_target(Dataset& data, Vector target, const DataOptions& options,
 }
 
 void code_target_shard(Dataset& data, Vector target, const DataOptions& options,
-                       const std::function<std::string(std::size_t)>& where) {
+                       const std::function<std::string(std::size_t)>& given_where) {
   Collectives& comm = collectives();
-  if (comm.size() == 1) return code_target(data, std::move(target), options, where);
+  if (comm.size() == 1) return code_target(data, std::move(target), options, given_where);
+  std::function<std::string(std::size_t)> where;
+  agreed([&] { where = drop_missing_targets(data, target, options, given_where); });
   // Every rank decides as one process would on the whole column: the task from every rank's
   // values, the classes from the union of every rank's labels.
   if (decide_task(target, options, true) == Task::Regression)

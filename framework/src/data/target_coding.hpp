@@ -32,8 +32,9 @@ void code_target_shard(Dataset& data, Vector target, const DataOptions& options,
 
 // The target cells of a column read as text labels. The reader switches to text at the first
 // cell that is not a number (or at row 0 when the training set's labels are text); from then on
-// a row's target value is the id of its text, ids in first-seen order. Memory is O(K): at most
-// max_classes + 1 distinct texts are kept (more is too many classes in any case).
+// a row's target value is the id of its text (label_text), ids in first-seen order; NaN is a
+// missing target. Memory is O(K): at most max_classes distinct texts are kept (more is too many
+// classes in any case).
 class TextLabels {
  public:
   bool active() const { return active_; }
@@ -78,5 +79,9 @@ std::vector<std::string> union_over_ranks(const std::vector<std::string>& names)
 
 // The shortest text that reads back as `value` ("3", "0.1", "-2e-05").
 std::string format_value(double value);
+
+// The text a label or category is known by: a finite number as the shortest text of its value
+// (so "1", "1.0" and "+1" are one label, as the values they spell), anything else as written.
+std::string label_text(std::string_view text);
 
 }  // namespace radial::data

@@ -3,11 +3,15 @@
 // once; the busy timeout makes concurrent writers (threads or processes) wait their turn.
 #include "radial/experiment/results_store.hpp"
 
+#include <unistd.h>
+
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <thread>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <system_error>
@@ -67,6 +71,48 @@ class Statement {
 std::string column_text(sqlite3_stmt* s, int i) {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
   return text ? std::string(text, static_cast<std::size_t>(sqlite3_column_bytes(s, i))) : std::string();
+}
+
+// A new database is made whole under a temporary name beside `file` (schema, format marker and
+// id committed, the WAL checkpointed by closing it) and then linked into place, so that a kill at
+// any moment leaves no database or a complete one, never the empty file that SQLite creates
+// before the schema is written (which every reader refuses). When another process linked its
+// own first, that one is kept.
+void create_whole(const fs::path& file) {
+  const std::string temporary = file.string() + ".new-" + std::to_string(::getpid());
+  const auto remove_temporary = [&] {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(temporary + suffix, ec);
+  };
+  sqlite3* db = nullptr;
+  const auto fail = [&](const std::string& why) {
+    if (db != nullptr) sqlite3_close_v2(db);
+    remove_temporary();
+    throw InputError("cannot create the results database " + quoted(file) + ": " + why +
+                     "; is its folder writable?");
+  };
+  remove_temporary();  // a previous process of this id killed while creating
+  if (sqlite3_open_v2(temporary.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK)
+    fail(db != nullptr ? sqlite3_errmsg(db) : "out of memory");
+  const std::string init = std::string("PRAGMA journal_mode=WAL;BEGIN IMMEDIATE;") + schema +
+                           "INSERT INTO meta VALUES('format', '" + format_marker +
+                           "');PRAGMA application_id=" + std::to_string(application_id) +
+                           ";COMMIT;";
+  if (sqlite3_exec(db, init.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
+    fail(sqlite3_errmsg(db));
+  if (sqlite3_close(db) != SQLITE_OK) fail(sqlite3_errmsg(db));
+  db = nullptr;
+  // link() fails when the name exists: a database another process made meanwhile is kept.
+  if (::link(temporary.c_str(), file.c_str()) != 0 && errno != EEXIST) {
+    const int error = errno;
+    // A file system without hard links: rename, unless the name was taken meanwhile.
+    std::error_code ec;
+    if (fs::exists(file, ec) || std::rename(temporary.c_str(), file.c_str()) != 0)
+      if (!fs::exists(file, ec)) fail(std::strerror(error));
+  }
+  remove_temporary();
 }
 
 }  // namespace
@@ -149,6 +195,8 @@ ResultsStore::ResultsStore(const fs::path& file, Access access)
                      " not found; run `radial experiment FILE` first, or name the file");
   }
   if (reader && fs::file_size(file, ec) == 0) not_ours(file, "an empty file");
+
+  if (!reader && !fs::exists(status)) create_whole(file);
 
   const int flags = reader ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;

@@ -216,9 +216,11 @@ ExperimentSummary run_experiment(const Experiment& experiment, const std::vector
   if (todo.empty()) return summary;
 
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  int jobs = options.jobs > 0 ? options.jobs : cores;
+  // Never more jobs, or threads per run, than the hardware runs (results do not depend on them).
+  int jobs = options.jobs > 0 ? std::min(options.jobs, cores) : cores;
   jobs = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(jobs), todo.size()));
-  const int threads = options.threads_per_run > 0 ? options.threads_per_run : std::max(1, cores / jobs);
+  const int threads =
+      options.threads_per_run > 0 ? std::min(options.threads_per_run, cores) : std::max(1, cores / jobs);
 
   // Every file read once, before the workers start (file order of the runs: deterministic).
   DataCache cache;

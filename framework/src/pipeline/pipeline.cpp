@@ -619,6 +619,7 @@ class PipelineReader : TomlSource {
       const std::string word(key.str());
       if (word == "folds") {
         spec.folds = static_cast<std::size_t>(count(node, "search.folds", "folds", 2));
+        spec.folds_given = true;
       } else if (word == "metric") {
         spec.metric = string(node, "search.metric", "metric");
         if (std::find(kSearchMetrics.begin(), kSearchMetrics.end(), spec.metric) ==

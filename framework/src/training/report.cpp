@@ -185,6 +185,8 @@ std::string report_json(const TrainingReport& r) {
     j["data"]["missing"] = missing;
     j["data"]["dropped_rows"] = r.dropped_rows;
     j["data"]["dropped_test_rows"] = r.dropped_test_rows;
+    j["data"]["missing_targets"] = r.missing_targets;
+    j["data"]["missing_test_targets"] = r.missing_test_targets;
   }
   j["centres"] = to_json(r.centres, "count");
   j["basis"] = {{"plugin", r.basis.plugin}, {"seconds", number(r.basis.fit.seconds)}};

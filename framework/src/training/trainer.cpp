@@ -21,6 +21,7 @@
 #include "radial/glm/objective.hpp"
 #include "radial/network.hpp"
 #include "radial/heap_policy.hpp"
+#include "radial/io/input_file.hpp"
 #include "radial/parallel.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/refiner.hpp"
@@ -194,12 +195,40 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   // (Measured against independent columns, the Diagonal model: RESULTS.md, Missing values.)
   Centres input_model;
   if (given.data.missing == MissingPolicy::Em &&
-      registry.make_basis(given.basis.plugin, given.basis.params)->gaussian_activation())
+      registry.make_basis(given.basis.plugin, given.basis.params)->gaussian_activation()) {
+    // Its covariance is d x d and each pattern of missing cells solves a d x d system: refused
+    // before either is made when d is past what a full covariance can serve.
+    constexpr std::size_t max_inputs = 1000;
+    const std::size_t d = train.features();
+    if (d > max_inputs) {
+      throw InputError(given.file.string() + ": [data] missing = \"em\" with the Gaussian " +
+                       "activation basis '" + given.basis.plugin + "' fits one full-covariance " +
+                       "Gaussian of the inputs (a " + std::to_string(d) + " x " +
+                       std::to_string(d) + " covariance, " +
+                       byte_count_text(std::uint64_t(d) * d * sizeof(double)) + " per copy, " +
+                       "and a solve of that size per pattern of missing cells): at most " +
+                       std::to_string(max_inputs) + " inputs; set missing = \"mean\" or " +
+                       "\"median\", or give fewer inputs");
+    }
     input_model = fit_input_model(train.inputs, Shape::Full);
+  }
   const Centres* model_of_inputs = input_model.count() != 0 ? &input_model : nullptr;
-  std::optional<training::Selected> selected = training::select_by_loo(
-      given, registry, train, seed, derive_seed(seed, basis_stream), derive_seed(seed, output_stream),
-      threads, fit_centres, log, model_of_inputs);
+  std::optional<training::Selected> selected;
+  try {
+    selected = training::select_by_loo(given, registry, train, seed,
+                                       derive_seed(seed, basis_stream),
+                                       derive_seed(seed, output_stream), threads, fit_centres, log,
+                                       model_of_inputs);
+  } catch (const NumericalError& e) {
+    // With two rows every leave-one-out fit rests on one row (each hat diagonal is 1): the data
+    // are too few, the user's to change, not an internal failure.
+    const std::size_t rows = count_over_ranks(train.rows());
+    if (rows > 2) throw;
+    throw DataError(train.source + ": " + std::to_string(rows) + " training row" +
+                    (rows == 1 ? "" : "s") + " cannot choose a width or penalty by " +
+                    "leave-one-out (" + e.what() + "); give at least 3 rows, or the width and " +
+                    "weight penalty by hand");
+  }
   if (selected) release_freed_heap();  // the selection's scratch, not kept beside the fit's
   const Pipeline& p = selected ? selected->pipeline : given;
   Components c = make_components(p, registry);
@@ -593,6 +622,11 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   const std::uint64_t seed = options.seed.value_or(p.seed);
   int threads = options.threads.value_or(p.threads);
   threads = resolve_threads(threads);
+  // More threads than the hardware runs only costs memory and switching (10,000 once took the
+  // load to 600 and aborted when they could not start): capped, the results being the same.
+  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int asked = threads;
+  threads = std::min(threads, hardware);
   const auto& log = options.log;
   // Sharded: the rows of all ranks.
   const std::size_t train_rows = count_over_ranks(train_data.rows());
@@ -613,15 +647,42 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.features = train_data.features();
   report.classes = train_data.num_classes;
   report.warnings = p.warnings;  // what the pipeline file should say otherwise
+  if (asked > threads) {
+    report.warnings.push_back({"trainer", "threads-capped",
+                               std::to_string(asked) + " threads asked for, " +
+                                   std::to_string(hardware) + " hardware threads here: ran on " +
+                                   std::to_string(threads),
+                               "threads (or --threads) <= " + std::to_string(hardware)});
+  }
 
   // Missing inputs (NaN from the readers when [data] missing allows them): counted per column,
   // then their rows dropped, or imputed by values fitted on the training rows (kept in the model).
   // Sharded (mpirun), each rank holds its rows: the counts are summed over ranks, each rank drops
   // its own rows, and the imputation is fitted on the rows of all ranks (fit_imputation is
   // collective), the same values on every rank as one process fits on all rows.
+  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted (the
+  // imputation and the coding are then those of the inputs alone).
+  std::optional<training::UserFolds> user_folds;
+  agreed([&] {
+    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
+  });
+  // As for [evaluate] folds: a [search] folds that the given folds contradict is a mistake.
+  if (user_folds && p.search && p.search->folds_given && p.search->folds != user_folds->count) {
+    throw InputError(p.search->where.str() + ": [search] folds = " +
+                     std::to_string(p.search->folds) + " but the given folds ([evaluate] " +
+                     (p.evaluate.fold_file ? "fold_file" : "fold_column") + ") hold " +
+                     std::to_string(user_folds->count) + " distinct values, which the search "
+                     "uses; omit search.folds or make them agree");
+  }
+  report.features = train_data.features();
+
   Vector imputation;
   if (p.data.missing != MissingPolicy::Error) {
     report.missing_policy = to_string(p.data.missing);
+    // The readers left out the rows whose target is missing; counted here, over all ranks.
+    report.missing_targets = std::size_t(count_over_ranks(train_data.missing_targets));
+    if (raw_test)
+      report.missing_test_targets = std::size_t(count_over_ranks(raw_test->missing_targets));
     std::vector<std::size_t> counts = count_missing(train_data.inputs);
     {
       std::vector<std::uint64_t> over_ranks(counts.begin(), counts.end());
@@ -631,6 +692,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
     for (std::size_t j = 0; j < counts.size(); ++j)
       report.missing.emplace_back(train_data.feature_names[j], counts[j]);
     if (p.data.missing == MissingPolicy::DropRows) {
+      if (user_folds) training::drop_missing_rows_of(*user_folds, train_data.inputs);
       report.dropped_rows = std::size_t(count_over_ranks(drop_missing_rows(train_data)));
       if (raw_test)
         report.dropped_test_rows = std::size_t(count_over_ranks(drop_missing_rows(*raw_test)));
@@ -641,7 +703,16 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
                         "data.missing = \"drop-rows\" leaves none; impute instead (missing = "
                         "\"mean\" or \"median\")");
       }
-    } else if (p.data.missing != MissingPolicy::Em) {
+    } else {
+      // A column with no observed value has no mean, median or distribution to fill it from.
+      for (std::size_t j = 0; j < counts.size(); ++j)
+        if (train_rows != 0 && counts[j] == train_rows)
+          throw DataError(train_data.source + ": input column '" + train_data.feature_names[j] +
+                          "' has no observed value in the " + std::to_string(train_rows) +
+                          " training rows, so data.missing = \"" + to_string(p.data.missing) +
+                          "\" has nothing to fill it from; remove the column, or give it values");
+    }
+    if (p.data.missing == MissingPolicy::Mean || p.data.missing == MissingPolicy::Median) {
       imputation = fit_imputation(train_data.inputs, p.data.missing);
       impute(train_data.inputs, imputation);
       if (raw_test) impute(raw_test->inputs, imputation);
@@ -653,12 +724,6 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   // Cross-validation first, on the raw rows (it refits the standardiser on every fold), so the
   // training rows can then be standardised in place. Its warnings follow the main fit's.
   std::vector<Warning> cv_warnings;
-  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted.
-  std::optional<training::UserFolds> user_folds;
-  agreed([&] {
-    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
-  });
-  report.features = train_data.features();
   if (p.evaluate.folds >= 2 || user_folds) {
     report.cv = cross_validate(p, registry, train_data, seed, threads, cv_warnings, log,
                                user_folds ? &*user_folds : nullptr);

@@ -17,6 +17,7 @@ namespace {
 
 // Removes input column `j` of `data`, returning its values.
 std::vector<double> take_column(Dataset& data, std::size_t j) {
+  const std::string name = data.feature_names[j];
   const std::size_t n = data.rows(), d = data.features();
   std::vector<double> values(n);
   Matrix rest = Matrix::from_shape({n, d - 1});
@@ -27,6 +28,18 @@ std::vector<double> take_column(Dataset& data, std::size_t j) {
   }
   data.inputs = std::move(rest);
   data.feature_names.erase(data.feature_names.begin() + std::ptrdiff_t(j));
+  // With nominal inputs the coding lists the raw columns too: the fold column leaves them, and
+  // the nominal columns after it move one place left (the model store checks they agree).
+  if (!data.coding.empty()) {
+    auto& raw = data.coding.raw_names;
+    const auto at = std::find(raw.begin(), raw.end(), name);
+    if (at != raw.end()) {
+      const auto column = std::size_t(at - raw.begin());
+      raw.erase(at);
+      for (NominalInput& input : data.coding.nominal)
+        if (input.column > column) --input.column;
+    }
+  }
   return values;
 }
 
@@ -61,7 +74,13 @@ std::vector<double> read_fold_file(const std::filesystem::path& file, std::size_
                        std::to_string(longest) + " characters; the fold file holds one integer "
                        "per line");
     }
-    line.assign(buffer);
+    // The bytes read, NUL included: a NUL would otherwise cut the line where it stands.
+    std::size_t length = std::size_t(in.gcount());
+    if (length > 0 && !in.eof()) --length;  // the line end, counted but not stored
+    line.assign(buffer, length);
+    if (line.find('\0') != std::string::npos)
+      throw InputError(file.string() + ":" + std::to_string(number) + ": a NUL byte; the fold " +
+                       "file is text, one integer per training row");
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     char* end = nullptr;
@@ -99,7 +118,11 @@ std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& trai
     values = take_column(train, j);
     // Thrown after the gather below, so that every rank reaches it (agreed() then stops all).
     for (std::size_t r = 0; r < values.size() && bad_value.empty(); ++r)
-      if (values[r] != std::floor(values[r]))
+      if (std::isnan(values[r]))
+        bad_value = train.source + ": fold column '" + spec.fold_column + "' is missing in " +
+                    "training row " + std::to_string(r + 1) + " (of this part of the data); " +
+                    "every row needs its fold: fill it in or remove the row";
+      else if (values[r] != std::floor(values[r]))
         bad_value = train.source + ": fold column '" + spec.fold_column + "' holds " +
                     text::number(values[r]) + " (training row " + std::to_string(r + 1) +
                     " of this part of the data); folds are integers";
@@ -134,6 +157,28 @@ std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& trai
     folds.fold.push_back(
         std::size_t(std::lower_bound(order.begin(), order.end(), v) - order.begin()));
   return folds;
+}
+
+void drop_missing_rows_of(UserFolds& folds, const Matrix& inputs) {
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  std::vector<std::size_t> kept;
+  std::vector<std::uint64_t> per_fold(folds.count, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    bool complete = true;
+    for (std::size_t j = 0; j < d && complete; ++j) complete = !std::isnan(inputs(r, j));
+    if (!complete) continue;
+    kept.push_back(folds.fold[r]);
+    ++per_fold[folds.fold[r]];
+  }
+  folds.fold = std::move(kept);
+  collectives().sum(per_fold.data(), per_fold.size());
+  for (std::size_t k = 0; k < folds.count; ++k)
+    if (per_fold[k] == 0)
+      throw InputError("[evaluate] fold " + std::to_string(k + 1) + " of " +
+                       std::to_string(folds.count) + " (in increasing order of the fold "
+                       "values) has no row left once data.missing = \"drop-rows\" has left out "
+                       "the rows with a missing input; impute instead (missing = \"mean\" or "
+                       "\"median\"), or give that fold complete rows");
 }
 
 UserFolds folds_without(const UserFolds& folds, const std::vector<std::size_t>& rows,

@@ -24,6 +24,11 @@ struct UserFolds {
 // integer, a file whose row count differs from the data's, or fewer than 2 distinct folds.
 std::optional<UserFolds> read_user_folds(const EvaluateSpec& spec, Dataset& train, Dataset* test);
 
+// Leaves out the folds of the rows of `inputs` that have a missing input (before
+// drop_missing_rows leaves out the rows themselves). InputError when a fold then has no row
+// left (over all ranks; collective).
+void drop_missing_rows_of(UserFolds& folds, const Matrix& inputs);
+
 // The folds of the rows `rows` (a subset that leaves out fold `left_out`), renumbered
 // 0..count-2: the folds of a search nested in outer fold `left_out`.
 UserFolds folds_without(const UserFolds& folds, const std::vector<std::size_t>& rows,

@@ -6,8 +6,11 @@
 // Class labels are mapped to indices 0..K-1 in increasing order of their value; at most
 // max_classes of them, each of magnitude below 2^53 (beyond it doubles merge neighbouring labels).
 // A target column with a cell that is not a number ("yes", "Iris-setosa") holds text labels:
-// every cell of it is then a label as written (numbers too), classes in increasing byte order
-// (as numpy.unique sorts them), Dataset::class_names; text labels make the task classification.
+// every cell of it is then a label as written, spaces kept (numbers by the value they spell: 1
+// and 1.0 are one label), classes in increasing byte order (as numpy.unique sorts them),
+// Dataset::class_names; text labels make the task classification. A missing target (an
+// unquoted empty, ?, NA or NaN cell) is an error at its cell, or with allow_missing its row is
+// left out (Dataset::missing_targets).
 // Errors (DataError) name file, line and column: ragged rows, non-numeric cells, NaN/Inf,
 // empty files, binary bytes, a missing target column, duplicate column names. Files are read as
 // streams (pipes, FIFOs and /dev/stdin work) in their parsed size plus a few MB.

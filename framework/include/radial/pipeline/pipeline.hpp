@@ -87,6 +87,7 @@ struct SearchAxis {
 // slowest (file order); each is a complete pipeline, validated, without a [search] of its own.
 struct SearchSpec {
   std::size_t folds = 10;
+  bool folds_given = false;   // folds written in [search]: user folds must agree with it
   std::string metric;         // "error_rate", "cross_entropy" or "mse"; empty: error_rate for
                               // classification, mse for regression
   bool stratified = true;

@@ -127,6 +127,9 @@ struct TrainingReport {
   std::string missing_policy;
   std::vector<std::pair<std::string, std::size_t>> missing;
   std::size_t dropped_rows = 0, dropped_test_rows = 0;
+  // Rows left out because their target is missing (training and test), under any policy but
+  // "error".
+  std::size_t missing_targets = 0, missing_test_targets = 0;
   StageReport centres, basis, output;
   std::optional<StageReport> refine;                   // [refine]: whole-network training
   Metrics train;

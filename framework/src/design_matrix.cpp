@@ -201,6 +201,18 @@ std::unique_ptr<DesignMatrix> DesignMatrix::reblocked(std::size_t block_rows,
   return out;
 }
 
+bool DesignMatrix::use_single_precision() {
+  Impl& s = *impl_;
+  if (!s.gaussian || !GaussianRows::single_precision_suits(s.centres, s.basis.metric()))
+    return false;
+  s.gaussian.emplace(s.centres, s.basis.metric(), GaussianRows::kernel(),
+                     GaussianRows::Precision::Single);
+  return true;
+}
+bool DesignMatrix::single_precision() const {
+  return impl_->gaussian && impl_->gaussian->single_precision();
+}
+
 std::size_t DesignMatrix::rows() const { return impl_->rows(); }
 bool DesignMatrix::cached() const { return impl_->cached.load(); }
 std::size_t DesignMatrix::cols() const { return impl_->cols(); }

@@ -497,6 +497,12 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
                                                 std::chrono::steady_clock::time_point start,
                                                 FitContext& ctx) const {
   const std::unique_ptr<DesignMatrix> blocks = cg_design(problem.design, cg_cache_bytes);
+  // The rule reads the rows over all ranks, so every rank and rank count decides alike.
+  const bool single =
+      precision_ == DesignPrecision::Single ||
+      (precision_ == DesignPrecision::Auto &&
+       double(total_rows) * double(blocks->cols()) * sizeof(double) > double(cg_cache_bytes));
+  if (single) blocks->use_single_precision();
   const DesignMatrix& design = *blocks;
   const std::size_t p = design.cols(), k = t.shape(1);
   const NormalCgResult cg =
@@ -543,6 +549,7 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   report.figures["cg_iterations"] = double(cg.iterations);
   report.figures["cg_jitter"] = cg.jitter;
   report.figures["cg_preconditioner_seconds"] = cg.preconditioner_seconds;
+  report.figures["single_precision"] = design.single_precision() ? 1.0 : 0.0;
   report.figures["parameters"] = double(p);
   report.figures["sse"] = sse;
   report.figures["penalty"] = penalty_value;

@@ -38,12 +38,16 @@
 namespace radial::plugins {
 
 enum class LeastSquaresSolver { Auto, Svd, NormalEquations, RefinedNormalEquations, Cg };
+// cg: the precision the design's activations are made in on each pass (DesignMatrix::
+// use_single_precision); auto: single when Phi exceeds cg_cache_bytes, so every pass makes it.
+enum class DesignPrecision { Auto, Double, Single };
 
 struct LeastSquaresOptions {
   LeastSquaresSolver solver = LeastSquaresSolver::Auto;
   double rcond = -1.0;  // < 0: LAPACK's default cut-offs (radial/numerics/least_squares.hpp)
   double tolerance = 1e-4;            // cg: relative residual of the normal equations
   std::int64_t max_iterations = 300;  // cg
+  DesignPrecision precision = DesignPrecision::Auto;  // cg
 };
 
 class LeastSquaresOutput final : public OutputLayer {
@@ -60,7 +64,7 @@ class LeastSquaresOutput final : public OutputLayer {
 
   explicit LeastSquaresOutput(LeastSquaresOptions options)
       : solver_(options.solver), rcond_(options.rcond), tolerance_(options.tolerance),
-        max_iterations_(std::size_t(options.max_iterations)) {}
+        max_iterations_(std::size_t(options.max_iterations)), precision_(options.precision) {}
 
   // Estimated flops of the two paths on n rows, d inputs, p = M + 1 columns, k outputs (the
   // auto rule; the iterative one assumes 40 iterations and an exp worth 20 flops).
@@ -86,6 +90,7 @@ class LeastSquaresOutput final : public OutputLayer {
   double rcond_;
   double tolerance_;
   std::size_t max_iterations_;
+  DesignPrecision precision_;
 };
 
 }  // namespace radial::plugins

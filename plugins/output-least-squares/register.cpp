@@ -35,6 +35,14 @@ static auto least_squares_table() {
          "cg: the most iterations (passes over the design); reaching it is reported as not "
          "converged")
       .at_least(1);
+  t.choice("precision", &LeastSquaresOptions::precision,
+           {{"auto", DesignPrecision::Auto},
+            {"double", DesignPrecision::Double},
+            {"single", DesignPrecision::Single}},
+           "cg: the precision a Gaussian basis's activations are made in on each pass (single: "
+           "about twice as fast, within ~1e-6 relative, far below the tolerance's effect; the "
+           "weights and predictions stay double); auto: single when Phi (N x (M+1) doubles) "
+           "exceeds 2 GiB, so that every pass makes it again, and double otherwise");
   return t;
 }
 

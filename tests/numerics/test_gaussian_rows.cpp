@@ -59,6 +59,39 @@ void check(const Centres& centres, Metric metric, const Matrix& x, const char* k
   }
 }
 
+// Single precision against exp(-r2/2) in double, with the bound gaussian_rows.hpp states.
+void check_single(const Centres& centres, Metric metric, const Matrix& x, const char* kernel) {
+  const std::size_t n = x.shape(0), m = centres.count(), d = centres.dim();
+  const GaussianRows fused(centres, metric, kernel, GaussianRows::Precision::Single);
+  REQUIRE(fused.single_precision());
+  const std::size_t stride = m + 1;
+  std::vector<double> out(n * stride, -7.0);
+  fused.compute(x.data(), n, out.data(), stride);
+  Matrix r2;
+  SquaredDistances(centres, metric).compute(x, r2);
+  std::vector<double> g(d, 0.0);
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t k = 0; k < d; ++k) g[k] += centres.means(j, k) / double(m);
+  const bool spherical = metric == Metric::Shape && centres.shape == Shape::Spherical;
+  for (std::size_t i = 0; i < n; ++i) {
+    double xn = 0;
+    for (std::size_t k = 0; k < d; ++k) xn += (x(i, k) - g[k]) * (x(i, k) - g[k]);
+    for (std::size_t j = 0; j < m; ++j) {
+      double cn = 0;
+      for (std::size_t k = 0; k < d; ++k)
+        cn += (centres.means(j, k) - g[k]) * (centres.means(j, k) - g[k]);
+      const double w = spherical ? 1.0 / centres.variances(j) : 1.0;
+      const double want = std::exp(-0.5 * r2(i, j));
+      const double arg_error = double(d + 8) * 6e-8 * (1 + (xn + cn) * w);
+      const double bound = want * std::expm1(arg_error) + 2e-38;
+      INFO(kernel << " single, row " << i << " centre " << j << " got " << out[i * stride + j]
+                  << " want " << want);
+      REQUIRE(std::fabs(out[i * stride + j] - want) <= bound);
+    }
+    REQUIRE(out[i * stride + m] == -7.0);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("fused Gaussian activations equal exp(-r2/2) of the squared distances",
@@ -83,6 +116,7 @@ TEST_CASE("fused Gaussian activations equal exp(-r2/2) of the squared distances"
         std::uniform_real_distribution<double> var(0.05, 4.0);
         for (double& v : centres.variances) v = var(rng);
         check(centres, Metric::Shape, x, kernel);
+        check_single(centres, Metric::Shape, x, kernel);
         // The first rows far out: activations in the subnormals and at 0.
         Matrix far = x;
         for (std::size_t k = 0; k < d; ++k) {
@@ -90,6 +124,16 @@ TEST_CASE("fused Gaussian activations equal exp(-r2/2) of the squared distances"
           far(1, k) += 37.6 / std::sqrt(double(d));  // r2 ~ 1414: exp near -707, DBL_MIN's edge
         }
         check(centres, Metric::Shape, far, kernel);
+        check_single(centres, Metric::Shape, far, kernel);
+        // Centres and rows far from the origin: single precision works about their mean.
+        Centres shifted = centres;
+        Matrix moved = x;
+        for (double& v : shifted.means) v += 1e4;
+        for (double& v : moved) v += 1e4;
+        REQUIRE(GaussianRows::single_precision_suits(shifted, Metric::Shape) ==
+                GaussianRows::single_precision_suits(centres, Metric::Shape));
+        if (GaussianRows::single_precision_suits(shifted, Metric::Shape))
+          check_single(shifted, Metric::Shape, moved, kernel);
       }
     }
   }

@@ -45,6 +45,14 @@ class DesignMatrix {
   // in cache between the basis map and their products.
   std::unique_ptr<DesignMatrix> reblocked(std::size_t block_rows, std::size_t cache_bytes) const;
 
+  // Blocks made in single precision (radial/numerics/gaussian_rows.hpp, Precision::Single) from
+  // now on, when the basis takes the fused Gaussian path and the centres suit it; returns
+  // whether they are. Activations are then within ~1e-6 relative, not to rounding: for passes
+  // that need no more (a conjugate-gradient solve to a residual of 1e-4), on a design that is
+  // made again every pass. Call before the first pass (the cache keeps that pass's blocks).
+  bool use_single_precision();
+  bool single_precision() const;
+
   std::size_t rows() const;
   std::size_t cols() const;        // M + 1 (M in the log domain)
   // True once a complete pass has kept Phi in memory (it fits in cache_bytes): later passes

@@ -65,3 +65,37 @@ __attribute__((target("avx512f"), always_inline)) inline __m512d exp_core_avx512
 }
 
 }  // namespace radial::exp_kernels
+
+namespace radial::exp_kernels {
+
+// Single precision, for the design's single-precision passes: the same scheme with Cephes's
+// split of ln 2 and the Taylor polynomial of degree 7 (truncation 5e-9 for |r| <= ln 2 / 2;
+// within 2 ulp of expf). x >= -104 is enforced (scalef rounds below FLT_MIN as the double core).
+inline constexpr float ln2_hi_f = 0.693359375f;
+inline constexpr float ln2_lo_f = -2.12194440e-4f;
+
+__attribute__((target("avx512f"), always_inline)) inline __m512 exp_core_avx512_ps(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(float(log2e))),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(ln2_hi_f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(ln2_lo_f), r);
+  __m512 p = _mm512_set1_ps(float(taylor[7]));
+  for (int k = 6; k >= 0; --k) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(float(taylor[k])));
+  return _mm512_scalef_ps(p, n);
+}
+
+// x in [log(FLT_MIN), 88] (2^n made in the exponent bits); callers flush lanes below to 0.
+__attribute__((target("avx2,fma"), always_inline)) inline __m256 exp_core_avx2_ps(__m256 x) {
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(float(log2e))),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(ln2_hi_f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(ln2_lo_f), r);
+  __m256 p = _mm256_set1_ps(float(taylor[7]));
+  for (int k = 6; k >= 0; --k) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(float(taylor[k])));
+  const __m256i two_n = _mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(two_n));
+}
+
+}  // namespace radial::exp_kernels

@@ -29,11 +29,11 @@ namespace radial {
 
 namespace {
 
-constexpr std::size_t tile_cols = 16;
+constexpr std::size_t tile_cols = 32;  // the widest step (single precision, AVX-512)
 constexpr std::size_t tile_rows = 4;
-// ct columns per chunk: d x chunk doubles within 32 KB (L1), at least one tile.
-std::size_t chunk_cols(std::size_t d) {
-  const std::size_t fit = (32 * 1024 / sizeof(double)) / std::max<std::size_t>(1, d);
+// ct columns per chunk: d x chunk values within 32 KB (L1), at least one tile.
+std::size_t chunk_cols(std::size_t d, std::size_t value_bytes) {
+  const std::size_t fit = (32 * 1024 / value_bytes) / std::max<std::size_t>(1, d);
   return std::max(tile_cols, fit / tile_cols * tile_cols);
 }
 
@@ -41,6 +41,11 @@ struct Tables {
   std::size_t m = 0, d = 0, mp = 0;  // mp: M rounded up to whole tiles
   std::vector<double> ct, h, w;     // d x mp, mp, mp (zero past M)
   bool avx512 = false;
+  // Single precision: the same of the centres less their mean g (ctf, hf; wf = w), so that the
+  // identity's terms are the spread, not the location, of the data.
+  bool single = false;
+  std::vector<float> ctf, hf, wf;
+  std::vector<double> g;  // d
 };
 
 }  // namespace
@@ -58,7 +63,7 @@ __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
                                                      std::size_t stride) {
   const std::size_t d = s.d, mp = s.mp;
   const __m512d zero = _mm512_setzero_pd();
-  for (std::size_t j = j0; j < j1; j += tile_cols) {
+  for (std::size_t j = j0; j < j1; j += 16) {
     __m512d acc[R][2];
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
     const double* c = s.ct.data() + j;
@@ -72,7 +77,7 @@ __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
     }
     const __m512d h0 = _mm512_loadu_pd(s.h.data() + j), h1 = _mm512_loadu_pd(s.h.data() + j + 8);
     const __m512d w0 = _mm512_loadu_pd(s.w.data() + j), w1 = _mm512_loadu_pd(s.w.data() + j + 8);
-    const std::size_t left = std::min(tile_cols, s.m - j);
+    const std::size_t left = j < s.m ? std::min<std::size_t>(16, s.m - j) : 0;
     const __mmask8 k0 = left >= 8 ? 0xff : __mmask8((1u << left) - 1);
     const __mmask8 k1 = left >= 16 ? 0xff : left <= 8 ? 0 : __mmask8((1u << (left - 8)) - 1);
     for (int r = 0; r < R; ++r) {
@@ -82,6 +87,53 @@ __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
       double* o = out + r * stride + j;
       _mm512_mask_storeu_pd(o, k0, exp_kernels::exp_core_avx512(t0));
       _mm512_mask_storeu_pd(o + 8, k1, exp_kernels::exp_core_avx512(t1));
+    }
+  }
+}
+
+// Single precision: R rows of x (float, less g; a[r] = -||x_r - g||^2 / 2) against centres
+// [j0, j1), 32 per step, the exp in single precision and each value widened to double as it is
+// stored.
+template <int R>
+__attribute__((target("avx512f"))) void tiles_avx512_single(const Tables& s, const float* x,
+                                                            const float* a, std::size_t j0,
+                                                            std::size_t j1, double* out,
+                                                            std::size_t stride) {
+  const std::size_t d = s.d, mp = s.mp;
+  const __m512 zero = _mm512_setzero_ps();
+  for (std::size_t j = j0; j < j1; j += 32) {
+    __m512 acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
+    const float* c = s.ctf.data() + j;
+    for (std::size_t k = 0; k < d; ++k, c += mp) {
+      const __m512 c0 = _mm512_loadu_ps(c), c1 = _mm512_loadu_ps(c + 16);
+      for (int r = 0; r < R; ++r) {
+        const __m512 xb = _mm512_set1_ps(x[r * d + k]);
+        acc[r][0] = _mm512_fmadd_ps(xb, c0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(xb, c1, acc[r][1]);
+      }
+    }
+    const __m512 h0 = _mm512_loadu_ps(s.hf.data() + j), h1 = _mm512_loadu_ps(s.hf.data() + j + 16);
+    const __m512 w0 = _mm512_loadu_ps(s.wf.data() + j), w1 = _mm512_loadu_ps(s.wf.data() + j + 16);
+    const std::size_t left = j < s.m ? std::min<std::size_t>(32, s.m - j) : 0;
+    __mmask8 mask[4];
+    for (std::size_t q = 0; q < 4; ++q)
+      mask[q] = left >= 8 * (q + 1) ? 0xff
+                : left <= 8 * q     ? 0
+                                    : __mmask8((1u << (left - 8 * q)) - 1);
+    for (int r = 0; r < R; ++r) {
+      const __m512 ar = _mm512_set1_ps(a[r]);
+      const __m512 e[2] = {
+          exp_kernels::exp_core_avx512_ps(
+              _mm512_min_ps(_mm512_fmadd_ps(ar, w0, _mm512_add_ps(acc[r][0], h0)), zero)),
+          exp_kernels::exp_core_avx512_ps(
+              _mm512_min_ps(_mm512_fmadd_ps(ar, w1, _mm512_add_ps(acc[r][1], h1)), zero))};
+      double* o = out + r * stride + j;
+      for (int q = 0; q < 4; ++q) {
+        const __m256 half = _mm256_castpd_ps(
+            _mm512_extractf64x4_pd(_mm512_castps_pd(e[q / 2]), q % 2));
+        _mm512_mask_storeu_pd(o + 8 * q, mask[q], _mm512_cvtps_pd(half));
+      }
     }
   }
 }
@@ -140,8 +192,61 @@ __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const doubl
   }
 }
 
+// The same in AVX2 registers, 16 centres per step; activations below FLT_MIN (arguments below
+// -87.3) are 0.
+template <int R>
+__attribute__((target("avx2,fma"))) void tiles_avx2_single(const Tables& s, const float* x,
+                                                           const float* a, std::size_t j0,
+                                                           std::size_t j1, double* out,
+                                                           std::size_t stride) {
+  const std::size_t d = s.d, mp = s.mp;
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256 low = _mm256_set1_ps(-87.3f);
+  for (std::size_t j = j0; j < j1; j += 16) {
+    __m256 acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
+    const float* c = s.ctf.data() + j;
+    for (std::size_t k = 0; k < d; ++k, c += mp) {
+      const __m256 c0 = _mm256_loadu_ps(c), c1 = _mm256_loadu_ps(c + 8);
+      for (int r = 0; r < R; ++r) {
+        const __m256 xb = _mm256_broadcast_ss(x + r * d + k);
+        acc[r][0] = _mm256_fmadd_ps(xb, c0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_ps(xb, c1, acc[r][1]);
+      }
+    }
+    const __m256 h0 = _mm256_loadu_ps(s.hf.data() + j), h1 = _mm256_loadu_ps(s.hf.data() + j + 8);
+    const __m256 w0 = _mm256_loadu_ps(s.wf.data() + j), w1 = _mm256_loadu_ps(s.wf.data() + j + 8);
+    const std::size_t left = j < s.m ? std::min<std::size_t>(16, s.m - j) : 0;
+    for (int r = 0; r < R; ++r) {
+      const __m256 ar = _mm256_set1_ps(a[r]);
+      __m256 e[2];
+      for (int h = 0; h < 2; ++h) {
+        const __m256 t = _mm256_min_ps(
+            _mm256_fmadd_ps(ar, h ? w1 : w0, _mm256_add_ps(acc[r][h], h ? h1 : h0)), zero);
+        const __m256 tiny = _mm256_cmp_ps(t, low, _CMP_LT_OQ);
+        e[h] = _mm256_andnot_ps(tiny, exp_kernels::exp_core_avx2_ps(_mm256_max_ps(t, low)));
+      }
+      double* o = out + r * stride + j;
+      for (std::size_t q = 0; q < 4; ++q) {
+        const __m128 quarter = q % 2 ? _mm256_extractf128_ps(e[q / 2], 1)
+                                     : _mm256_castps256_ps128(e[q / 2]);
+        const __m256d v = _mm256_cvtps_pd(quarter);
+        if (left >= 4 * (q + 1)) {
+          _mm256_storeu_pd(o + 4 * q, v);
+        } else if (left > 4 * q) {
+          alignas(32) double lanes[4];
+          _mm256_store_pd(lanes, v);
+          for (std::size_t l = 0; l < left - 4 * q; ++l) o[4 * q + l] = lanes[l];
+        }
+      }
+    }
+  }
+}
+
 using Tiles = void (*)(const Tables&, const double*, const double*, std::size_t,
                        std::size_t, double*, std::size_t);
+using SingleTiles = void (*)(const Tables&, const float*, const float*, std::size_t,
+                             std::size_t, double*, std::size_t);
 
 }  // namespace
 #endif
@@ -168,7 +273,26 @@ bool GaussianRows::supports(const Centres& centres, Metric metric) {
          centres.shape == Shape::Spherical;
 }
 
-GaussianRows::GaussianRows(const Centres& centres, Metric metric, const char* kernel)
+bool GaussianRows::single_precision_suits(const Centres& centres, Metric metric) {
+  if (!supports(centres, metric) || centres.means.dimension() != 2 || centres.count() == 0)
+    return false;
+  const std::size_t m = centres.count(), d = centres.dim();
+  const bool spherical = metric != Metric::Euclidean && centres.shape == Shape::Spherical;
+  std::vector<double> g(d, 0.0);
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t k = 0; k < d; ++k) g[k] += centres.means(j, k) / double(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    double norm = 0;
+    for (std::size_t k = 0; k < d; ++k)
+      norm += (centres.means(j, k) - g[k]) * (centres.means(j, k) - g[k]);
+    const double v = spherical ? centres.variances(j) : 1.0;
+    if (!(norm / v <= single_precision_max_term)) return false;
+  }
+  return true;
+}
+
+GaussianRows::GaussianRows(const Centres& centres, Metric metric, const char* kernel,
+                           Precision precision)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   if (!supports(centres, metric) || centres.means.dimension() != 2)
@@ -202,6 +326,24 @@ GaussianRows::GaussianRows(const Centres& centres, Metric metric, const char* ke
     s.h[j] = -0.5 * norm * inv;
     s.w[j] = inv;
   }
+  s.single = precision == Precision::Single;
+  if (!s.single) return;
+  s.g.assign(s.d, 0.0);
+  for (std::size_t j = 0; j < s.m; ++j)
+    for (std::size_t k = 0; k < s.d; ++k) s.g[k] += centres.means(j, k) / double(s.m);
+  s.ctf.assign(s.d * s.mp, 0.0f);
+  s.hf.assign(s.mp, 0.0f);
+  s.wf.assign(s.mp, 0.0f);
+  for (std::size_t j = 0; j < s.m; ++j) {
+    double norm = 0;
+    for (std::size_t k = 0; k < s.d; ++k) {
+      const double c = centres.means(j, k) - s.g[k];
+      norm += c * c;
+      s.ctf[k * s.mp + j] = float(c * s.w[j]);
+    }
+    s.hf[j] = float(-0.5 * norm * s.w[j]);
+    s.wf[j] = float(s.w[j]);
+  }
 }
 
 GaussianRows::~GaussianRows() = default;
@@ -209,6 +351,42 @@ GaussianRows::GaussianRows(GaussianRows&&) noexcept = default;
 GaussianRows& GaussianRows::operator=(GaussianRows&&) noexcept = default;
 
 std::size_t GaussianRows::count() const { return impl_->m; }
+
+bool GaussianRows::single_precision() const { return impl_->single; }
+
+void GaussianRows::compute_single(const double* x, std::size_t rows, double* out,
+                                  std::size_t stride) const {
+#ifdef RADIAL_GAUSSIAN_ROWS
+  const Impl& s = *impl_;
+  static constexpr SingleTiles avx512[tile_rows] = {
+      tiles_avx512_single<1>, tiles_avx512_single<2>, tiles_avx512_single<3>,
+      tiles_avx512_single<4>};
+  static constexpr SingleTiles avx2[tile_rows] = {tiles_avx2_single<1>, tiles_avx2_single<2>,
+                                                  tiles_avx2_single<3>, tiles_avx2_single<4>};
+  const SingleTiles* tiles = s.avx512 ? avx512 : avx2;
+  // The rows less g, in single precision; their norms in double, then rounded.
+  std::vector<float> xf(rows * s.d), a(rows);
+  for (std::size_t n = 0; n < rows; ++n) {
+    double norm = 0;
+    for (std::size_t k = 0; k < s.d; ++k) {
+      const double v = x[n * s.d + k] - s.g[k];
+      xf[n * s.d + k] = float(v);
+      norm += v * v;
+    }
+    a[n] = float(-0.5 * norm);
+  }
+  const std::size_t chunk = chunk_cols(s.d, sizeof(float));
+  for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
+    const std::size_t j1 = std::min(s.mp, j0 + chunk);
+    for (std::size_t n = 0; n < rows; n += tile_rows) {
+      const std::size_t r = std::min(tile_rows, rows - n);
+      tiles[r - 1](s, xf.data() + n * s.d, a.data() + n, j0, j1, out + n * stride, stride);
+    }
+  }
+#else
+  (void)x, (void)rows, (void)out, (void)stride;
+#endif
+}
 
 void GaussianRows::compute(const double* x, std::size_t rows, double* out,
                            std::size_t stride) const {
@@ -219,6 +397,7 @@ void GaussianRows::compute(const double* x, std::size_t rows, double* out,
                                               tiles_avx512<4>};
   static constexpr Tiles avx2[tile_rows] = {tiles_avx2<1>, tiles_avx2<2>, tiles_avx2<3>,
                                             tiles_avx2<4>};
+  if (s.single) return compute_single(x, rows, out, stride);
   const Tiles* tiles = s.avx512 ? avx512 : avx2;
   std::vector<double> a(rows);
   for (std::size_t n = 0; n < rows; ++n) {
@@ -226,7 +405,7 @@ void GaussianRows::compute(const double* x, std::size_t rows, double* out,
     for (std::size_t k = 0; k < s.d; ++k) norm += x[n * s.d + k] * x[n * s.d + k];
     a[n] = -0.5 * norm;
   }
-  const std::size_t chunk = chunk_cols(s.d);
+  const std::size_t chunk = chunk_cols(s.d, sizeof(double));
   for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
     const std::size_t j1 = std::min(s.mp, j0 + chunk);
     for (std::size_t n = 0; n < rows; n += tile_rows) {

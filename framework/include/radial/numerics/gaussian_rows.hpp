@@ -9,6 +9,12 @@
 // The values agree with that path to rounding: the same identity, summed in another order
 // (tests/numerics, "[gaussian-rows]"). Each value depends only on its row and centre, so blocks
 // and threads do not change the bits.
+//
+// Precision::Single computes in single precision (twice the values per instruction and a shorter
+// exp) about the centres' mean g, and stores doubles: phi_nj is then within a relative
+// ~(d + 8) 6e-8 (1 + (||x_n - g||^2 + ||c_j - g||^2) / sigma_j^2) of its value (activations below
+// FLT_MIN are 0). For passes that need no more, such as a conjugate-gradient solve to a relative
+// residual of 1e-4; single_precision_suits() says when the centres' terms are small enough.
 
 #include <cstddef>
 #include <memory>
@@ -21,6 +27,12 @@ namespace radial {
 
 class GaussianRows {
  public:
+  enum class Precision { Double, Single };
+  // Largest ||c_j - g||^2 / sigma_j^2 single precision suits: the rounding of phi then stays
+  // below ~1e-5 relative for the rows near the centres, whose activations are not negligible.
+  static constexpr double single_precision_max_term = 1e2;
+  static bool single_precision_suits(const Centres& centres, Metric metric);
+
   // The kernel this CPU runs, "avx512" or "avx2" (AVX2 + FMA); nullptr when it has neither or
   // RADIAL_PORTABLE_KERNELS is set: callers then take the SquaredDistances path.
   static const char* kernel();
@@ -31,7 +43,8 @@ class GaussianRows {
 
   // ShapeError unless supports(); a variance that is not finite and > 0 is refused as
   // SquaredDistances refuses it. `kernel` is one of kernels().
-  GaussianRows(const Centres& centres, Metric metric, const char* kernel = GaussianRows::kernel());
+  GaussianRows(const Centres& centres, Metric metric, const char* kernel = GaussianRows::kernel(),
+               Precision precision = Precision::Double);
   ~GaussianRows();
   GaussianRows(GaussianRows&&) noexcept;
   GaussianRows& operator=(GaussianRows&&) noexcept;
@@ -41,8 +54,10 @@ class GaussianRows {
   void compute(const double* x, std::size_t rows, double* out, std::size_t stride) const;
 
   std::size_t count() const;
+  bool single_precision() const;
 
  private:
+  void compute_single(const double* x, std::size_t rows, double* out, std::size_t stride) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

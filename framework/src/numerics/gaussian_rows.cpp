@@ -1,9 +1,12 @@
-// Fused Gaussian activations (gaussian_rows.hpp). Centres are kept transposed and scaled,
-// ct[k][j] = c_jk / sigma_j^2, with h_j = -||c_j||^2 / (2 sigma_j^2) and w_j = 1 / sigma_j^2, so
-// that -r2_nj / 2 = x_n.ct_j + h_j - w_j ||x_n||^2 / 2 (clamped at 0 from above, as the identity
-// can round past it). A tile is R <= 4 rows by 16 centres (AVX-512: two registers per row; AVX2:
-// four), its accumulators in registers over the d inputs; the centres are visited in chunks
-// whose ct fits in L1, the chunk's columns for every row of the call before the next chunk.
+// Fused Gaussian activations (gaussian_rows.hpp). Centres are kept transposed, ct[k][j] = c_jk,
+// with h_j = ||c_j||^2 and w_j = 1 / sigma_j^2, and r2 = max(0, (||x||^2 - 2 x.c_j) + h_j) w_j
+// rounded as SquaredDistances rounds it (a row equal to a centre gives r2 = 0 exactly, as the
+// GEMM path does: kernel systems with near-equal rows are sensitive to the diagonal). Single
+// precision keeps ct scaled, c_jk w_j about the centres' mean, with h_j = -||c_j||^2 w_j / 2:
+// -r2 / 2 = x.ct_j + h_j - w_j ||x||^2 / 2, one operation fewer. A tile is R <= 4 rows by 16
+// centres (double) or 32 (single), its accumulators in registers over the d inputs; the centres
+// are visited in chunks whose ct fits in L1, the chunk's columns for every row of the call before
+// the next chunk.
 #include "radial/numerics/gaussian_rows.hpp"
 
 #include <algorithm>
@@ -55,10 +58,10 @@ struct GaussianRows::Impl : Tables {};
 #ifdef RADIAL_GAUSSIAN_ROWS
 namespace {
 
-// R rows of x (a[r] = -||x_r||^2 / 2) against centres [j0, j1) of the chunk.
+// R rows of x (xnorm[r] = ||x_r||^2) against centres [j0, j1) of the chunk.
 template <int R>
 __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
-                                                     const double* x, const double* a,
+                                                     const double* x, const double* xnorm,
                                                      std::size_t j0, std::size_t j1, double* out,
                                                      std::size_t stride) {
   const std::size_t d = s.d, mp = s.mp;
@@ -81,9 +84,19 @@ __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
     const __mmask8 k0 = left >= 8 ? 0xff : __mmask8((1u << left) - 1);
     const __mmask8 k1 = left >= 16 ? 0xff : left <= 8 ? 0 : __mmask8((1u << (left - 8)) - 1);
     for (int r = 0; r < R; ++r) {
-      const __m512d ar = _mm512_set1_pd(a[r]);
-      const __m512d t0 = _mm512_min_pd(_mm512_fmadd_pd(ar, w0, _mm512_add_pd(acc[r][0], h0)), zero);
-      const __m512d t1 = _mm512_min_pd(_mm512_fmadd_pd(ar, w1, _mm512_add_pd(acc[r][1], h1)), zero);
+      // -max(0, (||x||^2 - 2 x.c) + ||c||^2) w / 2, rounded as SquaredDistances rounds it.
+      const __m512d xn = _mm512_set1_pd(xnorm[r]), two = _mm512_set1_pd(2.0);
+      const __m512d half = _mm512_set1_pd(-0.5);
+      const __m512d t0 = _mm512_mul_pd(
+          _mm512_mul_pd(_mm512_max_pd(_mm512_add_pd(_mm512_fnmadd_pd(two, acc[r][0], xn), h0),
+                                      zero),
+                        w0),
+          half);
+      const __m512d t1 = _mm512_mul_pd(
+          _mm512_mul_pd(_mm512_max_pd(_mm512_add_pd(_mm512_fnmadd_pd(two, acc[r][1], xn), h1),
+                                      zero),
+                        w1),
+          half);
       double* o = out + r * stride + j;
       _mm512_mask_storeu_pd(o, k0, exp_kernels::exp_core_avx512(t0));
       _mm512_mask_storeu_pd(o + 8, k1, exp_kernels::exp_core_avx512(t1));
@@ -160,7 +173,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void store_exp_avx2(__
 
 template <int R>
 __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const double* x,
-                                                    const double* a, std::size_t j0,
+                                                    const double* xnorm, std::size_t j0,
                                                     std::size_t j1, double* out,
                                                     std::size_t stride) {
   const std::size_t d = s.d, mp = s.mp;
@@ -182,9 +195,18 @@ __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const doubl
     const __m256d w0 = _mm256_loadu_pd(s.w.data() + j), w1 = _mm256_loadu_pd(s.w.data() + j + 4);
     const std::size_t left = j < s.m ? std::min<std::size_t>(8, s.m - j) : 0;
     for (int r = 0; r < R; ++r) {
-      const __m256d ar = _mm256_set1_pd(a[r]);
-      const __m256d t0 = _mm256_min_pd(_mm256_fmadd_pd(ar, w0, _mm256_add_pd(acc[r][0], h0)), zero);
-      const __m256d t1 = _mm256_min_pd(_mm256_fmadd_pd(ar, w1, _mm256_add_pd(acc[r][1], h1)), zero);
+      const __m256d xn = _mm256_set1_pd(xnorm[r]), two = _mm256_set1_pd(2.0);
+      const __m256d half = _mm256_set1_pd(-0.5);
+      const __m256d t0 = _mm256_mul_pd(
+          _mm256_mul_pd(_mm256_max_pd(_mm256_add_pd(_mm256_fnmadd_pd(two, acc[r][0], xn), h0),
+                                      zero),
+                        w0),
+          half);
+      const __m256d t1 = _mm256_mul_pd(
+          _mm256_mul_pd(_mm256_max_pd(_mm256_add_pd(_mm256_fnmadd_pd(two, acc[r][1], xn), h1),
+                                      zero),
+                        w1),
+          half);
       double* o = out + r * stride + j;
       if (left > 0) store_exp_avx2(t0, o, left);
       if (left > 4) store_exp_avx2(t1, o + 4, left - 4);
@@ -321,9 +343,9 @@ GaussianRows::GaussianRows(const Centres& centres, Metric metric, const char* ke
     for (std::size_t k = 0; k < s.d; ++k) {
       const double c = centres.means(j, k);
       norm += c * c;
-      s.ct[k * s.mp + j] = c * inv;
+      s.ct[k * s.mp + j] = c;
     }
-    s.h[j] = -0.5 * norm * inv;
+    s.h[j] = norm;
     s.w[j] = inv;
   }
   s.single = precision == Precision::Single;
@@ -399,18 +421,18 @@ void GaussianRows::compute(const double* x, std::size_t rows, double* out,
                                             tiles_avx2<4>};
   if (s.single) return compute_single(x, rows, out, stride);
   const Tiles* tiles = s.avx512 ? avx512 : avx2;
-  std::vector<double> a(rows);
+  std::vector<double> xnorm(rows);
   for (std::size_t n = 0; n < rows; ++n) {
     double norm = 0;
     for (std::size_t k = 0; k < s.d; ++k) norm += x[n * s.d + k] * x[n * s.d + k];
-    a[n] = -0.5 * norm;
+    xnorm[n] = norm;
   }
   const std::size_t chunk = chunk_cols(s.d, sizeof(double));
   for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
     const std::size_t j1 = std::min(s.mp, j0 + chunk);
     for (std::size_t n = 0; n < rows; n += tile_rows) {
       const std::size_t r = std::min(tile_rows, rows - n);
-      tiles[r - 1](s, x + n * s.d, a.data() + n, j0, j1, out + n * stride, stride);
+      tiles[r - 1](s, x + n * s.d, xnorm.data() + n, j0, j1, out + n * stride, stride);
     }
   }
 #else

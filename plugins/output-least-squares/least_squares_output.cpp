@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -364,27 +363,6 @@ std::unique_ptr<DesignMatrix> cg_design(const DesignMatrix& given, std::size_t c
   return given.reblocked(std::min(rows, given.block_rows()), cache);
 }
 
-std::vector<double> voronoi_counts(const DesignMatrix& design, std::size_t m) {
-  std::vector<std::vector<double>> part(worker_count(design.rows(), design.block_rows(), design.threads()), std::vector<double>(m, 0.0));
-  std::vector<double> total(m, 0.0);
-  design.reduce_blocks(
-      [&](std::size_t w, std::size_t, const Matrix& block) {
-        for (std::size_t i = 0; i < block.shape(0); ++i) {
-          const double* row = &block(i, 0);
-          std::size_t best = 0;
-          for (std::size_t j = 1; j < m; ++j) if (row[j] > row[best]) best = j;
-          part[w][best] += 1.0;
-        }
-      },
-      [&](std::size_t w, std::size_t) {
-        for (std::size_t j = 0; j < m; ++j) total[j] += part[w][j];
-        std::fill(part[w].begin(), part[w].end(), 0.0);
-      });
-  sum_pass_over_ranks(total, nullptr);
-  for (double& v : total) v = std::max(v, 0.5);
-  return total;
-}
-
 // The weights by conjugate gradient (radial/numerics/normal_cg.hpp), preconditioned by the
 // design at the centres themselves.
 NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& design,
@@ -397,7 +375,6 @@ NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& desi
   options.max_iterations = max_iterations;
   options.sketch_weight = double(total_rows) / double(problem.centres.count());
   options.bias_last = true;  // Phi = [phi, 1]
-  if (std::getenv("RADIAL_CG_VORONOI")) options.sketch_row_weights = voronoi_counts(design, problem.centres.count());
   return solve_normal_cg(design, t, &sketch, column_quadratic(penalty, design.cols()), options);
 }
 

@@ -167,20 +167,19 @@ struct Preconditioner {
 
 // C = weight Phi_S^T Phi_S + H, with one more sketch row [0 ... 0 1] when the bias is last.
 Matrix preconditioner_sum(const DesignMatrix& sketch, const ColumnQuadratic& penalty,
-                          double weight, const std::vector<double>& row_weights, bool bias_last) {
-  Matrix gram = sketch_gram(sketch, row_weights.empty() ? nullptr : &row_weights);
+                          double weight, bool bias_last) {
+  Matrix gram = sketch_gram(sketch);
   const std::size_t p = gram.shape(0);
-  if (row_weights.empty()) gram *= weight;
+  gram *= weight;
   if (bias_last) gram(p - 1, p - 1) += weight;
   if (penalty.add_hessian) penalty.add_hessian(gram);
   return gram;
 }
 
 Preconditioner make_preconditioner(const DesignMatrix& sketch, const ColumnQuadratic& penalty,
-                                   double weight, const std::vector<double>& row_weights,
-                                   bool bias_last) {
+                                   double weight, bool bias_last) {
   Preconditioner pre;
-  Matrix gram = preconditioner_sum(sketch, penalty, weight, row_weights, bias_last);
+  Matrix gram = preconditioner_sum(sketch, penalty, weight, bias_last);
   const std::size_t p = gram.shape(0);
   double mean_diagonal = 0;
   for (std::size_t i = 0; i < p; ++i) mean_diagonal += gram(i, i);
@@ -199,7 +198,7 @@ Preconditioner make_preconditioner(const DesignMatrix& sketch, const ColumnQuadr
       pre.jitter = relative;
       return pre;
     }
-    gram = keep_copy ? saved : preconditioner_sum(sketch, penalty, weight, row_weights, bias_last);
+    gram = keep_copy ? saved : preconditioner_sum(sketch, penalty, weight, bias_last);
   }
   throw NumericalError("conjugate gradient: the preconditioner (N/S) Phi_S^T Phi_S + H is not "
                        "positive definite even with 1e-2 of its mean diagonal added");
@@ -219,7 +218,7 @@ double column_dot(const Matrix& a, const Matrix& b, std::size_t c) {
 
 }  // namespace
 
-Matrix sketch_gram(const DesignMatrix& design, const std::vector<double>* row_weights) {
+Matrix sketch_gram(const DesignMatrix& design) {
   const std::size_t p = design.cols(), s = design.rows();
   Matrix gram = xt::zeros<double>({p, p});
   // Panels of columns: worker takes panel [j0, j1) and adds Phi_b[:, 0:j1]^T Phi_b[:, j0:j1]
@@ -230,11 +229,6 @@ Matrix sketch_gram(const DesignMatrix& design, const std::vector<double>* row_we
   for (std::size_t first = 0; first < s; first += design.block_rows()) {
     const std::size_t rows = std::min(design.block_rows(), s - first);
     design.compute_block(first, rows, block);
-    if (row_weights)
-      for (std::size_t i = 0; i < rows; ++i) {
-        const double scale = std::sqrt((*row_weights)[first + i]);
-        for (std::size_t j = 0; j < p; ++j) block(i, j) *= scale;
-      }
     parallel_for_blocks(panels, 1, design.threads(), [&](std::size_t, const RowBlock& b) {
       const std::size_t j0 = b.index * panel, j1 = std::min(p, j0 + panel);
       // gram[0:j1, j0:j1] += block[:, 0:j1]^T block[:, j0:j1] (row-major, leading dim p)
@@ -262,11 +256,7 @@ NormalCgResult solve_normal_cg(const DesignMatrix& design, const Matrix& t,
   Preconditioner pre;
   if (options.precondition) {
     const auto start = std::chrono::steady_clock::now();
-    if (!options.sketch_row_weights.empty() &&
-        options.sketch_row_weights.size() != sketch->rows())
-      throw Error("solve_normal_cg: one sketch row weight per sketch row");
-    pre = make_preconditioner(*sketch, penalty, options.sketch_weight, options.sketch_row_weights,
-                              options.bias_last);
+    pre = make_preconditioner(*sketch, penalty, options.sketch_weight, options.bias_last);
     out.jitter = pre.jitter;
     out.preconditioner_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -47,9 +47,6 @@ struct NormalCgOptions {
   double tolerance = 1e-6;          // stop when ||r_k|| <= tolerance ||b_k|| for every column
   std::size_t max_iterations = 200;
   double sketch_weight = 1.0;       // N / S in the preconditioner (N: all ranks' rows)
-  // Per sketch row, in place of sketch_weight (the bias row keeps it): the quadrature weights
-  // of the sketch points, e.g. how many rows each centre stands for. Empty: sketch_weight.
-  std::vector<double> sketch_row_weights;
   bool precondition = true;         // false: plain CG (for comparison and tests)
   // The design's last column is the constant 1 (the bias): C then gets one more sketch row
   // [0 ... 0 1], a point far from every centre where only the bias acts. S sketch rows alone
@@ -91,7 +88,6 @@ NormalCgResult solve_normal_cg(const DesignMatrix& design, const Matrix& t,
 // workers: every entry is summed over the row blocks in order, so the bits do not depend on the
 // thread count. Returned column-major lower triangle filled (for LAPACK's 'L' routines), upper
 // triangle as well.
-// With row_weights (one per row): sum_i w_i phi_i phi_i^T.
-Matrix sketch_gram(const DesignMatrix& design, const std::vector<double>* row_weights = nullptr);
+Matrix sketch_gram(const DesignMatrix& design);
 
 }  // namespace radial

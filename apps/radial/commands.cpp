@@ -358,6 +358,7 @@ int evaluate_command(const Registry& registry, const EvaluateArgs& args) {
   // Predicted in row chunks: no standardised copy, no N x K outputs, so memory stays O(chunk).
   Metrics metrics;
   or_end_job([&] { metrics = evaluate_metrics(model, basis, data); });
+  metrics.missing_targets = std::size_t(count_over_ranks(data.missing_targets));
   if (!writes_results()) return 0;
   const std::string json = metrics_json(metrics);
   // As in train: the file is prepared, stdout written, the file committed last, so a run that

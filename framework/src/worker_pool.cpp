@@ -1,6 +1,8 @@
 // Parked threads for the parallel regions (worker_pool.hpp).
 #include "worker_pool.hpp"
 
+#include "radial/errors.hpp"
+
 #include <pthread.h>
 
 #include <atomic>
@@ -8,6 +10,8 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -55,7 +59,17 @@ class Pool {
       // Threads are added, never removed: one per extra worker of the widest region so far.
       while (threads_.size() + 1 < workers) {
         const std::size_t index = threads_.size() + 1;
-        threads_.emplace_back([this, index, seen = posted_.load() >> 16] { loop(index, seen); });
+        try {
+          threads_.emplace_back(
+              [this, index, seen = posted_.load() >> 16] { loop(index, seen); });
+        } catch (const std::system_error& e) {
+          // Before the job is posted: the threads made so far stay parked for later regions.
+          throw InputError("could not start thread " + std::to_string(index + 1) + " of " +
+                           std::to_string(workers) + " (" + e.what() +
+                           "): the system's limit on threads or memory is reached; ask for "
+                           "fewer threads (--threads, the pipeline's threads, threads= in "
+                           "Python)");
+        }
         threads_.back().detach();
       }
       job_ = &body;

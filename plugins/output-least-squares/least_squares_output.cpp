@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -172,20 +173,23 @@ std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, co
   out.singular_values = xt::zeros<double>({p});
   for (std::size_t i = 0; i < p; ++i) out.singular_values(i) = eig.e(p - 1 - i);
   out.x = eig.solve(ne.cross);
-  // Converged once a step moves no weight by more than 2^-40 of the largest (what is left is
-  // that times the contraction, near epsilon). The bar sits far from both the correcting steps
-  // and the rounding floor, so that one process and any number of ranks, whose sums round
-  // differently, take the same number of steps. Stalled when a step does not halve the last.
-  constexpr double converged = 0x1p-40;
-  constexpr int max_steps = 8;
+  // At least two steps, then converged once a step moves no weight by more than 2^-46 of the
+  // largest. The first step's size is about epsilon cond(A) and rounds differently in one
+  // process and on several ranks (sine, 3 ranks: 6e-13 against 8e-14 of the weights), so a bar
+  // it could fall on either side of gave them different step counts; the second lands at the
+  // rounding floor (1e-15) unless A is ill-conditioned. Stalled (after the second) when a step
+  // does not halve the last.
+  constexpr double converged = 0x1p-46;
+  constexpr std::size_t min_steps = 2, max_steps = 8;
   double last = std::numeric_limits<double>::infinity();
   for (steps = 0; steps < max_steps;) {
     const Matrix step = eig.solve(normal_residual(design, t, q, out.x));
     const double size = max_abs(step), scale = max_abs(out.x);
-    if (size > 0.5 * last) return size <= 1e-10 * scale ? std::optional(out) : std::nullopt;
+    if (steps >= min_steps && size > 0.5 * last)
+      return size <= 1e-10 * scale ? std::optional(out) : std::nullopt;
     out.x += step;
     ++steps;
-    if (size <= converged * scale) return out;
+    if (steps >= min_steps && size <= converged * scale) return out;
     last = size;
   }
   return std::nullopt;

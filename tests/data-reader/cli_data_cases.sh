@@ -258,6 +258,10 @@ TOML
   run 0 inspect m.model
   out_has '"no"'
   grep -q '"nan"' out.txt && fail "nan became a class: $(cat out.txt)"
+  # evaluate leaves those rows out by the model's policy and says how many.
+  run 0 evaluate m.model labels.csv --report e.json
+  [ "$(json e.json "j['missing_targets'], j['rows']")" = "(3, 247)" ] ||
+    fail "evaluate's missing targets: $(cat e.json)"
   ;;
 data-fold-columns)
   # Issue 46: a fold column beside a text column, or with an empty cell under missing =

@@ -12,6 +12,9 @@ namespace radial {
 
 struct Metrics {
   std::size_t rows = 0;
+  // Rows left out for a missing target (by the data's missing policy), not among `rows`; in
+  // the JSON only when there were some.
+  std::size_t missing_targets = 0;
   // Classification only:
   std::optional<double> error_rate;         // misclassified / rows
   std::optional<std::size_t> misclassified;

@@ -258,8 +258,13 @@ TOML
   run 0 inspect m.model
   out_has '"no"'
   grep -q '"nan"' out.txt && fail "nan became a class: $(cat out.txt)"
-  # evaluate leaves those rows out by the model's policy and says how many.
-  run 0 evaluate m.model labels.csv --report e.json
+  # evaluate leaves those rows out under a model that imputes its inputs, and says how many;
+  # a model that takes no missing values refuses them at their cell.
+  run 2 evaluate m.model labels.csv --report e.json
+  err_has "labels.csv:5:"
+  sed 's/^\[data\]$/[data]\nmissing = "median"/' labels.toml > median.toml
+  run 0 train median.toml --model med.model --quiet
+  run 0 evaluate med.model labels.csv --report e.json
   [ "$(json e.json "j['missing_targets'], j['rows']")" = "(3, 247)" ] ||
     fail "evaluate's missing targets: $(cat e.json)"
   ;;

@@ -98,8 +98,8 @@ TEST_CASE("fused Gaussian activations equal exp(-r2/2) of the squared distances"
           "[gaussian-rows]") {
   const auto kernels = GaussianRows::kernels();
   if (kernels.empty()) {
+    // No fused kernel on this CPU (or RADIAL_PORTABLE_KERNELS is set): none may be offered.
     REQUIRE(GaussianRows::kernel() == nullptr);
-    SUCCEED("no fused kernel on this CPU (or RADIAL_PORTABLE_KERNELS is set)");
     return;
   }
   REQUIRE(GaussianRows::kernel() == std::string(kernels.front()));

@@ -33,12 +33,6 @@ namespace radial {
 namespace {
 
 constexpr std::size_t tile_cols = 32;  // the widest step (single precision, AVX-512)
-constexpr std::size_t tile_rows = 4;
-// ct columns per chunk: d x chunk values within 32 KB (L1), at least one tile.
-std::size_t chunk_cols(std::size_t d, std::size_t value_bytes) {
-  const std::size_t fit = (32 * 1024 / value_bytes) / std::max<std::size_t>(1, d);
-  return std::max(tile_cols, fit / tile_cols * tile_cols);
-}
 
 struct Tables {
   std::size_t m = 0, d = 0, mp = 0;  // mp: M rounded up to whole tiles
@@ -57,6 +51,13 @@ struct GaussianRows::Impl : Tables {};
 
 #ifdef RADIAL_GAUSSIAN_ROWS
 namespace {
+
+constexpr std::size_t tile_rows = 4;
+// ct columns per chunk: d x chunk values within 32 KB (L1), at least one tile.
+std::size_t chunk_cols(std::size_t d, std::size_t value_bytes) {
+  const std::size_t fit = (32 * 1024 / value_bytes) / std::max<std::size_t>(1, d);
+  return std::max(tile_cols, fit / tile_cols * tile_cols);
+}
 
 // R rows of x (xnorm[r] = ||x_r||^2) against centres [j0, j1) of the chunk.
 template <int R>

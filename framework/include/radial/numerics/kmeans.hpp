@@ -39,6 +39,12 @@ struct KMeansOptions {
 // centres of the papers' networks, every row is used (Skin's 196,045 rows with 64 centres).
 inline constexpr std::size_t kmeans_sample_floor = 200000;
 
+// k-means++ seeding on more than 2 x max(kmeans_seeding_per_centre x count,
+// kmeans_seeding_floor) rows draws its centres from a seeded sample of that many rows (one draw
+// of rng seeds it); fewer rows are all used.
+inline constexpr std::size_t kmeans_seeding_per_centre = 4;
+inline constexpr std::size_t kmeans_seeding_floor = 65536;
+
 struct KMeansResult {
   Matrix centres;                 // count x d
   Labels assignment;              // N, nearest centre of each row after the last update

@@ -11,6 +11,7 @@
 #include <xtensor/xview.hpp>
 
 #include "radial/errors.hpp"
+#include "radial/distributed/sharded_rows.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/parallel.hpp"
 #include "reference_csv.hpp"
@@ -302,7 +303,10 @@ Matrix plain_kmeans_pp(const Matrix& x, std::size_t count, std::mt19937_64& rng)
       double s[4] = {0, 0, 0, 0};
       std::size_t k = 0;
       for (; k + 4 <= d; k += 4)
-        for (std::size_t l = 0; l < 4; ++l) s[l] += (x(i, k + l) - c(j, k + l)) * (x(i, k + l) - c(j, k + l));
+        for (std::size_t l = 0; l < 4; ++l) {
+          const double t = x(i, k + l) - c(j, k + l);
+          s[l] += t * t;
+        }
       for (; k < d; ++k) s[0] += (x(i, k) - c(j, k)) * (x(i, k) - c(j, k));
       d2[i] = std::min(d2[i], (s[0] + s[1]) + (s[2] + s[3]));
     }
@@ -340,13 +344,37 @@ TEST_CASE("k-means++ seeding skips rows by the triangle inequality without chang
     std::mt19937_64 data_rng(d);
     std::normal_distribution<double> noise(0.0, 1.0);
     for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < d; ++k) x(i, k) = 5.0 * double((i * 7919) % 13 == k % 13) + noise(data_rng);
+      for (std::size_t k = 0; k < d; ++k)
+        x(i, k) = 5.0 * double((i * 7919) % 13 == k % 13) + noise(data_rng);
     for (int threads : {1, 2}) {
       std::mt19937_64 a(3), b(3);
       const Matrix fast = radial::kmeans_initial_centres(x, 400, "kmeans++", a, threads);
       const Matrix plain = plain_kmeans_pp(x, 400, b);
       CHECK(max_abs_difference(fast, plain) == 0.0);
     }
+  }
+}
+
+TEST_CASE("k-means++ on many rows seeds from a seeded row sample", "[kmeans]") {
+  // More than 2 x kmeans_seeding_floor rows: the draws are those of the plain definition on the
+  // rows sample_rows keeps for a seed of one draw of rng, for 1 and 2 threads.
+  const std::size_t n = 2 * radial::kmeans_seeding_floor + 1000, d = 3, count = 50;
+  Matrix x = xt::empty<double>({n, d});
+  std::mt19937_64 data_rng(5);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  for (double& v : x) v = noise(data_rng);
+  std::mt19937_64 expected_rng(8);
+  const std::vector<std::size_t> kept =
+      radial::sample_rows(n, 0, n, radial::kmeans_seeding_floor, expected_rng());
+  REQUIRE(kept.size() < n);
+  Matrix sample = xt::empty<double>({kept.size(), d});
+  for (std::size_t r = 0; r < kept.size(); ++r)
+    for (std::size_t k = 0; k < d; ++k) sample(r, k) = x(kept[r], k);
+  const Matrix expected = plain_kmeans_pp(sample, count, expected_rng);
+  for (int threads : {1, 2}) {
+    std::mt19937_64 rng(8);
+    CHECK(max_abs_difference(radial::kmeans_initial_centres(x, count, "kmeans++", rng, threads),
+                             expected) == 0.0);
   }
 }
 

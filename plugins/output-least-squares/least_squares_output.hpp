@@ -45,7 +45,7 @@ enum class DesignPrecision { Auto, Double, Single };
 struct LeastSquaresOptions {
   LeastSquaresSolver solver = LeastSquaresSolver::Auto;
   double rcond = -1.0;  // < 0: LAPACK's default cut-offs (radial/numerics/least_squares.hpp)
-  double tolerance = 1e-4;            // cg: relative residual of the normal equations
+  double tolerance = 1e-3;            // cg: relative residual of the normal equations
   std::int64_t max_iterations = 300;  // cg
   DesignPrecision precision = DesignPrecision::Auto;  // cg
 };

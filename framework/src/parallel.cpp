@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "radial/distributed/collectives.hpp"
@@ -140,7 +141,15 @@ void run_workers(Region& region, Body body) {
   }
   std::vector<std::thread> pool;
   pool.reserve(region.workers - 1);
-  for (std::size_t w = 1; w < region.workers; ++w) pool.emplace_back(body, w);
+  try {
+    for (std::size_t w = 1; w < region.workers; ++w) pool.emplace_back(body, w);
+  } catch (const std::system_error& e) {
+    // The workers already started see the failure and return; joined, not left to terminate().
+    region.fail(0, std::make_exception_ptr(detail::thread_start_error(pool.size() + 1,
+                                                                      region.workers, e)));
+    for (auto& t : pool) t.join();
+    std::rethrow_exception(region.error);
+  }
   body(0);
   for (auto& t : pool) t.join();
   if (region.error) std::rethrow_exception(region.error);

@@ -64,11 +64,7 @@ class Pool {
               [this, index, seen = posted_.load() >> 16] { loop(index, seen); });
         } catch (const std::system_error& e) {
           // Before the job is posted: the threads made so far stay parked for later regions.
-          throw InputError("could not start thread " + std::to_string(index + 1) + " of " +
-                           std::to_string(workers) + " (" + e.what() +
-                           "): the system's limit on threads or memory is reached; ask for "
-                           "fewer threads (--threads, the pipeline's threads, threads= in "
-                           "Python)");
+          throw thread_start_error(index, workers, e);
         }
         threads_.back().detach();
       }
@@ -170,6 +166,13 @@ Pool& pool() {
 
 bool run_on_pool(std::size_t workers, const std::function<void(std::size_t)>& body) {
   return pool().run(workers, body);
+}
+
+InputError thread_start_error(std::size_t index, std::size_t workers, const std::system_error& e) {
+  return InputError("could not start thread " + std::to_string(index + 1) + " of " +
+                    std::to_string(workers) + " (" + e.what() +
+                    "): the system's limit on threads or memory is reached; ask for fewer "
+                    "threads (--threads, the pipeline's threads, threads= in Python)");
 }
 
 }  // namespace radial::detail

@@ -6,6 +6,9 @@
 
 #include <cstddef>
 #include <functional>
+#include <system_error>
+
+#include "radial/errors.hpp"
 
 namespace radial::detail {
 
@@ -15,5 +18,9 @@ namespace radial::detail {
 // encloses this one (on this thread or a pool thread) or by another thread's region. The caller
 // then runs the region on threads of its own.
 bool run_on_pool(std::size_t workers, const std::function<void(std::size_t)>& body);
+
+// The user's error when thread `index` (0-based; 0 is the caller) of `workers` cannot be
+// started: the system's limit on threads or memory, fixed by asking for fewer threads.
+InputError thread_start_error(std::size_t index, std::size_t workers, const std::system_error& e);
 
 }  // namespace radial::detail

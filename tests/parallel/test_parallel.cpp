@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -11,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -316,5 +319,58 @@ TEST_CASE("a child of fork() runs regions on threads of its own", "[parallel]") 
   int status = 0;
   REQUIRE(waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("a thread that cannot be started is the user's error, on the pool and off it",
+          "[parallel]") {
+  // In a child: the pool gets its threads first; then every new thread asks for a 4 GiB stack
+  // under an address-space limit 256 MiB above the space in use, so std::thread throws. A region wider than the pool
+  // (the pool's own start) and regions inside a region's blocks (the pool is in use: threads of
+  // their own) must both end in InputError, with every started thread joined, never abort.
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    radial::parallel_for_blocks(3, 1, 3, [](std::size_t, const radial::RowBlock&) {});
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0 ||
+        pthread_attr_setstacksize(&attr, std::size_t(4) << 30) != 0 ||
+        pthread_setattr_default_np(&attr) != 0)
+      _exit(3);
+    std::size_t pages = 0;  // the address space in use, from /proc/self/statm
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%zu", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    if (pages == 0) _exit(5);
+    rlimit limit{};
+    getrlimit(RLIMIT_AS, &limit);
+    limit.rlim_cur = pages * std::size_t(sysconf(_SC_PAGESIZE)) + (std::size_t(256) << 20);
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(4);
+    auto refused = [](auto run) {
+      try {
+        run();
+      } catch (const radial::InputError& e) {
+        return std::string(e.what()).find("could not start thread") != std::string::npos;
+      } catch (...) {
+        return false;
+      }
+      return false;
+    };
+    const bool wider = refused([] {
+      radial::parallel_for_blocks(8, 1, 5, [](std::size_t, const radial::RowBlock&) {});
+    });
+    const bool nested = refused([] {
+      radial::parallel_for_blocks(3, 1, 3, [](std::size_t, const radial::RowBlock&) {
+        radial::parallel_for_blocks(4, 1, 2, [](std::size_t, const radial::RowBlock&) {});
+      });
+    });
+    std::atomic<int> blocks{0};
+    radial::parallel_for_blocks(30, 1, 3, [&](std::size_t, const radial::RowBlock&) { ++blocks; });
+    _exit(wider && nested && blocks == 30 ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));  // not killed by SIGABRT
   CHECK(WEXITSTATUS(status) == 0);
 }

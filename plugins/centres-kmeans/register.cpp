@@ -9,6 +9,7 @@ static auto kmeans_table() {
   KMeansOptions defaults;
   defaults.count = 0;  // "auto": auto_centre_count of the rows, in fit()
   defaults.sample_per_centre = 32;
+  defaults.sample_iterations = 25;
   OptionTable<KMeansOptions> t(defaults);
   add_centre_count(t, &KMeansOptions::count, "number of centres M (clusters)");
   t.choice("init", &KMeansOptions::init, {"kmeans++", "random"},
@@ -19,6 +20,10 @@ static auto kmeans_table() {
          "Lloyd iterations on a seeded sample of about this many rows per centre (at least "
          "200,000 rows) when the data have more than twice that many, then one Lloyd update on "
          "every row; 0: every row")
+      .at_least(0);
+  t.bind("sample_iterations", &KMeansOptions::sample_iterations,
+         "the most Lloyd iterations on that sample (also at most `iterations`): late ones "
+         "settle rows flipping between small neighbouring clusters; 0: `iterations`")
       .at_least(0);
   add_tolerance(t, &KMeansOptions::tolerance,
                 "stop when no centre moves more than tolerance x the data scale (root mean "

@@ -378,6 +378,35 @@ TEST_CASE("k-means++ on many rows seeds from a seeded row sample", "[kmeans]") {
   }
 }
 
+TEST_CASE("k-means on a row sample: its rows, its iteration cap, one update on every row",
+          "[kmeans]") {
+  // Uniform rows in the unit square: Lloyd with 10 centres needs more than two iterations.
+  const std::size_t n = 2 * radial::kmeans_sample_floor + 10000;
+  Matrix x = xt::empty<double>({n, std::size_t(2)});
+  std::mt19937_64 data_rng(12);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (double& v : x) v = uniform(data_rng);
+  radial::KMeansOptions options;
+  options.count = 10;
+  options.sample_per_centre = 1;  // the floor's 200,000 rows
+  options.threads = 2;
+  std::size_t rows_used = 0;
+  std::mt19937_64 rng(4);
+  const radial::KMeansResult free = radial::kmeans_on_sample(x, options, rng, rows_used);
+  CHECK(rows_used > 195000);
+  CHECK(rows_used < 205000);
+  CHECK(free.iterations > 4);  // the sample's iterations, then the update on every row
+  options.sample_iterations = 2;
+  std::mt19937_64 rng2(4);
+  const radial::KMeansResult capped = radial::kmeans_on_sample(x, options, rng2, rows_used);
+  CHECK(capped.iterations == 3);
+  CHECK_FALSE(capped.converged);
+  // Every row counted once in the final partition of all the rows.
+  double members = 0;
+  for (double c : capped.cluster_sizes) members += c;
+  CHECK(members == double(n));
+}
+
 TEST_CASE("k-means refuses impossible requests", "[kmeans]") {
   Matrix x = {{0.0, 1.0}, {1.0, 0.0}};
   std::mt19937_64 rng(1);

@@ -22,7 +22,10 @@ KMeansResult kmeans_on_sample(const Matrix& x, const KMeansOptions& options, std
   for (std::size_t r = 0; r < kept.size(); ++r)
     std::copy_n(&x(kept[r], 0), x.shape(1), &sample(r, 0));
   rows_used = count_over_ranks(kept.size());
-  const KMeansResult on_sample = kmeans(sample, options, rng);
+  KMeansOptions on = options;
+  if (options.sample_iterations > 0)
+    on.iterations = std::min(options.iterations, options.sample_iterations);
+  const KMeansResult on_sample = kmeans(sample, on, rng);
 
   KMeansOptions once = options;
   once.iterations = 1;

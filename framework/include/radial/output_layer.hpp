@@ -62,6 +62,11 @@ class OutputLayer {
   // penalty from a short cross-validated path of the layer itself, started at the closed form's.
   virtual bool least_squares() const { return false; }
 
+  // True when fit() imposes the side conditions P_c^T w = 0 of a basis with a polynomial term
+  // (Basis::polynomial, radial/polynomial_term.hpp) on the design [phi, p(x), 1]: the trainer
+  // refuses a basis with a polynomial term for a layer that does not.
+  virtual bool side_conditions() const { return false; }
+
   // The working memory of fit() on `rows` training rows (this rank's), `centres` centres and
   // `outputs` outputs (K classes when more than two, else 1). The default is a layer's that
   // holds a few (M + 1)^2 blocks and the N x K targets; a layer that holds more says so.

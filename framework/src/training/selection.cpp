@@ -602,6 +602,13 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   wants.add_penalty = !p.weight_penalty && wants.scale;
   wants.count = is_choose(p.centres.params, "count");
   if (!(wants.scale || wants.alpha || wants.add_penalty || wants.count)) return std::nullopt;
+  if (probe->polynomial())
+    throw InputError(p.file.string() + ": " +
+                     (wants.alpha ? "weight-penalty.alpha" : wants.count ? "centres.count" : "basis.width_scale") +
+                     " = \"choose\" is not offered with the basis's polynomial term (basis." +
+                     polynomial_param + " = " + std::to_string(probe->polynomial()->degree()) +
+                     "): the closed-form leave-one-out is that of [phi, 1] without the side "
+                     "conditions; give a number");
   if (!output->selectable()) {
     if (wants.alpha || wants.count)
       throw InputError(p.file.string() + ": " +

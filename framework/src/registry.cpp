@@ -21,6 +21,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/fingerprint.hpp"
+#include "radial/interface_layout.hpp"
 #include "radial/plugin_abi.hpp"
 #include "radial/text.hpp"
 #include "radial/version.hpp"
@@ -428,6 +429,21 @@ void Registry::load_file(const fs::path& requested) {
                       (descriptor->fingerprint ? descriptor->fingerprint : "(null)") + "\"." +
                       rebuild_advice);
   }
+  // A plugin compiled against interface headers of another layout (a copied header with a
+  // virtual added, without a plugin_abi_version bump) would call the wrong functions.
+  if (!descriptor->interface_layout)
+    throw PluginError(name + ": the descriptor has no interface layout; declare the plugin "
+                      "with RADIAL_PLUGIN(id, version, register_fn) from <radial/sdk/plugin.hpp>." +
+                      rebuild_advice);
+  const std::string layout_differs =
+      interface_layout_difference(interface_layout(), descriptor->interface_layout());
+  if (!layout_differs.empty())
+    throw PluginError(name + ": interface layout mismatch: the plugin was compiled against " +
+                      layout_differs + " with another layout than this Radial's (a virtual "
+                      "function added, removed, reordered or changed, or a value type resized, "
+                      "in a header copied or edited without a plugin_abi_version change). "
+                      "Build the plugin against the installed headers; do not copy them." +
+                      rebuild_advice);
   if (!descriptor->id || !*descriptor->id || !descriptor->register_components) {
     throw PluginError(name + ": the descriptor has no " +
                       (descriptor->register_components ? "plugin id" : "registration function") +

@@ -111,3 +111,19 @@ def test_refusals(cli, tmp_path):
     assert done.returncode == 2 and "not positive semi-definite under the side conditions" \
         in done.stderr
     assert not (tmp_path / "m.radial").exists()
+
+
+def test_a_broken_library_on_the_path_is_reported_not_fatal(tmp_path):
+    # A stale file under a plugin's name: the module loads, lists it, and trains without it.
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "libradial-basis-stale.so").write_text("not a shared library")
+    code = ("import radial, json; print(json.dumps(radial.plugin_load_failures()));"
+            "print(len(radial.plugins()) > 10)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "RADIAL_PLUGIN_PATH": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    failures, many = done.stdout.splitlines()
+    assert str(tmp_path / "libradial-basis-stale.so") in failures and '"id": "stale"' in failures
+    assert many == "True"

@@ -173,7 +173,17 @@ struct DesignMatrix::Impl {
         o[j] = v[j];
         bad |= !(v[j] - v[j] == 0);
       }
-      if (polynomial) polynomial->evaluate(x->data() + row * d, d, o + m);
+      if (polynomial) {
+        polynomial->evaluate(x->data() + row * d, d, o + m);
+        bool missing = false;
+        for (std::size_t i = m; i + 1 < c; ++i) missing |= !(o[i] - o[i] == 0);
+        // A missing input has no monomial: refused, never a NaN column in the fit.
+        if (missing)
+          throw DataError("row " + std::to_string(first + row + 1) + " has a missing or "
+                          "non-finite input, which the basis's polynomial term cannot take "
+                          "(its monomials need every input); give [data] missing = \"mean\" or "
+                          "\"median\", or basis.polynomial = -1");
+      }
       o[c - 1] = 1.0;  // bias column
     }
     if (bad) refuse_non_finite(r2, first);

@@ -3,17 +3,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "radial/errors.hpp"
 
 namespace radial {
 
+namespace {
+// The largest degree the parameter takes (sdk::add_polynomial_param's at_most(4)).
+constexpr std::int64_t max_polynomial_degree = 4;
+}  // namespace
+
 std::size_t monomial_count(std::size_t d, std::int64_t degree) {
   if (degree < 0) return 0;
   // C(d + k, k) by the product (d + 1)(d + 2)...(d + k) / k!, exact at every step.
   std::size_t count = 1;
-  for (std::int64_t i = 1; i <= degree; ++i) count = count * (d + std::size_t(i)) / std::size_t(i);
+  for (std::int64_t i = 1; i <= degree; ++i) {
+    const std::size_t factor = d + std::size_t(i);
+    if (count > std::numeric_limits<std::size_t>::max() / factor)
+      return std::numeric_limits<std::size_t>::max();
+    count = count * factor / std::size_t(i);
+  }
   return count;
 }
 
@@ -42,12 +53,23 @@ std::size_t design_polynomial_columns(const std::map<std::string, ParamValue>& p
                                       std::size_t d) {
   const auto it = params.find(polynomial_param);
   if (it == params.end() || !std::holds_alternative<std::int64_t>(it->second)) return 1;
-  return std::max<std::size_t>(1, monomial_count(d, std::get<std::int64_t>(it->second)));
+  const std::int64_t degree = std::get<std::int64_t>(it->second);
+  if (degree < -1 || degree > max_polynomial_degree) return 0;
+  return std::max<std::size_t>(1, monomial_count(d, degree));
 }
 
 void PolynomialTerm::fit(const Matrix& centres) {
   if (!active()) return;
   const std::size_t m = centres.shape(0), d = centres.shape(1);
+  const std::size_t q = monomial_count(d, degree_);
+  if (q >= m)
+    throw InputError("the polynomial term of degree " + std::to_string(degree_) + " in " +
+                     std::to_string(d) + " inputs has " +
+                     (q == std::numeric_limits<std::size_t>::max() ? std::string("too many")
+                                                                   : std::to_string(q)) +
+                     " monomials, but there are " + std::to_string(m) + " centres: the side "
+                     "conditions need more centres than monomials; give more centres or a "
+                     "lower basis.polynomial");
   shift_ = xt::zeros<double>({d});
   scale_ = xt::ones<double>({d});
   for (std::size_t k = 0; k < d && m > 0; ++k) {
@@ -100,6 +122,12 @@ void PolynomialTerm::load(const State& state, const std::string& where) {
                            std::to_string(shift(k)) + ", polynomial_scale[" +
                            std::to_string(k) + "] = " + std::to_string(scale(k)) +
                            "; a shift must be finite and a scale finite and positive");
+  // Fewer monomials than centres, which a model file cannot hold 2^24 of in any case: a damaged
+  // length is refused before the exponents are listed.
+  if (monomial_count(shift.size(), degree_) > (std::size_t(1) << 24))
+    throw ModelFileError(where + ": a polynomial term of degree " + std::to_string(degree_) +
+                         " in " + std::to_string(shift.size()) + " inputs has more than 2^24 "
+                         "monomials; the model file is damaged");
   shift_ = shift;
   scale_ = scale;
   powers_ = monomial_powers(shift.size(), degree_);

@@ -374,6 +374,12 @@ TEST_CASE("the class count is tied to the weights, the link and the Bayes parts"
       [](Model& m) { m.centres.owner = Labels{0, 2, -1}; });
   add("weights are 0 x 0 for 3 centres", classification, Link::Bayes, 2,
       [](Model& m) { m.weights = Matrix(); });
+  // A polynomial term (radial/polynomial_term.hpp) of degree 1 in 2 inputs: M + 3 rows.
+  add("expected 6 rows", classification, Link::Softmax, 3,
+      [](Model& m) { m.basis_params["polynomial"] = std::int64_t(1); });
+  // A degree past the parameter's range matches no row count (and lists no monomials).
+  add("expected 3 rows", classification, Link::Softmax, 3,
+      [](Model& m) { m.basis_params["polynomial"] = std::int64_t(4000000000000000000); });
   for (const Case& c : cases) {
     INFO(c.problem);
     CHECK_THAT(load_error(framed_archive(c.model)),

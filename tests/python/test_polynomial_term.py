@@ -110,6 +110,11 @@ def test_refusals(cli, tmp_path):
     done = cli("train", "-q", file, "--model", tmp_path / "m.radial", check=False)
     assert done.returncode == 2 and "not positive semi-definite under the side conditions" \
         in done.stderr
+    # More monomials (degree 2 in 2 inputs: 6) than centres (5).
+    file.write_text(pipeline_text("thin-plate", {"polynomial": 2},
+                                  {"plugin": "subset", "count": 5}, None))
+    done = cli("train", "-q", file, "--model", tmp_path / "m.radial", check=False)
+    assert done.returncode == 2 and "more centres than monomials" in done.stderr
     assert not (tmp_path / "m.radial").exists()
 
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <xtensor/xview.hpp>
+
 #include <radial/design_matrix.hpp>
 #include <radial/registry.hpp>
 #include <radial/sdk/conformance.hpp>
@@ -43,7 +45,11 @@ TEST_CASE("thin-plate with polynomial = 1: the monomials of (x - shift) / scale 
   ThinPlateBasis basis(sdk::PolyharmonicOptions{1});
   REQUIRE(basis.polynomial() != nullptr);
   Centres c;
-  c.means = {{-1.0, 10.0}, {3.0, 12.0}, {1.0, 14.0}};
+  // More centres than the 6 monomials of degree 2 below (the side conditions need it), with
+  // the ranges [-1, 3] and [10, 14].
+  c.means = {{-1.0, 10.0}, {3.0, 12.0}, {1.0, 14.0}, {0.0, 11.0},
+             {2.0, 13.0}, {1.0, 12.0}, {0.5, 12.5}};
+  const std::size_t m = c.count();
   FitContext ctx(1);
   basis.prepare(c, ctx);
   // SciPy's shift and scale: the centres' mid-range (1, 12) and half-range (2, 2).
@@ -51,14 +57,15 @@ TEST_CASE("thin-plate with polynomial = 1: the monomials of (x - shift) / scale 
   CHECK((basis.polynomial()->scale() == Vector{2.0, 2.0}));
   const Matrix x = {{0.0, 11.0}, {5.0, 12.0}};
   const Matrix design = DesignMatrix(x, c, basis).materialise();
-  REQUIRE(design.shape(1) == 3 + 3);  // M activations, x1', x2', then the bias
+  REQUIRE(design.shape(1) == m + 3);  // M activations, x1', x2', then the bias
   for (std::size_t n = 0; n < 2; ++n) {
-    for (std::size_t j = 0; j < 3; ++j)
+    for (std::size_t j = 0; j < m; ++j)
       CHECK(design(n, j) ==
-            Approx(phi(std::hypot(x(n, 0) - c.means(j, 0), x(n, 1) - c.means(j, 1)))));
-    CHECK(design(n, 3) == Approx((x(n, 0) - 1.0) / 2.0));
-    CHECK(design(n, 4) == Approx((x(n, 1) - 12.0) / 2.0));
-    CHECK(design(n, 5) == 1.0);
+            Approx(phi(std::hypot(x(n, 0) - c.means(j, 0), x(n, 1) - c.means(j, 1))))
+                .margin(1e-14));
+    CHECK(design(n, m) == Approx((x(n, 0) - 1.0) / 2.0));
+    CHECK(design(n, m + 1) == Approx((x(n, 1) - 12.0) / 2.0));
+    CHECK(design(n, m + 2) == 1.0);
   }
   // The state restores the term: a fresh basis gives the same design.
   ThinPlateBasis restored(sdk::PolyharmonicOptions{1});
@@ -69,11 +76,17 @@ TEST_CASE("thin-plate with polynomial = 1: the monomials of (x - shift) / scale 
   ThinPlateBasis quadratic(sdk::PolyharmonicOptions{2});
   quadratic.prepare(c, ctx);
   const Matrix d2 = DesignMatrix(x, c, quadratic).materialise();
-  REQUIRE(d2.shape(1) == 3 + 6);
+  REQUIRE(d2.shape(1) == m + 6);
   const double u = (5.0 - 1.0) / 2.0, v = 0.0;
-  CHECK(d2(1, 5) == Approx(u * u));
-  CHECK(d2(1, 6) == Approx(u * v).margin(1e-15));
-  CHECK(d2(1, 7) == Approx(v * v).margin(1e-15));
+  CHECK(d2(1, m + 2) == Approx(u * u));
+  CHECK(d2(1, m + 3) == Approx(u * v).margin(1e-15));
+  CHECK(d2(1, m + 4) == Approx(v * v).margin(1e-15));
+  // Degree 2 on 6 centres: as many monomials as centres, refused.
+  Centres six = c;
+  six.means = xt::view(c.means, xt::range(0, 6), xt::all());
+  ThinPlateBasis too_many(sdk::PolyharmonicOptions{2});
+  CHECK_THROWS_WITH(too_many.prepare(six, ctx),
+                    Catch::Matchers::Contains("more centres than monomials"));
 }
 
 TEST_CASE("thin-plate refuses a polynomial below its order, and passes the kit with one",

@@ -49,6 +49,21 @@ void bind_plugins(py::module_& m) {
       },
       "Every loaded plugin (built-in and from RADIAL_PLUGIN_PATH), sorted by slot then id: dicts "
       "with id, slot, version, summary, paper, library and params (the parameter table).");
+  m.def(
+      "plugin_load_failures",
+      [] {
+        py::list out;
+        for (const PluginLoadFailure& f : registry().load_failures()) {
+          py::dict d;
+          d["file"] = f.file.string();
+          d["message"] = f.message;
+          d["id"] = f.id;
+          out.append(d);
+        }
+        return out;
+      },
+      "The plugin libraries of the search path that failed to load and were left out (as `radial "
+      "plugins list` reports them): dicts with file, message and id (may be empty).");
 }
 
 }  // namespace radial::python

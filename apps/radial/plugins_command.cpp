@@ -13,7 +13,13 @@ namespace radial::cli {
 int plugins_list_command(const Registry& registry) {
   std::ostringstream out;  // written at once, so a failed write is seen (write_stdout)
   const auto components = registry.components();
+  // Libraries of the search path that did not load: listed with their file and why, so a stale
+  // one is found here while every other command runs without it.
+  std::ostringstream failed;
+  for (const PluginLoadFailure& f : registry.load_failures())
+    failed << "not loaded: " << f.file.string() << "\n  " << f.message << "\n";
   if (components.empty()) {
+    if (!failed.str().empty()) write_stdout(failed.str());
     std::cerr << "radial: no plugins found; searched:";
     for (const auto& dir : Registry::search_path()) std::cerr << " " << dir.string();
     std::cerr << "\n";
@@ -25,6 +31,7 @@ int plugins_list_command(const Registry& registry) {
     out << std::left << std::setw(16) << to_string(c->slot) << std::setw(24) << c->id
         << std::setw(9) << c->version << c->summary << "\n";
   }
+  if (!failed.str().empty()) out << "\n" << failed.str();
   write_stdout(out.str());
   return 0;
 }

@@ -1,4 +1,5 @@
-// The design matrix Phi = [phi(x_n; c_1..c_M), 1], block by block: distances by the GEMM
+// The design matrix Phi = [phi(x_n; c_1..c_M), p(x_n), 1] (p: a polynomial term's monomials,
+// radial/polynomial_term.hpp, when the basis has one), block by block: distances by the GEMM
 // identity, the basis map on the block while it is in cache, then the bias column (last, as
 // NETLAB); for a Gaussian activation one fused pass (GaussianRows) makes the whole block. After
 // one complete pass the blocks are kept when they fit in cache_bytes, so iterative output layers
@@ -36,8 +37,10 @@ struct DesignMatrix::Impl {
   Impl(const Matrix& x, const Centres& c, const Basis& b, bool log, std::size_t bytes,
        std::size_t rows)
       : inputs(x), centres(c), basis(b), log_domain(log), cache_bytes(bytes),
-        block_rows(std::max<std::size_t>(1, rows)), distances(c, b.metric()) {
-    if (!log && b.gaussian_activation() && GaussianRows::kernel() &&
+        block_rows(std::max<std::size_t>(1, rows)), distances(c, b.metric()),
+        polynomial(log ? nullptr : b.polynomial()),
+        extra(polynomial ? polynomial->columns(x.shape(1)) : 1) {
+    if (!log && !polynomial && b.gaussian_activation() && GaussianRows::kernel() &&
         GaussianRows::supports(c, b.metric()))
       gaussian.emplace(c, b.metric());
   }
@@ -50,6 +53,10 @@ struct DesignMatrix::Impl {
   std::size_t cache_bytes;
   std::size_t block_rows;
   SquaredDistances distances;
+  // The basis's polynomial term (outside the log domain): its q - 1 monomials sit between the
+  // M activations and the bias column; `extra` = q columns after the activations (1: the bias).
+  const PolynomialTerm* polynomial;
+  std::size_t extra;
   // phi = exp(-r2 / 2) in one fused pass, for a basis with gaussian_activation() under
   // Euclidean or spherical distances, on CPUs with AVX2 or AVX-512; blocks with a missing or
   // non-finite input take the general path.
@@ -76,7 +83,7 @@ struct DesignMatrix::Impl {
   std::vector<WorkerBuffers> kept;
 
   std::size_t rows() const { return inputs.shape(0); }
-  std::size_t cols() const { return distances.count() + (log_domain ? 0 : 1); }
+  std::size_t cols() const { return distances.count() + (log_domain ? 0 : extra); }
   std::size_t block_count() const { return (rows() + block_rows - 1) / block_rows; }
   bool fits() const {
     return double(rows()) * double(cols()) * sizeof(double) <= double(cache_bytes);
@@ -156,16 +163,28 @@ struct DesignMatrix::Impl {
     distances.compute(*x, r2);
     observed_distances(*x, r2);
     basis.map(r2);
-    out.resize({count, m + 1});
+    const std::size_t c = m + extra;
+    out.resize({count, c});
     bool bad = false;  // checked in the copy: no pass of its own
     for (std::size_t row = 0; row < count; ++row) {
-      double* o = out.data() + row * (m + 1);
+      double* o = out.data() + row * c;
       const double* v = r2.data() + row * m;
       for (std::size_t j = 0; j < m; ++j) {
         o[j] = v[j];
         bad |= !(v[j] - v[j] == 0);
       }
-      o[m] = 1.0;  // bias column
+      if (polynomial) {
+        polynomial->evaluate(x->data() + row * d, d, o + m);
+        bool missing = false;
+        for (std::size_t i = m; i + 1 < c; ++i) missing |= !(o[i] - o[i] == 0);
+        // A missing input has no monomial: refused, never a NaN column in the fit.
+        if (missing)
+          throw DataError("row " + std::to_string(first + row + 1) + " has a missing or "
+                          "non-finite input, which the basis's polynomial term cannot take "
+                          "(its monomials need every input); give [data] missing = \"mean\" or "
+                          "\"median\", or basis.polynomial = -1");
+      }
+      o[c - 1] = 1.0;  // bias column
     }
     if (bad) refuse_non_finite(r2, first);
   }
@@ -182,6 +201,13 @@ DesignMatrix::DesignMatrix(const Matrix& inputs, const Centres& centres, const B
     throw InputError("DesignMatrix: the log-domain design matrix (log phi, read by rules such as "
                      "bayes) needs a basis "
                      "that is positive everywhere and provides log_map()");
+  const PolynomialTerm* term = log_domain ? nullptr : basis.polynomial();
+  if (term && term->shift().size() != inputs.shape(1))
+    throw ShapeError("DesignMatrix: the basis's polynomial term of degree " +
+                     std::to_string(term->degree()) + " was fitted on " +
+                     std::to_string(term->shift().size()) + " inputs (its shift and scale come "
+                     "from the centres in prepare() or load_state()), the inputs have " +
+                     std::to_string(inputs.shape(1)));
   impl_ = std::make_unique<Impl>(inputs, centres, basis, log_domain, cache_bytes, block_rows);
 }
 

@@ -46,10 +46,14 @@ Network::Network(const Model& model, std::shared_ptr<const Basis> basis)
     throw ModelFileError("Network: the " + model.link.name() + " output reads log phi(x), but "
                          "basis '" + model.basis_id + "' has no log map; it needs a basis that is "
                          "positive everywhere and provides log_map() (a density, for the mixture posterior)");
-  if (model.weights.shape(0) != m + 1 || model.weights.shape(1) == 0)
+  // M + 1 rows, or M + q with a polynomial term (its q - 1 monomials, then the bias).
+  const PolynomialTerm* term = rule_->log_domain() ? nullptr : basis_->polynomial();
+  const std::size_t rows = m + (term ? term->columns(c.dim()) : 1);
+  if (model.weights.shape(0) != rows || model.weights.shape(1) == 0)
     throw ModelFileError("Network: the output weights are " + shape_text(model.weights) +
-                         " but " + std::to_string(m) + " centres need " + std::to_string(m + 1) +
-                         " rows (bias last) and at least one column");
+                         " but " + std::to_string(m) + " centres need " + std::to_string(rows) +
+                         " rows (" + (term ? "the polynomial term's coefficients, then " : "") +
+                         "bias last) and at least one column");
   // The rule's own check of the weights against the classes is the model store's, at load.
   if (model.link == Link::Logistic && model.weights.shape(1) != 1)
     throw ModelFileError("Network: the logistic output has one weight column, the model has " +

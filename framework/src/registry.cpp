@@ -21,6 +21,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/fingerprint.hpp"
+#include "radial/interface_layout.hpp"
 #include "radial/plugin_abi.hpp"
 #include "radial/text.hpp"
 #include "radial/version.hpp"
@@ -133,6 +134,7 @@ struct Registry::Impl {
   std::vector<std::pair<fs::path, Library>> libraries;
   // A deque, so the ComponentInfo pointers handed out stay valid while more plugins load.
   std::deque<Entry> entries;
+  std::vector<PluginLoadFailure> failures;  // load_default()'s libraries left out
 
   const Entry* find(Slot slot, const std::string& id) const {
     for (const auto& entry : entries) {
@@ -176,6 +178,21 @@ struct Registry::Impl {
     if (staging.staged.empty()) {
       throw PluginError(prefix + "the registration function registered no component; expected "
                                  "one call of Registrar::add_*(). Fix the plugin.");
+    }
+    // The file name's slot (libradial-<slot>-<id>.so, radial_add_plugin's naming) must be the
+    // slot registered in: a mismatch is a copied template left half renamed, which a user
+    // would otherwise look for under the wrong slot without a word.
+    Slot named_slot = Slot::Basis;
+    std::string named_id;
+    if (library && slot_from_file_name(origin, named_slot, named_id)) {
+      for (const auto& entry : staging.staged)
+        if (entry.info.slot != named_slot)
+          throw PluginError(prefix + "the file name says a " + to_string(named_slot) +
+                            " plugin (libradial-" + to_string(named_slot) + "-...), but the "
+                            "library registers a " + to_string(entry.info.slot) +
+                            " component; name the target radial-" + to_string(entry.info.slot) +
+                            "-<id> in radial_add_plugin(), or register the component in the "
+                            "slot its name says.");
     }
     std::set<std::string> seen;
     for (auto& entry : staging.staged) {
@@ -301,9 +318,44 @@ void Registry::load_default() {
           continue;
         }
       }
-      load_file(file);
+      try {
+        load_file(file);
+      } catch (const PluginError& e) {
+        // Left out and recorded: pipelines that do not need it still run (load_failures()).
+        PluginLoadFailure failure{file, e.what(), {}};
+        Slot slot = Slot::Basis;
+        if (!load_ec && peek.has(plugin_entry_alias)) {
+          const PluginDescriptor* descriptor = peek.get_alias<PluginEntry>(plugin_entry_alias)();
+          if (descriptor && descriptor->abi_version == plugin_abi_version &&
+              descriptor->descriptor_size >= sizeof(PluginDescriptor) && descriptor->id)
+            failure.id = descriptor->id;
+        }
+        if (failure.id.empty()) slot_from_file_name(file, slot, failure.id);
+        impl_->failures.push_back(std::move(failure));
+      }
     }
   }
+}
+
+const std::vector<PluginLoadFailure>& Registry::load_failures() const { return impl_->failures; }
+
+bool slot_from_file_name(const fs::path& file, Slot& slot, std::string& id) {
+  const std::string name = file.filename().string();
+  const std::string head = "libradial-", tail = ".so";
+  if (name.size() <= head.size() + tail.size() || name.compare(0, head.size(), head) != 0 ||
+      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+    return false;
+  const std::string rest = name.substr(head.size(), name.size() - head.size() - tail.size());
+  for (const Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty,
+                       Slot::KernelPrior, Slot::Refine}) {
+    const std::string prefix = std::string(to_string(s)) + "-";
+    if (rest.size() > prefix.size() && rest.compare(0, prefix.size(), prefix) == 0) {
+      slot = s;
+      id = rest.substr(prefix.size());
+      return true;
+    }
+  }
+  return false;
 }
 
 void Registry::load_folder(const fs::path& folder) {
@@ -377,6 +429,21 @@ void Registry::load_file(const fs::path& requested) {
                       (descriptor->fingerprint ? descriptor->fingerprint : "(null)") + "\"." +
                       rebuild_advice);
   }
+  // A plugin compiled against interface headers of another layout (a copied header with a
+  // virtual added, without a plugin_abi_version bump) would call the wrong functions.
+  if (!descriptor->interface_layout)
+    throw PluginError(name + ": the descriptor has no interface layout; declare the plugin "
+                      "with RADIAL_PLUGIN(id, version, register_fn) from <radial/sdk/plugin.hpp>." +
+                      rebuild_advice);
+  const std::string layout_differs =
+      interface_layout_difference(interface_layout(), descriptor->interface_layout());
+  if (!layout_differs.empty())
+    throw PluginError(name + ": interface layout mismatch: the plugin was compiled against " +
+                      layout_differs + " with another layout than this Radial's (a virtual "
+                      "function added, removed, reordered or changed, or a value type resized, "
+                      "in a header copied or edited without a plugin_abi_version change). "
+                      "Build the plugin against the installed headers; do not copy them." +
+                      rebuild_advice);
   if (!descriptor->id || !*descriptor->id || !descriptor->register_components) {
     throw PluginError(name + ": the descriptor has no " +
                       (descriptor->register_components ? "plugin id" : "registration function") +
@@ -436,11 +503,20 @@ std::string Registry::unknown_plugin_message(Slot slot, const std::string& id,
     return message + " (" + in_quotes(id) + " is a " + to_string(other->info.slot) +
            " plugin, not a " + name + " plugin)";
   }
+  for (const PluginLoadFailure& failure : impl_->failures)
+    if (failure.id == id)
+      return message + ": it would come from " + failure.file.string() +
+             ", which failed to load: " + failure.message;
   const std::vector<std::string> known = ids(slot);
-  return message + text::guess(id, known) + "; " +
-         (known.empty() ? "no " + name + " plugins are loaded (check the plugin folder and "
-                                         "RADIAL_PLUGIN_PATH)"
-                        : "the " + name + " plugins are " + join(known));
+  std::string out = message + text::guess(id, known) + "; " +
+                    (known.empty() ? "no " + name + " plugins are loaded (check the plugin folder "
+                                                    "and RADIAL_PLUGIN_PATH)"
+                                   : "the " + name + " plugins are " + join(known));
+  if (!impl_->failures.empty())
+    out += " (" + std::to_string(impl_->failures.size()) + " plugin librar" +
+           (impl_->failures.size() == 1 ? "y" : "ies") +
+           " on the search path failed to load; `radial plugins list` names them)";
+  return out;
 }
 
 std::shared_ptr<Basis> Registry::make_basis(const std::string& id, const Params& params) const {

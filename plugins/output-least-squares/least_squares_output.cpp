@@ -24,6 +24,7 @@
 #include "radial/numerics/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/numerics/normal_cg.hpp"
+#include "radial/numerics/side_conditions.hpp"
 #include "radial/parallel.hpp"
 #include "radial/text.hpp"
 #include "radial/weight_penalty.hpp"
@@ -227,15 +228,14 @@ std::vector<double> local_triangle(const Matrix& phi, const Matrix& t) {
 // triangles (and penalty rows) by dgelsd: [R_Phi; ...] has the singular values of Phi, so the
 // solution, rank and condition are those of the one-process SVD up to rounding. rcond's default
 // is the one-process one, epsilon * max(N + penalty rows, p) with N all ranks' rows.
-LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
-                               const QuadraticPenalty& q, double rcond, std::size_t total_rows) {
-  const std::size_t p = design.cols(), k = t.shape(1);
+// `phi` is this rank's rows of the design (materialised); solve_svd below materialises it.
+LeastSquaresSolution solve_svd_rows(Matrix phi, const Matrix& t, const QuadraticPenalty& q,
+                                    double rcond, std::size_t total_rows) {
+  const std::size_t p = phi.shape(1), k = t.shape(1);
   Collectives& comm = collectives();
-  Matrix phi;
   Matrix targets;  // t, or the stacked triangles' right-hand sides
   std::vector<double> triangle;
   agreed([&] {
-    phi = design.materialise();
     if (comm.size() > 1) triangle = local_triangle(phi, t);
   });
   if (comm.size() > 1) {
@@ -294,6 +294,90 @@ LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
     rcond = std::numeric_limits<double>::epsilon() *
             double(std::max(total_rows + kept.size(), p));
   return solve_least_squares(a, b, rcond);
+}
+
+LeastSquaresSolution solve_svd(const DesignMatrix& design, const Matrix& t,
+                               const QuadraticPenalty& q, double rcond, std::size_t total_rows) {
+  Matrix phi;
+  agreed([&] { phi = design.materialise(); });
+  return solve_svd_rows(std::move(phi), t, q, rcond, total_rows);
+}
+
+// The fit under the side conditions P_c^T w = 0 of the basis's polynomial term
+// (Basis::polynomial, radial/numerics/side_conditions.hpp): in the variables theta = E u,
+// E = diag(Z, I_q), the design is [Phi_rbf Z, P] (N x M) and the penalty's quadratic
+// E^T H E, E^T g; solve_svd_rows solves it (on every rank alike), and w = Z u_rbf. With every
+// training row a centre and the RKHS norm (alpha = lambda) this is SciPy RBFInterpolator's
+// system (K + lambda I) w + P c = y, P^T w = 0; with fewer centres than rows it is least squares
+// over {sum_j w_j phi_j + p : P_c^T w = 0}, the same function space as the interpolant's.
+LeastSquaresSolution solve_side_conditions(const TrainingProblem& problem, const Matrix& t,
+                                           const QuadraticPenalty& q, double rcond,
+                                           std::size_t total_rows) {
+  const std::size_t m = problem.centres.count(), p = problem.design.cols(), qn = p - m;
+  // P_c: the last q columns (the monomials, then the bias) of the design at the centres.
+  const DesignMatrix at_centres(problem.centres.means, problem.centres, problem.basis, false, 0);
+  const Matrix design_c = at_centres.materialise();
+  Matrix pc = Matrix::from_shape({m, qn});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < qn; ++j) pc(i, j) = design_c(i, m + j);
+  const SideConditions conditions(pc, "plugin least-squares");
+  const std::size_t free = m - qn;  // directions of the RBF weights left by the conditions
+
+  Matrix a;
+  agreed([&] {
+    const Matrix phi = problem.design.materialise();
+    const std::size_t n = phi.shape(0);
+    Matrix rbf = Matrix::from_shape({n, m});
+    for (std::size_t r = 0; r < n; ++r)
+      std::copy_n(phi.data() + r * p, m, rbf.data() + r * m);
+    conditions.right_multiply(rbf);  // [Phi_rbf Q1, Phi_rbf Z]
+    a = Matrix::from_shape({n, m});
+    for (std::size_t r = 0; r < n; ++r) {
+      std::copy_n(rbf.data() + r * m + qn, free, a.data() + r * m);
+      std::copy_n(phi.data() + r * p + m, qn, a.data() + r * m + free);
+    }
+  });
+
+  QuadraticPenalty qe;
+  qe.active = q.active;
+  if (q.active) {
+    // H = [H_rr H_rp; H_pr H_pp] (RBF rows first): E^T H E = [Z^T H_rr Z, Z^T H_rp; ., H_pp].
+    Matrix hrr = Matrix::from_shape({m, m}), hpr = Matrix::from_shape({qn, m});
+    Matrix g = Matrix::from_shape({1, m});
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j < m; ++j) hrr(i, j) = q.hessian(i, j);
+      g(0, i) = q.gradient(i, 0);
+    }
+    for (std::size_t i = 0; i < qn; ++i)
+      for (std::size_t j = 0; j < m; ++j) hpr(i, j) = q.hessian(m + i, j);
+    conditions.right_multiply(hrr);          // H_rr Q
+    hrr = Matrix(xt::transpose(hrr));        // Q^T H_rr (H symmetric)
+    conditions.right_multiply(hrr);          // Q^T H_rr Q
+    conditions.right_multiply(hpr);          // H_pr Q
+    conditions.right_multiply(g);            // g_r^T Q
+    qe.hessian = xt::zeros<double>({m, m});
+    qe.gradient = xt::zeros<double>({m, std::size_t(1)});
+    for (std::size_t i = 0; i < free; ++i) {
+      for (std::size_t j = 0; j < free; ++j) qe.hessian(i, j) = hrr(qn + i, qn + j);
+      for (std::size_t j = 0; j < qn; ++j)
+        qe.hessian(i, free + j) = qe.hessian(free + j, i) = hpr(j, qn + i);
+      qe.gradient(i, 0) = g(0, qn + i);
+    }
+    for (std::size_t i = 0; i < qn; ++i) {
+      for (std::size_t j = 0; j < qn; ++j) qe.hessian(free + i, free + j) = q.hessian(m + i, m + j);
+      qe.gradient(free + i, 0) = q.gradient(m + i, 0);
+    }
+  }
+  LeastSquaresSolution solution = solve_svd_rows(std::move(a), t, qe, rcond, total_rows);
+  const std::size_t k = t.shape(1);
+  Matrix u = Matrix::from_shape({free, k});
+  std::copy_n(solution.x.data(), free * k, u.data());
+  const Matrix w = conditions.expand(u);
+  Matrix x = Matrix::from_shape({p, k});
+  std::copy_n(w.data(), m * k, x.data());
+  std::copy_n(solution.x.data() + free * k, qn * k, x.data() + m * k);
+  solution.x = std::move(x);
+  return solution;
 }
 
 
@@ -422,25 +506,33 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   // and the passes over Phi are already parallel over row blocks (DesignMatrix::set_threads).
   const SingleThreadedBlasScope blas;
   const double d = double(problem.centres.dim());
-  const bool cg = solver_ == Solver::Cg ||
+  // A polynomial term: the one solve under its side conditions (SVD), whatever `solver` says.
+  const bool side = problem.basis.polynomial() != nullptr;
+  const bool cg = !side && (solver_ == Solver::Cg ||
                   (solver_ == Solver::Auto && penalty != nullptr &&
                    iterative_cost(double(n), d, double(p), double(k)) <
-                       direct_cost(double(n), d, double(p), double(k)));
+                       direct_cost(double(n), d, double(p), double(k))));
   if (cg) return fit_iterative(problem, t, penalty, n, start, ctx);
   const QuadraticPenalty q = quadratic_penalty(penalty, p);
   // Auto under a penalty: the refined normal equations, unless the penalised system is too
   // ill-conditioned for them; then (and without a penalty) svd up to svd_limit entries.
   std::size_t refinements = 0;
   std::optional<LeastSquaresSolution> refined;
-  if (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active))
+  if (!side &&
+      (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active)))
     refined = solve_refined(design, t, q, refinements);
-  const bool svd = !refined && (solver_ == Solver::Svd ||
-                                (solver_ != Solver::NormalEquations && n * p <= svd_limit));
+  const bool svd = side || (!refined && (solver_ == Solver::Svd ||
+                                         (solver_ != Solver::NormalEquations &&
+                                          n * p <= svd_limit)));
   const LeastSquaresSolution solution =
-      refined ? std::move(*refined)
+      side    ? solve_side_conditions(problem, t, q, rcond_, n)
+      : refined ? std::move(*refined)
       : svd   ? solve_svd(design, t, q, rcond_, n)
               : solve_normal_equations(design, t, q, rcond_);
-  const char* method = refined ? "refined normal equations" : svd ? "SVD" : "normal equations";
+  const char* method = side      ? "SVD under the polynomial term's side conditions"
+                       : refined ? "refined normal equations"
+                       : svd     ? "SVD"
+                                 : "normal equations";
 
   OutputWeights out;
   out.link = Link::Identity;
@@ -462,7 +554,8 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   report.stop(Termination::Converged,
               std::string("solved in closed form (") + method +
                   (refined ? ", " + std::to_string(refinements) + " refinement steps" : "") +
-                  ", rank " + std::to_string(solution.rank) + " of " + std::to_string(p) + ")");
+                  ", rank " + std::to_string(solution.rank) + " of " +
+                  std::to_string(solution.size) + ")");
   report.final_error = 0.5 * sse + penalty_value;
   report.figures["rank"] = double(solution.rank);
   report.figures["parameters"] = double(p);
@@ -477,10 +570,12 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
                  2.0 * dn * dp * dk + double(refinements) * 4.0 * dn * dp * dk;
   report.seconds = seconds_since(start);
 
-  if (solution.rank < p) {
+  if (solution.rank < solution.size) {
     std::ostringstream msg;
     msg << "the " << (q.active ? "penalised " : "") << "least-squares system has rank "
-        << solution.rank << " of " << p << " (M+1 = " << p << " weights per output): ";
+        << solution.rank << " of " << solution.size
+        << (side ? " (M free weights per output under the side conditions): "
+                 : " (M+1 = " + std::to_string(p) + " weights per output): ");
     if (n < p && !q.active)
       msg << "more weights than the " << n << " training rows (e.g. every training point a "
           << "centre, where the bias is redundant)";

@@ -72,6 +72,9 @@ class LeastSquaresOutput final : public OutputLayer {
   static double iterative_cost(double n, double d, double p, double k);
 
   bool least_squares() const override { return true; }
+  // A basis's polynomial term is fitted under its side conditions P_c^T w = 0, by SVD on
+  // [Phi_rbf Z, P] (radial/numerics/side_conditions.hpp) whatever the solver option says.
+  bool side_conditions() const override { return true; }
 
   // Targets from targets_for(Link::Identity, data): values (regression) or 1-of-K (classes,
   // predicted by arg max). Records rank, solver and final_error = 0.5 SSE + penalty(W) in

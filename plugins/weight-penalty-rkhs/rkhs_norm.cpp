@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include <xtensor-blas/xblas.hpp>
@@ -10,6 +11,7 @@
 
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
+#include "radial/numerics/side_conditions.hpp"
 
 namespace radial::plugins {
 
@@ -21,9 +23,11 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   prepared_ = false;
   const std::size_t m = centres.count();
   if (m == 0) throw InputError("weight-penalty rkhs: there are no centres to take K_MM at");
-  // Phi at the centres as rows: M x (M+1), the bias column last and dropped.
+  // Phi at the centres as rows: M x (M+1), the bias column last and dropped (M x (M+q) with a
+  // polynomial term: its monomials and the bias dropped).
   const DesignMatrix at_centres(centres.means, centres, basis, false, 0);
   const Matrix phi = at_centres.materialise();
+  rows_ = at_centres.cols();
   kernel_ = xt::empty<double>({m, m});
   double largest = 0;
   for (std::size_t i = 0; i < m; ++i)
@@ -34,11 +38,45 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   // Positive semi-definite up to rounding: rounding leaves eigenvalues of about
   // -M eps max|K| on a (numerically) singular Gaussian K_MM, far inside the jitter; an
   // indefinite kernel's negative eigenvalues are of the order of its entries.
+  // With a polynomial term only weights under its side conditions P_c^T w = 0 are fitted
+  // (OutputLayer::side_conditions), so K_MM need be definite on that subspace alone:
+  // Z^T K_MM Z, Z from SideConditions (a conditionally positive definite basis of order <= the
+  // degree + 1 passes, as in SciPy's smoothing).
+  const std::size_t q = rows_ - m;
+  std::optional<SideConditions> conditions;
   Matrix factor = kernel_;
+  std::size_t size = m;
+  if (basis.polynomial()) {
+    Matrix pc = Matrix::from_shape({m, q});
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < q; ++j) pc(i, j) = phi(i, m + j);
+    conditions.emplace(pc, "weight-penalty rkhs");
+    conditions->right_multiply(factor);        // K Q
+    factor = Matrix(xt::transpose(factor));    // Q^T K
+    conditions->right_multiply(factor);        // Q^T K Q
+    size = m - q;
+    Matrix projected = Matrix::from_shape({size, size});
+    for (std::size_t i = 0; i < size; ++i)
+      for (std::size_t j = 0; j < size; ++j) projected(i, j) = factor(q + i, q + j);
+    factor = std::move(projected);
+  }
   const double jitter = 1e-10 * largest;
-  for (std::size_t i = 0; i < m; ++i) factor(i, i) += jitter;
-  const Index info = largest > 0 ? cxxlapack::potrf<Index>('L', Index(m), factor.data(), Index(m))
-                                 : Index(0);
+  for (std::size_t i = 0; i < size; ++i) factor(i, i) += jitter;
+  const Index info = largest > 0 && size > 0
+                         ? cxxlapack::potrf<Index>('L', Index(size), factor.data(), Index(size))
+                         : Index(0);
+  if (info != 0 && conditions) {
+    std::ostringstream msg;
+    msg << "weight-penalty rkhs: the basis at the centres, K_MM(i, j) = phi_j(c_i), is not "
+           "positive semi-definite under the side conditions of the polynomial term (degree "
+        << basis.polynomial()->degree() << "; Cholesky of Z^T K_MM Z fails at column " << info
+        << " of " << size
+        << "), so w^T K_MM w is no seminorm there; the multiquadric sqrt(r^2 + c^2) is "
+           "conditionally negative definite (SciPy's multiquadric is its negative), and a "
+           "degree below the kernel's order - 1 leaves any kernel indefinite: raise "
+           "basis.polynomial, or use weight-penalty weight-decay";
+    throw InputError(msg.str());
+  }
   if (info != 0) {
     std::ostringstream msg;
     msg << "weight-penalty rkhs: the basis at the centres, K_MM(i, j) = phi_j(c_i), is not "
@@ -61,11 +99,11 @@ void RkhsNorm::check_weights(const Matrix& weights, const char* call) const {
                 "the centres (the trainer prepares it before the output stage; code fitting "
                 "output weights itself must call prepare first)");
   const std::size_t m = kernel_.shape(0);
-  if (weights.dimension() != 2 || weights.shape(0) != m + 1) {
+  if (weights.dimension() != 2 || weights.shape(0) != rows_) {
     std::ostringstream msg;
     msg << "weight-penalty rkhs: " << call << " got weights with " << weights.shape(0)
-        << " rows, but the penalty was prepared on " << m << " centres (M + 1 = " << m + 1
-        << " rows, the bias last)";
+        << " rows, but the penalty was prepared on " << m << " centres ("
+        << (rows_ == m + 1 ? "M + 1 = " : "M + q = ") << rows_ << " rows, the bias last)";
     throw ShapeError(msg.str());
   }
 }
@@ -89,7 +127,7 @@ double RkhsNorm::penalty(const Matrix& weights) const {
   double sum = 0;
   for (std::size_t p = 0; p < m * k; ++p) sum += weights.data()[p] * kw.data()[p];
   if (include_bias_)
-    for (std::size_t c = 0; c < k; ++c) sum += weights(m, c) * weights(m, c);
+    for (std::size_t c = 0; c < k; ++c) sum += weights(rows_ - 1, c) * weights(rows_ - 1, c);
   return 0.5 * alpha_ * sum;
 }
 
@@ -107,7 +145,7 @@ void RkhsNorm::add_gradient(const Matrix& weights, Matrix& gradient) const {
   kernel_times(weights, kw);
   for (std::size_t p = 0; p < m * k; ++p) gradient.data()[p] += alpha_ * kw.data()[p];
   if (include_bias_)
-    for (std::size_t c = 0; c < k; ++c) gradient(m, c) += alpha_ * weights(m, c);
+    for (std::size_t c = 0; c < k; ++c) gradient(rows_ - 1, c) += alpha_ * weights(rows_ - 1, c);
 }
 
 void RkhsNorm::add_hessian(const Matrix& weights, Matrix& hessian) const {
@@ -128,7 +166,7 @@ void RkhsNorm::add_hessian(const Matrix& weights, Matrix& hessian) const {
       for (std::size_t c = 0; c < k; ++c) hessian(i * k + c, j * k + c) += a;
     }
   if (include_bias_)
-    for (std::size_t c = 0; c < k; ++c) hessian(m * k + c, m * k + c) += alpha_;
+    for (std::size_t c = 0; c < k; ++c) hessian((rows_ - 1) * k + c, (rows_ - 1) * k + c) += alpha_;
 }
 
 void RkhsNorm::add_hessian_product(const Matrix& weights, const Matrix& direction,

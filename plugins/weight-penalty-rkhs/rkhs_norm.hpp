@@ -68,6 +68,7 @@ class RkhsNorm final : public WeightPenalty {
   bool include_bias_;
   bool prepared_ = false;
   Matrix kernel_;
+  std::size_t rows_ = 0;  // weight rows: M + 1, or M + q with the basis's polynomial term
 };
 
 }  // namespace radial::plugins

@@ -6,6 +6,7 @@
 
 #include <boost/dll/alias.hpp>
 #include <radial/fingerprint.hpp>
+#include <radial/interface_layout.hpp>
 #include <radial/plugin_abi.hpp>
 #include <radial/registry.hpp>
 
@@ -45,7 +46,8 @@ constexpr const char* fingerprint = RADIAL_BUILD_FINGERPRINT;
 #endif
 
 constexpr radial::PluginDescriptor descriptor{abi, size, fingerprint, "must-not-register",
-                                              "0.0.0", &register_never};
+                                              "0.0.0", &register_never,
+                                              &radial::interface_layout};
 
 }  // namespace
 

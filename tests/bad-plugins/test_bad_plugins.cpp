@@ -72,6 +72,22 @@ TEST_CASE("a wrong ABI version is refused with expected and found versions") {
   require_usable(registry);
 }
 
+TEST_CASE("a plugin built against a copied header with a virtual added is refused") {
+  // The right ABI version, size and fingerprint, but basis.hpp copied with one more virtual:
+  // every later slot of the plugin's vtables is shifted, so it would crash at its first call.
+  radial::Registry registry;
+  const std::string message = refusal(registry, BAD_LAYOUT);
+  CHECK_THAT(message, Contains(BAD_LAYOUT));
+  CHECK_THAT(message, Contains("interface layout mismatch"));
+  CHECK_THAT(message, Contains("Basis (radial/basis.hpp)"));
+  CHECK(registry.find(radial::Slot::Basis, "test-power") == nullptr);
+  require_usable(registry);
+  // The same source against the installed headers loads.
+  radial::Registry good;
+  REQUIRE_NOTHROW(good.load_file(GOOD_PLUGIN));
+  CHECK(good.find(radial::Slot::Basis, "test-power") != nullptr);
+}
+
 TEST_CASE("a short descriptor is refused with expected and found sizes") {
   radial::Registry registry;
   const std::string message = refusal(registry, BAD_SIZE);

@@ -78,6 +78,25 @@ plugins-list)
   run 0 plugins list
   for id in thin-plate gaussian subset fixed kmeans least-squares weight-decay; do out_has " $id "; done
   ;;
+broken-plugin-on-path)
+  # One stale library on RADIAL_PLUGIN_PATH: listed with its path, every pipeline that does
+  # not use it still runs, and one that names it is refused naming the file.
+  mkdir -p stale && echo "a stale build, not a shared library" > stale/libradial-basis-stale.so
+  export RADIAL_PLUGIN_PATH="$PWD/stale"
+  run 0 plugins list
+  out_has " thin-plate "
+  out_has "not loaded: $PWD/stale/libradial-basis-stale.so"
+  out_has "cannot be loaded as a shared library"
+  run 0 train "$two_class" --model m.radial
+  run 0 predict m.radial "$examples/data/synth3_test.csv"
+  sed 's/^plugin = "thin-plate"/plugin = "stale"/' "$two_class" |
+    sed "s|\"data/|\"$examples/data/|g" > stale.toml
+  grep -q '"stale"' stale.toml || fail "the pipeline was not rewritten"
+  run 2 train stale.toml --model s.radial
+  err_has "$PWD/stale/libradial-basis-stale.so, which failed to load"
+  [ ! -e s.radial ] || fail "a model was written"
+  unset RADIAL_PLUGIN_PATH
+  ;;
 plugins-reference)
   # docs/plugins.md is generated from the parameter tables; it must match what is built.
   run 0 plugins markdown

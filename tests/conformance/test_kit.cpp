@@ -1,5 +1,6 @@
 // The conformance kit tests itself: built-in components that are correct pass, and components
 // broken in one known way are caught by the check meant for it, and only by checks that should.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -18,8 +19,10 @@ using radial::ParamSpec;
 // phi = exp(-r^2 / (2 s^2)) with s^2 = scale * (mean centre variance), fixed in prepare().
 class ScaledGaussian final : public radial::Basis {
  public:
-  ScaledGaussian(const radial::Params& params, bool keep_state)
-      : scale_(params.real("scale")), keep_state_(keep_state) {}
+  // derivative_factor: map_derivative returns factor * (-phi / (2 s^2)); 1 is right, 0 says
+  // the basis is not differentiable.
+  ScaledGaussian(const radial::Params& params, bool keep_state, double derivative_factor = 0)
+      : scale_(params.real("scale")), keep_state_(keep_state), factor_(derivative_factor) {}
   radial::Metric metric() const override { return radial::Metric::Euclidean; }
   void prepare(radial::Centres& centres, radial::FitContext&) override {
     double mean = 0;
@@ -28,6 +31,12 @@ class ScaledGaussian final : public radial::Basis {
   }
   void map(Matrix& r2) const override {
     for (double& v : r2) v = std::exp(-v / (2 * s2_));
+  }
+  bool differentiable() const override { return factor_ != 0; }
+  void map_derivative(const Matrix& r2, const Matrix& phi, Matrix& dphi) const override {
+    dphi.resize({r2.shape(0), r2.shape(1)});
+    for (std::size_t i = 0; i < phi.size(); ++i)
+      dphi.data()[i] = -factor_ * phi.data()[i] / (2 * s2_);
   }
   radial::State state() const override {
     if (!keep_state_) return {};
@@ -40,6 +49,7 @@ class ScaledGaussian final : public radial::Basis {
  private:
   double scale_;
   bool keep_state_;
+  double factor_;
   double s2_ = 1.0;
 };
 
@@ -154,7 +164,11 @@ radial::ParamTable alpha_table() {
 
 void register_kit_components(radial::Registrar& r) {
   r.add_basis(info("good-basis", scale_table()), [](const radial::Params& p) {
-    return std::make_unique<ScaledGaussian>(p, true);
+    return std::make_unique<ScaledGaussian>(p, true, 1.0);
+  });
+  // Its derivative is off by a factor of 2 (the slip of dropping the 1/2 of exp(-r^2/2s^2)).
+  r.add_basis(info("wrong-derivative-basis", scale_table()), [](const radial::Params& p) {
+    return std::make_unique<ScaledGaussian>(p, true, 2.0);
   });
   r.add_basis(info("forgetful-basis", scale_table()), [](const radial::Params& p) {
     return std::make_unique<ScaledGaussian>(p, false);
@@ -293,6 +307,17 @@ TEST_CASE("the kit catches a basis whose state does not restore it", "[conforman
   const auto report = radial::conformance::run_checks(kit_registry(), "forgetful-basis");
   INFO(report.str());
   CHECK(failed_checks(report) == Checks{"basis/state-round-trip"});
+}
+
+TEST_CASE("the kit catches a basis whose derivative is wrong", "[conformance-kit]") {
+  const auto report = radial::conformance::run_checks(kit_registry(), "wrong-derivative-basis");
+  INFO(report.str());
+  CHECK(failed_checks(report) == Checks{"basis/derivative"});
+  CHECK_THAT(report.str(), Catch::Matchers::Contains("central differences"));
+  // The right derivative passes (with the other checks, in "passes correct components").
+  const auto good = radial::conformance::run_checks(kit_registry(), "good-basis");
+  CHECK(std::find(good.checks.begin(), good.checks.end(), "basis/derivative") != good.checks.end());
+  CHECK_FALSE(good.failed("basis/derivative"));
 }
 
 TEST_CASE("the kit catches centres that ignore the seed", "[conformance-kit]") {

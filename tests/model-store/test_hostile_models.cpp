@@ -23,6 +23,8 @@
 #include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
 #include "radial/prediction_rule.hpp"
+#include "radial/registry.hpp"
+#include "radial/testing/registry.hpp"
 #include "unit_gaussian.hpp"
 
 using namespace radial;
@@ -159,6 +161,38 @@ TEST_CASE("a model written before the bounded reader and the open links loads an
   CHECK(again.pipeline_text == m.pipeline_text);
   CHECK(again.training_summary == m.training_summary);
   CHECK(serialize_model(again) == saved);
+}
+
+TEST_CASE("a thin-plate model written before the polynomial term predicts as before",
+          "[model-store][hostile]") {
+  // Its basis parameters have no `polynomial`: the default (-1) adds no term, the weights keep
+  // their M + 1 rows, and the network is W^T [phi(z), 1] with phi = r^2 log r.
+  const Model m = load_model(std::filesystem::path(RADIAL_MODEL_STORE_TEST_DATA) /
+                             "two-class-thin-plate.model");
+  const radial::Registry& registry = radial::testing::shipped_registry();
+  const radial::ComponentInfo* info = registry.find(radial::Slot::Basis, m.basis_id);
+  REQUIRE(info != nullptr);
+  const auto basis = registry.make_basis(
+      m.basis_id, radial::validate_params(info->params, m.basis_params, "the old model"));
+  REQUIRE(basis->polynomial() == nullptr);
+  basis->load_state(m.basis_state);
+  const radial::Network network(m, basis);
+  const radial::Matrix x = {{0.3, -1.2}, {2.0, 0.5}};
+  const radial::Matrix y = network.predict(x);
+  for (std::size_t n = 0; n < x.shape(0); ++n) {
+    std::vector<double> z(2);
+    for (std::size_t k = 0; k < 2; ++k)
+      z[k] = m.standardize ? (x(n, k) - m.standardiser.mean(k)) / m.standardiser.scale(k) : x(n, k);
+    for (std::size_t c = 0; c < m.weights.shape(1); ++c) {
+      const std::size_t centres = m.centres.count();
+      double a = m.weights(centres, c);
+      for (std::size_t j = 0; j < centres; ++j) {
+        const double r = std::hypot(z[0] - m.centres.means(j, 0), z[1] - m.centres.means(j, 1));
+        a += m.weights(j, c) * (r > 0 ? r * r * std::log(r) : 0.0);
+      }
+      CHECK(y(n, c) == Approx(a).epsilon(1e-10).margin(1e-12));
+    }
+  }
 }
 
 TEST_CASE("string lengths beyond the rest of the payload are refused before allocating",
@@ -340,6 +374,12 @@ TEST_CASE("the class count is tied to the weights, the link and the Bayes parts"
       [](Model& m) { m.centres.owner = Labels{0, 2, -1}; });
   add("weights are 0 x 0 for 3 centres", classification, Link::Bayes, 2,
       [](Model& m) { m.weights = Matrix(); });
+  // A polynomial term (radial/polynomial_term.hpp) of degree 1 in 2 inputs: M + 3 rows.
+  add("expected 6 rows", classification, Link::Softmax, 3,
+      [](Model& m) { m.basis_params["polynomial"] = std::int64_t(1); });
+  // A degree past the parameter's range matches no row count (and lists no monomials).
+  add("expected 3 rows", classification, Link::Softmax, 3,
+      [](Model& m) { m.basis_params["polynomial"] = std::int64_t(4000000000000000000); });
   for (const Case& c : cases) {
     INFO(c.problem);
     CHECK_THAT(load_error(framed_archive(c.model)),

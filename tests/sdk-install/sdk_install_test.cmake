@@ -92,9 +92,9 @@ if(at EQUAL -1)
 endif()
 
 # 4. The templates of the other slots (sdk/templates/*), each out of tree against the prefix
-# with its tests; then the installed host trains one pipeline made of the three of them.
+# with its tests; then the installed host trains one pipeline made of the four of them.
 set(plugin_path "")
-foreach(slot centre-learner output-layer weight-penalty)
+foreach(slot basis-with-widths centre-learner output-layer weight-penalty)
   set(slot_build "${work}/template-${slot}")
   configure_out_of_tree("sdk/templates/${slot}" "${RADIAL_TEMPLATES_DIR}/${slot}" "${slot_build}"
                         "${prefix}")
@@ -108,7 +108,7 @@ file(WRITE "${work}/templates.toml" "seed = 1
 train = \"${RADIAL_DATA}\"
 target = \"label\"
 [basis]
-plugin = \"gaussian\"
+plugin = \"cauchy\"
 [centres]
 plugin = \"farthest-point\"
 count = 8
@@ -118,7 +118,7 @@ plugin = \"normal-equations\"
 plugin = \"pseudo-huber\"
 alpha = 0.01
 ")
-run("radial train with the three templates"
+run("radial train with the four templates"
     "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=${plugin_path}" "${host}" train
     "${work}/templates.toml" --quiet --model "${work}/templates.model")
 require_file("${work}/templates.model" "training with the templates wrote no model")

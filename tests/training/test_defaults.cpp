@@ -95,6 +95,24 @@ TEST_CASE("defaults: auto count, chosen width and penalty, the same as given by 
     for (double v : curve.loo) CHECK(v >= r.selection->score);
 }
 
+TEST_CASE("the learned shapes as widths (width_rule = \"shapes\") still get a chosen penalty") {
+  // The scale is not the trainer's to choose there, the penalty is: it was silently dropped.
+  const auto result =
+      radial::train(parse(sine, {"basis.width_rule=shapes", "centres.count=12"}), plugins());
+  const auto& r = result.report;
+  REQUIRE(r.selection);
+  CHECK(r.selection->penalty_added);
+  for (const auto& [key, value] : r.selection->chosen) CHECK(key != "basis.width_scale");
+  const double alpha = chosen(*r.selection, "weight-penalty.alpha");
+  const auto by_hand = radial::train(
+      parse(sine + "[weight-penalty]\nplugin = \"weight-decay\"\n",
+            {"basis.width_rule=shapes", "centres.count=12",
+             "weight-penalty.alpha=" + radial::to_string(radial::ParamValue(alpha))}),
+      plugins());
+  CHECK_FALSE(by_hand.report.selection);
+  CHECK(by_hand.model.weights == result.model.weights);
+}
+
 TEST_CASE("R^2 and adjusted R^2 of a regression report follow their formulas") {
   const auto result = radial::train(parse(sine), plugins());
   const auto data = radial::read_training_data(parse(sine));

@@ -75,6 +75,13 @@ def plugins():
     return _radial.plugins()
 
 
+def plugin_load_failures():
+    """The plugin libraries of the search path that failed to load and were left out, as dicts:
+    file, message and id (the id the library's descriptor or file name gives; may be empty).
+    Pipelines that do not use them run; one that names such an id is refused with the message."""
+    return _radial.plugin_load_failures()
+
+
 def _labels(y):
     """y as the framework takes it: text class labels (str or bytes elements) as a list of
     str, anything else unchanged."""
@@ -244,6 +251,6 @@ class Pipeline:
         return f"<radial.Pipeline {self.name!r}: {parts}>"
 
 
-__all__ = ["Pipeline", "Model", "load", "plugins", "Error", "InputError", "PipelineError",
+__all__ = ["Pipeline", "Model", "load", "plugins", "plugin_load_failures", "Error", "InputError", "PipelineError",
            "DataError", "ModelFileError", "PluginError", "ParameterError", "ShapeError",
            "NumericalError"]

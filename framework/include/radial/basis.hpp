@@ -11,6 +11,7 @@
 
 #include "radial/centres.hpp"
 #include "radial/fit_context.hpp"
+#include "radial/polynomial_term.hpp"
 #include "radial/state.hpp"
 #include "radial/types.hpp"
 
@@ -74,6 +75,14 @@ class Basis {
   // matrix may also evaluate such a basis itself, in one fused pass (radial/numerics/
   // gaussian_rows.hpp), instead of calling map().
   virtual bool gaussian_activation() const { return false; }
+
+  // The polynomial term beside the basis (radial/polynomial_term.hpp), or null (the default):
+  // the design matrix then holds the q - 1 non-constant monomials of the inputs between
+  // phi_1..phi_M and the bias column, the weights have M + q rows, and the output layer must
+  // impose the side conditions P_c^T w = 0 (OutputLayer::side_conditions; the trainer refuses
+  // one that does not). Known after construction; its shift and scale after prepare() or
+  // load_state().
+  virtual const PolynomialTerm* polynomial() const { return nullptr; }
 
   // Everything map() needs besides the centres, to be saved in a model.
   virtual State state() const = 0;

@@ -54,7 +54,8 @@ class DesignMatrix {
   bool single_precision() const;
 
   std::size_t rows() const;
-  std::size_t cols() const;        // M + 1 (M in the log domain)
+  std::size_t cols() const;        // M + 1 (M in the log domain); M + q with a polynomial term
+                                   // (Basis::polynomial: its q - 1 monomials before the bias)
   // True once a complete pass has kept Phi in memory (it fits in cache_bytes): later passes
   // read it instead of making the blocks.
   bool cached() const;

@@ -7,6 +7,7 @@
 // prediction). Non-convergence is reported in ctx.report, never thrown.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "radial/centres.hpp"
@@ -61,6 +62,30 @@ class OutputLayer {
   // closed-form leave-one-out is its own error. Other selectable layers (cross-entropy) get their
   // penalty from a short cross-validated path of the layer itself, started at the closed form's.
   virtual bool least_squares() const { return false; }
+
+  // The held-out error the trainer chooses this layer's weight penalty by on its short
+  // cross-validated path (a selectable layer that is not least_squares(), with alpha =
+  // "choose"; framework/src/training/selection.cpp): its name in the report and its sum over
+  // the rows of `held_out` (this rank's; the trainer sums over ranks and divides by the rows),
+  // given the network's outputs there (the outputs of the layer's link). Empty (the default):
+  // the trainer's own, the error rate for classes and the mean squared error for regression. A
+  // layer that minimises another error (an L1 layer's absolute error) returns it here, so its
+  // penalty is chosen by the error it minimises, not by squared error.
+  struct HeldOutError {
+    std::string name;  // e.g. "mean_absolute_error"
+    double sum = 0;
+  };
+  virtual std::optional<HeldOutError> held_out_error(const Matrix& outputs,
+                                                     const Dataset& held_out) const {
+    (void)outputs;
+    (void)held_out;
+    return std::nullopt;
+  }
+
+  // True when fit() imposes the side conditions P_c^T w = 0 of a basis with a polynomial term
+  // (Basis::polynomial, radial/polynomial_term.hpp) on the design [phi, p(x), 1]: the trainer
+  // refuses a basis with a polynomial term for a layer that does not.
+  virtual bool side_conditions() const { return false; }
 
   // The working memory of fit() on `rows` training rows (this rank's), `centres` centres and
   // `outputs` outputs (K classes when more than two, else 1). The default is a layer's that

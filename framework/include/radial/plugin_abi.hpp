@@ -13,6 +13,7 @@
 namespace radial {
 
 class Registrar;
+struct InterfaceLayout;
 
 // 2: the one prior interface split into WeightPenalty and KernelPrior (two slots, two
 //    Registrar calls).
@@ -23,7 +24,10 @@ class Registrar;
 // 5: Basis::gaussian_activation (the expected activation over missing inputs).
 // 6: WeightPenalty::prepare (the penalty sees the fitted centres and basis: the RKHS norm)
 //    and WeightPenalty::add_hessian_product (Newton-CG output solves).
-inline constexpr std::uint32_t plugin_abi_version = 6;
+// 7: Basis::polynomial (the polynomial term of conditionally positive definite bases),
+//    OutputLayer::side_conditions and OutputLayer::held_out_error, and the descriptor's
+//    interface_layout (radial/interface_layout.hpp), appended.
+inline constexpr std::uint32_t plugin_abi_version = 7;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {
@@ -35,6 +39,11 @@ struct PluginDescriptor {
   // Called once by the host, on one thread, after the checks pass. Registers the component(s)
   // with their parameter tables and factories. Must not keep references to the Registrar.
   void (*register_components)(Registrar& registrar);
+  // The layout of the plugin interfaces as the plugin was compiled (radial/interface_layout.hpp;
+  // RADIAL_PLUGIN fills it): the host refuses a plugin whose layout differs from its own, which
+  // a copied header changed without a plugin_abi_version bump. Called once, before
+  // register_components; null is refused.
+  InterfaceLayout (*interface_layout)();
 };
 
 // The signature of the exported entry point.

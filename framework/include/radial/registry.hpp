@@ -62,6 +62,19 @@ class Registrar {
   virtual void add_refiner(ComponentInfo info, Factory<Refiner> make) = 0;
 };
 
+// A library of the search path that load_default() could not load (a stale build, another ABI,
+// a broken registration): the host goes on without it, `radial plugins list` reports it, and a
+// pipeline naming its component is refused with this file and message.
+struct PluginLoadFailure {
+  std::filesystem::path file;
+  std::string message;  // the PluginError's, which names the file
+  std::string id;       // the id its descriptor or file name (libradial-<slot>-<id>.so) gives; may be empty
+};
+
+// The slot a plugin library's file name states, libradial-<slot>-<id>.so as radial_add_plugin
+// names it, and the id after it; false when the name does not follow that form.
+bool slot_from_file_name(const std::filesystem::path& file, Slot& slot, std::string& id);
+
 class Registry {
  public:
   Registry();
@@ -75,14 +88,20 @@ class Registry {
   // prefix.
   static std::vector<std::filesystem::path> search_path();
 
-  // Loads every plugin library in the search path. A library that fails its checks throws
-  // PluginError; the registry is left as it was before that library. Missing folders are
-  // skipped; a library whose id was already loaded from an earlier folder is skipped too
-  // (earlier folders shadow later ones, as in PATH), so RADIAL_PLUGIN_PATH can override.
+  // Loads every plugin library in the search path. A library that fails its checks (a
+  // PluginError) is left out and recorded in load_failures(), so one stale library never
+  // disables the host for pipelines that do not use it; the registry is left as it was before
+  // that library. Missing folders are skipped; a library whose id was already loaded from an
+  // earlier folder is skipped too (earlier folders shadow later ones, as in PATH), so
+  // RADIAL_PLUGIN_PATH can override.
   void load_default();
+  // The libraries load_default() left out, in the order met.
+  const std::vector<PluginLoadFailure>& load_failures() const;
   // Loads every lib*.so in `folder` (sorted by name, for a deterministic order).
   void load_folder(const std::filesystem::path& folder);
-  // Loads one library. A component id already registered from another file is refused.
+  // Loads one library. A component id already registered from another file is refused, and so
+  // is a library whose file name states another slot than the one it registers in
+  // (libradial-centres-x.so registering a basis). Throws PluginError.
   void load_file(const std::filesystem::path& file);
   // Registers components from a function linked into the program (tests, static builds).
   void add_builtin(void (*register_components)(Registrar&), const std::string& origin);

@@ -19,6 +19,7 @@
 #include "radial/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/io/output_file.hpp"
+#include "radial/polynomial_term.hpp"
 #include "radial/prediction_rule.hpp"
 
 namespace radial {
@@ -212,10 +213,12 @@ std::string model_inconsistency(const Model& model) {
   }
 
   const std::size_t rows = model.weights.shape(0), columns = model.weights.shape(1);
-  if (rows != m + 1 || columns == 0)
+  // M + 1 rows, or M + q with the basis's polynomial term (radial/polynomial_term.hpp).
+  const std::size_t expected = m + design_polynomial_columns(model.basis_params, c.dim());
+  if (rows != expected || columns == 0)
     return "weights are " + shape_text(rows, columns) + " for " + std::to_string(m) +
-           " centres (expected " + std::to_string(m + 1) + " rows, bias last, and at least one "
-           "column)";
+           " centres (expected " + std::to_string(expected) + " rows, bias last, and at least "
+           "one column)";
   const PredictionRule* rule = find_prediction_rule(model.link.name());
   if (!rule)
     return "link '" + model.link.name() + "' is a prediction rule that no loaded plugin "

@@ -96,6 +96,7 @@ struct PathPoint {
   double error = std::numeric_limits<double>::quiet_NaN();
   double tie = 0;
   std::size_t folds = 0;  // folds fitted
+  std::string metric;     // the layer's own held-out error (OutputLayer::held_out_error), or empty
 };
 
 PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dataset& train,
@@ -110,6 +111,7 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
   penalty->prepare(centres, *basis);  // the centres and basis every fold's weights are fitted on
   double error = 0, tie = 0;
   std::size_t rows = 0, k = 0;
+  std::string metric;
   for (; k < folds && error <= hopeless; ++k) {
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < train.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
@@ -136,14 +138,20 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     if (input_model) model.input_model = *input_model;
     model.link = w.link;
     model.weights = std::move(w.weights);
-    const Metrics m =
-        compute_metrics(Network(model, basis).predict(fold_test.inputs), model.link, fold_test);
+    const Matrix outputs = Network(model, basis).predict(fold_test.inputs);
+    const Metrics m = compute_metrics(outputs, model.link, fold_test);
     // m is over all ranks' held-out rows (compute_metrics sums them), so every rank agrees.
-    error += (classes ? *m.error_rate : m.mse) * double(m.rows);
+    // A layer that declares its own error is scored by it (every rank's layer does alike).
+    if (const auto own = output->held_out_error(outputs, fold_test)) {
+      error += sum_over_ranks(own->sum);
+      metric = own->name;
+    } else {
+      error += (classes ? *m.error_rate : m.mse) * double(m.rows);
+    }
     tie += m.cross_entropy.value_or(m.mse) * double(m.rows);
     rows += m.rows;
   }
-  return {error / double(rows), tie / double(rows), k};
+  return {error / double(rows), tie / double(rows), k, metric};
 }
 
 // What a pipeline leaves to "choose", and the output layer that will be fitted.
@@ -453,6 +461,7 @@ double cross_validated_alpha(const Pipeline& p, const Registry& registry, const 
         cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
                         folds, output_seed, threads, best_error * double(total_rows),
                         input_model);
+    if (!point.metric.empty()) report.path_metric = point.metric;
     report.path_alphas.push_back(alpha);
     report.path_errors.push_back(point.error);
     report.path_fitted_folds.push_back(point.folds);
@@ -599,9 +608,25 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   Wants wants;
   wants.scale = probe->width_scale_selectable();
   wants.alpha = p.weight_penalty && is_choose(p.weight_penalty->params, "alpha");
-  wants.add_penalty = !p.weight_penalty && wants.scale;
+  // The defaults never fit an unpenalised system: a pipeline without a weight penalty gets
+  // weight-decay with a chosen alpha when its width scale is chosen, and also when its widths
+  // are the centre learner's shapes as they are (width_rule = "shapes", the framework's width
+  // parameter, radial/width_rule.hpp), whose scale is not the trainer's to choose but whose
+  // penalty still is (before, that pipeline silently fitted without one).
+  const auto rule = p.basis.params.values().find("width_rule");
+  const bool learned_shapes = rule != p.basis.params.values().end() &&
+                              std::holds_alternative<std::string>(rule->second) &&
+                              std::get<std::string>(rule->second) == "shapes";
+  wants.add_penalty = !p.weight_penalty && (wants.scale || learned_shapes);
   wants.count = is_choose(p.centres.params, "count");
   if (!(wants.scale || wants.alpha || wants.add_penalty || wants.count)) return std::nullopt;
+  if (probe->polynomial())
+    throw InputError(p.file.string() + ": " +
+                     (wants.alpha ? "weight-penalty.alpha" : wants.count ? "centres.count" : "basis.width_scale") +
+                     " = \"choose\" is not offered with the basis's polynomial term (basis." +
+                     polynomial_param + " = " + std::to_string(probe->polynomial()->degree()) +
+                     "): the closed-form leave-one-out is that of [phi, 1] without the side "
+                     "conditions; give a number");
   if (!output->selectable()) {
     if (wants.alpha || wants.count)
       throw InputError(p.file.string() + ": " +

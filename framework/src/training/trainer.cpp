@@ -58,6 +58,25 @@ struct Components {
   std::shared_ptr<OutputLayer> output;
 };
 
+// A basis with a polynomial term (radial/polynomial_term.hpp) needs an output layer that
+// imposes its side conditions; [refine] trains the network [phi, 1] and knows no term. Both
+// refused before any data pass.
+void check_polynomial_term(const Pipeline& p, const Registry& registry) {
+  const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, p.basis.params);
+  const PolynomialTerm* term = basis->polynomial();
+  if (!term) return;
+  const std::string where = p.file.string() + ": basis " + p.basis.plugin + " with " +
+                            polynomial_param + " = " + std::to_string(term->degree());
+  if (!registry.make_output_layer(p.output.plugin, p.output.params)->side_conditions())
+    throw InputError(where + " needs an output layer that imposes the side conditions "
+                     "P_c^T w = 0 of the polynomial term (OutputLayer::side_conditions); output "
+                     "plugin '" + p.output.plugin + "' does not: use output plugin "
+                     "\"least-squares\", or basis." + polynomial_param + " = -1");
+  if (p.refine)
+    throw InputError(where + ": [refine] trains the network [phi, 1] and has no polynomial "
+                     "term; remove [refine] or set basis." + polynomial_param + " = -1");
+}
+
 Components make_components(const Pipeline& p, const Registry& registry) {
   Components c;
   if (p.weight_penalty) {
@@ -80,17 +99,19 @@ struct Fitted {
 // The weights must suit the prediction rule the layer names: the model store checks the same
 // when the model is read back.
 // `penalties` are the weight-penalty plugins loaded, for the hint on non-finite weights.
-void check_weights(const OutputWeights& w, std::size_t centres, std::size_t classes,
-                   const std::string& plugin, const std::vector<std::string>& penalties) {
+void check_weights(const OutputWeights& w, std::size_t centres, std::size_t rows,
+                   std::size_t classes, const std::string& plugin,
+                   const std::vector<std::string>& penalties) {
   const PredictionRule* rule = find_prediction_rule(w.link.name());
   if (!rule)
     throw Error("output plugin '" + plugin + "' returned link '" + w.link.name() +
                 "', but no prediction rule of that name is registered; the plugin must "
                 "register it (radial/prediction_rule.hpp)");
-  if (w.weights.dimension() != 2 || w.weights.shape(0) != centres + 1) {
+  if (w.weights.dimension() != 2 || w.weights.shape(0) != rows) {
     throw Error("output plugin '" + plugin + "' returned weights of " +
                 std::to_string(w.weights.shape(0)) + " rows for " + std::to_string(centres) +
-                " centres (expected M + 1 = " + std::to_string(centres + 1) + ")");
+                " centres (expected " + (rows == centres + 1 ? "M + 1" : "M + q") + " = " +
+                std::to_string(rows) + ")");
   }
   const std::string problem = rule->check(w.weights, classes);
   if (problem.empty()) return;
@@ -174,6 +195,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   // (about 0.1 s) on the cores those workers need next.
   const SingleThreadedBlasScope blas;
   keep_freed_heap();  // freed buffers reused, not faulted in again (heap_policy.hpp)
+  check_polynomial_term(given, registry);
   std::shared_ptr<KernelPrior> kernel_prior;
   if (given.kernel_prior)
     kernel_prior = registry.make_kernel_prior(given.kernel_prior->plugin, given.kernel_prior->params);
@@ -282,6 +304,9 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   }
   octx.report.seconds = seconds_since(start);
   check_weights(weights, centres.count(),
+                centres.count() + (c.basis->polynomial()
+                                       ? c.basis->polynomial()->columns(centres.dim())
+                                       : 1),
                 train.task == Task::Classification ? train.num_classes : 0, p.output.plugin,
                 registry.ids(Slot::WeightPenalty));
   const std::size_t outputs = weights.weights.shape(1);

@@ -17,7 +17,8 @@
 //                (plus Options::params, which must supply any required parameter).
 //   basis        prepare twice equals prepare once; two instances agree; map is finite and works
 //                block by block (row by row equals the whole block to 1e-13); log_map = log(map)
-//                where provided;
+//                where provided; map_derivative = dphi/d(r^2) of map by central differences
+//                (derivative_tolerance, relative) for every differentiable() basis;
 //                state() survives the model store (serialize_state / deserialize_state) and
 //                load_state() maps identically; an empty state is refused with a Radial error;
 //                inconsistent centres are refused with a Radial error, never another exception.

@@ -26,6 +26,7 @@
 #include <boost/dll/alias.hpp>
 
 #include "radial/fingerprint.hpp"
+#include "radial/interface_layout.hpp"
 #include "radial/option_table.hpp"
 #include "radial/plugin_abi.hpp"
 #include "radial/registry.hpp"
@@ -34,7 +35,8 @@
   namespace radial_plugin_entry {                                                     \
   constexpr ::radial::PluginDescriptor descriptor{                                    \
       ::radial::plugin_abi_version, sizeof(::radial::PluginDescriptor),               \
-      RADIAL_BUILD_FINGERPRINT, ID, VERSION, &REGISTER_FUNCTION};                     \
+      RADIAL_BUILD_FINGERPRINT, ID, VERSION, &REGISTER_FUNCTION,                      \
+      &::radial::interface_layout};                                                   \
   inline const ::radial::PluginDescriptor* entry() { return &descriptor; }            \
   }                                                                                   \
   BOOST_DLL_ALIAS(radial_plugin_entry::entry, radial_plugin_v1)

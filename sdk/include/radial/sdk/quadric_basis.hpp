@@ -8,12 +8,14 @@
 #include <radial/basis.hpp>
 #include <radial/numerics/radial_functions.hpp>
 #include <radial/option_table.hpp>
+#include <radial/sdk/polynomial_basis.hpp>
 #include <radial/state.hpp>
 
 namespace radial::sdk {
 
 struct QuadricOptions {
   double c = 1.0;  // quadric_table<beta>() bounds it
+  std::int64_t polynomial = -1;  // the multiquadric's polynomial term (radial/polynomial_term.hpp)
 };
 
 // The parameter c, declared once: the registration and the check of a loaded model's state use
@@ -29,6 +31,9 @@ OptionTable<QuadricOptions> quadric_table() {
            "and the output fit sums phi^2 over the rows")
         .above(0.0)
         .at_most(1e100);
+    // sqrt(r^2 + c^2) is conditionally negative definite of order 1 (Fasshauer 2007,
+    // Theorem 8.15, with beta = 1/2: its negative is CPD of order 1), so degree >= 0.
+    add_polynomial_param(t, &QuadricOptions::polynomial, 0, "multiquadric");
   } else {
     t.bind("c", &QuadricOptions::c,
            "shape parameter c of 1 / sqrt(r^2 + c^2), in input units; at least 1e-100, since "
@@ -40,11 +45,13 @@ OptionTable<QuadricOptions> quadric_table() {
 
 // phi = (r^2 + c^2)^(beta/2) on Euclidean distances, positive everywhere, so
 // log phi = (beta/2) log(r^2 + c^2). The state is c itself, not c^2: c^2 may under- or overflow
-// where c does not. `component` names the plugin in the state's messages.
+// where c does not; with a polynomial term (the multiquadric's) also its shift and scale.
 template <int beta>
-class QuadricBasis final : public EuclideanBasis {
+class QuadricBasis final : public PolynomialEuclideanBasis {
  public:
-  explicit QuadricBasis(QuadricOptions options) : shift_(options.c) {}
+  explicit QuadricBasis(QuadricOptions options)
+      : PolynomialEuclideanBasis(beta == 1 ? options.polynomial : -1, component()),
+        shift_(options.c) {}
 
   void map(Matrix& r2) const override { shift_.power(r2, beta); }
   bool differentiable() const override { return true; }
@@ -53,14 +60,20 @@ class QuadricBasis final : public EuclideanBasis {
   }
   bool has_log_map() const override { return true; }
   void log_map(Matrix& r2) const override { shift_.log_power(r2, beta); }
-  State state() const override { return {{"c", shift_.c()}}; }
+  State state() const override {
+    State s = PolynomialEuclideanBasis::state();
+    s["c"] = shift_.c();
+    return s;
+  }
   void load_state(const State& state) override {
-    shift_ = QuadricShift(state_param(state, quadric_table<beta>().params().front(),
-                                      beta == 1 ? "basis multiquadric"
-                                                : "basis inverse-multiquadric"));
+    shift_ = QuadricShift(
+        state_param(state, quadric_table<beta>().params().front(), "basis " + component()));
+    PolynomialEuclideanBasis::load_state(state);
   }
 
  private:
+  static std::string component() { return beta == 1 ? "multiquadric" : "inverse-multiquadric"; }
+
   QuadricShift shift_;
 };
 

@@ -39,7 +39,8 @@ struct Options {
   // The generated classification data: two overlapping Gaussian classes.
   std::size_t rows_per_class = 40;
   std::size_t features = 2;
-  // Weight penalties: |analytic - finite difference| <= tolerance * (1 + |finite difference|).
+  // Weight penalties: |analytic - finite difference| <= tolerance * (1 + |finite difference|);
+  // a basis's map_derivative: <= tolerance * (|finite difference| + 1e-6 max |finite difference|).
   double derivative_tolerance = 1e-5;
 };
 

@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "radial/errors.hpp"
 #include "radial/numerics/distances.hpp"
@@ -34,23 +36,88 @@ struct RadialValue {
 };
 
 // map() at each radius against the value worked out by hand: exactly where that is 0 (phi(0) of
-// a polyharmonic spline, phi(1) of r^k log r), else to 1e-14 relative. The basis must be
-// Euclidean, since r^2 is then the squared distance map() is given.
-inline void check_values(const Basis& basis, std::initializer_list<RadialValue> values) {
-  REQUIRE(basis.metric() == Metric::Euclidean);
-  Matrix r2 = Matrix::from_shape({1, values.size()});
-  std::size_t j = 0;
-  for (const RadialValue& v : values) r2(0, j++) = v.r * v.r;
+// a polyharmonic spline, phi(1) of r^k log r), else to 1e-14 relative. r is the distance of the
+// basis's metric (Euclidean, or Mahalanobis under the centres' shapes: map() is given r^2
+// either way). `centres`: the number of columns the basis maps (a prepared basis may check it:
+// the M it was prepared for); every column gets the same r^2 and must give the same phi, so a
+// basis whose phi_j differs by centre (a density's constant) is checked by check_gemm_block.
+inline void check_values(const Basis& basis, std::initializer_list<RadialValue> values,
+                         std::size_t centres = 1) {
+  Matrix r2 = Matrix::from_shape({values.size(), centres});
+  std::size_t i = 0;
+  for (const RadialValue& v : values) {
+    for (std::size_t j = 0; j < centres; ++j) r2(i, j) = v.r * v.r;
+    ++i;
+  }
   basis.map(r2);
-  j = 0;
+  i = 0;
   for (const RadialValue& v : values) {
     INFO("r = " << v.r);
-    if (v.phi == 0.0)
-      REQUIRE(r2(0, j) == 0.0);
-    else
-      REQUIRE(r2(0, j) == Approx(v.phi).epsilon(1e-14));
-    ++j;
+    for (std::size_t j = 0; j < centres; ++j) {
+      if (v.phi == 0.0)
+        REQUIRE(r2(i, j) == 0.0);
+      else
+        REQUIRE(r2(i, j) == Approx(v.phi).epsilon(1e-14));
+    }
+    ++i;
   }
+}
+
+// The distance r_j(x) computed directly (no GEMM identity): Euclidean under Metric::Euclidean
+// or centres without a shape; else Mahalanobis under centre j's spherical variance, diagonal or
+// full covariance (the full one solved by Gaussian elimination with partial pivoting).
+inline double direct_distance(const Centres& c, Metric metric, const double* x, std::size_t j) {
+  const std::size_t d = c.dim();
+  std::vector<double> diff(d);
+  for (std::size_t k = 0; k < d; ++k) diff[k] = x[k] - c.means(j, k);
+  double r2 = 0;
+  if (metric == Metric::Euclidean || c.shape == Shape::None) {
+    for (double v : diff) r2 += v * v;
+  } else if (c.shape == Shape::Spherical) {
+    for (double v : diff) r2 += v * v / c.variances(j);
+  } else if (c.shape == Shape::Diagonal) {
+    for (std::size_t k = 0; k < d; ++k) r2 += diff[k] * diff[k] / c.diagonal(j, k);
+  } else {
+    std::vector<double> a(d * d), b = diff;  // solve S y = diff, then r^2 = diff . y
+    for (std::size_t p = 0; p < d; ++p)
+      for (std::size_t q = 0; q < d; ++q) a[p * d + q] = c.covariances(j, p, q);
+    for (std::size_t col = 0; col < d; ++col) {
+      std::size_t pivot = col;
+      for (std::size_t p = col + 1; p < d; ++p)
+        if (std::fabs(a[p * d + col]) > std::fabs(a[pivot * d + col])) pivot = p;
+      for (std::size_t q = 0; q < d; ++q) std::swap(a[col * d + q], a[pivot * d + q]);
+      std::swap(b[col], b[pivot]);
+      for (std::size_t p = col + 1; p < d; ++p) {
+        const double f = a[p * d + col] / a[col * d + col];
+        for (std::size_t q = col; q < d; ++q) a[p * d + q] -= f * a[col * d + q];
+        b[p] -= f * b[col];
+      }
+    }
+    for (std::size_t p = d; p-- > 0;) {
+      for (std::size_t q = p + 1; q < d; ++q) b[p] -= a[p * d + q] * b[q];
+      b[p] /= a[p * d + p];
+    }
+    for (std::size_t k = 0; k < d; ++k) r2 += diff[k] * b[k];
+  }
+  return std::sqrt(r2);
+}
+
+// map() on a block of squared distances from the framework's GEMM identity under `centres`
+// against phi of the directly computed distances (direct_distance), for a basis of any metric:
+// give a prepared basis the centres its prepare() set the shapes of.
+inline void check_gemm_block(const Basis& basis, const Centres& centres, const Matrix& x,
+                             const RadialFunction& phi) {
+  Matrix r2;
+  SquaredDistances(centres, basis.metric()).compute(x, r2);
+  basis.map(r2);
+  for (std::size_t i = 0; i < x.shape(0); ++i)
+    for (std::size_t j = 0; j < centres.count(); ++j) {
+      const double r = direct_distance(centres, basis.metric(), &x(i, 0), j);
+      INFO("row " << i << " centre " << j << " r " << r);
+      REQUIRE(std::isfinite(r2(i, j)));
+      // The identity rounds r^2 by ~1e-15 near 0, where phi changes by ~1e-14 at most.
+      REQUIRE(r2(i, j) == Approx(phi(r)).epsilon(1e-12).margin(1e-13));
+    }
 }
 
 // An even-order polyharmonic spline phi(r) = r^(2k) log r (thin-plate k = 1, r4logr k = 2) at
@@ -64,23 +131,13 @@ inline void check_polyharmonic_log_values(const Basis& basis, unsigned k) {
                        {tiny, 1e-300 * std::log(tiny)}});
 }
 
-// map() on a block of squared distances from the framework's GEMM identity against phi of the
-// directly computed distances.
+// The same on three centres in the plane without shapes and five rows (one almost on a
+// centre): for a Euclidean basis with nothing prepared.
 inline void check_gemm_block(const Basis& basis, const RadialFunction& phi) {
   Centres c;
   c.means = {{0.0, 0.0}, {1.0, -1.0}, {2.5, 0.5}};
   const Matrix x = {{0.0, 0.0}, {1.0, 2.0}, {-3.0, 0.25}, {2.5, 0.5}, {1e-9, 0.0}};
-  Matrix r2;
-  SquaredDistances(c, basis.metric()).compute(x, r2);
-  basis.map(r2);
-  for (std::size_t i = 0; i < x.shape(0); ++i)
-    for (std::size_t j = 0; j < 3; ++j) {
-      const double r = std::hypot(x(i, 0) - c.means(j, 0), x(i, 1) - c.means(j, 1));
-      INFO("row " << i << " centre " << j << " r " << r);
-      REQUIRE(std::isfinite(r2(i, j)));
-      // The identity rounds r^2 by ~1e-15 near 0, where phi changes by ~1e-14 at most.
-      REQUIRE(r2(i, j) == Approx(phi(r)).epsilon(1e-12).margin(1e-13));
-    }
+  check_gemm_block(basis, c, x, phi);
 }
 
 // A basis without parameters: empty state, and loading it leaves the basis working.
@@ -90,14 +147,17 @@ inline void check_no_state(Basis& basis, const RadialFunction& phi) {
   REQUIRE(mapped(basis, {2.0})(0, 0) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
-// A NaN distance stays NaN; its neighbour is unaffected (phi(0) as mapped alone).
-inline void check_nan_propagates(const Basis& basis) {
-  Matrix r2 = {{std::nan(""), 0.0}};
+// A NaN distance stays NaN; its neighbours are unaffected (phi(0) as mapped without the NaN).
+// `centres`: the columns the basis maps (at least 2; the M a prepared basis was prepared for).
+inline void check_nan_propagates(const Basis& basis, std::size_t centres = 2) {
+  REQUIRE(centres >= 2);
+  Matrix r2 = xt::zeros<double>({std::size_t(1), centres});
+  r2(0, 0) = std::nan("");
   basis.map(r2);
-  Matrix alone = {{0.0}};
+  Matrix alone = xt::zeros<double>({std::size_t(1), centres});
   basis.map(alone);
   REQUIRE(std::isnan(r2(0, 0)));
-  REQUIRE(r2(0, 1) == alone(0, 0));
+  for (std::size_t j = 1; j < centres; ++j) REQUIRE(r2(0, j) == alone(0, j));
 }
 
 // `basis` is NETLAB's rbffwd activation with squared distance n2, halved:
@@ -151,8 +211,9 @@ inline void check_registered_euclidean_basis(Basis& basis, const RadialFunction&
   REQUIRE(got(0, 1) == Approx(phi(2.0)).epsilon(1e-14));
 }
 
-// What every basis without parameters passes, one section each: a block from the GEMM identity,
-// no state, NaN propagation, and the plugin `id` (an empty table) through the registry.
+// What every basis without parameters passes (or with optional ones only, such as the polynomial
+// term's degree, at their defaults), one section each: a block from the GEMM identity, no state,
+// NaN propagation, and the plugin `id` through the registry.
 template <class B>
 void check_parameter_free_basis(const std::string& id, const RadialFunction& phi) {
   SECTION("a block of distances from the GEMM identity") { check_gemm_block(B(), phi); }
@@ -164,7 +225,9 @@ void check_parameter_free_basis(const std::string& id, const RadialFunction& phi
   SECTION("the plugin loads through the registry") {
     Registry registry;
     const ComponentInfo& info = require_basis_plugin(registry, id);
-    REQUIRE(info.params.empty());
+    // Only optional parameters (the polynomial term's degree), whose defaults leave the basis
+    // the closed form alone.
+    for (const ParamSpec& spec : info.params) REQUIRE_FALSE(spec.required);
     const Params params = validate_params(info.params, {}, "plugin " + id);
     check_registered_euclidean_basis(*registry.make_basis(id, params), phi);
   }

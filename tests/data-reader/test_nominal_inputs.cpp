@@ -28,6 +28,7 @@ namespace {
 std::string file(const std::string& name) { return test_data("nominal/" + name).string(); }
 
 std::vector<double> values(const radial::Matrix& m) { return {m.begin(), m.end()}; }
+std::vector<double> values(const radial::Vector& v) { return {v.begin(), v.end()}; }
 
 }  // namespace
 

@@ -167,3 +167,21 @@ def test_nominal_scale_is_an_estimator_parameter():
     assert not np.array_equal(new.model_.centres, old.model_.centres)
     with pytest.raises(radial.PipelineError, match="nominal_scale is one of input"):
         RBFClassifier(nominal_scale="per-column").fit(X, y)
+
+
+def test_unseen_categories_are_zeros_by_default_or_refused_naming_the_parameter():
+    frame, y = shops()
+    X = frame.fillna({"x1": 0.0, "colour": "red", "size": "S", "region": "north"})
+    new_rows = X.iloc[:4].astype({"colour": object}).copy()
+    new_rows.loc[new_rows.index[1], "colour"] = "violet"
+    predicted = RBFClassifier(random_state=0).fit(X, y).predict(new_rows)
+    assert len(predicted) == 4
+    strict = RBFClassifier(random_state=0, unseen="error").fit(X, y)
+    with pytest.raises(radial.DataError) as caught:
+        strict.predict(new_rows)
+    message = str(caught.value)
+    assert message.startswith("X (as CSV):3:")
+    assert 'category "violet" of input column \'colour\' does not occur in the training data' \
+        in message
+    assert message.endswith('give RBFClassifier(unseen="zeros") to read unseen categories as '
+                            "all-zero indicators, or remove the row")

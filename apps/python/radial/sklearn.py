@@ -51,7 +51,7 @@ class _RBFBase(BaseEstimator):
                  weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
                  kernel_prior_params=None, standardize=True, random_state=None, threads=0,
                  regularizer=None, regularizer_params=None, refine=None, refine_params=None,
-                 missing="error", nominal_scale="input"):
+                 missing="error", nominal_scale="input", unseen="zeros"):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -71,12 +71,14 @@ class _RBFBase(BaseEstimator):
         self.refine_params = refine_params
         self.missing = missing
         self.nominal_scale = nominal_scale
+        self.unseen = unseen
 
     def _pipeline(self, seed, data=None):
         spec = {"name": type(self).__name__, "seed": int(seed), "threads": int(self.threads),
                 "data": {"standardize": bool(self.standardize), "task": self._task,
                          "missing": str(self.missing),
-                         "nominal_scale": str(self.nominal_scale), **(data or {})}}
+                         "nominal_scale": str(self.nominal_scale), "unseen": str(self.unseen),
+                         **(data or {})}}
         for slot in _SLOTS + (_LEGACY,):
             plugin = getattr(self, slot)
             params = getattr(self, slot + "_params") or {}
@@ -166,9 +168,12 @@ class _RBFBase(BaseEstimator):
 
     def _in_our_words(self, error):
         # The framework's messages name [data] keys; an estimator's user sets its parameters.
+        name = type(self).__name__
         text = str(error).replace("data.missing = ", "missing=")
+        text = text.replace('set data.unseen = "zeros" when training',
+                            f'give {name}(unseen="zeros")')
         text = text.replace("read missing inputs with missing=",
-                            f"read missing inputs with {type(self).__name__}(missing=...): ")
+                            f"read missing inputs with {name}(missing=...): ")
         return type(error)(text)
 
     def _model_outputs(self, method, X):
@@ -248,9 +253,17 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     with refine_params (None by default: "lbfgs", "network-bfgs" or "network-scg" trains the
     centres, widths and weights together after the two stages), and missing ("error" by
     default: NaN in X is refused; "mean", "median" or "em" as [data] missing, where "em" keeps
-    NaN cells missing for the mixture EM and the network).
+    NaN cells missing for the mixture EM and the network), nominal_scale ("input": one scale
+    per nominal input, the default; "category": the coding before issue 47) and unseen
+    ("zeros", the default: a category that predict meets but fit did not is an all-zero row of
+    its indicators; "error" refuses it).
 
-    Fitted attributes: classes_, n_features_in_, feature_names_in_ (when X has column names),
+    X may be a pandas DataFrame (or NumPy object array) with text, string and category columns
+    (nominal inputs) and missing cells (NaN, None), and y text labels: the table is coded as
+    `radial train` codes the same table read from CSV (radial._table).
+
+    Fitted attributes: classes_, n_features_in_ (raw columns), feature_names_in_ (when X is a
+    DataFrame whose column names are all strings),
     model_ (radial.Model), pipeline_ (radial.Pipeline), report_ (the training report).
     """
 

@@ -185,3 +185,24 @@ def test_unseen_categories_are_zeros_by_default_or_refused_naming_the_parameter(
         in message
     assert message.endswith('give RBFClassifier(unseen="zeros") to read unseen categories as '
                             "all-zero indicators, or remove the row")
+
+
+def test_raw_rows_of_the_wrong_shape_or_kind_are_refused():
+    frame, y = shops()
+    X = frame.fillna({"x1": 0.0, "colour": "red", "size": "S", "region": "north"})
+    clf = RBFClassifier(output="irls", random_state=0).fit(X, y)
+    # Probabilities of raw rows, as predict reads them.
+    proba = clf.predict_proba(X.iloc[:5])
+    assert proba.shape == (5, 2) and np.allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(clf.model_.predict_proba(X.iloc[:5]), proba)
+    # An object array needs the model's raw columns, in order.
+    with pytest.raises(radial.ShapeError) as caught:
+        clf.model_.predict(X.iloc[:5, :4].astype(object).to_numpy())
+    assert str(caught.value) == ("X has 4 columns but the model reads 5 raw columns (x1, x2, "
+                                 "colour, size, region); give them in this order, or a "
+                                 "DataFrame with these column names")
+    # Text cells for an estimator fitted on numbers only.
+    numbers = RBFClassifier(random_state=0).fit(*two_class(40))
+    with pytest.raises(ValueError, match="X holds text cells, but this estimator was fitted on "
+                                         "numbers only"):
+        numbers.predict(np.array([["a", 1.0], ["b", 2.0]], dtype=object))

@@ -33,8 +33,14 @@ py::array checked(const py::handle& object, const std::string& name, int ndim) {
 
 void finite(double value, const std::string& name, const std::string& index) {
   if (!std::isfinite(value)) {
-    throw DataError(name + index + " is " + (std::isnan(value) ? "NaN" : "infinite") +
-                    "; NaN and Inf are not allowed: impute the value or remove the row");
+    if (std::isnan(value)) {
+      throw DataError(name + index + " is NaN, a missing value, which this model or pipeline "
+                      "does not read: train with missing=\"mean\", \"median\" or \"em\" (the "
+                      "estimators' parameter; [data] missing in a pipeline), or impute the value "
+                      "or remove the row");
+    }
+    throw DataError(name + index + " is infinite; Inf is not allowed: impute the value or "
+                    "remove the row");
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "bindings.hpp"
 #include "radial/errors.hpp"
+#include "radial/data/data_reader.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/network.hpp"
@@ -30,8 +31,24 @@ Matrix outputs(const ModelHandle& h, const py::handle& X) {
   return Network(*h.model, h.basis).predict(inputs);
 }
 
+// The outputs for the raw rows of a data file (CSV or ARFF: text cells, categories, missing
+// cells), read and coded as `radial predict` reads them (radial.Model.predict of a table).
+Matrix file_outputs(const ModelHandle& h, const std::string& file) {
+  const Model& m = *h.model;
+  py::gil_scoped_release release;
+  Matrix inputs = read_model_inputs(file, m.feature_names, m.input_coding,
+                                    m.imputation.size() != 0 || m.missing_em);
+  impute(inputs, m.imputation);
+  return Network(m, h.basis).predict(inputs);
+}
+
+py::object labels_of(const ModelHandle& h, const Matrix& out);
+
 py::object predict(const ModelHandle& h, const py::handle& X) {
-  const Matrix out = outputs(h, X);
+  return labels_of(h, outputs(h, X));
+}
+
+py::object labels_of(const ModelHandle& h, const Matrix& out) {
   const std::size_t n = out.shape(0);
   if (h.model->task == Task::Classification && !h.model->class_names.empty()) {
     // Text labels come back as they were given: a NumPy array of str.
@@ -54,7 +71,7 @@ py::object predict(const ModelHandle& h, const py::handle& X) {
   return result;
 }
 
-py::array_t<double> predict_proba(const ModelHandle& h, const py::handle& X) {
+void require_probabilities(const ModelHandle& h) {
   if (!gives_probabilities(h.model->link) || h.model->task != Task::Classification) {
     throw InputError(
         "predict_proba needs a model with probabilistic outputs (link logistic, "
@@ -62,6 +79,10 @@ py::array_t<double> predict_proba(const ModelHandle& h, const py::handle& X) {
         std::string(to_string(h.model->link)) +
         " (train it with output plugin irls, scg, bfgs or bayes)");
   }
+}
+
+py::array_t<double> predict_proba(const ModelHandle& h, const py::handle& X) {
+  require_probabilities(h);
   return to_numpy(outputs(h, X));
 }
 
@@ -96,6 +117,43 @@ void bind_model(py::module_& m) {
   py::class_<ModelHandle>(m, "_Model")
       .def("predict", &predict, py::arg("X"))
       .def("predict_proba", &predict_proba, py::arg("X"))
+      .def(
+          "predict_file",
+          [](const ModelHandle& h, const std::string& file) {
+            return labels_of(h, file_outputs(h, file));
+          },
+          py::arg("file"))
+      .def(
+          "predict_proba_file",
+          [](const ModelHandle& h, const std::string& file) {
+            require_probabilities(h);
+            return to_numpy(file_outputs(h, file));
+          },
+          py::arg("file"))
+      .def(
+          "outputs_file",
+          [](const ModelHandle& h, const std::string& file) {
+            return to_numpy(file_outputs(h, file));
+          },
+          py::arg("file"))
+      .def_property_readonly("raw_names",
+                             [](const ModelHandle& h) {
+                               // The columns a data file gives: the coding's raw columns.
+                               const InputCoding& c = h.model->input_coding;
+                               return c.empty() ? h.model->feature_names : c.raw_names;
+                             })
+      .def_property_readonly("nominal_names",
+                             [](const ModelHandle& h) {
+                               const InputCoding& c = h.model->input_coding;
+                               std::vector<std::string> names;
+                               for (const NominalInput& n : c.nominal)
+                                 names.push_back(c.raw_names[n.column]);
+                               return names;
+                             })
+      .def_property_readonly("reads_missing",
+                             [](const ModelHandle& h) {
+                               return h.model->imputation.size() != 0 || h.model->missing_em;
+                             })
       .def(
           "outputs",
           [](const ModelHandle& h, const py::handle& X) { return to_numpy(outputs(h, X)); },

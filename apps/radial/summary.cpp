@@ -55,6 +55,17 @@ std::string training_summary(const TrainingReport& r, const std::vector<std::str
   data += ", " + plural(r.features, "feature", "features");
   if (r.classes) data += ", " + plural(r.classes, "class", "classes");
   row("data", data);
+  // The task is always said, with what decided it (issue 47: never a silent guess).
+  if (!r.task.empty()) {
+    std::string task = r.task;
+    if (r.classes) task += ", " + plural(r.classes, "class", "classes");
+    if (r.task_from == "data.task") {
+      task += " (data.task)";
+    } else if (!r.task_from.empty()) {
+      task += " (from the " + r.task_from + "; data.task sets it)";
+    }
+    row("task", task);
+  }
   row("centres", stage(r.centres, plural(r.centres.count, "centre", "centres")));
   row("basis", r.basis.plugin);
   row("output", stage(r.output, plural(r.output.count, "output", "outputs")));

@@ -5,6 +5,10 @@
 
 namespace radial {
 
+const char* to_string(NominalScale scale) {
+  return scale == NominalScale::Input ? "input" : "category";
+}
+
 const NominalInput* InputCoding::find(std::size_t column) const {
   const auto it =
       std::lower_bound(nominal.begin(), nominal.end(), column,

@@ -151,6 +151,31 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   return constants;
 }
 
+void Standardiser::scale_nominal_inputs(const InputCoding& coding) {
+  if (coding.empty()) return;
+  std::size_t column = 0;  // the first coded column of raw column c
+  for (std::size_t c = 0; c < coding.raw_names.size(); ++c) {
+    const NominalInput* nominal = coding.find(c);
+    if (nominal == nullptr) {
+      ++column;
+      continue;
+    }
+    const std::size_t count = nominal->categories.size();
+    if (column + count > mean.size()) {
+      throw ShapeError("standardiser: the coding has more columns than the " +
+                       std::to_string(mean.size()) + " it was fitted on");
+    }
+    // The means of 0/1 indicators are the categories' frequencies; sum p_k^2 is the chance
+    // that two random rows share their category.
+    double same = 0.0;
+    for (std::size_t k = 0; k < count; ++k) same += mean(column + k) * mean(column + k);
+    const double spread = 1.0 - same;
+    const double s = spread > 1e-12 ? std::sqrt(spread) : 1.0;  // one category: constant
+    for (std::size_t k = 0; k < count; ++k) scale(column + k) = s;
+    column += count;
+  }
+}
+
 void Standardiser::apply(Matrix& inputs) const {
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
   if (!fitted()) throw ShapeError("standardiser: apply() called before fit()");

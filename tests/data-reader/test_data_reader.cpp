@@ -270,7 +270,10 @@ TEST_CASE("npy: a file of many blocks is read whole, with the most classes allow
   }
   std::ofstream(file, std::ios::binary) << radial::testing::npy_bytes(rows, columns, values);
 
-  const radial::Dataset data = radial::read_dataset(file);
+  // 1,000 classes in 50,000 rows: K > 2 sqrt(N), so the task is given (issue 47).
+  radial::DataOptions classes;
+  classes.task = radial::Task::Classification;
+  const radial::Dataset data = radial::read_dataset(file, classes);
   fs::remove(file);
   REQUIRE(data.rows() == rows);
   REQUIRE(data.features() == 2);

@@ -238,6 +238,23 @@ void check_against_one_process(const std::string& text, const std::filesystem::p
   // The fitted model.
   check_close(one.model.standardiser.mean, sharded.model.standardiser.mean, "standardiser mean");
   check_close(one.model.standardiser.scale, sharded.model.standardiser.scale, "standardiser scale");
+  // nominal_scale = "input" (the default): one scale per nominal input, sqrt(1 - sum p_k^2)
+  // of the category frequencies p_k (the indicators' means) over every rank's rows.
+  const InputCoding& coding = sharded.model.input_coding;
+  std::size_t column = 0;
+  for (std::size_t c = 0; sharded.model.standardize && c < coding.raw_names.size(); ++c) {
+    const NominalInput* nominal = coding.find(c);
+    if (nominal == nullptr) {
+      ++column;
+      continue;
+    }
+    double same = 0.0;
+    for (std::size_t k = 0; k < nominal->categories.size(); ++k)
+      same += sharded.model.standardiser.mean(column + k) * sharded.model.standardiser.mean(column + k);
+    for (std::size_t k = 0; k < nominal->categories.size(); ++k)
+      CHECK(sharded.model.standardiser.scale(column + k) == Approx(std::sqrt(1 - same)).epsilon(1e-14));
+    column += nominal->categories.size();
+  }
   const Centres &a = one.model.centres, &b = sharded.model.centres;
   check_close(a.means, b.means, "centres");
   check_close(a.variances, b.variances, "spherical widths");

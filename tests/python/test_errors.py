@@ -101,8 +101,12 @@ def test_nan_in_X_is_refused_with_the_readers_words(cli, tmp_path):
     file = tmp_path / "p.toml"
     file.write_text(f'[data]\ntrain = "{data}"\n' + GOOD)
     cli_message = cli_error(cli("train", "-q", file, check=False))
-    tail = "is NaN; NaN and Inf are not allowed: impute the value or remove the row"
-    assert cli_message.endswith(tail) and str(caught.value).endswith(tail)
+    # Both call NaN a missing value and name the settings that read it, "em" among them: the
+    # CLI its [data] key, Python the estimators' parameter (issue 47).
+    assert 'is NaN, a missing value; ' in cli_message
+    assert cli_message.endswith('data.missing = "drop-rows", "mean", "median" or "em"')
+    assert str(caught.value).startswith("X[3, 1] is NaN, a missing value")
+    assert 'missing="mean", "median" or "em"' in str(caught.value)
     with pytest.raises(radial.DataError, match="infinite"):
         X[3, 1] = np.inf
         radial.Pipeline(text=GOOD).fit(X, y)

@@ -19,6 +19,7 @@ import os as _os
 import numpy as _np
 
 from . import _radial
+from . import _table
 from . import _toml
 
 __version__ = _radial.__version__
@@ -102,20 +103,61 @@ class Model:
     def __init__(self, handle):
         self._handle = handle
 
+    def _reads_table(self, X):
+        # Raw rows: a table with text or category columns, or a DataFrame for a model that
+        # codes nominal inputs (its columns matched by name, as a CSV file's are).
+        return _table.is_table(X) or (_table.is_frame(X) and
+                                      bool(self._handle.nominal_names))
+
+    def _from_table(self, method, X):
+        names = None if _table.is_frame(X) else list(self._handle.raw_names)
+        if names is not None and _np.ndim(X) == 2 and _np.shape(X)[1] != len(names):
+            raise ShapeError(f"X has {_np.shape(X)[1]} columns but the model reads "
+                             f"{len(names)} raw columns ({', '.join(names)}); give them in "
+                             "this order, or a DataFrame with these column names")
+        columns = _table.columns_of(X, names)
+        with _table.TableFile() as table:
+            _table.write_csv(table.path, columns)
+            try:
+                return getattr(self._handle, method)(table.path)
+            except Error as error:
+                raise _table.rename_file(error, table.path) from None
+
+    def _frame_values(self, X):
+        # A numeric DataFrame: its columns in the model's feature order when it has them all.
+        if _table.is_frame(X):
+            names = [str(c) for c in X.columns]
+            wanted = list(self._handle.feature_names)
+            if set(wanted) <= set(names):
+                X = X[[X.columns[names.index(n)] for n in wanted]]
+            return _np.ascontiguousarray(X.to_numpy(dtype=_np.float64, na_value=_np.nan))
+        return X
+
     def predict(self, X):
         """Class labels (classification) or values (regression), one per row of X: float64,
-        or str for a model trained on text labels; X
-        (float64, n_samples x n_features, raw: the model's standardiser is applied here).
-        X is copied once into the framework's row-major matrix; the GIL is released."""
-        return self._handle.predict(X)
+        or str for a model trained on text labels.
+
+        X: float64, n_samples x n_features, raw (the model's standardiser is applied here),
+        copied once into the framework's row-major matrix with the GIL released; or the raw
+        rows the model was trained on: a pandas DataFrame (columns matched by name) or a NumPy
+        object array (the model's raw columns in order) with text, category and missing cells,
+        read and coded as `radial predict` reads the same rows from a CSV file."""
+        if self._reads_table(X):
+            return self._from_table("predict_file", X)
+        return self._handle.predict(self._frame_values(X))
 
     def predict_proba(self, X):
-        """Class probabilities, n_samples x n_classes (columns in the order of .classes)."""
-        return self._handle.predict_proba(X)
+        """Class probabilities, n_samples x n_classes (columns in the order of .classes); X as
+        for predict."""
+        if self._reads_table(X):
+            return self._from_table("predict_proba_file", X)
+        return self._handle.predict_proba(self._frame_values(X))
 
     def outputs(self, X):
         """The network's raw outputs y(x): probabilities, or linear outputs (n x outputs)."""
-        return self._handle.outputs(X)
+        if self._reads_table(X):
+            return self._from_table("outputs_file", X)
+        return self._handle.outputs(self._frame_values(X))
 
     def save(self, path):
         """Writes the model file (the CLI's format; `radial predict --model path` reads it)."""
@@ -136,7 +178,12 @@ class Model:
     classes = property(lambda self: list(self._handle.class_names or self._handle.class_values),
                        doc="class labels in output order (classification): text labels as "
                            "str, numbers as float")
-    feature_names = property(lambda self: list(self._handle.feature_names))
+    feature_names = property(lambda self: list(self._handle.feature_names),
+                             doc="the coded input columns (a nominal input as 'name=category')")
+    raw_names = property(lambda self: list(self._handle.raw_names),
+                         doc="the columns a table or data file gives (before 1-of-C coding)")
+    nominal_names = property(lambda self: list(self._handle.nominal_names),
+                             doc="the raw columns coded 1-of-C (nominal inputs)")
     target_name = property(lambda self: self._handle.target_name)
     n_features = property(lambda self: len(self._handle.feature_names))
     link = property(lambda self: self._handle.link)

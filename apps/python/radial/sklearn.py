@@ -31,7 +31,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from . import Pipeline
+from . import DataError, Error, Pipeline
+from . import _table
 
 _SLOTS = ("basis", "centres", "output", "weight_penalty", "kernel_prior", "refine")
 _OPTIONAL = ("weight_penalty", "kernel_prior", "refine")
@@ -50,7 +51,7 @@ class _RBFBase(BaseEstimator):
                  weight_penalty=None, weight_penalty_params=None, kernel_prior=None,
                  kernel_prior_params=None, standardize=True, random_state=None, threads=0,
                  regularizer=None, regularizer_params=None, refine=None, refine_params=None,
-                 missing="error"):
+                 missing="error", nominal_scale="input", unseen="zeros"):
         self.basis = basis
         self.basis_params = basis_params
         self.centres = centres
@@ -69,11 +70,15 @@ class _RBFBase(BaseEstimator):
         self.refine = refine
         self.refine_params = refine_params
         self.missing = missing
+        self.nominal_scale = nominal_scale
+        self.unseen = unseen
 
-    def _pipeline(self, seed):
+    def _pipeline(self, seed, data=None):
         spec = {"name": type(self).__name__, "seed": int(seed), "threads": int(self.threads),
                 "data": {"standardize": bool(self.standardize), "task": self._task,
-                         "missing": str(self.missing)}}
+                         "missing": str(self.missing),
+                         "nominal_scale": str(self.nominal_scale), "unseen": str(self.unseen),
+                         **(data or {})}}
         for slot in _SLOTS + (_LEGACY,):
             plugin = getattr(self, slot)
             params = getattr(self, slot + "_params") or {}
@@ -115,6 +120,86 @@ class _RBFBase(BaseEstimator):
         self.model_ = self.pipeline_.fit(X, y, feature_names=names, target_name="y")
         return self
 
+    def _refuse_nan(self, X):
+        # NaN is refused with the estimator's parameter that reads it (scikit-learn's own
+        # message would suggest another estimator).
+        if self.missing != "error":
+            return
+        values = X.to_numpy() if _table.is_frame(X) else X
+        if not isinstance(values, np.ndarray) or values.dtype.kind not in "fc":
+            return
+        bad = np.argwhere(np.isnan(values))
+        if len(bad):
+            i, j = (int(k) for k in bad[0])
+            raise DataError(f"X[{i}, {j}] is NaN, a missing value ({len(bad)} in X); give "
+                            f"{type(self).__name__}(missing=\"mean\"), \"median\" or \"em\" "
+                            "(EM over the observed inputs) to read missing inputs, or "
+                            "\"drop-rows\" to leave such training rows out")
+
+    def _fit_table(self, X, target):
+        """Fits on a table with text, category or missing cells (radial._table): written as CSV
+        and read by the framework's reader, as `radial train` reads the same table."""
+        columns = _table.columns_of(X)
+        if len(columns[0][1] if columns else []) < 2:
+            raise ValueError(f"n_samples = {len(X)}: an RBF network needs at least 2 rows")
+        if len(target) != len(columns[0][1]):
+            raise ValueError(f"X has {len(columns[0][1])} rows but y has {len(target)}")
+        names = [name for name, _, _ in columns]
+        self.n_features_in_ = len(columns)
+        if _table.is_frame(X) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        target_name = "y"
+        while target_name in names:
+            target_name += "_"
+        seed = self._seed()
+        self.pipeline_ = self._pipeline(seed)
+        with _table.TableFile() as table:
+            _table.write_csv(table.path, columns, (target_name, target))
+            data = {"train": table.path, "target": target_name,
+                    "nominal": [name for name, _, nominal in columns if nominal]}
+            try:
+                self.model_ = self._pipeline(seed, data).fit()
+            except Error as error:
+                raise self._in_our_words(_table.rename_file(error, table.path)) from None
+        self._table = True
+        return self
+
+    def _in_our_words(self, error):
+        # The framework's messages name [data] keys; an estimator's user sets its parameters.
+        name = type(self).__name__
+        text = str(error).replace("data.missing = ", "missing=")
+        text = text.replace('set data.unseen = "zeros" when training',
+                            f'give {name}(unseen="zeros")')
+        text = text.replace("read missing inputs with missing=",
+                            f"read missing inputs with {name}(missing=...): ")
+        return type(error)(text)
+
+    def _model_outputs(self, method, X):
+        """model_.<method>(X) for predict: a table (or any X after a fit on one) through the
+        table path, else as a float64 array."""
+        if getattr(self, "_table", False) or _table.is_table(X):
+            if _table.is_frame(X):
+                self._check_feature_names(X, reset=False)
+            elif not getattr(self, "_table", False):
+                raise ValueError("X holds text cells, but this estimator was fitted on numbers "
+                                 "only; give numbers, or fit it on the table")
+            else:
+                X = np.asarray(X, dtype=object)
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1] if X.ndim == 2 else X.ndim} features, but "
+                                 f"{type(self).__name__} is expecting {self.n_features_in_} "
+                                 "features as input")
+            try:
+                return getattr(self.model_, method)(X)
+            except Error as error:
+                raise self._in_our_words(error) from None
+        self._refuse_nan(X)
+        X = self._validate_data(X, dtype=np.float64, reset=False,
+                                force_all_finite=self._finite())
+        return getattr(self.model_, method)(X)
+
     @property
     def report_(self):
         """The training report of the fitted model (radial.Model.report)."""
@@ -151,7 +236,9 @@ class _RBFBase(BaseEstimator):
         return True if self.missing == "error" else "allow-nan"
 
     def _more_tags(self):
-        return {"requires_y": True, "allow_nan": self.missing != "error"}
+        # "string": X may hold text cells (nominal inputs), so object arrays are tables.
+        return {"requires_y": True, "allow_nan": self.missing != "error",
+                "X_types": ["2darray", "string"]}
 
 
 class RBFClassifier(ClassifierMixin, _RBFBase):
@@ -166,29 +253,46 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
     with refine_params (None by default: "lbfgs", "network-bfgs" or "network-scg" trains the
     centres, widths and weights together after the two stages), and missing ("error" by
     default: NaN in X is refused; "mean", "median" or "em" as [data] missing, where "em" keeps
-    NaN cells missing for the mixture EM and the network).
+    NaN cells missing for the mixture EM and the network), nominal_scale ("input": one scale
+    per nominal input, the default; "category": the coding before issue 47) and unseen
+    ("zeros", the default: a category that predict meets but fit did not is an all-zero row of
+    its indicators; "error" refuses it).
 
-    Fitted attributes: classes_, n_features_in_, feature_names_in_ (when X has column names),
+    X may be a pandas DataFrame (or NumPy object array) with text, string and category columns
+    (nominal inputs) and missing cells (NaN, None), and y text labels: the table is coded as
+    `radial train` codes the same table read from CSV (radial._table).
+
+    Fitted attributes: classes_, n_features_in_ (raw columns), feature_names_in_ (when X is a
+    DataFrame whose column names are all strings),
     model_ (radial.Model), pipeline_ (radial.Pipeline), report_ (the training report).
     """
 
     _task = "classification"
 
     def fit(self, X, y):
+        self._table = False
+        if _table.is_table(X):
+            y = np.asarray(y)
+            check_classification_targets(y)
+            coded = self._classes(y)
+            return self._fit_table(X, coded.tolist())
+        self._refuse_nan(X)
         X, y = self._validate_data(X, y, dtype=np.float64, force_all_finite=self._finite())
         check_classification_targets(y)
+        coded = self._classes(y)
+        return self._fit(X, coded.astype(np.float64))
+
+    def _classes(self, y):
         self.classes_, coded = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"y has 1 class ({self.classes_[0]!r}); a classifier needs at "
                              "least 2 classes")
         # Radial codes labels 0..K-1 in increasing order, as np.unique: the same indices.
-        return self._fit(X, coded.astype(np.float64))
+        return coded
 
     def predict(self, X):
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, dtype=np.float64, reset=False,
-                                force_all_finite=self._finite())
-        return self.classes_[self.model_.predict(X).astype(np.intp)]
+        return self.classes_[self._model_outputs("predict", X).astype(np.intp)]
 
     def _has_probabilities(self):
         # The least-squares output gives scores, not probabilities; irls, scg, bfgs and bayes
@@ -201,9 +305,7 @@ class RBFClassifier(ClassifierMixin, _RBFBase):
         probabilistic outputs (irls, scg, bfgs, bayes), else radial.InputError: the default
         least-squares output gives scores, not probabilities."""
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, dtype=np.float64, reset=False,
-                                force_all_finite=self._finite())
-        return self.model_.predict_proba(X)
+        return self._model_outputs("predict_proba", X)
 
     @available_if(_has_probabilities)
     def predict_log_proba(self, X):
@@ -217,15 +319,20 @@ class RBFRegressor(RegressorMixin, _RBFBase):
     _task = "regression"
 
     def fit(self, X, y):
+        self._table = False
+        if _table.is_table(X):
+            y = np.asarray(y, dtype=np.float64)
+            if y.ndim != 1:
+                raise ValueError(f"y has shape {y.shape}; RBFRegressor takes one target")
+            return self._fit_table(X, y.tolist())
+        self._refuse_nan(X)
         X, y = self._validate_data(X, y, dtype=np.float64, y_numeric=True,
                                    force_all_finite=self._finite())
         return self._fit(X, np.ascontiguousarray(y, dtype=np.float64))
 
     def predict(self, X):
         check_is_fitted(self, "model_")
-        X = self._validate_data(X, dtype=np.float64, reset=False,
-                                force_all_finite=self._finite())
-        return self.model_.predict(X)
+        return self._model_outputs("predict", X)
 
 
 __all__ = ["RBFClassifier", "RBFRegressor"]

@@ -19,6 +19,12 @@ struct Standardiser {
   // must call it (collectives).
   std::size_t fit(const Matrix& inputs);
   void apply(Matrix& inputs) const;  // in place; ShapeError if the column count differs
+  // After fit on coded inputs: each nominal input of `coding` gets one scale for all its
+  // indicator columns, sqrt(1 - sum_k p_k^2) with p_k their fitted means (the categories'
+  // frequencies among the rows where the input is observed); NominalScale::Input in
+  // radial/data/input_coding.hpp says why. An input with one category keeps scale 1 (constant).
+  // The means are those of fit, so under a ShardedScope every rank gets the same scales.
+  void scale_nominal_inputs(const InputCoding& coding);
 };
 
 // For training without standardisation: DataError naming the file, column and row of an input

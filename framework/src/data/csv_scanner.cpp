@@ -526,7 +526,7 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
   if (text.empty()) {
     throw DataError(scanner.where(cell.column) + ": empty cell in " + column() +
                     "; fill in a number, remove the row, or read missing inputs with data.missing = "
-                    "\"drop-rows\", \"mean\" or \"median\"");
+                    "\"drop-rows\", \"mean\", \"median\" or \"em\"");
   }
   const char* first = text.data();
   const char* last = text.data() + text.size();
@@ -547,10 +547,14 @@ double parse_number(const CsvScanner& scanner, const CsvCell& cell,
                       column() + " is too large for a double; rescale the column");
     }
   }
+  if (std::isnan(value)) {
+    throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +
+                    " is NaN, a missing value; fill in a number, remove the row, or read missing "
+                    "inputs with data.missing = \"drop-rows\", \"mean\", \"median\" or \"em\"");
+  }
   if (!std::isfinite(value)) {
     throw DataError(scanner.where(cell.column) + ": cell \"" + escaped(text) + "\" in " + column() +
-                    " is " + (std::isnan(value) ? "NaN" : "infinite") +
-                    "; NaN and Inf are not allowed: impute the value or remove the row");
+                    " is infinite; Inf is not allowed: impute the value or remove the row");
   }
   return value;
 }

@@ -85,12 +85,22 @@ double NominalColumns::value(const CsvScanner& scanner, std::size_t j, const Csv
                              const std::string& text, std::size_t row) {
   if (!cell.quoted && is_missing_marker(cell.text)) {
     if (allow_missing_) return std::numeric_limits<double>::quiet_NaN();
+    // A column of categories: its empty cell is a missing category, not a missing number.
+    const bool categories = coding_ != nullptr ? known_[j] != nullptr : learned_[j].active();
+    if (categories) {
+      throw DataError(scanner.where(cell.column) + ": " +
+                      (cell.text.empty() ? std::string("empty cell")
+                                         : "missing value \"" + escaped(cell.text) + "\"") +
+                      " in the text column '" + escaped(names_[j]) +
+                      "' (a nominal input); fill in a category, remove the row, or read missing "
+                      "inputs with data.missing = \"drop-rows\", \"mean\", \"median\" or \"em\"");
+    }
     // An empty cell and NaN keep the number parser's messages.
     if (cell.text.empty() || cell.text.size() == 3) return parse_number(scanner, cell, names_[j]);
     throw DataError(scanner.where(cell.column) + ": missing value \"" + escaped(cell.text) +
                     "\" in input column '" + escaped(names_[j]) +
-                    "'; set data.missing = \"drop-rows\", \"mean\" or \"median\" to read "
-                    "missing values, or fill it in");
+                    "'; set data.missing = \"drop-rows\", \"mean\", \"median\" or \"em\" to "
+                    "read missing values, or fill it in");
   }
   if (coding_ != nullptr) {
     const NominalInput* known = known_[j];

@@ -178,6 +178,9 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
         common.field(run.resolved.data.target);
         common.field(task_name(run.resolved.data.task));
         common.field(run.resolved.data.standardize ? "standardize" : "raw");
+        // The old nominal coding adds a field only when chosen: runs without keep their keys.
+        if (run.resolved.data.nominal_scale == NominalScale::Category)
+          common.field("nominal-scale category");
         // The priors hash as the one slot they were before the split (kLegacyPriorTable), so
         // stored runs keep their keys; a second prior adds its own fields.
         const auto& wp = run.resolved.weight_penalty;

@@ -110,7 +110,8 @@ const std::vector<std::string> kTopLevel = {
     "output", "weight-penalty", "kernel-prior", kLegacyPriorTable, "refine",   "evaluate",
     "search"};
 const std::vector<std::string> kDataKeys = {"train",    "test",    "target", "standardize", "task",
-                                            "features", "nominal", "unseen", "missing"};
+                                            "features", "nominal", "unseen", "missing",
+                                            "nominal_scale"};
 const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratified", "fold_column",
                                                 "fold_file"};
 const std::vector<std::string> kTasks = {"classification", "regression"};
@@ -336,6 +337,17 @@ class PipelineReader : TomlSource {
                                                 "error, zeros");
       }
       spec.unseen_as_zero = unseen == "zeros";
+    }
+    if (const toml::node* node = table.get("nominal_scale")) {
+      const std::string& scale = string(*node, "data.nominal_scale", "nominal_scale");
+      if (scale != "input" && scale != "category") {
+        fail(node_at("data.nominal_scale", *node),
+             "nominal_scale = \"" + scale +
+                 "\". Violated constraint: nominal_scale is one of input (one weight per "
+                 "nominal input, the default), category (each category's indicator "
+                 "standardised, as before)");
+      }
+      spec.nominal_scale = scale == "input" ? NominalScale::Input : NominalScale::Category;
     }
     if (const toml::node* node = table.get("missing")) {
       const std::string& missing = string(*node, "data.missing", "missing");

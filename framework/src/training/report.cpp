@@ -178,6 +178,7 @@ std::string report_json(const TrainingReport& r) {
   j["cpu_seconds"] = number(r.cpu_seconds);
   j["data"] = {{"train_rows", r.train_rows}, {"test_rows", r.test_rows},
                {"features", r.features}, {"classes", r.classes},
+               {"task", r.task}, {"task_from", r.task_from},
                {"constant_columns", r.constant_columns}};
   if (!r.missing_policy.empty()) {
     json missing = json::object();

@@ -386,6 +386,7 @@ training::FitAndTest fit_and_test(const Registry& registry) {
     Standardiser s;
     if (c.data.standardize) {
       s.fit(train.inputs);
+      if (c.data.nominal_scale == NominalScale::Input) s.scale_nominal_inputs(train.coding);
       s.apply(train.inputs);
     }
     Fitted f = fit_network(c, registry, train, seed, threads, nullptr);
@@ -440,6 +441,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     Standardiser s;
     if (p.data.standardize) {
       s.fit(fold_train.inputs);
+      if (p.data.nominal_scale == NominalScale::Input) s.scale_nominal_inputs(fold_train.coding);
       s.apply(fold_train.inputs);  // in place: the fold's raw rows are not needed again
     }
 
@@ -671,6 +673,11 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.test_rows = test_rows;
   report.features = train_data.features();
   report.classes = train_data.num_classes;
+  report.task = train_data.task == Task::Classification ? "classification" : "regression";
+  report.task_from = p.data.task                       ? "data.task"
+                     : !train_data.class_names.empty() ? "text labels"
+                     : train_data.task == Task::Classification ? "integer target"
+                                                                : "non-integer target";
   report.warnings = p.warnings;  // what the pipeline file should say otherwise
   if (asked > threads) {
     report.warnings.push_back({"trainer", "threads-capped",
@@ -769,6 +776,8 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   Standardiser standardiser;
   if (p.data.standardize) {
     report.constant_columns = standardiser.fit(train_data.inputs);
+    if (p.data.nominal_scale == NominalScale::Input)
+      standardiser.scale_nominal_inputs(train_data.coding);
     standardiser.apply(train_data.inputs);
   }
   if (report.constant_columns > 0) {

@@ -15,6 +15,20 @@
 
 namespace radial {
 
+// How a nominal input's indicator columns are scaled by the standardiser ([data] nominal_scale).
+//  Input (the default): the indicators of an input whose categories have frequencies p_1..p_C
+//    in the training rows are centred at p_k and all divided by sqrt(1 - sum_k p_k^2), so that
+//    the whole input adds 2 on average to the squared distance between two random training
+//    rows, as one standardised numeric input does (E (x - x')^2 = 2 var x = 2). Unscaled 0/1
+//    indicators add 2 (1 - sum_k p_k^2) on average: 0 for the same category, 2 for two others.
+//  Category (models before issue 47): each indicator standardised as a numeric column, by
+//    sqrt(p_k (1 - p_k)). A category of frequency p then becomes a coordinate of size about
+//    1/sqrt(p) (10 at 1%), and a C-category input adds 2C on average: rare categories and
+//    inputs with many categories drown the numeric inputs in every distance.
+// The scales are stored in the model's standardiser, so a model predicts alike either way.
+enum class NominalScale { Input, Category };
+const char* to_string(NominalScale scale);  // "input", "category"
+
 struct NominalInput {
   std::size_t column = 0;               // among the raw input columns
   std::vector<std::string> categories;  // increasing byte order, distinct

@@ -57,6 +57,9 @@ struct DataSpec {
   std::optional<std::size_t> features;       // LIBSVM files: d (indices 1..d)
   std::vector<std::string> nominal;          // input columns coded 1-of-C from their first row
   bool unseen_as_zero = false;               // unseen = "zeros" (else "error")
+  // nominal_scale = "input" | "category": one scale per nominal input, or per category (the
+  // coding before issue 47); radial/data/input_coding.hpp says why.
+  NominalScale nominal_scale = NominalScale::Input;
   MissingPolicy missing = MissingPolicy::Error;  // missing = "error" | "drop-rows" | ...
 };
 

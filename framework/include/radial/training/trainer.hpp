@@ -121,6 +121,9 @@ struct TrainingReport {
   std::uint64_t seed = 0;
   int threads = 1;
   std::size_t train_rows = 0, test_rows = 0, features = 0, classes = 0;
+  // The task ("classification" or "regression") and what decided it: "data.task" (given),
+  // "text labels", "integer target" or "non-integer target" (inferred by the reader).
+  std::string task, task_from;
   std::size_t constant_columns = 0;
   // [data] missing other than "error": the policy, the missing cells of each input column of the
   // training rows (before dropping or imputing), and the rows dropped.

@@ -178,8 +178,8 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
         common.field(run.resolved.data.target);
         common.field(task_name(run.resolved.data.task));
         common.field(run.resolved.data.standardize ? "standardize" : "raw");
-        // The priors hash as the one slot they were before the split (kLegacyPriorTable), so
-        // stored runs keep their keys; a second prior adds its own fields.
+        // The priors hash under the single prior table's name (kLegacyPriorTable), so runs
+        // stored with one prior slot keep their keys; a second prior adds its own fields.
         const auto& wp = run.resolved.weight_penalty;
         const auto& kp = run.resolved.kernel_prior;
         std::vector<std::tuple<std::string, Slot, const ComponentSpec*>> slots = {

@@ -122,7 +122,7 @@ int train_command(const Registry& registry, const TrainArgs& args) {
       throw InputError("--model - and the report would both go to stdout; give --report FILE");
     }
     // At a terminal a person reads a summary instead of the JSON; scripts (stdout not a
-    // terminal), --json and --report FILE get the JSON as before.
+    // terminal), --json and --report FILE get the JSON.
     const bool to_stdout_anyway = args.report == "-" ||
                                   (model_target && model_target->kind == OutputTarget::Kind::Stdout);
     // Under mpirun a rank's stdout is whatever the launcher made it (Open MPI gives ranks a
@@ -176,7 +176,7 @@ int train_command(const Registry& registry, const TrainArgs& args) {
   }
   if (model_target) written.push_back("model   " + args.model);
   if (model) {
-    // An interrupt now either lands before the rename (no new model, exit 130/143) or is
+    // From here on an interrupt either lands before the rename (no new model, exit 130/143) or is
     // held until exit (the new model stands, exit 0): never a new model with a failure status.
     hold_termination_signals();
     model->commit();

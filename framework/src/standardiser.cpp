@@ -36,8 +36,8 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
                      std::to_string(d) + " columns; give it the training inputs");
   }
   // Every pass works on x * 2^shift(j), with 2^-shift(j) just above the column's largest |x|:
-  // scaled values lie in (-1, 1), so no sum or square overflows (values near 1e300 used to give
-  // an infinite scale) or underflows (values near 1e-200), and scaling by a power of two is
+  // scaled values lie in (-1, 1), so no sum or square overflows (unscaled, values near 1e300
+  // give an infinite scale) or underflows (values near 1e-200), and scaling by a power of two is
   // exact, so ordinary data get the same bits as unscaled sums.
   std::vector<int> shift(d, 0);
   std::vector<bool> constant(d, true);
@@ -86,7 +86,7 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   // Sharded, each sum continues from the previous rank's running sum (chain_over_ranks): the
   // same left-to-right sum over rows as one process, bit for bit, for any shard layout.
   // Missing cells (NaN, [data] missing = "em") are left out of a column's sums and count (the
-  // counts summed over ranks); a column without one is summed exactly as before.
+  // counts summed over ranks); a column without one sums every row, as complete data do.
   std::vector<double> observed(d, static_cast<double>(n));
   const bool missing = has_missing(inputs);  // over every rank's rows (collective)
   if (missing) {

@@ -63,12 +63,12 @@ inline void report_chosen_centres(FitReport& report, const std::string& how, std
   report.seconds = seconds_since(start);
 }
 
-// Centres for `rows` training rows when the count is "auto": min(N / 2, ceil(max(8, ln N)
+// Centres for `rows` training rows when the count is "auto": min(N / 2, ceil(max(8, 4 ln N - 24)
 // sqrt(N)), max(10000, 40 x classes)), at least 1. Grows as sqrt(N) log N, the number of
 // Nystrom centres for which a kernel ridge fit keeps its optimal rate (Rudi, Camoriano & Rosasco
-// 2015; FALKON's practice); 8 sqrt(N) below N = e^8 ~ 2981, as before, where the log is
-// smaller. The output solve turns iterative (never (M + 1)^2 per row) as M grows, so the cap is
-// the preconditioner's memory: 8 (M + 1)^2 bytes, 800 MB at 10^4.
+// 2015; FALKON's practice); 8 sqrt(N) below N = e^8 ~ 2981, where 4 ln N - 24 is below 8.
+// The output solve turns iterative (never (M + 1)^2 per row) as M grows, so the cap is the
+// preconditioner's memory: 8 (M + 1)^2 bytes, 800 MB at 10^4.
 std::size_t auto_centre_count(std::size_t rows, std::size_t classes = 0);
 
 // The classes auto_centre_count counts for `data`: its class values (classification), or 0.

@@ -46,7 +46,7 @@ class DesignMatrix {
   std::unique_ptr<DesignMatrix> reblocked(std::size_t block_rows, std::size_t cache_bytes) const;
 
   // Blocks made in single precision (radial/numerics/gaussian_rows.hpp, Precision::Single) from
-  // now on, when the basis takes the fused Gaussian path and the centres suit it; returns
+  // this call on, when the basis takes the fused Gaussian path and the centres suit it; returns
   // whether they are. Activations are then within ~1e-6 relative, not to rounding: for passes
   // that need no more (a conjugate-gradient solve to a residual of 1e-4), on a design that is
   // made again every pass. Call before the first pass (the cache keeps that pass's blocks).

@@ -41,7 +41,7 @@ struct WidthSpec {
 // The parameters every shape basis declares (width, width_rule, width_scale, width_p), bound
 // to WidthSpec, whose defaults they take (`width_scale` "choose": the trainer selects it,
 // framework/src/training/selection.hpp). Reading them, `width > 0` means Fixed whatever
-// width_rule says (as before the rules existed); ParameterError naming `component` for
+// width_rule says (a given width is used as it is); ParameterError naming `component` for
 // width_rule = "fixed" without a width, or width^2 that is not a normal double.
 OptionTable<WidthSpec> width_table(const std::string& component);
 ParamTable width_param_table();

@@ -419,7 +419,7 @@ struct PartedRows {
 // each part's inputs written straight into their rows of one matrix. Only for what a part can
 // read alone: numeric targets and inputs (no nominal column, given or found) and no error;
 // empty otherwise, having kept nothing, and read_csv then reads the file in one pass (which
-// reports any error, and codes text, exactly as before).
+// reports any error at its place, and codes text).
 std::optional<PartedRows> read_rows_in_parts(const std::filesystem::path& file,
                                              const data::CsvScanner& scanner,
                                              const std::vector<std::string>& names,

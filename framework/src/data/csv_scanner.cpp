@@ -203,8 +203,8 @@ std::string CsvScanner::where(std::size_t column) const {
 }
 
 std::size_t CsvScanner::estimated_rows_left() const {
-  // Bytes per line of the lines read since the range's start (from the file's start: with
-  // the header, as before ranges existed).
+  // Bytes per line of the lines read since the range's start (a range from the file's start
+  // counts the header line too).
   const std::size_t lines = line_ - origin_line_;
   if (!input_.regular() || lines == 0 || line_ < 2 || consumed_ >= end_offset_) return 0;
   const double per_line = double(consumed_ - origin_) / double(lines);

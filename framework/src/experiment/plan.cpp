@@ -178,11 +178,12 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
         common.field(run.resolved.data.target);
         common.field(task_name(run.resolved.data.task));
         common.field(run.resolved.data.standardize ? "standardize" : "raw");
-        // The old nominal coding adds a field only when chosen: runs without keep their keys.
+        // The category coding adds a field only when chosen: runs stored without it keep
+        // their keys.
         if (run.resolved.data.nominal_scale == NominalScale::Category)
           common.field("nominal-scale category");
-        // The priors hash as the one slot they were before the split (kLegacyPriorTable), so
-        // stored runs keep their keys; a second prior adds its own fields.
+        // The priors hash under the single prior table's name (kLegacyPriorTable), so runs
+        // stored with one prior slot keep their keys; a second prior adds its own fields.
         const auto& wp = run.resolved.weight_penalty;
         const auto& kp = run.resolved.kernel_prior;
         std::vector<std::tuple<std::string, Slot, const ComponentSpec*>> slots = {

@@ -223,7 +223,7 @@ inline radial::Link legacy_link(int value) {
 }
 
 // A version-1 bayes model kept no weights: its posterior was computed from the centres' mixing
-// weights and class priors, which give the same weights the bayes rule reads now. Centres
+// weights and class priors, from which the weights the bayes rule reads are made here. Centres
 // without them are left for the consistency check to refuse.
 inline void complete_legacy_bayes(radial::Model& m) {
   if (m.link != radial::Link::Bayes || m.weights.size() != 0) return;

@@ -518,7 +518,7 @@ struct BlockRows {
 };
 
 // Rows with a missing cell leave the block for missing_row (after the others, in q.incomplete);
-// a block without one is the fast path exactly as before.
+// a block without one takes the fast path over all its rows.
 BlockRows split_missing_rows(const Matrix& x, const RowBlock& rb, std::size_t d,
                              BlockPartial& q) {
   BlockRows br;

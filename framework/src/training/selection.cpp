@@ -641,8 +641,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen with
   // an auto count above it: only the auto count's subset is scored in closed form (every
   // count's subset has the same size), and the counts get a validation curve
-  // (validated_count); with an auto count below it, every count in closed form on all its
-  // centres, as before.
+  // (validated_count); with an auto count below it, every count is scored in closed form on
+  // all its centres.
   const std::size_t total_rows = count_over_ranks(train.rows());
   const std::size_t auto_count = expected_count(p, train, total_rows);
   const bool count_curve = wants.count && auto_count > selection_centres;

@@ -196,7 +196,7 @@ TEST_CASE("gaussian plugin loads through the registry", "[basis-gaussian][regist
 
 TEST_CASE("gaussian refuses a width whose square is not a usable variance, and says which work",
           "[basis-gaussian]") {
-  // width = 1e-300 > 0, but width^2 = 1e-600 underflows to 0: the old advice was "width > 0".
+  // width = 1e-300 > 0, but width^2 = 1e-600 underflows to 0: the message gives the usable range.
   REQUIRE_THROWS_AS(with_width(1e-300), ParameterError);
   REQUIRE_THROWS_WITH(with_width(1e-300),
                       Catch::Contains("width = 1e-300") && Catch::Contains("underflows to 0") &&

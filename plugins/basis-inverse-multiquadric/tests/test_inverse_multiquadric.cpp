@@ -49,7 +49,7 @@ TEST_CASE("inverse-multiquadric plugin loads through the registry", "[basis-inve
 
 TEST_CASE("inverse multiquadric keeps a c whose square overflows, in the map and in the state",
           "[basis-inverse-multiquadric]") {
-  // c = 1e300: c^2 overflows to inf, so the old state sqrt(c^2) = inf was refused as corrupted.
+  // c = 1e300: c^2 overflows to inf, so the state keeps c itself (sqrt(c^2) = inf is refused).
   InverseMultiquadricBasis basis({1e300});
   const State state = basis.state();
   REQUIRE(std::get<double>(state.at("c")) == 1e300);

@@ -49,7 +49,7 @@ TEST_CASE("multiquadric plugin loads through the registry", "[basis-multiquadric
 
 TEST_CASE("multiquadric keeps a c whose square underflows, in the map and in the state",
           "[basis-multiquadric]") {
-  // c = 1e-300: c^2 underflows to 0, so the old state sqrt(c^2) = 0 was refused as corrupted.
+  // c = 1e-300: c^2 underflows to 0, so the state keeps c itself (sqrt(c^2) = 0 is refused).
   MultiquadricBasis basis({1e-300});
   const State state = basis.state();
   REQUIRE(std::get<double>(state.at("c")) == 1e-300);

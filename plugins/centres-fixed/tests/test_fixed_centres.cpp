@@ -131,7 +131,7 @@ TEST_CASE("fixed refuses malformed files with file:line:column", "[fixed]") {
   radial::FitContext ctx(1);
   CHECK_THROWS_WITH(fixed("/nonexistent/centres.csv")->fit(two_features(), nullptr, ctx),
                     Catch::Contains("no such centres file") && Catch::Contains("centres.file"));
-  // A directory is named as one (it used to read as "the centres file is empty").
+  // A directory is named as one, not read as an empty centres file.
   CHECK_THROWS_WITH(fixed(std::filesystem::temp_directory_path())->fit(two_features(), nullptr, ctx),
                     Catch::Contains("is a directory, not a centres file") &&
                         Catch::Contains("centres.file"));

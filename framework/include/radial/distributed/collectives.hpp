@@ -11,7 +11,7 @@
 //
 // Which communicator a pass uses: collectives(), the communicator the current data is sharded
 // over. It is the single-process one (rank 0 of 1, every operation a no-op or a copy) unless a
-// ShardedScope is active, so code that is not distributed pays nothing and behaves as before.
+// ShardedScope is active, so code that is not distributed pays nothing and runs as one process.
 // The CLI opens a ShardedScope over world() for `radial train/predict/evaluate` under mpirun.
 //
 // Only framework/src/distributed/mpi_collectives.cpp includes MPI headers (built when the CMake

@@ -23,7 +23,9 @@ class Registrar;
 // 5: Basis::gaussian_activation (the expected activation over missing inputs).
 // 6: WeightPenalty::prepare (the penalty sees the fitted centres and basis: the RKHS norm)
 //    and WeightPenalty::add_hessian_product (Newton-CG output solves).
-inline constexpr std::uint32_t plugin_abi_version = 6;
+// 7: CentreLearner::uses_basis and fit_on_basis (a supervised learner sees the pipeline's
+//    basis through radial/candidate_basis.hpp), SupervisedCentreLearner.
+inline constexpr std::uint32_t plugin_abi_version = 7;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

@@ -138,7 +138,8 @@ OlsSelection forward_select(Matrix& columns, const Matrix& targets, const OlsSet
     figures();
     const std::vector<double>* criterion =
         s.stop == OlsStop::Gcv ? &out.gcv : s.stop == OlsStop::Loo ? &out.loo : nullptr;
-    if (criterion) {
+    if (criterion && out.chosen.size() > 1) {
+      // (The first centre stays whatever the criterion says: a network has one at least.)
       const std::size_t last = criterion->size() - 1;
       if (!((*criterion)[last] < (*criterion)[last - 1])) {
         // The criterion rose (or stayed): the minimum was one step back (Orr 1995).

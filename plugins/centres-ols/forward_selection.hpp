@@ -22,7 +22,8 @@
 // gamma = 1 + sum_i w_i^T w_i / (w_i^T w_i + lambda) (Orr 1995, Neural Computation 7(3)
 // 606-623: regularised forward selection stopped by GCV; lambda kept fixed here), or the leave-one-out error
 // sum_n (e_n / (1 - H_nn))^2 / N with H = 11^T/N + sum_i w_i w_i^T / (w_i^T w_i + lambda)
-// rises; the step that rose is then undone (the minimum is kept). A candidate whose
+// rises; the step that rose is then undone (the minimum is kept), save the first centre, which
+// stays (a network has one at least). A candidate whose
 // orthogonalised column has lost all but `dependence` of its squared norm is skipped as
 // linearly dependent on those chosen (Chen et al. 1991, section III).
 

@@ -76,7 +76,7 @@ def ols(P, D, count, lam=0.0, stop="count", goal=0.0, dependence=1e-10):
         chosen.append(best)
         errs.append(best_err)
         m, gc, lo = figures()
-        if stop in ("gcv", "loo"):
+        if stop in ("gcv", "loo") and len(chosen) > 1:  # the first centre always stays
             crit = gcv if stop == "gcv" else loo
             if not ((gc if stop == "gcv" else lo) < crit[-1]):
                 chosen.pop()

@@ -11,7 +11,8 @@ random_state = 0), KFold(5, shuffle=True, random_state=0), the targets z-scored 
 every model (and SVR's epsilon) sees the same scale; mean squared error = 1 - R^2 per fold.
 scikit-learn models see StandardScaler inputs (Radial standardises its own). The classic RBF
 algorithms have columns of their own: OLS centres (Chen, Cowan & Grant 1991) against k-means at
-the same M = 64 (each with the width scale and penalty chosen by the trainer), and GRNN (Specht
+the same M = 64 (each with the width scale and penalty chosen by the trainer), OLS stopped by
+its leave-one-out error (Orr 1995; at most the automatic count), and GRNN (Specht
 1991) / PNN (Specht 1990) with the spread chosen by GridSearchCV(cv=3) over 0.1 ... 3 (standardised
 inputs; one Gaussian per training row). `--sets a,b` runs only the named data sets. Prints one table
 of errors and one of fit seconds (mean over folds), the ratio of Radial's default to the best
@@ -79,6 +80,8 @@ def classifiers():
         f"OLS M={CLASSIC_M}": lambda: RBFClassifier(centres="ols",
                                                     centres_params={"count": CLASSIC_M},
                                                     random_state=0),
+        "OLS loo": lambda: RBFClassifier(centres="ols", centres_params={"stop": "loo"},
+                                 random_state=0),
         "PNN tuned": lambda: tuned_specht("c"),
     }
 
@@ -96,6 +99,8 @@ def regressors():
         f"OLS M={CLASSIC_M}": lambda: RBFRegressor(centres="ols",
                                                    centres_params={"count": CLASSIC_M},
                                                    random_state=0),
+        "OLS loo": lambda: RBFRegressor(centres="ols", centres_params={"stop": "loo"},
+                                 random_state=0),
         "GRNN tuned": lambda: tuned_specht("r"),
     }
 

@@ -199,3 +199,19 @@ TEST_CASE("ols on a Euclidean basis (thin-plate) chooses columns too", "[ols]") 
 TEST_CASE("ols conforms", "[ols][conformance]") {
   radial::conformance::check_plugin(registry(), "ols");
 }
+
+TEST_CASE("ols keeps one centre when GCV or leave-one-out never fall", "[ols]") {
+  // Constant targets: the bias column fits them exactly, so no centre lowers either criterion;
+  // the network still gets its one centre (the first candidate: every ratio is 0).
+  radial::Dataset data = radial::read_csv(data_file("sine.train.csv"));
+  data.values.fill(0.5);
+  for (const char* stop : {"gcv", "loo"}) {
+    radial::CandidateBasis basis([] { return gaussian(0.1); });
+    radial::FitContext ctx(1);
+    const radial::Centres c =
+        ols({{"stop", std::string(stop)}, {"count", std::int64_t(20)}})
+            ->fit_on_basis(data, nullptr, basis, ctx);
+    CHECK(c.count() == 1);
+    CHECK(ctx.report.series.at("selected_rows") == std::vector<double>{0.0});
+  }
+}

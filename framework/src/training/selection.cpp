@@ -255,7 +255,10 @@ class WidthPaths {
 
   // Evaluates the widths; true when a candidate of this count became the best.
   bool run() {
-    if (classes_ || grid_.size() < 3)
+    // (A learner that uses the basis fits other centres at each width, their number too when it
+    // stops by its own criterion: its leave-one-out need not fall then rise along the grid, so
+    // the whole grid is scored as for classes.)
+    if (classes_ || grid_.size() < 3 || refit_)
       whole_grid();
     else
       climb();

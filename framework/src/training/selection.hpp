@@ -13,8 +13,9 @@
 // A centre learner that uses the basis (CentreLearner::uses_basis, OLS) chooses its centres for
 // the widths it is shown (radial/candidate_basis.hpp): with width_scale = "choose" its centres
 // are fitted again for every scale tried, each pair (centres, scale) scored in closed form on
-// all its centres (no centre subset, no validation curve), and the design keeps the widths the
-// centres carry (keep_centre_widths).
+// all its centres (no centre subset, no validation curve) over the whole grid (no climb: the
+// centres change with the width), and the design keeps the widths the centres carry
+// (keep_centre_widths).
 
 #include <cstdint>
 #include <functional>

@@ -11,6 +11,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/dataset.hpp"
 #include "radial/data/missing_values.hpp"
+#include "radial/errors.hpp"
 #include "radial/output_layer.hpp"
 
 namespace radial::refine {

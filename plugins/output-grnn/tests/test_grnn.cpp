@@ -26,7 +26,8 @@ namespace {
 
 const radial::Registry& registry() {
   return radial::testing::plugin_registry(
-      {"output-grnn", "basis-gaussian", "basis-thin-plate", "centres-subset", "centres-kmeans"});
+      {"output-grnn", "basis-gaussian", "basis-thin-plate", "centres-subset", "centres-kmeans",
+       "refine-lbfgs"});
 }
 
 const nlohmann::json& reference() {
@@ -141,6 +142,15 @@ TEST_CASE("grnn refuses a basis without a log map and says the spread was not ch
   bool warned = false;
   for (const auto& w : r.report.warnings) warned = warned || w.guard == "unchosen-spread";
   CHECK(warned);
+}
+
+TEST_CASE("[refine] after grnn is refused, naming the link", "[grnn]") {
+  const std::string text = "seed = 1\n[data]\ntrain = \"" + data_file("sine.train.csv").string() +
+                           "\"\n[basis]\nplugin = \"gaussian\"\nwidth = 0.1\n[centres]\n" +
+                           all_rows + "\n[output]\nplugin = \"grnn\"\n[refine]\nplugin = \"lbfgs\"\n";
+  const radial::Pipeline p =
+      radial::parse_pipeline(text, radial::testing::binary_dir() / "grnn-refine.toml", registry());
+  CHECK_THROWS_WITH(radial::train(p, registry()), Catch::Contains("link 'normalised'"));
 }
 
 TEST_CASE("grnn conforms", "[grnn][conformance]") {

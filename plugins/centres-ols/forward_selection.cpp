@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include <radial/distributed/collectives.hpp>
 #include <radial/parallel.hpp>
 
 namespace radial::plugins {
@@ -41,57 +42,81 @@ OlsSelection forward_select(Matrix& columns, const Matrix& targets, const OlsSet
   const std::size_t mc = columns.shape(0), n = columns.shape(1), k_out = targets.shape(1);
   const double lambda = s.lambda;
   OlsSelection out;
+  // Rows over all ranks: every sum over rows below is this rank's, then summed over the ranks.
+  const std::size_t rows = count_over_ranks(n);
+  const double nn = double(rows);
 
   // d^T d over every output: the error reduction ratios' denominator (trace(D^T D)).
   double total = 0;
   for (double v : targets) total += v * v;
+  total = sum_over_ranks(total);
   const double denominator = total > 0 ? total : 1.0;
 
   // The bias column w_0 = 1 first: g_0 = mean of each target, err_0 = N g_0^2 / d^T d;
   // every candidate loses its mean (orthogonalised against w_0).
+  std::vector<double> means(k_out + mc, 0.0);  // the targets', then the candidates'
+  for (std::size_t o = 0; o < k_out; ++o)
+    for (std::size_t r = 0; r < n; ++r) means[o] += targets(r, o);
+  for (std::size_t k = 0; k < mc; ++k) {
+    const double* q = columns.data() + k * n;
+    for (std::size_t r = 0; r < n; ++r) means[k_out + k] += q[r];
+  }
+  sum_over_ranks(means);
+  for (double& m : means) m /= nn;
   std::vector<double> residual_t(k_out * n);  // E^T, K x N
   for (std::size_t o = 0; o < k_out; ++o) {
-    double mean = 0;
-    for (std::size_t r = 0; r < n; ++r) mean += targets(r, o);
-    mean /= double(n);
-    out.bias_err += double(n) * mean * mean / denominator;
-    for (std::size_t r = 0; r < n; ++r) residual_t[o * n + r] = targets(r, o) - mean;
+    out.bias_err += nn * means[o] * means[o] / denominator;
+    for (std::size_t r = 0; r < n; ++r) residual_t[o * n + r] = targets(r, o) - means[o];
   }
   Candidates cand;
   cand.h.assign(mc, 0);
   cand.h0.assign(mc, 0);
   cand.c.assign(mc * k_out, 0);
   cand.open.assign(mc, 1);
+  // h and c of every candidate, this rank's rows, then summed over the ranks (one message).
+  std::vector<double> sums(mc * (1 + k_out));
+  const auto measure_all = [&] {
+    parallel_for_blocks(mc, 16, s.threads, [&](std::size_t, const RowBlock& b) {
+      for (std::size_t k = b.first; k < b.first + b.count; ++k)
+        if (cand.open[k])
+          measure(columns.data() + k * n, residual_t, n, k_out, sums[k],
+                  sums.data() + mc + k * k_out);
+    });
+    sum_over_ranks(sums);
+    for (std::size_t k = 0; k < mc; ++k) {
+      if (!cand.open[k]) continue;
+      cand.h[k] = sums[k];
+      std::copy_n(sums.data() + mc + k * k_out, k_out, cand.c.data() + k * k_out);
+    }
+  };
   parallel_for_blocks(mc, 16, s.threads, [&](std::size_t, const RowBlock& b) {
     for (std::size_t k = b.first; k < b.first + b.count; ++k) {
       double* q = columns.data() + k * n;
-      double mean = 0;
-      for (std::size_t r = 0; r < n; ++r) mean += q[r];
-      mean /= double(n);
+      const double mean = means[k_out + k];
       for (std::size_t r = 0; r < n; ++r) q[r] -= mean;
-      measure(q, residual_t, n, k_out, cand.h[k], cand.c.data() + k * k_out);
-      cand.h0[k] = cand.h[k];
     }
   });
+  measure_all();
+  cand.h0 = cand.h;
 
   // Leave-one-out needs the hat matrix's diagonal: 1/N for the bias, then + w_i(n)^2 /
   // (h_i + lambda) per chosen column.
-  std::vector<double> hat(n, 1.0 / double(n));
+  std::vector<double> hat(n, 1.0 / nn);
   double gamma = 1.0;  // effective number of parameters (the bias counts 1, unpenalised)
   const auto figures = [&] {
-    double sse = 0, loo = 0;
+    std::vector<double> f(2, 0.0);  // sse, loo
     for (std::size_t o = 0; o < k_out; ++o)
       for (std::size_t r = 0; r < n; ++r) {
         const double e = residual_t[o * n + r];
-        sse += e * e;
+        f[0] += e * e;
         const double slack = 1.0 - hat[r];
-        loo += slack > 1e-12 ? (e / slack) * (e / slack) : infinity;
+        f[1] += slack > 1e-12 ? (e / slack) * (e / slack) : infinity;
       }
-    out.mse.push_back(sse / double(n * k_out));
-    out.gcv.push_back(double(n) - gamma > 0
-                          ? double(n) * sse / ((double(n) - gamma) * (double(n) - gamma))
-                          : infinity);
-    out.loo.push_back(loo / double(n));
+    sum_over_ranks(f);
+    const double sse = f[0];
+    out.mse.push_back(sse / (nn * double(k_out)));
+    out.gcv.push_back(nn - gamma > 0 ? nn * sse / ((nn - gamma) * (nn - gamma)) : infinity);
+    out.loo.push_back(f[1] / nn);
   };
   figures();
 
@@ -156,14 +181,19 @@ OlsSelection forward_select(Matrix& columns, const Matrix& targets, const OlsSet
     // Every open candidate loses its w component (modified Gram-Schmidt), then is measured
     // against the new residual.
     parallel_for_blocks(mc, 16, s.threads, [&](std::size_t, const RowBlock& b) {
+      for (std::size_t k = b.first; k < b.first + b.count; ++k)
+        a[k] = cand.open[k] ? dot(w.data(), columns.data() + k * n, n) : 0.0;
+    });
+    sum_over_ranks(a);
+    parallel_for_blocks(mc, 16, s.threads, [&](std::size_t, const RowBlock& b) {
       for (std::size_t k = b.first; k < b.first + b.count; ++k) {
         if (!cand.open[k]) continue;
         double* q = columns.data() + k * n;
-        const double alpha = dot(w.data(), q, n) / h;
+        const double alpha = a[k] / h;
         for (std::size_t r = 0; r < n; ++r) q[r] -= alpha * w[r];
-        measure(q, residual_t, n, k_out, cand.h[k], cand.c.data() + k * k_out);
       }
     });
+    measure_all();
   }
   if (s.stop == OlsStop::Goal && out.mse.back() <= s.goal) out.stopped_by_criterion = true;
   return out;

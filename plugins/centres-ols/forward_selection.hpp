@@ -57,6 +57,9 @@ struct OlsSelection {
 
 // columns: M_c x N, candidate k's column of the design in row k (rows contiguous, overwritten
 // by the orthogonalised columns). targets: N x K. Deterministic for any settings.threads.
+// Sharded rows (radial/distributed/collectives.hpp): each rank passes its rows' part of the
+// columns and targets; every sum over rows (inner products, means, the figures) is then
+// summed over the ranks, so every rank makes the same choices.
 OlsSelection forward_select(Matrix& columns, const Matrix& targets, const OlsSettings& settings);
 
 }  // namespace radial::plugins

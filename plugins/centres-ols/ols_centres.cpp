@@ -8,6 +8,7 @@
 
 #include <radial/data/missing_values.hpp>
 #include <radial/distributed/collectives.hpp>
+#include <radial/distributed/sharded_rows.hpp>
 #include <radial/errors.hpp>
 #include <radial/heap_policy.hpp>
 #include <radial/output_layer.hpp>
@@ -51,11 +52,10 @@ Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, Candi
                                  FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   const OlsOptions& o = options_;
-  if (collectives().size() > 1)
-    throw InputError(std::string(who) + ": orthogonal least squares holds every candidate's "
-                     "column of the design and runs in one process; run it without mpirun, or "
-                     "use centres kmeans");
-  const std::size_t n = train.rows();
+  // Sharded (mpirun): this rank holds its rows' part of every candidate's column; the
+  // candidates are the same global rows on every rank (forward_selection.hpp sums over ranks).
+  const ShardLayout layout = shard_layout(train.rows());
+  const std::size_t n = layout.total;
   if (n == 0) throw InputError(std::string(who) + ": the training data have no rows");
   refuse_missing(train.inputs, who);
 
@@ -63,7 +63,7 @@ Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, Candi
   const std::size_t wanted = o.candidates == 0 ? n : std::min(o.candidates, n);
   const std::vector<std::size_t> rows = candidate_rows(n, wanted, ctx.rng);
   const std::size_t mc = rows.size();
-  const double bytes = 8.0 * double(mc) * double(n);
+  const double bytes = 8.0 * double(mc) * double(train.rows());
   const std::uint64_t available = available_memory();
   const double budget =
       available ? std::min(column_budget_bytes, 0.5 * double(available)) : column_budget_bytes;
@@ -72,7 +72,9 @@ Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, Candi
                      std::to_string(n) + " rows need " +
                      text::number(bytes / 1e9, 3) + " GB of orthogonalised columns, more than " +
                      text::number(budget / 1e9, 3) + " GB; set centres.candidates <= " +
-                     std::to_string(std::max<std::size_t>(1, std::size_t(budget / (8.0 * double(n))))));
+                     std::to_string(std::max<std::size_t>(
+                         1, std::size_t(budget / (8.0 * double(std::max<std::size_t>(
+                                                           train.rows(), 1)))))));
 
   std::size_t count = o.count ? o.count : auto_centre_count(n, centre_count_classes(train));
   if (count > mc) {
@@ -90,15 +92,19 @@ Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, Candi
   }
 
   Centres candidates;
-  candidates.means = Matrix::from_shape({mc, train.features()});
-  for (std::size_t k = 0; k < mc; ++k)
-    std::copy(train.inputs.data() + rows[k] * train.features(),
-              train.inputs.data() + (rows[k] + 1) * train.features(),
-              candidates.means.data() + k * train.features());
+  if (collectives().size() > 1) {
+    candidates.means = gather_rows(train.inputs, layout, rows);
+  } else {
+    candidates.means = Matrix::from_shape({mc, train.features()});
+    for (std::size_t k = 0; k < mc; ++k)
+      std::copy(train.inputs.data() + rows[k] * train.features(),
+                train.inputs.data() + (rows[k] + 1) * train.features(),
+                candidates.means.data() + k * train.features());
+  }
   const Centres& placed = basis.place(std::move(candidates), ctx);
 
   // The candidates' columns of the design, transposed (one candidate's column contiguous).
-  Matrix columns = Matrix::from_shape({mc, n});
+  Matrix columns = Matrix::from_shape({mc, train.rows()});
   {
     const std::unique_ptr<DesignMatrix> design = basis.design(train.inputs, 0);
     design->for_each_block([&](std::size_t first, const Matrix& block) {

@@ -32,8 +32,8 @@ class OlsCentres final : public sdk::Configured<SupervisedCentreLearner, OlsOpti
  public:
   using Configured::Configured;
 
-  // Throws InputError for no rows, missing inputs, more centres than candidates, a sharded
-  // (several-rank) run, or candidate columns that would not fit in memory.
+  // Throws InputError for no rows, missing inputs, more centres than candidates, or candidate
+  // columns that would not fit in memory. Sharded (mpirun), each rank holds its rows' part.
   Centres fit_on_basis(const Dataset& train, const KernelPrior* prior, CandidateBasis& basis,
                        FitContext& ctx) override;
 };

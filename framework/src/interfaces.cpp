@@ -20,6 +20,18 @@ void Basis::map_derivative(const Matrix&, const Matrix&, Matrix&) const {
 }
 EuclideanBasis::~EuclideanBasis() = default;
 CentreLearner::~CentreLearner() = default;
+Centres CentreLearner::fit_on_basis(const Dataset&, const KernelPrior*, CandidateBasis&,
+                                    FitContext& ctx) {
+  throw Error("centre learner '" + ctx.component +
+              "' has no fit_on_basis() (it is called only when uses_basis() is true)");
+}
+SupervisedCentreLearner::~SupervisedCentreLearner() = default;
+Centres SupervisedCentreLearner::fit(const Dataset&, const KernelPrior*, FitContext& ctx) {
+  throw Error("centre learner '" + ctx.component +
+              "' chooses columns of the pipeline's design matrix and needs its basis: call "
+              "fit_on_basis() with a CandidateBasis (radial/candidate_basis.hpp), as the trainer "
+              "does");
+}
 Refiner::~Refiner() = default;
 OutputLayer::~OutputLayer() = default;
 

@@ -1,4 +1,4 @@
-// The registry of prediction rules and the four the framework provides (radial/prediction_rule.hpp).
+// The registry of prediction rules and the six the framework provides (radial/prediction_rule.hpp).
 #include "radial/prediction_rule.hpp"
 
 #include <algorithm>
@@ -155,6 +155,72 @@ class MixturePosteriorRule final : public PredictionRule {
   }
 };
 
+// Specht's normalised sums (1991 eq 5-6): y_k = sum_j A_jk phi_j / sum_j B_j phi_j, with
+// W = [A, B] of K + 1 columns (bias row zero, unused). Read in the log domain with the
+// largest log phi_j (of B_j > 0) taken out, so that the spread may shrink to the
+// nearest-neighbour limit (every phi_j underflowing) and y is still the nearest centre's A/B.
+class NormalisedRule final : public PredictionRule {
+ public:
+  explicit NormalisedRule(bool classes) : classes_(classes) {}
+  bool probabilities() const override { return classes_; }
+  bool log_domain() const override { return true; }
+  std::size_t outputs(std::size_t columns) const override { return columns - 1; }
+  std::string check(const Matrix& w, std::size_t classes) const override {
+    const char* name = classes_ ? "normalised-posterior" : "normalised";
+    if (classes_ && classes == 0) return regression_refused(name);
+    if (!classes_ && classes != 0)
+      return "a classification model has link normalised; its classes take "
+             "normalised-posterior";
+    const std::string bad = first_bad_weight(
+        w, [](double v) { return std::isfinite(v); }, "normalised weights must be finite");
+    if (!bad.empty()) return bad;
+    const std::size_t columns = w.shape(1), m = w.shape(0) - 1;
+    const std::size_t wanted = classes_ ? classes + 1 : 2;
+    if (columns != wanted)
+      return std::string(name) + " weights have " + std::to_string(columns) +
+             " columns; expected " + std::to_string(wanted) + " (" +
+             (classes_ ? "one per class" : "the target") + ", then the denominator's B_j)";
+    bool any = false;
+    for (std::size_t j = 0; j < m; ++j) {
+      if (w(j, columns - 1) < 0)
+        return "denominator weight B_" + std::to_string(j) + " is " +
+               number_text(w(j, columns - 1)) + "; B_j >= 0 (a count of rows)";
+      any = any || w(j, columns - 1) > 0;
+      if (classes_)
+        for (std::size_t k = 0; k + 1 < columns; ++k)
+          if (w(j, k) < 0)
+            return "class weight (" + std::to_string(j) + ", " + std::to_string(k) + ") is " +
+                   number_text(w(j, k)) + "; class weights are >= 0";
+    }
+    if (!any) return "every denominator weight B_j is 0";
+    for (std::size_t k = 0; k < columns; ++k)
+      if (w(m, k) != 0) return "the bias row of normalised weights must be 0";
+    return {};
+  }
+  void predict(const Matrix& log_phi, const Matrix& w, Matrix& out) const override {
+    const std::size_t rows = log_phi.shape(0), m = log_phi.shape(1), c = w.shape(1) - 1;
+    out.resize({rows, c});
+    for (std::size_t r = 0; r < rows; ++r) {
+      const double* lp = log_phi.data() + r * m;
+      double top = -HUGE_VAL;
+      for (std::size_t j = 0; j < m; ++j)
+        if (w(j, c) > 0) top = std::max(top, lp[j]);
+      double den = 0;
+      double* y = out.data() + r * c;
+      std::fill(y, y + c, 0.0);
+      for (std::size_t j = 0; j < m; ++j) {
+        const double e = std::exp(lp[j] - top);
+        den += w(j, c) * e;
+        for (std::size_t k = 0; k < c; ++k) y[k] += w(j, k) * e;
+      }
+      for (std::size_t k = 0; k < c; ++k) y[k] /= den;
+    }
+  }
+
+ private:
+  bool classes_;
+};
+
 struct Rules {
   std::mutex mutex;
   std::map<std::string, const PredictionRule*> by_name;
@@ -168,9 +234,11 @@ Rules& rules() {
     static const LogisticRule logistic{};
     static const SoftmaxRule softmax{};
     static const MixturePosteriorRule bayes{};
+    static const NormalisedRule normalised{false}, normalised_posterior{true};
     auto* t = new Rules;
-    t->by_name = {{"identity", &identity}, {"logistic", &logistic}, {"softmax", &softmax},
-                  {"bayes", &bayes}};
+    t->by_name = {{"identity", &identity},     {"logistic", &logistic},
+                  {"softmax", &softmax},       {"bayes", &bayes},
+                  {"normalised", &normalised}, {"normalised-posterior", &normalised_posterior}};
     return t;
   }();
   return *table;

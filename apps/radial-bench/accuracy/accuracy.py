@@ -9,7 +9,12 @@ Classification: the shared data sets, StratifiedKFold(5, shuffle=True, random_st
 rate. Regression: load_diabetes and make_friedman1/2/3 (n = 1000, noise 1, 0, 0,
 random_state = 0), KFold(5, shuffle=True, random_state=0), the targets z-scored once so that
 every model (and SVR's epsilon) sees the same scale; mean squared error = 1 - R^2 per fold.
-scikit-learn models see StandardScaler inputs (Radial standardises its own). Prints one table
+scikit-learn models see StandardScaler inputs (Radial standardises its own). The classic RBF
+algorithms have columns of their own: OLS centres (Chen, Cowan & Grant 1991) against k-means at
+the same M = 64 (each with the width scale and penalty chosen by the trainer), OLS stopped by
+its leave-one-out error (Orr 1995; at most the automatic count), and GRNN (Specht
+1991) / PNN (Specht 1990) with the spread chosen by GridSearchCV(cv=3) over 0.1 ... 3 (standardised
+inputs; one Gaussian per training row). `--sets a,b` runs only the named data sets. Prints one table
 of errors and one of fit seconds (mean over folds), the ratio of Radial's default to the best
 default peer per data set and its median, and what the closed-form selection costs against a
 plain fit with the chosen values given.
@@ -50,6 +55,18 @@ def tuned_svm(kind):
     return GridSearchCV(base, grid, cv=3)
 
 
+# The classics' M and the spreads their grid search tries (standardised inputs).
+CLASSIC_M = 64
+SPREADS = [0.1, 0.2, 0.5, 1.0, 2.0, 3.0]
+
+
+def tuned_specht(kind):
+    cls = RBFClassifier if kind == "c" else RBFRegressor
+    base = cls(centres="subset", centres_params={"all": True},
+               output="pnn" if kind == "c" else "grnn", random_state=0)
+    return GridSearchCV(base, {"basis_params": [{"width": s} for s in SPREADS]}, cv=3)
+
+
 def classifiers():
     return {
         "Radial default": lambda: RBFClassifier(random_state=0),
@@ -58,6 +75,14 @@ def classifiers():
         "LogReg": lambda: scaled(LogisticRegression(max_iter=2000)),
         "KNN": lambda: scaled(KNeighborsClassifier()),
         "SVC tuned": lambda: tuned_svm("c"),
+        f"k-means M={CLASSIC_M}": lambda: RBFClassifier(centres_params={"count": CLASSIC_M},
+                                                        random_state=0),
+        f"OLS M={CLASSIC_M}": lambda: RBFClassifier(centres="ols",
+                                                    centres_params={"count": CLASSIC_M},
+                                                    random_state=0),
+        "OLS loo": lambda: RBFClassifier(centres="ols", centres_params={"stop": "loo"},
+                                 random_state=0),
+        "PNN tuned": lambda: tuned_specht("c"),
     }
 
 
@@ -69,6 +94,14 @@ def regressors():
         "RidgeCV": lambda: scaled(RidgeCV()),
         "KNN": lambda: scaled(KNeighborsRegressor()),
         "SVR tuned": lambda: tuned_svm("r"),
+        f"k-means M={CLASSIC_M}": lambda: RBFRegressor(centres_params={"count": CLASSIC_M},
+                                                       random_state=0),
+        f"OLS M={CLASSIC_M}": lambda: RBFRegressor(centres="ols",
+                                                   centres_params={"count": CLASSIC_M},
+                                                   random_state=0),
+        "OLS loo": lambda: RBFRegressor(centres="ols", centres_params={"stop": "loo"},
+                                 random_state=0),
+        "GRNN tuned": lambda: tuned_specht("r"),
     }
 
 
@@ -153,6 +186,7 @@ def main():
     parser.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                                       "..", "shared", "data"))
     parser.add_argument("--markdown", help="also write the tables to this file")
+    parser.add_argument("--sets", help="only these data sets (comma-separated names)")
     args = parser.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "unknown")
@@ -167,6 +201,10 @@ def main():
             sets = {n: load_csv(os.path.join(args.data, n + ".csv")) for n in names}
         else:
             sets = regression_sets(args.quick)
+        if args.sets:
+            sets = {k: v for k, v in sets.items() if k in args.sets.split(",")}
+            if not sets:
+                continue
         err_rows, sec_rows, ratios, select_ratios, costs = [], [], [], [], []
         for name, (X, y) in sets.items():
             errors, seconds, fitted = run(task, name, X, y, models)

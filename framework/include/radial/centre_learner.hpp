@@ -1,7 +1,9 @@
 #pragma once
 // CentreLearner: the first training stage, choosing centres (and shapes, mixing weights) with
 // the output layer not yet involved. Unsupervised learners ignore the targets; class-aware
-// learners (per-class mixtures, DEM, PRBF) use them.
+// learners (per-class mixtures, DEM, PRBF) use them; supervised learners that choose centres
+// by the columns they add to the design matrix (orthogonal least squares and its kind) also
+// see the pipeline's basis (uses_basis(), fit_on_basis(), radial/candidate_basis.hpp).
 
 #include <cstddef>
 #include <string>
@@ -14,6 +16,7 @@
 
 namespace radial {
 
+class CandidateBasis;
 class KernelPrior;
 
 class CentreLearner {
@@ -25,6 +28,30 @@ class CentreLearner {
   // the others ignore it. Records iterations, convergence and guards in
   // ctx.report. Throws InputError for data it cannot use (e.g. fewer rows than centres).
   virtual Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) = 0;
+
+  // True for a learner that chooses its centres by the design matrix they make (OLS): the
+  // trainer then calls fit_on_basis() instead of fit(), with the pipeline's basis (with the
+  // width scale the trainer is trying), and keeps the widths the returned centres carry.
+  // Known after construction. Default false: fit() is called and the basis is not shown.
+  virtual bool uses_basis() const { return false; }
+
+  // For uses_basis() learners: as fit(), with `basis` the pipeline's basis, which the learner
+  // places on its candidate centres (CandidateBasis::place) to get the design's columns. The
+  // centres returned are a selection of the placed candidates (select_centres), with their
+  // widths. The default throws Error (a learner with uses_basis() must override it).
+  virtual Centres fit_on_basis(const Dataset& train, const KernelPrior* prior,
+                               CandidateBasis& basis, FitContext& ctx);
+};
+
+// The base of a learner that needs the pipeline's basis: uses_basis() is true and fit()
+// without a basis is refused with an Error saying so (the trainer never calls it).
+class SupervisedCentreLearner : public CentreLearner {
+ public:
+  ~SupervisedCentreLearner() override;
+  bool uses_basis() const final { return true; }
+  Centres fit(const Dataset& train, const KernelPrior* prior, FitContext& ctx) final;
+  Centres fit_on_basis(const Dataset& train, const KernelPrior* prior, CandidateBasis& basis,
+                       FitContext& ctx) override = 0;
 };
 
 // The `count` parameter of a learner whose number of centres is free: an integer >= 1, "auto"

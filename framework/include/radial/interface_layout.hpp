@@ -78,7 +78,8 @@ inline InterfaceLayout interface_layout() {
       &Basis::differentiable, &Basis::map_derivative, &Basis::shapes_trainable,
       &Basis::width_scale_selectable, &Basis::density, &Basis::gaussian_activation,
       &Basis::polynomial, &Basis::state, &Basis::load_state);
-  l.centre_learner = layout_of<CentreLearner>(&CentreLearner::fit);
+  l.centre_learner = layout_of<CentreLearner>(&CentreLearner::fit, &CentreLearner::uses_basis,
+                                              &CentreLearner::fit_on_basis);
   l.output_layer = layout_of<OutputLayer>(
       &OutputLayer::selectable, &OutputLayer::least_squares, &OutputLayer::held_out_error,
       &OutputLayer::side_conditions, &OutputLayer::working_memory, &OutputLayer::fit);

@@ -25,8 +25,10 @@ struct InterfaceLayout;
 // 6: WeightPenalty::prepare (the penalty sees the fitted centres and basis: the RKHS norm)
 //    and WeightPenalty::add_hessian_product (Newton-CG output solves).
 // 7: Basis::polynomial (the polynomial term of conditionally positive definite bases),
-//    OutputLayer::side_conditions and OutputLayer::held_out_error, and the descriptor's
-//    interface_layout (radial/interface_layout.hpp), appended.
+//    OutputLayer::side_conditions and OutputLayer::held_out_error, the descriptor's
+//    interface_layout (radial/interface_layout.hpp), appended; CentreLearner::uses_basis and
+//    fit_on_basis (a supervised learner sees the pipeline's basis through
+//    radial/candidate_basis.hpp), SupervisedCentreLearner.
 inline constexpr std::uint32_t plugin_abi_version = 7;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 

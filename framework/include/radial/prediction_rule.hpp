@@ -11,6 +11,12 @@
 //   bayes      log domain, y_k = softmax_k(W_Mk + log sum_j exp(log phi_j(x) + W_jk)): with
 //              W_jk = log pi_jk and W_Mk = log P(C_k) this is the mixture posterior
 //              p(C_k|x) ∝ P(C_k) sum_j pi_jk p(x|j) (mixture_posterior_weights below).
+//   normalised            log domain, W = [A, B] (K + 1 columns, bias row 0):
+//                         y_k = sum_j A_jk phi_j(x) / sum_j B_j phi_j(x), Specht's GRNN
+//                         (1991, eqs 5-6; values, regression)
+//   normalised-posterior  the same for classes (A_jk >= 0, outputs are probabilities when
+//                         B_j = sum_k A_jk): the PNN's posterior (Specht 1990)
+//   (both computed with the largest log phi_j taken out, so they hold as the spread -> 0)
 // A plugin registers its own rule from its register function (radial/sdk/prediction_rule.hpp
 // keeps the registration for as long as the plugin's library is loaded); predicting with a
 // model that uses it then needs that plugin installed too.

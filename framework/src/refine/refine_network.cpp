@@ -11,6 +11,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/dataset.hpp"
 #include "radial/data/missing_values.hpp"
+#include "radial/errors.hpp"
 #include "radial/output_layer.hpp"
 
 namespace radial::refine {
@@ -69,6 +70,12 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   options.widths = resolve_width_mode(settings.widths, problem.basis, problem.centres);
   options.threads = ctx.threads;
   const Link& link = problem.output.link;
+  // The whole network's error is the GLM objective's: the three canonical links only (not a
+  // plugin's rule, the bayes posterior or Specht's normalised sums).
+  if (link != Link::Identity && link != Link::Logistic && link != Link::Softmax)
+    throw InputError("[refine] trains networks whose output link is identity, logistic or "
+                     "softmax; the output layer gave link '" + link.name() +
+                     "': remove [refine] or use an output layer of one of those links");
   // The rows trained on and (early stopping) the rows held out, by global row index.
   const Dataset* fit_rows = &problem.data;
   Dataset trained, held;

@@ -12,6 +12,8 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_rows.hpp"
+#include "radial/candidate_basis.hpp"
+#include "radial/centre_learner.hpp"
 #include "radial/design_matrix.hpp"
 #include "radial/errors.hpp"
 #include "radial/training/metrics.hpp"
@@ -239,9 +241,11 @@ class WidthPaths {
              std::size_t ci,
              const Centres& centres, std::uint64_t basis_seed, int threads, Best& best,
              SelectionReport& report, const std::function<void(const std::string&)>& log,
-             const Centres* input_model)
+             const Centres* input_model, const FitCentres* refit = nullptr,
+             const Pipeline* with_count = nullptr)
       : p_(p), registry_(registry), train_(train), targets_(targets), grids_(grids),
-        choose_scale_(choose_scale), ci_(ci), centres_(centres), basis_seed_(basis_seed),
+        choose_scale_(choose_scale), ci_(ci), centres_(centres), refit_(refit),
+        with_count_(with_count), basis_seed_(basis_seed),
         threads_(threads), classes_(train.task == Task::Classification),
         rate_(classes_ && by_error_rate), best_(best),
         report_(report), log_(log), input_model_(input_model),
@@ -250,7 +254,7 @@ class WidthPaths {
         // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under
         // several ranks the paths' sums over ranks must run in the same order everywhere: one
         // at a time.
-        concurrent_(resolve_threads(threads) > 1 && collectives().size() == 1) {
+        concurrent_(resolve_threads(threads) > 1 && collectives().size() == 1 && !refit) {
     for (const double scale : grids.scales) grid_.push_back(width_at(scale));
     const std::size_t extension = choose_scale ? width_extension : 0;  // width_origin > it
     lowest_ = grid_.front() - extension;
@@ -259,13 +263,24 @@ class WidthPaths {
 
   // Evaluates the widths; true when a candidate of this count became the best.
   bool run() {
-    if (classes_ || grid_.size() < 3)
+    // (A learner that uses the basis fits other centres at each width, their number too when it
+    // stops by its own criterion: its leave-one-out need not fall then rise along the grid, so
+    // the whole grid is scored as for classes.)
+    if (classes_ || grid_.size() < 3 || refit_)
       whole_grid();
     else
       climb();
     if (kept_) best_.width_at_end = best_.at[1] == at_width_.begin()->first ||
                                     best_.at[1] == at_width_.rbegin()->first;
     return kept_;
+  }
+
+  // With a learner that uses the basis and a chosen scale: the centres it fitted at width
+  // position `width` (empty before run()).
+  CentreFit take_centres(std::size_t width) {
+    auto it = fitted_.find(width);
+    if (it == fitted_.end()) return {};
+    return std::move(it->second);
   }
 
  private:
@@ -335,8 +350,21 @@ class WidthPaths {
                                              std::size_t cache_bytes) const {
     Params bp = p_.basis.params;
     if (choose_scale_) bp.set("width_scale", width_scale_at(width));
-    const std::shared_ptr<Basis> basis = registry_.make_basis(p_.basis.plugin, bp);
     Centres centres = centres_;
+    if (refit_) {
+      // A learner that uses the basis: its centres depend on the width, so they are fitted at
+      // this width (with this scale in its CandidateBasis) and carry their widths, which the
+      // design keeps (keep_centre_widths). Never concurrent (concurrent_ is false).
+      if (choose_scale_) {
+        Pipeline q = *with_count_;
+        q.basis.params = bp;
+        CentreFit fit = (*refit_)(q);
+        centres = fit.centres;
+        fitted_[width] = std::move(fit);
+      }
+      bp = keep_centre_widths(bp);
+    }
+    const std::shared_ptr<Basis> basis = registry_.make_basis(p_.basis.plugin, bp);
     FitContext bctx(basis_seed_, inner);
     basis->prepare(centres, bctx);
     DesignMatrix design(train_.inputs, centres, *basis, false, cache_bytes);
@@ -406,6 +434,9 @@ class WidthPaths {
   bool choose_scale_;
   std::size_t ci_;
   const Centres& centres_;
+  const FitCentres* refit_;       // a learner that uses the basis: its fit, else null
+  const Pipeline* with_count_;    // the pipeline of this count (refit_ only)
+  mutable std::map<std::size_t, CentreFit> fitted_;  // refit_ and choose_scale_: per width
   std::uint64_t basis_seed_;
   int threads_;
   bool classes_;
@@ -645,11 +676,18 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   // all its centres.
   const std::size_t total_rows = count_over_ranks(train.rows());
   const std::size_t auto_count = expected_count(p, train, total_rows);
-  const bool count_curve = wants.count && auto_count > selection_centres;
+  // A learner that uses the basis (OLS) fits its centres again for every width scale tried,
+  // under that scale (radial/candidate_basis.hpp), and every candidate is scored in closed form
+  // on all its centres: no centre subset, no validation curve (its centres are the columns of
+  // the design it was chosen for).
+  const bool refit =
+      registry.make_centre_learner(p.centres.plugin, p.centres.params)->uses_basis();
+  const bool count_curve = wants.count && auto_count > selection_centres && !refit;
   std::size_t largest = 0;
   for (const std::size_t c : grids.counts)
     largest = std::max(largest, c ? c : auto_count);
-  const bool subsets = count_curve || (!wants.count && largest > selection_centres);
+  const bool subsets =
+      !refit && (count_curve || (!wants.count && largest > selection_centres));
   const std::size_t row_target = subsets ? selection_subset_rows : selection_sample_rows;
   const SelectionRows on =
       selection_rows(train, derive_seed(fold_seed, selection_sample_stream), row_target);
@@ -674,7 +712,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (count_curve && grids.counts[ci] != auto_count) continue;
     Pipeline with_count = p;
     if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
-    CentreFit fitted = fit_centres(with_count);
+    // (Refitted per width: not fitted here.)
+    CentreFit fitted = refit && wants.scale ? CentreFit{} : fit_centres(with_count);
     std::optional<Centres> subset;
     if (subsets && fitted.centres.count() > selection_centres) {
       subset = select_centres(fitted.centres,
@@ -686,9 +725,10 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     }
     WidthPaths widths(p, registry, rows, targets, grids, wants.scale, !subsets, ci,
                       subset ? *subset : fitted.centres, basis_seed, threads, best, report, log,
-                      input_model);
+                      input_model, refit ? &fit_centres : nullptr, &with_count);
     if (widths.run()) {
-      selected.centres = std::move(fitted);
+      selected.centres =
+          refit && wants.scale ? widths.take_centres(best.at[1]) : std::move(fitted);
       best_subset = std::move(subset);
     }
   }
@@ -738,8 +778,10 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     if (best.width_at_end) report.edges.push_back("basis.width_scale");
   }
   double chosen_alpha = best.alpha * report.alpha_transfer;
+  Pipeline kept = chosen;  // the basis the output layer sees: keeping the centres' widths
+  if (refit) kept.basis.params = keep_centre_widths(chosen.basis.params);
   if ((wants.alpha || wants.add_penalty) && !output->least_squares())
-    chosen_alpha = cross_validated_alpha(p, registry, rows, chosen, selected.centres.centres,
+    chosen_alpha = cross_validated_alpha(p, registry, rows, kept, selected.centres.centres,
                                          wants, chosen_alpha, fold_seed, basis_seed, output_seed,
                                          threads, report, log, input_model);
   if (wants.alpha || wants.add_penalty) {

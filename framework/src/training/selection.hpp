@@ -9,6 +9,13 @@
 // closed form chooses the centres and widths and proposes alpha; the layer's own 5-fold
 // cross-validated error on a path alpha x 3^3 ... 3^-3 around it then decides alpha, on the
 // centres and widths computed once, the path cut short once two values in a row are no better.
+//
+// A centre learner that uses the basis (CentreLearner::uses_basis, OLS) chooses its centres for
+// the widths it is shown (radial/candidate_basis.hpp): with width_scale = "choose" its centres
+// are fitted again for every scale tried, each pair (centres, scale) scored in closed form on
+// all its centres (no centre subset, no validation curve) over the whole grid (no climb: the
+// centres change with the width), and the design keeps the widths the centres carry
+// (keep_centre_widths).
 
 #include <cstdint>
 #include <functional>

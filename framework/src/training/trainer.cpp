@@ -13,6 +13,8 @@
 #include <thread>
 #include <time.h>
 
+#include "radial/candidate_basis.hpp"
+#include "radial/centre_learner.hpp"
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/data/missing_values.hpp"
@@ -77,13 +79,16 @@ void check_polynomial_term(const Pipeline& p, const Registry& registry) {
                      "term; remove [refine] or set basis." + polynomial_param + " = -1");
 }
 
-Components make_components(const Pipeline& p, const Registry& registry) {
+// `basis_params`: the pipeline's, or keep_centre_widths of them when a learner that uses the
+// basis gave the centres their widths (radial/candidate_basis.hpp).
+Components make_components(const Pipeline& p, const Params& basis_params,
+                           const Registry& registry) {
   Components c;
   if (p.weight_penalty) {
     c.weight_penalty =
         registry.make_weight_penalty(p.weight_penalty->plugin, p.weight_penalty->params);
   }
-  c.basis = registry.make_basis(p.basis.plugin, p.basis.params);
+  c.basis = registry.make_basis(p.basis.plugin, basis_params);
   c.output = registry.make_output_layer(p.output.plugin, p.output.params);
   return c;
 }
@@ -205,8 +210,17 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
     cctx.component = q.centres.plugin;
     const auto start = Clock::now();
     training::CentreFit out;
-    out.centres = registry.make_centre_learner(q.centres.plugin, q.centres.params)
-                      ->fit(train, kernel_prior.get(), cctx);
+    const std::shared_ptr<CentreLearner> learner =
+        registry.make_centre_learner(q.centres.plugin, q.centres.params);
+    if (learner->uses_basis()) {
+      // A supervised learner chooses columns of the design under q's basis (with the width
+      // scale the selection is trying, if any); its centres carry the widths they were given.
+      CandidateBasis basis([&] { return registry.make_basis(q.basis.plugin, q.basis.params); },
+                           threads);
+      out.centres = learner->fit_on_basis(train, kernel_prior.get(), basis, cctx);
+    } else {
+      out.centres = learner->fit(train, kernel_prior.get(), cctx);
+    }
     cctx.report.seconds = seconds_since(start);
     out.report = std::move(cctx.report);
     return out;
@@ -253,7 +267,12 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   }
   if (selected) release_freed_heap();  // the selection's scratch, not kept beside the fit's
   const Pipeline& p = selected ? selected->pipeline : given;
-  Components c = make_components(p, registry);
+  // Centres from a learner that saw the basis carry their widths; the network keeps them.
+  const Params basis_params =
+      registry.make_centre_learner(p.centres.plugin, p.centres.params)->uses_basis()
+          ? keep_centre_widths(p.basis.params)
+          : p.basis.params;
+  Components c = make_components(p, basis_params, registry);
   Fitted f;
   if (selected) f.selection = std::move(selected->report);
 
@@ -344,7 +363,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   m.input_coding = train.coding;
   m.centres = std::move(centres);
   m.basis_id = p.basis.plugin;
-  m.basis_params = p.basis.params.values();
+  m.basis_params = basis_params.values();
   m.basis_state = c.basis->state();
   m.output_id = p.output.plugin;
   m.link = weights.link;

@@ -25,7 +25,9 @@
 //   centres      fitting twice with the same seed equals fitting once, and two instances agree
 //                (every array of Centres, bit for bit); the result passes Centres::check() and
 //                has the data's dimension; an empty data set is refused with a Radial error
-//                (unless the learner ignores the data and returns the same centres).
+//                (unless the learner ignores the data and returns the same centres). A learner
+//                that uses the basis (uses_basis()) is fitted by fit_on_basis() with the kit's
+//                unit Gaussian, and its centres must be candidates it placed the basis on.
 //   output       the same determinism on weights and link; the link names a registered
 //                prediction rule, weights are (M+1) x outputs and the rule accepts them for the
 //                data's classes; design rows and target rows that differ are refused with a

@@ -1,22 +1,35 @@
 #pragma once
 // The conformance checks of a CentreLearner plugin (radial/sdk/conformance.hpp).
 
+#include "radial/candidate_basis.hpp"
 #include "radial/sdk/conformance/fixtures.hpp"
 
 namespace radial::conformance {
 namespace detail {
 
+// fit(), or for a learner that uses the basis (CentreLearner::uses_basis) fit_on_basis() with
+// the kit's unit Gaussian as the pipeline's basis; `placed` (may be null) gets the candidates
+// the learner placed it on.
+inline Centres fit_centres(CentreLearner& learner, const Dataset& data, FitContext& ctx,
+                           Centres* placed = nullptr) {
+  if (!learner.uses_basis()) return learner.fit(data, nullptr, ctx);
+  CandidateBasis basis([] { return std::make_shared<UnitGaussian>(); });
+  Centres centres = learner.fit_on_basis(data, nullptr, basis, ctx);
+  if (placed && basis.placed()) *placed = basis.candidates();
+  return centres;
+}
+
 inline void check_centre_learner(const Registry& registry, const ComponentInfo& info,
                                  const Params& params, const Options& options, Runner& runner) {
   const Dataset data = two_classes(options.rows_per_class, options.features, options.seed);
   std::shared_ptr<CentreLearner> learner;
-  Centres once;
+  Centres once, placed;
   bool ready = false;
   std::string stop_message;
   runner.run("centres/fit", [&] {
     learner = registry.make_centre_learner(info.id, params);
     FitContext ctx(options.seed);
-    once = learner->fit(data, nullptr, ctx);
+    once = fit_centres(*learner, data, ctx, &placed);
     stop_message = ctx.report.message;
     once.check();
     if (once.count() == 0) runner.fail("centres/fit", "no centres were returned");
@@ -36,9 +49,36 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
                   "ctx.report.stop(Termination, message), also when it is not iterated");
   });
 
+  if (learner->uses_basis()) {
+    runner.run("centres/placed-candidates", [&] {
+      // The network keeps the widths the candidates were given: each centre must be one of
+      // the candidates the learner placed the basis on (CandidateBasis::place).
+      if (placed.count() == 0) {
+        runner.fail("centres/placed-candidates",
+                    "uses_basis() is true but fit_on_basis() never placed the basis on "
+                    "candidates (CandidateBasis::place)");
+        return;
+      }
+      for (std::size_t j = 0; j < once.count(); ++j) {
+        bool found = false;
+        for (std::size_t k = 0; k < placed.count() && !found; ++k)
+          found = difference(select_centres(once, {j}).means, select_centres(placed, {k}).means,
+                             "means")
+                      .empty();
+        if (!found) {
+          runner.fail("centres/placed-candidates",
+                      "centre " + std::to_string(j) +
+                          " is not one of the placed candidates; return select_centres() of "
+                          "CandidateBasis::candidates()");
+          return;
+        }
+      }
+    });
+  }
+
   runner.run("centres/fit-twice", [&] {
     FitContext ctx(options.seed);
-    const Centres twice = learner->fit(data, nullptr, ctx);
+    const Centres twice = fit_centres(*learner, data, ctx);
     const std::string d = difference(twice, once);
     if (!d.empty()) {
       runner.fail("centres/fit-twice",
@@ -49,7 +89,7 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
   runner.run("centres/determinism", [&] {
     auto other = registry.make_centre_learner(info.id, params);
     FitContext ctx(options.seed);
-    const Centres again = other->fit(data, nullptr, ctx);
+    const Centres again = fit_centres(*other, data, ctx);
     const std::string d = difference(again, once);
     if (!d.empty()) {
       runner.fail(
@@ -68,7 +108,7 @@ inline void check_centre_learner(const Registry& registry, const ComponentInfo& 
     const Outcome outcome = outcome_of(
         [&] {
           FitContext ctx(options.seed);
-          from_empty = fresh->fit(empty, nullptr, ctx);
+          from_empty = fit_centres(*fresh, empty, ctx);
         },
         &what);
     // Only a learner whose centres do not depend on the data (e.g. read from a file) may

@@ -28,6 +28,8 @@ struct Background {
   std::mutex mutex;
   std::condition_variable idle;
   std::size_t running = 0;
+  bool exiting = false;    // the atexit handler runs: no thread takes the GIL back in take_gil
+  std::size_t taking = 0;  // threads between that check and holding the GIL
 };
 Background*& background_slot() {
   static Background* b = new Background();
@@ -40,14 +42,29 @@ Background& background() { return *background_slot(); }
 // parent's record is leaked in the child.
 void forget_workers_in_child() { background_slot() = new Background(); }
 
-// Takes the GIL back, unless the interpreter is finalizing: a daemon thread that asks for it
-// then is ended by Python with pthread_exit, whose unwinding through C++ frames aborts the process
-// (issue 46: interpreter exit while a daemon thread is in fit). Such a thread waits for the
-// process to end instead.
+[[noreturn]] void park() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+// Takes the GIL back, unless the interpreter is exiting: a daemon thread that asks for it once
+// finalization began is ended by Python with pthread_exit, whose unwinding through C++ frames
+// aborts the process (issue 46: interpreter exit while a daemon thread is in fit). Such a thread
+// waits for the process to end instead. Checking _Py_IsFinalizing alone leaves a window (the flag
+// set between the check and the wait for the GIL), so the atexit handler, which runs before
+// finalization, sets `exiting` and waits until no thread is inside that window.
 void take_gil(PyThreadState* state) {
-  if (_Py_IsFinalizing())
-    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  Background& b = background();
+  {
+    std::unique_lock<std::mutex> lock(b.mutex);
+    if (b.exiting || _Py_IsFinalizing()) {
+      lock.unlock();
+      park();
+    }
+    ++b.taking;
+  }
   PyEval_RestoreThread(state);
+  std::lock_guard<std::mutex> lock(b.mutex);
+  if (--b.taking == 0) b.idle.notify_all();
 }
 
 }  // namespace
@@ -56,7 +73,8 @@ void wait_for_background_work() {
   py::gil_scoped_release release;
   Background& b = background();
   std::unique_lock<std::mutex> lock(b.mutex);
-  b.idle.wait(lock, [&] { return b.running == 0; });
+  b.exiting = true;
+  b.idle.wait(lock, [&] { return b.running == 0 && b.taking == 0; });
 }
 
 void run_interruptible(std::function<void(const std::atomic<bool>& cancelled)> work) {

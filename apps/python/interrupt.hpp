@@ -15,7 +15,8 @@ namespace radial::python {
 
 void run_interruptible(std::function<void(const std::atomic<bool>& cancelled)> work);
 
-// Blocks (without the GIL) until every interrupted fit's thread has finished (atexit).
+// Blocks (without the GIL) until every interrupted fit's thread has finished (atexit); from
+// then on a thread waiting for a fit does not take the GIL back but waits for the process to end.
 void wait_for_background_work();
 
 }  // namespace radial::python

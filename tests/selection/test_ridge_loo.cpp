@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <radial/basis.hpp>
 #include <radial/design_matrix.hpp>
+#include <radial/errors.hpp>
 #include <radial/numerics/least_squares.hpp>
 #include <radial/numerics/ridge_loo.hpp>
 #include <radial/testing/paths.hpp>
@@ -45,8 +46,10 @@ struct Reference {
   }
 };
 
-// Ridge with an unpenalised bias on the rows of `phi` (N x (M + 1), bias last) but `skip`.
-Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip) {
+// Ridge with an unpenalised bias on the rows of `phi` (N x (M + 1), bias last) but `skip`;
+// the penalty lambda w^T S w (S = `metric`, M x M) or lambda ||w||^2.
+Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip,
+             const Matrix* metric = nullptr) {
   const std::size_t n = phi.shape(0), p = phi.shape(1), k = t.shape(1);
   Matrix gram = xt::zeros<double>({p, p}), cross = xt::zeros<double>({p, k});
   for (std::size_t r = 0; r < n; ++r) {
@@ -56,7 +59,9 @@ Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip
       for (std::size_t c = 0; c < k; ++c) cross(i, c) += phi(r, i) * t(r, c);
     }
   }
-  for (std::size_t i = 0; i + 1 < p; ++i) gram(i, i) += lambda;
+  for (std::size_t i = 0; i + 1 < p; ++i)
+    for (std::size_t j = 0; j + 1 < p; ++j)
+      gram(i, j) += lambda * (metric ? (*metric)(i, j) : double(i == j));
   Matrix w;
   REQUIRE(solve_cholesky(gram, cross, w));
   return w;
@@ -158,4 +163,48 @@ TEST_CASE_METHOD(Materialised,
   }
   // Without one_of_k the error rate is not computed.
   CHECK(ridge_loo_path(design, t, {0.05}, false).loo_error.empty());
+}
+
+TEST_CASE_METHOD(Materialised,
+                 "under a metric (the RKHS norm's K_MM) the LOO equals a direct refit",
+                 "[ridge-loo]") {
+  const std::size_t n = phi.shape(0), m = phi.shape(1) - 1, k = ref.targets.shape(1);
+  // S = K_MM of the basis at the centres, plus a small ridge (a Gram of centres is only
+  // positive semi-definite in exact arithmetic).
+  const DesignMatrix at_centres(ref.centres.means, ref.centres, basis);
+  const Matrix kmm = at_centres.materialise();
+  Matrix metric = Matrix::from_shape({m, m});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) metric(i, j) = kmm(i, j) + (i == j ? 1e-3 : 0.0);
+  for (const double lambda : {0.01, 0.3}) {
+    double direct = 0, sse = 0;
+    const Matrix all = ridge(phi, ref.targets, lambda, n, &metric);
+    for (std::size_t row = 0; row < n; ++row) {
+      const Matrix w = ridge(phi, ref.targets, lambda, row, &metric);
+      for (std::size_t c = 0; c < k; ++c) {
+        double fit = 0, fit_all = 0;
+        for (std::size_t i = 0; i <= m; ++i) {
+          fit += phi(row, i) * w(i, c);
+          fit_all += phi(row, i) * all(i, c);
+        }
+        direct += (ref.targets(row, c) - fit) * (ref.targets(row, c) - fit);
+        sse += (ref.targets(row, c) - fit_all) * (ref.targets(row, c) - fit_all);
+      }
+    }
+    direct /= double(n);
+    const RidgePath path = ridge_loo_path(design, ref.targets, {lambda}, false, false, &metric);
+    INFO("lambda " << lambda);
+    REQUIRE(path.loo[0] == Approx(direct).epsilon(1e-8));
+    const double left = double(n) - path.dof[0];
+    REQUIRE(path.gcv[0] == Approx(double(n) * sse / (left * left)).epsilon(1e-8));
+    // The identity metric is the plain ridge.
+    Matrix identity = xt::zeros<double>({m, m});
+    for (std::size_t i = 0; i < m; ++i) identity(i, i) = 1;
+    const RidgePath plain = ridge_loo_path(design, ref.targets, {lambda}, false);
+    const RidgePath same = ridge_loo_path(design, ref.targets, {lambda}, false, false, &identity);
+    REQUIRE(same.loo[0] == Approx(plain.loo[0]).epsilon(1e-12));
+  }
+  Matrix singular = xt::zeros<double>({m, m});
+  REQUIRE_THROWS_AS(ridge_loo_path(design, ref.targets, {0.1}, false, false, &singular),
+                    NumericalError);
 }

@@ -65,8 +65,35 @@ struct EigenProblem {
   std::vector<double> vmu;
 };
 
+// With a metric S = L L^T: A := L^{-1} A L^{-T} in place (a column-major, lower L row-major
+// read as its transpose, upper column-major). Returns L for the eigenvectors' back-transform.
+Matrix whiten(const Matrix& metric, xt::xtensor<double, 2, xt::layout_type::column_major>& a) {
+  const std::size_t m = a.shape(0);
+  if (metric.shape(0) != m || metric.shape(1) != m)
+    throw ShapeError("model selection: the penalty's metric is " +
+                     std::to_string(metric.shape(0)) + " x " + std::to_string(metric.shape(1)) +
+                     " for " + std::to_string(m) + " centres");
+  Matrix factor = metric;  // row-major S: as column-major it is S too (symmetric)
+  if (cxxlapack::potrf<Index>('L', Index(m), factor.data(), Index(m)) != 0)
+    throw NumericalError("model selection: the penalty's metric is not positive definite");
+  // factor (column-major) holds L in its lower triangle: A := L^{-1} A, then A := A L^{-T}.
+  cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::NoTrans,
+                       cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
+                       a.data(), Index(m));
+  cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Right, cxxblas::Lower, cxxblas::Trans,
+                       cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
+                       a.data(), Index(m));
+  // Symmetrise the rounding (syevd reads one triangle).
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t i = j + 1; i < m; ++i) {
+      const double mean = 0.5 * (a(i, j) + a(j, i));
+      a(i, j) = a(j, i) = mean;
+    }
+  return factor;
+}
+
 EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<double>& lambdas,
-                           bool relative, RidgePath& path) {
+                           bool relative, const Matrix* metric, RidgePath& path) {
   EigenProblem ep;
   const std::size_t m = mo.gram.shape(0) - 1;
   ep.m = m;
@@ -84,6 +111,7 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
     double* a_j = a.data() + j * m;
     for (std::size_t i = 0; i < m; ++i) a_j[i] = gram_j[i] - n * ep.mu(i) * ep.mu(j);
   }
+  const Matrix factor = metric ? whiten(*metric, a) : Matrix();
   ep.e = xt::zeros<double>({m});
   if (xt::lapack::syevd(a, 'V', 'L', ep.e) != 0)
     throw NumericalError(
@@ -98,6 +126,10 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
   const double scale = relative ? trace / double(m) : 1.0;
   path.lambdas.resize(lambdas.size());
   for (std::size_t l = 0; l < lambdas.size(); ++l) path.lambdas[l] = lambdas[l] * scale;
+  if (metric)  // V = L^{-T} U: z_n = V^T (phi_n - mu) are the whitened rows' coordinates
+    cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::Trans,
+                         cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
+                         a.data(), Index(m));
   ep.v = Matrix::from_shape({m, m});
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < m; ++j) ep.v(i, j) = a(i, j);
@@ -227,7 +259,8 @@ std::vector<double> path_sums(const DesignMatrix& design, const EigenProblem& ep
 }  // namespace
 
 RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
-                         const std::vector<double>& lambdas, bool relative, bool one_of_k) {
+                         const std::vector<double>& lambdas, bool relative, bool one_of_k,
+                         const Matrix* metric) {
   const SingleThreadedBlasScope blas;  // the same bits for any thread count
   const std::size_t p = design.cols(), k = t.shape(1), L = lambdas.size();
   if (p < 2) throw InputError("model selection: the design has no basis columns");
@@ -235,7 +268,7 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   RidgePath path;
   path.rows = std::size_t(mo.gram(p - 1, p - 1));
   if (!(mo.gram(p - 1, p - 1) > 0)) throw InputError("model selection: there are no training rows");
-  const EigenProblem ep = centred_eigen(mo, k, lambdas, relative, path);
+  const EigenProblem ep = centred_eigen(mo, k, lambdas, relative, metric, path);
   const std::vector<double> sums = path_sums(design, ep, t, path.lambdas, one_of_k);
   const double n = ep.n;
   path.loo.resize(L);

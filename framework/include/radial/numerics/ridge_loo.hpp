@@ -6,6 +6,10 @@
 //
 //   min_{w, b}  ||Phi w + 1 b^T - T||^2 + lambda ||w||^2        (the bias b is not penalised)
 //
+// or, given a metric S = L L^T (positive definite, M x M), the penalty lambda w^T S w (the RKHS
+// norm's S = K_MM): with v = L^T w it is the ridge above on Phi L^{-T}, so A below becomes
+// L^{-1} A L^{-T} = U diag(e) U^T and V = L^{-T} U (the generalised eigenvectors of (A, S)).
+//
 // Centring Phi and T removes b: with A = Phi_c^T Phi_c = V diag(e) V^T and z_n = V^T (phi_n -
 // mean),
 //   fit_n = mean(T) + sum_i z_ni (V^T Phi_c^T T_c)_i / (e_i + lambda)
@@ -37,9 +41,12 @@ struct RidgePath {
 // Gram (trace A / M), so one grid suits any width; otherwise they are used as given. Under
 // sharded rows both passes are summed over the ranks (every rank returns the same path).
 // `one_of_k`: the targets are a 1-of-K class coding; loo_error is then filled too.
+// `metric`: S (M x M, the centres' weights only), null for the identity; NumericalError when it
+// is not positive definite (its Cholesky factorisation fails).
 // NumericalError when the design has a non-finite value or the eigensolver fails.
 RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& targets,
-                         const std::vector<double>& lambdas, bool relative, bool one_of_k = false);
+                         const std::vector<double>& lambdas, bool relative, bool one_of_k = false,
+                         const Matrix* metric = nullptr);
 
 // The default relative grid: `count` factors from 1e-9 to 10, evenly spaced in log.
 std::vector<double> default_lambda_factors(std::size_t count = 20);

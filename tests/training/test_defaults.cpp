@@ -228,3 +228,60 @@ TEST_CASE("Selection gives the same model on 1, 2 and 3 threads (widths evaluate
     CHECK(run.model.centres.means == runs.front().model.centres.means);
   }
 }
+
+TEST_CASE("rkhs alpha = \"choose\": chosen under the metric K_MM, the same model as given by hand") {
+  const std::string with_rkhs = sine + "[weight-penalty]\nplugin = \"rkhs\"\n";
+  const auto result =
+      radial::train(parse(with_rkhs + "alpha = \"choose\"\n", {"basis.width_scale=2"}),
+                    plugins());
+  const auto& r = result.report;
+  REQUIRE(r.selection);
+  CHECK_FALSE(r.selection->penalty_added);
+  const double alpha = chosen(*r.selection, "weight-penalty.alpha");
+  const auto by_hand = radial::train(
+      parse(with_rkhs, {"basis.width_scale=2",
+                        "weight-penalty.alpha=" + radial::to_string(radial::ParamValue(alpha))}),
+      plugins());
+  CHECK_FALSE(by_hand.report.selection);
+  CHECK(by_hand.model.weights == result.model.weights);
+  REQUIRE(r.selection->curves.size() == 1);
+  for (double v : r.selection->curves[0].loo) CHECK(v >= r.selection->score);
+  // The metric is used: weight decay's path on the same design differs.
+  const auto ridge = radial::train(
+      parse(sine + "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = \"choose\"\n",
+            {"basis.width_scale=2"}),
+      plugins());
+  REQUIRE(ridge.report.selection);
+  CHECK(ridge.report.selection->curves[0].loo != r.selection->curves[0].loo);
+}
+
+TEST_CASE("with a centre subset the added penalty is the RKHS norm, its alpha kept for all") {
+  // 900 centres (> selection_centres): width and alpha chosen on 400 of them; the model then
+  // holds rkhs with the chosen alpha, the same bits as the pipeline with both given by hand.
+  const std::string waveform = "seed = 3\n[data]\ntrain = \"data/waveform.csv\"\n" +
+                               gaussian_kmeans_ls;
+  const auto result = radial::train(parse(waveform, {"centres.count=900"}), plugins());
+  const auto& r = result.report;
+  REQUIRE(r.selection);
+  CHECK(r.selection->penalty_added);
+  CHECK(r.selection->centres == 400);
+  CHECK(r.selection->centres_of == 900);
+  const double scale = chosen(*r.selection, "basis.width_scale");
+  const double alpha = chosen(*r.selection, "weight-penalty.alpha");
+  const auto by_hand = radial::train(
+      parse(waveform + "[weight-penalty]\nplugin = \"rkhs\"\n",
+            {"centres.count=900",
+             "basis.width_scale=" + radial::to_string(radial::ParamValue(scale)),
+             "weight-penalty.alpha=" + radial::to_string(radial::ParamValue(alpha))}),
+      plugins());
+  CHECK_FALSE(by_hand.report.selection);
+  CHECK(by_hand.model.weights == result.model.weights);
+  // ... and not weight decay with that alpha.
+  const auto decay = radial::train(
+      parse(waveform + "[weight-penalty]\nplugin = \"weight-decay\"\n",
+            {"centres.count=900",
+             "basis.width_scale=" + radial::to_string(radial::ParamValue(scale)),
+             "weight-penalty.alpha=" + radial::to_string(radial::ParamValue(alpha))}),
+      plugins());
+  CHECK(decay.model.weights != result.model.weights);
+}

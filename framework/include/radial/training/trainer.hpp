@@ -79,7 +79,8 @@ struct SelectionReport {
   SearchValues chosen;               // ("basis.width_scale", 2.0), ("weight-penalty.alpha", ...)
   double score = 0;                  // the criterion at the chosen values
   double loo = 0;                    // the LOO squared error there
-  bool penalty_added = false;        // the pipeline named no weight penalty: weight-decay added
+  // The pipeline named no weight penalty: one was added (weight-decay; rkhs with a centre subset).
+  bool penalty_added = false;
   std::vector<SelectionCurve> curves;
   std::vector<std::string> edges;    // chosen values at the edge of their grid
   // Outputs of another error than least squares: the penalty path the output layer itself was

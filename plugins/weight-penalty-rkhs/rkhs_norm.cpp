@@ -23,18 +23,41 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   prepared_ = false;
   const std::size_t m = centres.count();
   if (m == 0) throw InputError("weight-penalty rkhs: there are no centres to take K_MM at");
-  // Phi at the centres as rows: M x (M+1), the bias column last and dropped (M x (M+q) with a
-  // polynomial term: its monomials and the bias dropped).
+  // Phi at the centres as rows, block by block: M x (M+1), the bias column last and dropped
+  // (M x (M+q) with a polynomial term: its monomials, kept in pc, and the bias dropped). Never
+  // the whole design beside K_MM: at M = 2 x 10^4 each is 3.2 GB.
   const DesignMatrix at_centres(centres.means, centres, basis, false, 0);
-  const Matrix phi = at_centres.materialise();
   rows_ = at_centres.cols();
+  const std::size_t q = rows_ - m;
   kernel_ = xt::empty<double>({m, m});
-  double largest = 0;
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < m; ++j) {
-      kernel_(i, j) = 0.5 * (phi(i, j) + phi(j, i));
-      largest = std::max(largest, std::fabs(kernel_(i, j)));
+  Matrix pc = Matrix::from_shape({m, basis.polynomial() ? q : 0});
+  Matrix block;
+  for (std::size_t first = 0; first < m; first += at_centres.block_rows()) {
+    const std::size_t rows = std::min(at_centres.block_rows(), m - first);
+    at_centres.compute_block(first, rows, block);
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::copy_n(&block(r, 0), m, &kernel_(first + r, 0));
+      if (basis.polynomial()) std::copy_n(&block(r, m), q, &pc(first + r, 0));
     }
+  }
+  double largest = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = i + 1; j < m; ++j) {
+      const double mean = 0.5 * (kernel_(i, j) + kernel_(j, i));
+      kernel_(i, j) = kernel_(j, i) = mean;
+      largest = std::max(largest, std::fabs(mean));
+    }
+    largest = std::max(largest, std::fabs(kernel_(i, i)));
+  }
+  // A Gaussian activation with one spherical width for every centre is a positive definite
+  // kernel's Gram: no factorisation to check it (which would hold a second M x M).
+  bool common_width = centres.shape == Shape::Spherical && centres.variances.size() == m;
+  for (std::size_t i = 1; common_width && i < m; ++i)
+    common_width = centres.variances(i) == centres.variances(0);
+  if (basis.gaussian_activation() && !basis.polynomial() && common_width) {
+    prepared_ = true;
+    return;
+  }
   // Positive semi-definite up to rounding: rounding leaves eigenvalues of about
   // -M eps max|K| on a (numerically) singular Gaussian K_MM, far inside the jitter; an
   // indefinite kernel's negative eigenvalues are of the order of its entries.
@@ -42,14 +65,10 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   // (OutputLayer::side_conditions), so K_MM need be definite on that subspace alone:
   // Z^T K_MM Z, Z from SideConditions (a conditionally positive definite basis of order <= the
   // degree + 1 passes, as in SciPy's smoothing).
-  const std::size_t q = rows_ - m;
   std::optional<SideConditions> conditions;
   Matrix factor = kernel_;
   std::size_t size = m;
   if (basis.polynomial()) {
-    Matrix pc = Matrix::from_shape({m, q});
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < q; ++j) pc(i, j) = phi(i, m + j);
     conditions.emplace(pc, "weight-penalty rkhs");
     conditions->right_multiply(factor);        // K Q
     factor = Matrix(xt::transpose(factor));    // Q^T K

@@ -239,8 +239,11 @@ TEST_CASE("rkhs plugin loads, declares its parameters and passes the conformance
   CHECK(std::get<bool>(radial::find_param(info.params, "include_bias")->default_value) == false);
   CHECK_THROWS_AS(radial::validate_params(info.params, {{"alpha", -1.0}}, "plugin rkhs"),
                   radial::ParameterError);
+  // "choose" is the trainer's closed-form selection (tests/training/test_defaults.cpp).
+  CHECK_NOTHROW(
+      radial::validate_params(info.params, {{"alpha", std::string("choose")}}, "plugin rkhs"));
   CHECK_THROWS_AS(
-      radial::validate_params(info.params, {{"alpha", std::string("choose")}}, "plugin rkhs"),
+      radial::validate_params(info.params, {{"alpha", std::string("pick")}}, "plugin rkhs"),
       radial::ParameterError);
   radial::Registry fresh;
   fresh.load_file(radial::testing::plugin_dir() / "libradial-weight-penalty-rkhs.so");

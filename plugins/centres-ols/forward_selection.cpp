@@ -14,10 +14,40 @@ namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
+// Four running sums (so the additions need not wait on each other), then added in a fixed
+// order: the value depends on n and the data only, not on the thread that computes it.
 double dot(const double* a, const double* b, std::size_t n) {
-  double s = 0;
-  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+// q -= alpha w, returning q's new squared norm (summed as dot() sums).
+double subtract_and_norm(double* q, const double* w, double alpha, std::size_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    q[i] -= alpha * w[i];
+    q[i + 1] -= alpha * w[i + 1];
+    q[i + 2] -= alpha * w[i + 2];
+    q[i + 3] -= alpha * w[i + 3];
+    s0 += q[i] * q[i];
+    s1 += q[i + 1] * q[i + 1];
+    s2 += q[i + 2] * q[i + 2];
+    s3 += q[i + 3] * q[i + 3];
+  }
+  for (; i < n; ++i) {
+    q[i] -= alpha * w[i];
+    s0 += q[i] * q[i];
+  }
+  return (s0 + s1) + (s2 + s3);
 }
 
 // The step's figures of every candidate still in play: h_k = w_k^T w_k and c_k = w_k^T D (K
@@ -285,14 +315,8 @@ void ForwardSelection::orthogonalise(std::size_t best) {
     for (std::size_t k = b.first; k < b.first + b.count; ++k) {
       h_sums_[k] = 0;
       if (!cand_.open[k]) continue;
-      double* q = columns_.data() + k * n_;
       const double alpha = a_[k] / h;
-      double norm = 0;
-      for (std::size_t r = 0; r < n_; ++r) {
-        q[r] -= alpha * w_[r];
-        norm += q[r] * q[r];
-      }
-      h_sums_[k] = norm;
+      h_sums_[k] = subtract_and_norm(columns_.data() + k * n_, w_.data(), alpha, n_);
       for (std::size_t o = 0; o < k_out_; ++o) cand_.c[k * k_out_ + o] -= alpha * c_best[o];
     }
   });

@@ -12,7 +12,9 @@ every model (and SVR's epsilon) sees the same scale; mean squared error = 1 - R^
 scikit-learn models see StandardScaler inputs (Radial standardises its own). The classic RBF
 algorithms have columns of their own: OLS centres (Chen, Cowan & Grant 1991) against k-means at
 the same M = 64 (each with the width scale and penalty chosen by the trainer), OLS stopped by
-its leave-one-out error (Orr 1995; at most the automatic count), and GRNN (Specht
+its leave-one-out error (Orr 1995; at most the automatic count), OLS stopped by GCV with the
+regularisation parameter re-estimated after every step (Orr 1995's regularised forward
+selection), and GRNN (Specht
 1991) / PNN (Specht 1990) with the spread chosen by GridSearchCV(cv=3) over 0.1 ... 3 (standardised
 inputs; one Gaussian per training row); the thin-plate spline with its degree-1 polynomial term
 interpolating every training row (SciPy's RBFInterpolator, see interpolator.py), its smoothing
@@ -99,6 +101,9 @@ def classifiers():
                                                     random_state=0),
         "OLS loo": lambda: RBFClassifier(centres="ols", centres_params={"stop": "loo"},
                                  random_state=0),
+        "OLS gcv reest": lambda: RBFClassifier(centres="ols",
+                                       centres_params={"stop": "gcv", "lambda": "reestimate"},
+                                       random_state=0),
         "PNN tuned": lambda: tuned_specht("c"),
     }
 
@@ -118,6 +123,9 @@ def regressors():
                                                    random_state=0),
         "OLS loo": lambda: RBFRegressor(centres="ols", centres_params={"stop": "loo"},
                                  random_state=0),
+        "OLS gcv reest": lambda: RBFRegressor(centres="ols",
+                                       centres_params={"stop": "gcv", "lambda": "reestimate"},
+                                       random_state=0),
         "GRNN tuned": lambda: tuned_specht("r"),
         "TPS+poly tuned": tuned_thin_plate,
     }

@@ -46,6 +46,58 @@ const char* stop_name(OlsStop stop) {
   return "count";
 }
 
+// The selection's series, figures, guards and stop into ctx's report.
+void report_selection(const OlsSelection& sel, const std::vector<std::size_t>& rows,
+                      std::size_t count, const OlsOptions& o, FitContext& ctx) {
+  const std::size_t mc = rows.size();
+  FitReport& report = ctx.report;
+  report.iterations = sel.chosen.size();
+  report.final_error = sel.mse.back();
+  std::vector<double> selected, err;
+  double total_err = sel.bias_err;
+  for (std::size_t i = 0; i < sel.chosen.size(); ++i) {
+    selected.push_back(double(rows[sel.chosen[i]]));
+    err.push_back(sel.err[i]);
+    total_err += sel.err[i];
+  }
+  report.series["selected_rows"] = selected;
+  report.series["error_reduction"] = err;
+  report.series["mse"] = sel.mse;
+  report.series["gcv"] = sel.gcv;
+  report.series["loo"] = sel.loo;
+  report.series["lambda"] = sel.lambda;
+  report.figures["centres"] = double(sel.chosen.size());
+  report.figures["candidates"] = double(mc);
+  report.figures["bias_error_reduction"] = sel.bias_err;
+  report.figures["error_reduction_sum"] = total_err;
+  report.figures["mse"] = sel.mse.back();
+  report.figures["lambda"] = sel.lambda.back();
+  if (sel.lambda_unconverged)
+    ctx.warn("lambda-unconverged",
+             "the re-estimation of lambda did not settle within 1000 iterations at " +
+                 std::to_string(sel.lambda_unconverged) + " of the " +
+                 std::to_string(sel.chosen.size()) + " steps (its last value was used)",
+             "centres.lambda (a fixed value)");
+  if (sel.exhausted)
+    ctx.warn("dependent-candidates",
+             std::to_string(sel.chosen.size()) + " of the " + std::to_string(count) +
+                 " centres asked were chosen: every other candidate column is within a factor " +
+                 text::number(o.dependence) + " of the span of those chosen",
+             "a narrower basis width, or centres.count");
+  std::string how = std::string("forward selection of ") + std::to_string(sel.chosen.size()) +
+                    " of " + std::to_string(mc) + " candidates, stop = " + stop_name(o.stop);
+  if (sel.stopped_by_criterion)
+    how += o.stop == OlsStop::Goal ? " (goal met: mse " + text::number(sel.mse.back()) + ")"
+                                   : std::string(" (the criterion rose at the next step)");
+  else if (sel.exhausted)
+    how += " (no independent candidate left)";
+  else
+    how += " (count reached)";
+  how += ", error reduction " + text::number(total_err, 6);
+  if (o.reestimate) how += ", lambda re-estimated to " + text::number(sel.lambda.back());
+  report.stop(Termination::Converged, how);
+}
+
 }  // namespace
 
 Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, CandidateBasis& basis,
@@ -118,6 +170,7 @@ Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, Candi
   settings.stop = o.stop;
   settings.goal = o.goal;
   settings.lambda = o.lambda;
+  settings.reestimate = o.reestimate;
   settings.dependence = o.dependence;
   settings.threads = ctx.threads;
   const OlsSelection sel = forward_select(columns, targets_for(Link::Identity, train), settings);
@@ -126,44 +179,8 @@ Centres OlsCentres::fit_on_basis(const Dataset& train, const KernelPrior*, Candi
                          "column (every activation is the same on all rows); change the "
                          "basis width");
 
-  FitReport& report = ctx.report;
-  report.iterations = sel.chosen.size();
-  report.final_error = sel.mse.back();
-  std::vector<double> selected, err;
-  double total_err = sel.bias_err;
-  for (std::size_t i = 0; i < sel.chosen.size(); ++i) {
-    selected.push_back(double(rows[sel.chosen[i]]));
-    err.push_back(sel.err[i]);
-    total_err += sel.err[i];
-  }
-  report.series["selected_rows"] = selected;
-  report.series["error_reduction"] = err;
-  report.series["mse"] = sel.mse;
-  report.series["gcv"] = sel.gcv;
-  report.series["loo"] = sel.loo;
-  report.figures["centres"] = double(sel.chosen.size());
-  report.figures["candidates"] = double(mc);
-  report.figures["bias_error_reduction"] = sel.bias_err;
-  report.figures["error_reduction_sum"] = total_err;
-  report.figures["mse"] = sel.mse.back();
-  if (sel.exhausted)
-    ctx.warn("dependent-candidates",
-             std::to_string(sel.chosen.size()) + " of the " + std::to_string(count) +
-                 " centres asked were chosen: every other candidate column is within a factor " +
-                 text::number(o.dependence) + " of the span of those chosen",
-             "a narrower basis width, or centres.count");
-  std::string how = std::string("forward selection of ") + std::to_string(sel.chosen.size()) +
-                    " of " + std::to_string(mc) + " candidates, stop = " + stop_name(o.stop);
-  if (sel.stopped_by_criterion)
-    how += o.stop == OlsStop::Goal ? " (goal met: mse " + text::number(sel.mse.back()) + ")"
-                                   : std::string(" (the criterion rose at the next step)");
-  else if (sel.exhausted)
-    how += " (no independent candidate left)";
-  else
-    how += " (count reached)";
-  how += ", error reduction " + text::number(total_err, 6);
-  report.stop(Termination::Converged, how);
-  report.seconds = seconds_since(start);
+  report_selection(sel, rows, count, o, ctx);
+  ctx.report.seconds = seconds_since(start);
   return select_centres(placed, sel.chosen);
 }
 

@@ -24,6 +24,7 @@ struct OlsOptions {
   OlsStop stop = OlsStop::Count;
   double goal = 0;
   double lambda = 0;
+  bool reestimate = false;  // lambda = "reestimate"
   std::size_t candidates = 2000;  // 0: every training row
   double dependence = 1e-10;
 };

@@ -20,11 +20,21 @@ static auto ols_table() {
   t.bind("goal", &OlsOptions::goal,
          "stop = goal: the mean squared residual of the (1-of-K) targets to reach")
       .at_least(0.0);
-  t.bind("lambda", &OlsOptions::lambda,
-         "regularisation of the orthogonal weights (ROLS, Chen, Chng & Alkadhimi 1996): the "
-         "error reduction ratio (w^T d)^2 / ((w^T w + lambda) d^T d); 0: OLS (Chen, Cowan & "
-         "Grant 1991)")
-      .at_least(0.0);
+  t.custom(ParamSpec::real("lambda", 0.0,
+                           "regularisation of the orthogonal weights (ROLS, Chen, Chng & "
+                           "Alkadhimi 1996): the error reduction ratio (w^T d)^2 / ((w^T w + "
+                           "lambda) d^T d); 0: OLS (Chen, Cowan & Grant 1991); \"reestimate\": "
+                           "after every step lambda moves to where GCV is stationary, by Orr's "
+                           "re-estimation formula (Orr 1995), the first centre chosen with 0"),
+           [](const OlsOptions& o) {
+             return o.reestimate ? ParamValue(std::string("reestimate")) : ParamValue(o.lambda);
+           },
+           [](const Params& p, OlsOptions& o) {
+             o.reestimate = p.is_word("lambda", "reestimate");
+             if (!o.reestimate) o.lambda = p.real("lambda");
+           })
+      .at_least(0.0)
+      .or_words({"reestimate"});
   t.bind("candidates", &OlsOptions::candidates,
          "candidate centres: a seeded subset of this many training rows when there are more "
          "(the N x candidates orthogonalised columns are held in memory); 0: every row")

@@ -3,10 +3,12 @@ the estimators and in a pipeline like any other plugin. Predictions against the 
 in NumPy (Specht 1991 eq 3, Specht 1990), the OLS network's training error against least squares
 on the centres it chose, and the CLI giving the Python estimator's predictions."""
 
+import json
+
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES, read_csv
+from conftest import EXAMPLES, SOURCE, read_csv
 from radial.sklearn import RBFClassifier, RBFRegressor
 
 DATA = EXAMPLES / "data"
@@ -52,6 +54,22 @@ def test_ols_network_has_the_columns_it_chose():
     design = np.column_stack([kernels(x, x[rows], 0.1), np.ones(len(y))])
     fitted = design @ np.linalg.lstsq(design, y, rcond=None)[0]
     np.testing.assert_allclose(model.predict(x), fitted, rtol=1e-8, atol=1e-10)
+
+
+def test_ols_reestimated_lambda_from_python():
+    # lambda = "reestimate" named from the estimator: the rows chosen and Orr's lambda after
+    # each step are the NumPy reference's (tests/reference/ols_reference.py).
+    reference = json.loads((SOURCE / "tests" / "reference" / "ols" /
+                            "ols_reference.json").read_text())
+    case = next(c for c in reference["cases"] if c["name"] == "sine reestimate gcv")
+    x, y, _, _ = read_csv(DATA / "sine.train.csv")
+    model = RBFRegressor(basis_params={"width": 0.1}, centres="ols",
+                         centres_params={"count": 60, "stop": "gcv", "lambda": "reestimate",
+                                         "candidates": 0},
+                         standardize=False, random_state=0).fit(x, y)
+    series = model.report_["centres"]["series"]
+    assert [int(r) for r in series["selected_rows"]] == case["selected"]
+    np.testing.assert_allclose(series["lambda"], case["lambda_path"], rtol=1e-8)
 
 
 @pytest.mark.parametrize("output", ["least-squares", "grnn"])

@@ -92,9 +92,11 @@ if(at EQUAL -1)
 endif()
 
 # 4. The templates of the other slots (sdk/templates/*), each out of tree against the prefix
-# with its tests; then the installed host trains one pipeline made of the four of them.
+# with its tests; then the installed host trains one pipeline made of four of them, and one
+# with the supervised centre learner.
 set(plugin_path "")
-foreach(slot basis-with-widths centre-learner output-layer weight-penalty)
+foreach(slot basis-with-widths centre-learner output-layer weight-penalty
+             supervised-centre-learner)
   set(slot_build "${work}/template-${slot}")
   configure_out_of_tree("sdk/templates/${slot}" "${RADIAL_TEMPLATES_DIR}/${slot}" "${slot_build}"
                         "${prefix}")
@@ -122,6 +124,41 @@ run("radial train with the four templates"
     "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=${plugin_path}" "${host}" train
     "${work}/templates.toml" --quiet --model "${work}/templates.model")
 require_file("${work}/templates.model" "training with the templates wrote no model")
+
+# 5. The supervised centre learner (kernel matching pursuit) gets the pipeline's basis: the
+# gaussian with its default width rule and width_scale = "choose", nothing set for the learner
+# (no kernel of its own, no width setting), and the width scale the trainer chooses reaches it.
+file(WRITE "${work}/supervised.toml" "seed = 1
+[data]
+train = \"${RADIAL_DATA}\"
+target = \"label\"
+[basis]
+plugin = \"gaussian\"
+[centres]
+plugin = \"matching-pursuit\"
+count = 8
+[output]
+plugin = \"least-squares\"
+")
+run("radial train with centres matching-pursuit"
+    "${CMAKE_COMMAND}" -E env "RADIAL_PLUGIN_PATH=${work}/template-supervised-centre-learner"
+    "${host}" train "${work}/supervised.toml" --quiet --model "${work}/mp.model"
+    --report "${work}/report.json")
+file(READ "${work}/report.json" report)
+string(JSON centres GET "${report}" centres count)
+string(JSON curves LENGTH "${report}" selection curves)
+string(JSON error GET "${report}" train error_rate)
+if(NOT centres EQUAL 8)
+  fail("matching-pursuit: the model has ${centres} centres, expected 8")
+endif()
+if(curves LESS 2)
+  fail("matching-pursuit: the width scale was not chosen over several scales (${curves} curves)")
+endif()
+if(NOT error LESS 0.3)
+  fail("matching-pursuit: training error rate ${error}: the centres do not fit the data")
+endif()
+message(STATUS "sdk-install: matching-pursuit: ${centres} centres, ${curves} width scales "
+               "tried, training error rate ${error}: ok")
 
 file(REMOVE_RECURSE "${work}")
 message(STATUS "sdk-install: passed")

@@ -12,9 +12,15 @@ every model (and SVR's epsilon) sees the same scale; mean squared error = 1 - R^
 scikit-learn models see StandardScaler inputs (Radial standardises its own). The classic RBF
 algorithms have columns of their own: OLS centres (Chen, Cowan & Grant 1991) against k-means at
 the same M = 64 (each with the width scale and penalty chosen by the trainer), OLS stopped by
-its leave-one-out error (Orr 1995; at most the automatic count), and GRNN (Specht
+its leave-one-out error (Orr 1995; at most the automatic count), OLS stopped by GCV with the
+regularisation parameter re-estimated after every step (Orr 1995's regularised forward
+selection), and GRNN (Specht
 1991) / PNN (Specht 1990) with the spread chosen by GridSearchCV(cv=3) over 0.1 ... 3 (standardised
-inputs; one Gaussian per training row). `--sets a,b` runs only the named data sets. Prints one table
+inputs; one Gaussian per training row); the thin-plate spline with its degree-1 polynomial term
+interpolating every training row (SciPy's RBFInterpolator, see interpolator.py), its smoothing
+(the rkhs alpha) chosen by GridSearchCV(cv=3) over 0, 0.01, 0.1, ..., 1000 (regression only: at
+M = N its fit costs about 12 N^3). `--sets a,b` runs only the named data sets, `--models a,b`
+only the named columns (then without the ratio columns and the selection's cost). Prints one table
 of errors and one of fit seconds (mean over folds), the ratio of Radial's default to the best
 default peer per data set and its median, and what the closed-form selection costs against a
 plain fit with the chosen values given.
@@ -55,9 +61,11 @@ def tuned_svm(kind):
     return GridSearchCV(base, grid, cv=3)
 
 
-# The classics' M and the spreads their grid search tries (standardised inputs).
+# The classics' M and the spreads their grid search tries (standardised inputs); the
+# smoothings the thin-plate interpolant's grid search tries.
 CLASSIC_M = 64
 SPREADS = [0.1, 0.2, 0.5, 1.0, 2.0, 3.0]
+SMOOTHINGS = [0.0, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0]
 
 
 def tuned_specht(kind):
@@ -65,6 +73,17 @@ def tuned_specht(kind):
     base = cls(centres="subset", centres_params={"all": True},
                output="pnn" if kind == "c" else "grnn", random_state=0)
     return GridSearchCV(base, {"basis_params": [{"width": s} for s in SPREADS]}, cv=3)
+
+
+def tuned_thin_plate():
+    """Every training row a centre of the thin-plate spline with its degree-1 polynomial and
+    side conditions, smoothing = the rkhs alpha (0: no penalty): SciPy's RBFInterpolator."""
+    base = RBFRegressor(basis="thin-plate", basis_params={"polynomial": 1}, centres="subset",
+                        centres_params={"all": True}, output="least-squares", random_state=0)
+    grid = [{"weight_penalty": [None]}] + [
+        {"weight_penalty": ["rkhs"], "weight_penalty_params": [{"alpha": s}]}
+        for s in SMOOTHINGS if s > 0]
+    return GridSearchCV(base, grid, cv=3)
 
 
 def classifiers():
@@ -82,6 +101,9 @@ def classifiers():
                                                     random_state=0),
         "OLS loo": lambda: RBFClassifier(centres="ols", centres_params={"stop": "loo"},
                                  random_state=0),
+        "OLS gcv reest": lambda: RBFClassifier(centres="ols",
+                                       centres_params={"stop": "gcv", "lambda": "reestimate"},
+                                       random_state=0),
         "PNN tuned": lambda: tuned_specht("c"),
     }
 
@@ -101,7 +123,11 @@ def regressors():
                                                    random_state=0),
         "OLS loo": lambda: RBFRegressor(centres="ols", centres_params={"stop": "loo"},
                                  random_state=0),
+        "OLS gcv reest": lambda: RBFRegressor(centres="ols",
+                                       centres_params={"stop": "gcv", "lambda": "reestimate"},
+                                       random_state=0),
         "GRNN tuned": lambda: tuned_specht("r"),
+        "TPS+poly tuned": tuned_thin_plate,
     }
 
 
@@ -187,6 +213,7 @@ def main():
                                                       "..", "shared", "data"))
     parser.add_argument("--markdown", help="also write the tables to this file")
     parser.add_argument("--sets", help="only these data sets (comma-separated names)")
+    parser.add_argument("--models", help="only these columns (comma-separated names)")
     args = parser.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                 if l.startswith("model name")), "unknown")
@@ -196,6 +223,10 @@ def main():
     verdicts = []
     for task in ("classification", "regression"):
         models = classifiers() if task == "classification" else regressors()
+        if args.models:
+            models = {k: v for k, v in models.items() if k in args.models.split(",")}
+            if not models:
+                continue
         if task == "classification":
             names = QUICK_CLASSIFICATION if args.quick else CLASSIFICATION
             sets = {n: load_csv(os.path.join(args.data, n + ".csv")) for n in names}
@@ -208,6 +239,12 @@ def main():
         err_rows, sec_rows, ratios, select_ratios, costs = [], [], [], [], []
         for name, (X, y) in sets.items():
             errors, seconds, fitted = run(task, name, X, y, models)
+            if args.models:  # some columns only: no ratios, no selection cost
+                err_rows.append((name, X.shape[1], X.shape[0], errors))
+                sec_rows.append((name, X.shape[1], X.shape[0], seconds))
+                print(f"{task} {name}: " + ", ".join(f"{k} {v:.4f}" for k, v in errors.items()),
+                      flush=True)
+                continue
             best_peer = min(errors[m] for m in DEFAULT_PEERS[task])
             ratio = errors["Radial default"] / best_peer if best_peer > 0 else float("inf")
             tuned = errors["SVC tuned" if task == "classification" else "SVR tuned"]
@@ -222,12 +259,15 @@ def main():
             sec_rows.append((name, X.shape[1], X.shape[0], seconds))
             print(f"{task} {name}: " + ", ".join(f"{k} {v:.4f}" for k, v in errors.items()),
                   flush=True)
-        cols = list(models) + ["default / best peer", "select / tuned"]
+        extra = [] if args.models else ["default / best peer", "select / tuned"]
         metric = "error rate" if task == "classification" else "MSE of z-scored targets (1 - R^2)"
-        report.append(table(f"{task}: {metric}, 5-fold CV", err_rows, cols,
+        report.append(table(f"{task}: {metric}, 5-fold CV", err_rows, list(models) + extra,
                             lambda v: f"{v:.3f}"))
         report.append(table(f"{task}: fit seconds (mean over folds)", sec_rows,
-                            list(models) + ["selection / plain fit"], lambda v: f"{v:.3f}"))
+                            list(models) + ([] if args.models else ["selection / plain fit"]),
+                            lambda v: f"{v:.3f}"))
+        if args.models:
+            continue
         med, worst = statistics.median(ratios), max(ratios)
         worst_ratio = max(worst_ratio, worst)
         verdicts.append(

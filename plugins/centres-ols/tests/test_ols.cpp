@@ -1,7 +1,8 @@
 // ols centre learner, loaded as the host loads it: the chosen centres and error reduction
 // ratios, the residual, GCV and leave-one-out figures against the NumPy reference of Chen,
 // Cowan & Grant 1991 / Chen, Chng & Alkadhimi 1996 / Orr 1995
-// (tests/reference/ols_reference.py, ols/ols_reference.json); the network the trainer makes
+// (tests/reference/ols_reference.py, ols/ols_reference.json), with lambda fixed or
+// re-estimated by Orr's GCV formula after each step; the network the trainer makes
 // from it has the columns chosen (its training error is the reference's last residual); the
 // width choice reaches the learner; the candidate subset; the conformance kit.
 #include <catch2/catch.hpp>
@@ -77,7 +78,12 @@ TEST_CASE("ols chooses the centres and error reduction ratios of the 1991 algori
     const radial::Dataset data = radial::read_csv(data_file(c["data"]));
     std::map<std::string, ParamValue> params{{"count", std::int64_t(c["count"].get<int>())},
                                              {"candidates", std::int64_t(0)}};
-    if (c.contains("lam")) params["lambda"] = c["lam"].get<double>();
+    if (c.contains("lam")) {
+      if (c["lam"].is_string())
+        params["lambda"] = c["lam"].get<std::string>();  // "reestimate"
+      else
+        params["lambda"] = c["lam"].get<double>();
+    }
     if (c.contains("stop")) params["stop"] = c["stop"].get<std::string>();
     if (c.contains("goal")) params["goal"] = c["goal"].get<double>();
     const double width = c["width"];
@@ -99,6 +105,8 @@ TEST_CASE("ols chooses the centres and error reduction ratios of the 1991 algori
     check_close(series.at("mse"), c["mse"], 1e-9, "mse");
     check_close(series.at("gcv"), c["gcv"], 1e-9, "gcv");
     check_close(series.at("loo"), c["loo"], 1e-9, "loo");
+    if (c.contains("lambda_path"))  // Orr's re-estimated lambda after each step
+      check_close(series.at("lambda"), c["lambda_path"], 1e-8, "lambda");
     CHECK(ctx.report.figures.at("bias_error_reduction") ==
           Approx(c["bias_error_reduction"].get<double>()).epsilon(1e-12));
   }

@@ -19,6 +19,23 @@ namespace {
 using Index = xt::blas_index_t;
 }  // namespace
 
+void RkhsNorm::pack(const Matrix& kernel) {
+  m_ = kernel.shape(0);
+  packed_.resize(m_ * (m_ + 1) / 2);
+  std::size_t at = 0;
+  for (std::size_t j = 0; j < m_; ++j)
+    for (std::size_t i = j; i < m_; ++i) packed_[at++] = kernel(i, j);
+  prepared_ = true;
+}
+
+Matrix RkhsNorm::kernel() const {
+  Matrix k = xt::zeros<double>({m_, m_});
+  std::size_t at = 0;
+  for (std::size_t j = 0; j < m_; ++j)
+    for (std::size_t i = j; i < m_; ++i) k(i, j) = k(j, i) = packed_[at++];
+  return k;
+}
+
 void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   prepared_ = false;
   const std::size_t m = centres.count();
@@ -29,25 +46,25 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   const DesignMatrix at_centres(centres.means, centres, basis, false, 0);
   rows_ = at_centres.cols();
   const std::size_t q = rows_ - m;
-  kernel_ = xt::empty<double>({m, m});
+  Matrix kernel = xt::empty<double>({m, m});
   Matrix pc = Matrix::from_shape({m, basis.polynomial() ? q : 0});
   Matrix block;
   for (std::size_t first = 0; first < m; first += at_centres.block_rows()) {
     const std::size_t rows = std::min(at_centres.block_rows(), m - first);
     at_centres.compute_block(first, rows, block);
     for (std::size_t r = 0; r < rows; ++r) {
-      std::copy_n(&block(r, 0), m, &kernel_(first + r, 0));
+      std::copy_n(&block(r, 0), m, &kernel(first + r, 0));
       if (basis.polynomial()) std::copy_n(&block(r, m), q, &pc(first + r, 0));
     }
   }
   double largest = 0;
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t j = i + 1; j < m; ++j) {
-      const double mean = 0.5 * (kernel_(i, j) + kernel_(j, i));
-      kernel_(i, j) = kernel_(j, i) = mean;
+      const double mean = 0.5 * (kernel(i, j) + kernel(j, i));
+      kernel(i, j) = kernel(j, i) = mean;
       largest = std::max(largest, std::fabs(mean));
     }
-    largest = std::max(largest, std::fabs(kernel_(i, i)));
+    largest = std::max(largest, std::fabs(kernel(i, i)));
   }
   // A Gaussian activation with one spherical width for every centre is a positive definite
   // kernel's Gram: no factorisation to check it (which would hold a second M x M).
@@ -55,7 +72,7 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   for (std::size_t i = 1; common_width && i < m; ++i)
     common_width = centres.variances(i) == centres.variances(0);
   if (basis.gaussian_activation() && !basis.polynomial() && common_width) {
-    prepared_ = true;
+    pack(kernel);
     return;
   }
   // Positive semi-definite up to rounding: rounding leaves eigenvalues of about
@@ -66,7 +83,7 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   // Z^T K_MM Z, Z from SideConditions (a conditionally positive definite basis of order <= the
   // degree + 1 passes, as in SciPy's smoothing).
   std::optional<SideConditions> conditions;
-  Matrix factor = kernel_;
+  Matrix factor = kernel;
   std::size_t size = m;
   if (basis.polynomial()) {
     conditions.emplace(pc, "weight-penalty rkhs");
@@ -108,7 +125,7 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
            "by the centres, or weight-penalty weight-decay";
     throw InputError(msg.str());
   }
-  prepared_ = true;
+  pack(kernel);
 }
 
 void RkhsNorm::check_weights(const Matrix& weights, const char* call) const {
@@ -117,7 +134,7 @@ void RkhsNorm::check_weights(const Matrix& weights, const char* call) const {
                 " called before prepare(centres, basis): the penalty needs K_MM, the basis at "
                 "the centres (the trainer prepares it before the output stage; code fitting "
                 "output weights itself must call prepare first)");
-  const std::size_t m = kernel_.shape(0);
+  const std::size_t m = m_;
   if (weights.dimension() != 2 || weights.shape(0) != rows_) {
     std::ostringstream msg;
     msg << "weight-penalty rkhs: " << call << " got weights with " << weights.shape(0)
@@ -128,19 +145,31 @@ void RkhsNorm::check_weights(const Matrix& weights, const char* call) const {
 }
 
 void RkhsNorm::kernel_times(const Matrix& weights, Matrix& out) const {
-  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
-  out = xt::empty<double>({m, k});
-  if (k == 0) return;
-  // Row-major: rows 0..M-1 of W are its first M*K entries.
-  cxxblas::gemm<Index>(cxxblas::StorageOrder::RowMajor, cxxblas::Transpose::NoTrans,
-                       cxxblas::Transpose::NoTrans, Index(m), Index(k), Index(m), 1.0,
-                       kernel_.data(), Index(m), weights.data(), Index(k), 0.0, out.data(),
-                       Index(k));
+  const std::size_t m = m_, k = weights.shape(1);
+  out = xt::zeros<double>({m, k});
+  // One sweep over the packed columns for every output: column j adds K(j..M-1, j) w_j to
+  // out(j..M-1) and K(j+1..M-1, j) . w(j+1..M-1) to out(j). Row-major: w(i, c) = w[i K + c].
+  const double* w = weights.data();
+  double* y = out.data();
+  const double* column = packed_.data();
+  for (std::size_t j = 0; j < m; ++j) {
+    const std::size_t below = m - j - 1;
+    for (std::size_t c = 0; c < k; ++c) {
+      const double wj = w[j * k + c];
+      double dot = column[0] * wj;
+      for (std::size_t i = 0; i < below; ++i) {
+        y[(j + 1 + i) * k + c] += column[1 + i] * wj;
+        dot += column[1 + i] * w[(j + 1 + i) * k + c];
+      }
+      y[j * k + c] += dot;
+    }
+    column += below + 1;
+  }
 }
 
 double RkhsNorm::penalty(const Matrix& weights) const {
   check_weights(weights, "penalty");
-  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
+  const std::size_t m = m_, k = weights.shape(1);
   Matrix kw;
   kernel_times(weights, kw);
   double sum = 0;
@@ -159,7 +188,7 @@ void RkhsNorm::add_gradient(const Matrix& weights, Matrix& gradient) const {
         << weights.shape(1);
     throw ShapeError(msg.str());
   }
-  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
+  const std::size_t m = m_, k = weights.shape(1);
   Matrix kw;
   kernel_times(weights, kw);
   for (std::size_t p = 0; p < m * k; ++p) gradient.data()[p] += alpha_ * kw.data()[p];
@@ -178,11 +207,15 @@ void RkhsNorm::add_hessian(const Matrix& weights, Matrix& hessian) const {
     throw ShapeError(msg.str());
   }
   // Row-major flattening p = i*K + k: output k couples rows i and j through K(i, j) alone.
-  const std::size_t m = kernel_.shape(0), k = weights.shape(1);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < m; ++j) {
-      const double a = alpha_ * kernel_(i, j);
-      for (std::size_t c = 0; c < k; ++c) hessian(i * k + c, j * k + c) += a;
+  const std::size_t m = m_, k = weights.shape(1);
+  std::size_t at = 0;
+  for (std::size_t j = 0; j < m; ++j)
+    for (std::size_t i = j; i < m; ++i) {
+      const double a = alpha_ * packed_[at++];
+      for (std::size_t c = 0; c < k; ++c) {
+        hessian(i * k + c, j * k + c) += a;
+        if (i != j) hessian(j * k + c, i * k + c) += a;
+      }
     }
   if (include_bias_)
     for (std::size_t c = 0; c < k; ++c) hessian((rows_ - 1) * k + c, (rows_ - 1) * k + c) += alpha_;

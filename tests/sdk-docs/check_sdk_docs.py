@@ -143,7 +143,9 @@ def self_test():
         (root / "sdk/template").mkdir(parents=True)
         (root / "tests/support/include/radial/testing").mkdir(parents=True)
         (root / "docs").mkdir()
-        (root / "framework/include/radial/registration.hpp").write_text(
+        slots = root / "framework/include/radial/registration.hpp"
+        slots.parent.mkdir(parents=True, exist_ok=True)
+        slots.write_text(
             "enum class Slot { A, B, C };\nvoid add_tolerance();\n")
         (root / "framework/include/radial/other.hpp").write_text("void other();\n")
         (root / "sdk/include/radial/sdk/plugin.hpp").write_text(

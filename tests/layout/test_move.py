@@ -78,6 +78,7 @@ def main(script):
            "framework/src/numerics/kmeans/kmeans.cpp, sdk/new/one/.\n"
            "Not radial/types.hppx nor sdk/older.\n", "Markdown: " + read("docs/a.md"))
     expect((d / "sdk/new/one/x.cpp").exists(), "the folder was not moved")
+    expect(not (d / "sdk/old").exists(), "the emptied folder was left behind")
     subprocess.run(["git", "-C", str(d), "add", "-A"], check=True)
     before = subprocess.run(["git", "-C", str(d), "diff", "--cached", "--stat"], check=True,
                             capture_output=True, text=True).stdout

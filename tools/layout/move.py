@@ -270,6 +270,11 @@ def main(argv):
     for old, new in sorted(moves.items()):
         (repo / new).parent.mkdir(parents=True, exist_ok=True)
         git(repo, "mv", old, new)
+    for old in sorted(moves, key=lambda f: -f.count("/")):
+        folder = (repo / old).parent
+        while folder != repo and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # a folder the move emptied
+            folder = folder.parent
     for f, before, after in edits:
         path = repo / f
         text = path.read_text(encoding="utf-8")

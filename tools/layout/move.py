@@ -13,7 +13,9 @@ tests, docs, tools):
 Running it again changes nothing (a rule whose files are already in place matches none). It
 refuses to run (exit 1, listing the files) when a framework source or header that no rule
 maps sits where the layout forbids it: a .cpp at framework/src's top level, a header at
-include/radial's top level, or a file in a folder the layout no longer has.
+include/radial's top level, or a file in a folder that docs/architecture.md's Folders table
+(the one list of folders and their levels, which tests/layout/check_layout.py also reads) does
+not list.
 Python 3, standard library only.
 """
 import fnmatch
@@ -114,10 +116,18 @@ EDITS = {
     ],
 }
 
-# Where a framework file may sit once the rules have run: these folders (and their
-# subfolders), nothing at the top of framework/src or framework/include/radial.
-FOLDERS = ["core", "exec", "io", "distributed", "numerics", "data", "network", "plugin", "glm",
-           "optim", "refine", "model", "pipeline", "training", "experiment"]
+# Where a framework file may sit once the rules have run: the folders of docs/architecture.md's
+# Folders table (and their subfolders), nothing at the top of framework/src or
+# framework/include/radial. None: read from the doc.
+FOLDERS = None
+FOLDER_ROW = re.compile(r"^\|\s*\d+\s*\|\s*`?([\w/]+?)/?`?\s*\|")
+
+
+def layout_folders(repo):
+    """The top-level folders of the Folders table in docs/architecture.md."""
+    doc = (repo / "docs/architecture.md").read_text(encoding="utf-8")
+    body = doc.split("\n## Folders", 1)[-1].split("\n## ", 1)[0] if "\n## Folders" in doc else ""
+    return sorted({m.group(1).split("/")[0] for m in map(FOLDER_ROW.match, body.splitlines()) if m})
 
 SKIP_TOP = {"build", ".git"}
 # Left as written: the change log records each release with the paths it had.
@@ -159,7 +169,7 @@ def plan(repo, files=None):
     return moves
 
 
-def forbidden(paths):
+def forbidden(paths, folders):
     """Framework files that sit where the layout has no place for them."""
     bad = []
     for f in paths:
@@ -167,7 +177,7 @@ def forbidden(paths):
             if not f.startswith(root) or not f.endswith(exts):
                 continue
             rest = f[len(root):]
-            if "/" not in rest or rest.split("/")[0] not in FOLDERS:
+            if "/" not in rest or rest.split("/")[0] not in folders:
                 bad.append(f)
     return bad
 
@@ -233,7 +243,12 @@ def main(argv):
     files = tracked(repo)
     moves = plan(repo, files)
     after = [moves.get(f, f) for f in files]
-    bad = forbidden(after)
+    folders = FOLDERS if FOLDERS is not None else layout_folders(repo)
+    if not folders:
+        print("move.py: docs/architecture.md has no Folders table to place files in",
+              file=sys.stderr)
+        return 1
+    bad = forbidden(after, folders)
     if bad:
         print("move.py: no rule maps these framework files, and the layout forbids where they "
               "are (add a rule to tools/layout/move.py):", file=sys.stderr)

@@ -10,7 +10,9 @@ Reads every #include in framework/ and fails when
     and whose name starts with h) elsewhere than src/X/;
   - an include runs from a lower folder to a higher one, the levels being the table of
     docs/architecture.md's "Folders" section (the one place they are written);
-  - the folders that table lists are not the folders of framework/src and include/radial.
+  - the folders that table lists are not the folders of framework/src and include/radial;
+  - radial/sdk/plugin.hpp, the header every plugin includes, reaches the host's loader
+    (the header declaring class Registry) through its includes.
 While tools/layout/move.py still has files to move, the tree is checked as the script would
 leave it, so a new file at a forbidden place fails here before the move is rerun.
 """
@@ -143,6 +145,37 @@ def check(repo, moves=None):
             if lf is not None and lt is not None and lt > lf:
                 problems.append(f"{f} ({d.split('/')[0]}, level {lf}) includes "
                                 f"{t} ({dt.split('/')[0]}, level {lt}): an include runs upwards")
+    problems += plugin_sees_loader(repo, moves)
+    return problems
+
+
+LOADER = re.compile(r"\bclass\s+Registry\s*[{:]")
+
+
+def plugin_sees_loader(repo, moves):
+    """What radial/sdk/plugin.hpp (the header every plugin includes) includes, transitively, must
+    not declare the host's loader (class Registry, load_default)."""
+    start = "sdk/include/radial/sdk/plugin.hpp"
+    if not (repo / start).exists():
+        return []
+    inverse = {v: k for k, v in moves.items()}
+    seen, todo, problems = {start}, [start], []
+    while todo:
+        f = todo.pop()
+        text = (repo / f).read_text(encoding="utf-8", errors="replace")
+        if LOADER.search(text):
+            problems.append(f"{start} includes {moves.get(f, f)} (through its includes), which "
+                            "declares the host's loader: a plugin must not see load_default")
+        for m in INCLUDE.finditer(text):
+            name = m.group(2)
+            if not name.startswith("radial/"):
+                continue
+            for root in ("framework/include/", "sdk/include/"):
+                target = root + name
+                target = inverse.get(target, target)  # a pending move's new name, on disk
+                if (repo / target).exists() and target not in seen:
+                    seen.add(target)
+                    todo.append(target)
     return problems
 
 
@@ -188,6 +221,10 @@ def self_test():
         "folder missing from doc": ({**good, f"{SRC}/extra/x.cpp": ""}, "not in the Folders"),
         "folder missing on disk": ({k: v for k, v in good.items() if "/net/" not in k},
                                    "not on disk"),
+        "plugin sees the loader": ({**good, "sdk/include/radial/sdk/plugin.hpp":
+                                    '#include "radial/net/b.hpp"\n',
+                                    f"{INC}/net/b.hpp": '#include "radial/core/a.hpp"\n'
+                                    "class Registry {};\n"}, "must not see load_default"),
     }
     failed = 0
     for name, (files, expect) in cases.items():

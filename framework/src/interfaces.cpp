@@ -2,6 +2,7 @@
 // framework library.
 #include "radial/basis.hpp"
 #include "radial/centre_learner.hpp"
+#include "radial/kernel_prior.hpp"
 #include "radial/errors.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/refiner.hpp"

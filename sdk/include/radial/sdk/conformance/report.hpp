@@ -25,7 +25,7 @@
 #include "radial/output_layer.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/params.hpp"
-#include "radial/registration.hpp"
+#include "radial/registry.hpp"
 #include "radial/kernel_prior.hpp"
 #include "radial/weight_penalty.hpp"
 

@@ -2,11 +2,10 @@
 // framework library.
 #include "radial/basis.hpp"
 #include "radial/centre_learner.hpp"
+#include "radial/kernel_prior.hpp"
 #include "radial/errors.hpp"
-#include "radial/fingerprint.hpp"
 #include "radial/output_layer.hpp"
 #include "radial/refiner.hpp"
-#include "radial/registry.hpp"
 #include "radial/weight_penalty.hpp"
 
 namespace radial {
@@ -58,8 +57,5 @@ void WeightPenalty::add_hessian_product(const Matrix& weights, const Matrix& dir
   }
 }
 KernelPrior::~KernelPrior() = default;
-Registrar::~Registrar() = default;
-
-const char* framework_fingerprint() { return RADIAL_BUILD_FINGERPRINT; }
 
 }  // namespace radial

@@ -70,57 +70,42 @@ double median_of(std::vector<double>& observed) {
   return median;
 }
 
-// fit_imputation over the rows of every rank of collectives() (see the header).
-Vector fit_imputation_over_ranks(const Matrix& inputs, MissingPolicy policy) {
+// The median of each column over the rows of every rank of collectives() (see the header).
+Vector median_over_ranks(const Matrix& inputs) {
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
   Vector fill = Vector::from_shape({d});
   std::fill(fill.begin(), fill.end(), 0.0);
-  if (policy == MissingPolicy::Median) {
-    Collectives& comm = collectives();
-    std::vector<double> observed;
-    for (std::size_t j = 0; j < d; ++j) {
-      std::string mine;
-      for (std::size_t i = 0; i < n; ++i) {
-        const double v = inputs(i, j);
-        if (std::isnan(v)) continue;
-        char bytes[sizeof v];
-        std::memcpy(bytes, &v, sizeof v);
-        mine.append(bytes, sizeof v);
-      }
-      const std::vector<std::string> every = comm.all_gather(mine);
-      mine.clear();
-      mine.shrink_to_fit();
-      observed.clear();
-      for (const std::string& bytes : every) {
-        const std::size_t at = observed.size(), count = bytes.size() / sizeof(double);
-        observed.resize(at + count);
-        if (count != 0) std::memcpy(observed.data() + at, bytes.data(), count * sizeof(double));
-      }
-      if (!observed.empty()) fill(j) = median_of(observed);
+  Collectives& comm = collectives();
+  std::vector<double> observed;
+  for (std::size_t j = 0; j < d; ++j) {
+    std::string mine;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = inputs(i, j);
+      if (std::isnan(v)) continue;
+      char bytes[sizeof v];
+      std::memcpy(bytes, &v, sizeof v);
+      mine.append(bytes, sizeof v);
     }
-    return fill;
+    const std::vector<std::string> every = comm.all_gather(mine);
+    mine.clear();
+    mine.shrink_to_fit();
+    observed.clear();
+    for (const std::string& bytes : every) {
+      const std::size_t at = observed.size(), count = bytes.size() / sizeof(double);
+      observed.resize(at + count);
+      if (count != 0) std::memcpy(observed.data() + at, bytes.data(), count * sizeof(double));
+    }
+    if (!observed.empty()) fill(j) = median_of(observed);
   }
-  // The mean: per column, the sum over observed cells in row order, continued rank after rank
-  // (one process's sum to the bit), and the count of observed cells.
-  std::vector<std::uint64_t> count(d, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j) count[j] += std::isnan(inputs(i, j)) ? 0 : 1;
-  collectives().sum(count.data(), d);
-  std::vector<double> sum(d, 0.0);
-  chain_over_ranks(sum, [&](std::vector<double>& total) {
-    for (std::size_t j = 0; j < d; ++j)
-      for (std::size_t i = 0; i < n; ++i)
-        if (!std::isnan(inputs(i, j))) total[j] += inputs(i, j);
-  });
-  for (std::size_t j = 0; j < d; ++j)
-    if (count[j] != 0) fill(j) = sum[j] / double(count[j]);
   return fill;
 }
 
 }  // namespace
 
 Vector fit_imputation(const Matrix& inputs, MissingPolicy policy) {
-  if (collectives().size() > 1) return fit_imputation_over_ranks(inputs, policy);
+  // The mean: radial/numerics/missing_cells.hpp, which the numerics share.
+  if (policy != MissingPolicy::Median) return observed_means(inputs);
+  if (collectives().size() > 1) return median_over_ranks(inputs);
   const std::size_t n = inputs.shape(0), d = inputs.shape(1);
   Vector fill = Vector::from_shape({d});
   std::vector<double> observed;
@@ -128,34 +113,9 @@ Vector fit_imputation(const Matrix& inputs, MissingPolicy policy) {
     observed.clear();
     for (std::size_t i = 0; i < n; ++i)
       if (!std::isnan(inputs(i, j))) observed.push_back(inputs(i, j));
-    if (observed.empty()) {
-      fill(j) = 0.0;
-      continue;
-    }
-    if (policy == MissingPolicy::Median) {
-      fill(j) = median_of(observed);
-    } else {
-      double sum = 0.0;
-      for (const double v : observed) sum += v;
-      fill(j) = sum / double(observed.size());
-    }
+    fill(j) = observed.empty() ? 0.0 : median_of(observed);
   }
   return fill;
-}
-
-bool has_missing(const Matrix& inputs) {
-  const double* v = inputs.data();
-  bool found = false;
-  for (std::size_t i = 0, n = inputs.size(); i < n && !found; ++i) found = std::isnan(v[i]);
-  // Sharded: every rank takes the same branch after this (collective).
-  if (collectives().size() > 1) found = max_over_ranks(found ? 1.0 : 0.0) != 0.0;
-  return found;
-}
-
-Matrix mean_imputed(const Matrix& inputs) {
-  Matrix out = inputs;
-  if (has_missing(inputs)) impute(out, fit_imputation(inputs, MissingPolicy::Mean));
-  return out;
 }
 
 void refuse_missing(const Matrix& inputs, const std::string& who) {
@@ -226,15 +186,5 @@ Centres fit_input_model(const Matrix& inputs, Shape shape) {
   return std::move(fit.components);
 }
 
-void impute(Matrix& inputs, const Vector& fill) {
-  if (fill.size() == 0) return;
-  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
-  if (fill.size() != d)
-    throw ShapeError("impute: " + std::to_string(fill.size()) + " values for " + std::to_string(d) +
-                     " columns");
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j)
-      if (std::isnan(inputs(i, j))) inputs(i, j) = fill(j);
-}
 
 }  // namespace radial

@@ -4,17 +4,26 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <system_error>
 #include <thread>
 
-#include "radial/distributed/collectives.hpp"
 #include "radial/numerics/blas_threads.hpp"
 #include "worker_pool.hpp"
 
 namespace radial {
+
+int ranks_on_this_machine() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* value = std::getenv(name)) {
+      const int n = std::atoi(value);
+      if (n > 0) return n;
+    }
+  return 1;
+}
 
 int resolve_threads(int threads) {
   if (threads > 0) return threads;

@@ -31,18 +31,6 @@ namespace radial {
 namespace fs = std::filesystem;
 using Library = std::shared_ptr<boost::dll::shared_library>;
 
-const char* to_string(Slot slot) {
-  switch (slot) {
-    case Slot::Basis: return "basis";
-    case Slot::Centres: return "centres";
-    case Slot::Output: return "output";
-    case Slot::WeightPenalty: return "weight-penalty";
-    case Slot::KernelPrior: return "kernel-prior";
-    case Slot::Refine: return "refine";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using AnyFactory = std::variant<Factory<Basis>, Factory<CentreLearner>, Factory<OutputLayer>,

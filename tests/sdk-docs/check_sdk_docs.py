@@ -32,7 +32,7 @@ def installed_headers(root):
         for path in base.rglob("*.hpp*"):
             name = str(path.relative_to(base)).removesuffix(".in")
             out[name] = path.read_text(errors="replace")
-    support = root / "tests" / "support"
+    support = root / "tests/support"
     listed = (support / "CMakeLists.txt").read_text()
     for rel in re.findall(r"include/(radial/testing/[\w./-]+\.hpp)", listed):
         out[rel] = (support / "include" / rel).read_text(errors="replace")
@@ -49,13 +49,13 @@ def framework_sources(root):
 
 def docs(root):
     files = [root / "docs" / "writing-plugins.md", root / "sdk" / "README.md",
-             root / "sdk" / "template" / "README.md"]
+             root / "sdk/template/README.md"]
     files += sorted((root / "sdk" / "templates").glob("*/README.md"))
-    return [f for f in files if f.exists()]
+    return list(dict.fromkeys(f for f in files if f.exists()))
 
 
 def slot_count(headers):
-    enum = re.search(r"enum class Slot \{([^}]*)\}", headers["radial/registry.hpp"])
+    enum = re.search(r"enum class Slot \{([^}]*)\}", headers["radial/registration.hpp"])
     return len([s for s in enum.group(1).split(",") if s.strip()])
 
 
@@ -143,7 +143,9 @@ def self_test():
         (root / "sdk/template").mkdir(parents=True)
         (root / "tests/support/include/radial/testing").mkdir(parents=True)
         (root / "docs").mkdir()
-        (root / "framework/include/radial/registry.hpp").write_text(
+        slots = root / "framework/include/radial/registration.hpp"
+        slots.parent.mkdir(parents=True, exist_ok=True)
+        slots.write_text(
             "enum class Slot { A, B, C };\nvoid add_tolerance();\n")
         (root / "framework/include/radial/other.hpp").write_text("void other();\n")
         (root / "sdk/include/radial/sdk/plugin.hpp").write_text(

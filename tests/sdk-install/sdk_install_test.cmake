@@ -23,7 +23,7 @@ foreach(file RadialConfig.cmake RadialConfigVersion.cmake RadialTargets.cmake
              RadialTestingTargets.cmake RadialDependencies.cmake RadialPlugin.cmake)
   require_file("${cmake_dir}/${file}" "the CMake package is incomplete")
 endforeach()
-foreach(header radial/registry.hpp radial/version.hpp radial/sdk/plugin.hpp
+foreach(header radial/registration.hpp radial/registry.hpp radial/version.hpp radial/sdk/plugin.hpp
                radial/sdk/configured.hpp radial/sdk/conformance.hpp
                radial/testing/basis_checks.hpp radial/testing/output_layer_checks.hpp
                radial/testing/plugin_checks.hpp radial/testing/registry.hpp)
@@ -93,10 +93,10 @@ endif()
 
 # 4. The templates of the other slots (sdk/templates/*), each out of tree against the prefix
 # with its tests; then the installed host trains one pipeline made of four of them, and one
-# with the supervised centre learner.
+# with the supervised centre learner. (The kernel-prior template has a test of its own.)
 set(plugin_path "")
 foreach(slot basis-with-widths centre-learner output-layer weight-penalty
-             supervised-centre-learner)
+             supervised-centre-learner refine)
   set(slot_build "${work}/template-${slot}")
   configure_out_of_tree("sdk/templates/${slot}" "${RADIAL_TEMPLATES_DIR}/${slot}" "${slot_build}"
                         "${prefix}")

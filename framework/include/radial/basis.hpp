@@ -17,11 +17,8 @@
 
 namespace radial {
 
-// Which squared distance map() receives.
-enum class Metric {
-  Euclidean,  // ||x - c_j||^2, shapes ignored
-  Shape,      // Mahalanobis (x - c_j)^T S_j^{-1} (x - c_j) under the centres' shapes
-};
+// Metric (which squared distance map() receives) is declared with the centres' shapes
+// (radial/centres.hpp).
 
 class Basis {
  public:

@@ -17,6 +17,13 @@ namespace radial {
 
 enum class Shape { None, Spherical, Diagonal, Full };
 
+// Which squared distance a basis measures (Basis::metric) and the numerics compute under the
+// shapes: Basis::map receives it.
+enum class Metric {
+  Euclidean,  // ||x - c_j||^2, shapes ignored
+  Shape,      // Mahalanobis (x - c_j)^T S_j^{-1} (x - c_j) under the centres' shapes
+};
+
 const char* to_string(Shape shape);
 
 struct Centres {

@@ -30,7 +30,7 @@
 #include "radial/params.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/refiner.hpp"
-#include "radial/registry.hpp"
+#include "radial/registration.hpp"
 #include "radial/weight_penalty.hpp"
 
 namespace radial {
@@ -118,7 +118,7 @@ inline std::string interface_layout_difference(const InterfaceLayout& a, const I
   if (a.weight_penalty != b.weight_penalty) return "WeightPenalty (radial/weight_penalty.hpp)";
   if (a.kernel_prior != b.kernel_prior) return "KernelPrior (radial/kernel_prior.hpp)";
   if (a.refiner != b.refiner) return "Refiner (radial/refiner.hpp)";
-  if (a.registrar != b.registrar) return "Registrar (radial/registry.hpp)";
+  if (a.registrar != b.registrar) return "Registrar (radial/registration.hpp)";
   if (a.prediction_rule != b.prediction_rule) return "PredictionRule (radial/prediction_rule.hpp)";
   if (a.value_types != b.value_types)
     return "the value types (Centres, Dataset, FitContext, FitReport, TrainingProblem, ...)";

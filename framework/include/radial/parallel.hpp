@@ -29,9 +29,13 @@ namespace radial {
 constexpr std::size_t parallel_block_rows = 1024;
 
 // The thread count a setting means: 0 (or less) = every hardware thread (under mpirun, this
-// rank's share of them: radial/distributed/collectives.hpp, ranks_on_this_machine), else the
-// setting.
+// rank's share of them: ranks_on_this_machine), else the setting.
 int resolve_threads(int threads);
+
+// How many ranks of this job share this machine, as the MPI launcher says (Open MPI's
+// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 without a launcher. The thread setting
+// 0 ("all cores") gives each rank its share of the cores (resolve_threads), not all of them.
+int ranks_on_this_machine();
 
 struct RowBlock {
   std::size_t index = 0;  // block number, 0-based

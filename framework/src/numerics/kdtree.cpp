@@ -9,7 +9,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/errors.hpp"
-#include "radial/data/missing_values.hpp"
+#include "radial/numerics/missing_cells.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 
 namespace radial {

@@ -11,7 +11,7 @@
 
 #include "mixture_em_detail.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/data/missing_values.hpp"
+#include "radial/numerics/missing_cells.hpp"
 #include "radial/numerics/kmeans.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 

@@ -66,8 +66,8 @@ void register_kullback_leibler(radial::Registrar& registrar) {
   registrar.add_kernel_prior(
       radial::sdk::describe(
           "Kullback-Leibler kernel prior for PRBF MAP training",
-          "test plugin of the sdk-install-kernel-prior test (Constantinopoulos et al. 2001, "
-          "eqs 16-17 with D = KL)",
+          "template plugin of the Radial SDK (Constantinopoulos et al. 2001, eqs 16-17 with "
+          "D = KL)",
           kullback_leibler_table()),
       radial::sdk::from_table<KullbackLeibler>(kullback_leibler_table()));
 }

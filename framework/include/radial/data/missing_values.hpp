@@ -12,9 +12,9 @@
 // a missing cell refuse it (refuse_missing).
 //
 // Under mpirun (a ShardedScope of P > 1 ranks, radial/distributed/collectives.hpp) `inputs` are
-// this rank's rows, and has_missing, mean_imputed and fit_imputation are collective: every rank
-// calls them, in the same order, and gets the answer for the rows of all ranks, equal to the bit
-// to what one process computes on all rows. count_missing and drop_missing_rows stay local.
+// this rank's rows, and has_missing, mean_imputed (radial/numerics/missing_cells.hpp) and
+// fit_imputation are collective: every rank calls them, in the same order, and gets the answer
+// for the rows of all ranks, equal to the bit to what one process computes on all rows. count_missing and drop_missing_rows stay local.
 
 #include <cstddef>
 #include <string>
@@ -23,6 +23,7 @@
 
 #include "radial/centres.hpp"
 #include "radial/dataset.hpp"
+#include "radial/numerics/missing_cells.hpp"
 #include "radial/types.hpp"
 
 namespace radial {
@@ -38,12 +39,7 @@ bool is_missing_marker(std::string_view text);
 // The missing (NaN) cells of each column of `inputs` (this rank's rows: sum them over ranks).
 std::vector<std::size_t> count_missing(const Matrix& inputs);
 
-// Whether any cell of `inputs` is missing (NaN); sharded: in any rank's rows (collective).
-bool has_missing(const Matrix& inputs);
-
-// A copy of `inputs` with each missing cell given its column's mean over the observed values
-// (0 for a column with none): the start of an algorithm that then treats them as missing.
-Matrix mean_imputed(const Matrix& inputs);
+// has_missing, mean_imputed and impute: radial/numerics/missing_cells.hpp (included here).
 
 // Throws InputError when `inputs` has a missing cell: `who` (e.g. "centres subset") cannot use
 // such rows under [data] missing = "em"; the message suggests missing = "mean".
@@ -60,9 +56,6 @@ std::size_t drop_missing_rows(Dataset& data);
 // to every rank (one column at a time: 8 bytes per observed value of the column on each rank,
 // twice while gathering) and selects the middle ones exactly as one process does.
 Vector fit_imputation(const Matrix& inputs, MissingPolicy policy);
-
-// Each missing cell of `inputs` takes `fill` of its column (`fill` empty: nothing to do).
-void impute(Matrix& inputs, const Vector& fill);
 
 // The input model of [data] missing = "em" (Model::input_model): the distribution of the inputs
 // under which an activation network takes the expected activation over a row's missing inputs

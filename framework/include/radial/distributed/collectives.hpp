@@ -80,10 +80,7 @@ Collectives& world();
 // True when Radial was built with MPI (RADIAL_WITH_MPI).
 bool built_with_mpi();
 
-// How many ranks of this job share this machine, as the MPI launcher says (Open MPI's
-// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 without a launcher. The thread setting
-// 0 ("all cores") gives each rank its share of the cores (resolve_threads), not all of them.
-int ranks_on_this_machine();
+// How many ranks share this machine: ranks_on_this_machine (radial/parallel.hpp).
 
 // The communicator the current data is sharded over (see above).
 Collectives& collectives();

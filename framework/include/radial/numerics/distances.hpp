@@ -12,7 +12,6 @@
 #include <memory>
 #include <vector>
 
-#include "radial/basis.hpp"
 #include "radial/centres.hpp"
 #include "radial/types.hpp"
 

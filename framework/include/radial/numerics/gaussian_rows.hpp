@@ -20,7 +20,6 @@
 #include <memory>
 #include <vector>
 
-#include "radial/basis.hpp"
 #include "radial/centres.hpp"
 
 namespace radial {

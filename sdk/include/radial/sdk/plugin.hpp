@@ -29,7 +29,7 @@
 #include "radial/interface_layout.hpp"
 #include "radial/option_table.hpp"
 #include "radial/plugin_abi.hpp"
-#include "radial/registry.hpp"
+#include "radial/registration.hpp"
 
 #define RADIAL_PLUGIN(ID, VERSION, REGISTER_FUNCTION)                                 \
   namespace radial_plugin_entry {                                                     \

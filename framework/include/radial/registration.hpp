@@ -1,0 +1,59 @@
+#pragma once
+// What a plugin registers: its slot, its ComponentInfo and the factory of its component, handed
+// to the Registrar its registration function receives (radial/sdk/plugin.hpp writes that
+// function). The host's side, which loads libraries and makes components, is the loader
+// (radial/registry.hpp), which a plugin never needs.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "radial/basis.hpp"
+#include "radial/centre_learner.hpp"
+#include "radial/kernel_prior.hpp"
+#include "radial/output_layer.hpp"
+#include "radial/refiner.hpp"
+#include "radial/params.hpp"
+#include "radial/weight_penalty.hpp"
+
+namespace radial {
+
+// The two priors are two slots, so that a pipeline may name one of each and a plugin implements
+// only its own interface: WeightPenalty (output weights, used by output layers) and KernelPrior
+// (kernels and mixing weights, used by class-aware centre learners).
+// Refine trains the assembled network as a whole after the two-stage fit (radial/refiner.hpp).
+enum class Slot { Basis, Centres, Output, WeightPenalty, KernelPrior, Refine };
+
+// "basis", "centres", "output", "weight-penalty", "kernel-prior", "refine" (the pipeline's
+// table names)
+const char* to_string(Slot slot);
+
+// What a component says about itself; shown by `radial plugins show ID` and in the docs.
+// A plugin library leaves slot, id and version empty: the Registrar call sets the slot, and the
+// id and version come from RADIAL_PLUGIN, so each is written once.
+struct ComponentInfo {
+  Slot slot = Slot::Basis;  // set by the Registrar::add_* call
+  std::string id;           // e.g. "kmeans"; empty in a library = RADIAL_PLUGIN's id
+  std::string version;      // e.g. "1.0.0"; empty in a library = RADIAL_PLUGIN's version
+  std::string summary;  // one line
+  std::string paper;    // where the algorithm comes from, with equation numbers
+  ParamTable params;
+  std::string library;  // file it was loaded from (filled by the registry)
+};
+
+template <class T>
+using Factory = std::function<std::unique_ptr<T>(const Params&)>;
+
+// Handed to a plugin's register_components(). One plugin library registers one component.
+class Registrar {
+ public:
+  virtual ~Registrar();
+  virtual void add_basis(ComponentInfo info, Factory<Basis> make) = 0;
+  virtual void add_centre_learner(ComponentInfo info, Factory<CentreLearner> make) = 0;
+  virtual void add_output_layer(ComponentInfo info, Factory<OutputLayer> make) = 0;
+  virtual void add_weight_penalty(ComponentInfo info, Factory<WeightPenalty> make) = 0;
+  virtual void add_kernel_prior(ComponentInfo info, Factory<KernelPrior> make) = 0;
+  virtual void add_refiner(ComponentInfo info, Factory<Refiner> make) = 0;
+};
+
+}  // namespace radial

@@ -1,0 +1,20 @@
+// What a plugin registers (radial/registration.hpp).
+#include "radial/registration.hpp"
+
+namespace radial {
+
+const char* to_string(Slot slot) {
+  switch (slot) {
+    case Slot::Basis: return "basis";
+    case Slot::Centres: return "centres";
+    case Slot::Output: return "output";
+    case Slot::WeightPenalty: return "weight-penalty";
+    case Slot::KernelPrior: return "kernel-prior";
+    case Slot::Refine: return "refine";
+  }
+  return "unknown";
+}
+
+Registrar::~Registrar() = default;
+
+}  // namespace radial

@@ -66,7 +66,8 @@ NewtonSystem newton_system(const glm::Objective& objective, const IrlsOptions& o
     std::ostringstream m;
     m << "solving the exact softmax Hessian of K (M + 1) = " << p << " weights (" << k
       << " outputs, " << c << " basis columns) would cost ~"
-      << (9.0 * double(p) * double(p) * double(p) / 1e9) << " GFLOP per iteration; above " << glm::max_exact_softmax_weights
+      << (9.0 * double(p) * double(p) * double(p) / 1e9) << " GFLOP per iteration; above "
+      << glm::max_exact_softmax_weights
       << " weights the block-diagonal Hessian (hessian = \"simplified\") is used instead";
     ctx.warn("exact-hessian-too-large", m.str(),
              "set hessian = \"simplified\" to say so, or use fewer centres or output plugin "

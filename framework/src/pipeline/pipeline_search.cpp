@@ -101,7 +101,8 @@ PipelineReader::Axis PipelineReader::search_axis(const std::string& slot, const 
 
 SearchSpec PipelineReader::search(const toml::table& root, const Pipeline& parent) {
   const toml::table& table = *this->section(
-      root, "search", false, "folds = 10 and \"slot.key\" = [values], e.g. \"centres.count\" = [2, 4]");
+      root, "search", false,
+      "folds = 10 and \"slot.key\" = [values], e.g. \"centres.count\" = [2, 4]");
   SearchSpec spec;
   spec.where = position("search", table);
   std::vector<Axis> axes = search_keys(table, parent, spec);

@@ -215,7 +215,9 @@ SearchReport run_search(const Pipeline& p, const Dataset& raw, std::uint64_t see
   for (std::size_t c = 0; c < candidates; ++c) {
     SearchCandidateReport r = candidate_report(spec, c, outcomes, folds, failed_fold[c].load(),
                                                report.metric, where);
-    const auto better = [](double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
+    const auto better = [](double a, double b) {
+      return !std::isnan(a) && (std::isnan(b) || a < b);
+    };
     if (r.mean && (!best || better(*r.mean, *report.candidates[*best].mean))) best = c;
     if (log) {
       log("search " + std::to_string(c + 1) + "/" + std::to_string(candidates) + " (" +

@@ -66,21 +66,6 @@ ColumnRanges column_ranges(const Matrix& inputs, Collectives& comm, bool sharded
   return c;
 }
 
-// The observed (not missing) values of each column over every rank's `n` rows.
-std::vector<double> observed_counts(const Matrix& inputs, std::size_t n, bool missing,
-                                    Collectives& comm, bool sharded) {
-  const std::size_t local = inputs.shape(0), d = inputs.shape(1);
-  std::vector<double> observed(d, static_cast<double>(n));
-  if (!missing) return observed;
-  std::vector<std::uint64_t> absent(d, 0);
-  for (std::size_t i = 0; i < local; ++i)
-    for (std::size_t j = 0; j < d; ++j)
-      if (std::isnan(inputs(i, j))) ++absent[j];
-  if (sharded) comm.sum(absent.data(), d);
-  for (std::size_t j = 0; j < d; ++j) observed[j] -= static_cast<double>(absent[j]);
-  return observed;
-}
-
 // Two passes over rows (row-major order): the scaled mean, then the sum of squared deviations
 // from it, which is stabler than accumulating sums of squares.
 // Sharded, each sum continues from the previous rank's running sum (chain_over_ranks): the
@@ -140,7 +125,11 @@ std::size_t Standardiser::fit(const Matrix& inputs) {
   const ColumnRanges ranges = column_ranges(inputs, comm, sharded);
   const std::vector<int>& shift = ranges.shift;
   const bool missing = has_missing(inputs);  // over every rank's rows (collective)
-  const std::vector<double> observed = observed_counts(inputs, n, missing, comm, sharded);
+  std::vector<double> observed(d, static_cast<double>(n));
+  if (missing) {
+    const std::vector<std::uint64_t> counts = observed_counts(inputs);  // collective
+    for (std::size_t j = 0; j < d; ++j) observed[j] = static_cast<double>(counts[j]);
+  }
   std::vector<double> scaled_mean, squares;
   scaled_moments(inputs, shift, observed, missing, scaled_mean, squares);
 

@@ -14,6 +14,7 @@
 
 #include "overrides.hpp"
 #include "pipeline_reader.hpp"
+#include "toml_fields.hpp"
 #include "toml_kind.hpp"
 #include "toml_place.hpp"
 #include "radial/data/data_reader.hpp"
@@ -35,31 +36,7 @@ namespace fs = std::filesystem;
 using text::guess;
 using text::in_quotes;
 using text::join;
-
-// Length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8 (overlong
-// forms, surrogates and code points above U+10FFFF included).
-std::size_t utf8_length(const std::string& text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b = byte(i);
-  if (b < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned low = 0x80, high = 0xBF;  // range of the second byte
-  if (b >= 0xC2 && b <= 0xDF) n = 2;
-  else if (b == 0xE0) n = 3, low = 0xA0;
-  else if (b >= 0xE1 && b <= 0xEC) n = 3;
-  else if (b == 0xED) n = 3, high = 0x9F;
-  else if (b >= 0xEE && b <= 0xEF) n = 3;
-  else if (b == 0xF0) n = 4, low = 0x90;
-  else if (b >= 0xF1 && b <= 0xF3) n = 4;
-  else if (b == 0xF4) n = 4, high = 0x8F;
-  else return 0;
-  if (i + n > text.size()) return 0;
-  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return n;
-}
+using text::utf8_length;
 
 // Offset of the first byte that is not valid UTF-8, or npos.
 std::size_t invalid_utf8_at(const std::string& text) {
@@ -192,36 +169,17 @@ SourcePosition PipelineReader::position(const std::string& path, const toml::nod
 std::int64_t PipelineReader::count(const toml::node& node, const std::string& path,
                                    const std::string& name, std::int64_t low,
                                    std::int64_t high) const {
-  const auto bound = name + " is an integer >= " + std::to_string(low) +
-                     (high != INT64_MAX ? " and <= " + std::to_string(high) : "");
-  if (!node.is_integer()) {
-    fail(node_at(path, node), name + " must be an integer, found " + kind(node) +
-                                  ". Violated constraint: " + bound);
-  }
-  const std::int64_t value = node.as_integer()->get();
-  if (value < low || value > high) {
-    fail(node_at(path, node),
-         name + " = " + std::to_string(value) + ". Violated constraint: " + bound);
-  }
-  return value;
+  return integer_field(node, node_at(path, node), name, low, high);
 }
 
 bool PipelineReader::boolean(const toml::node& node, const std::string& path,
                              const std::string& name) const {
-  if (!node.is_boolean()) {
-    fail(node_at(path, node),
-         name + " must be true or false, found " + kind(node) + "; write " + name + " = true");
-  }
-  return node.as_boolean()->get();
+  return boolean_field(node, node_at(path, node), name);
 }
 
 const std::string& PipelineReader::string(const toml::node& node, const std::string& path,
                                           const std::string& name) const {
-  if (!node.is_string()) {
-    fail(node_at(path, node), name + " must be a string, found " + kind(node) + "; write " +
-                                  name + " = \"...\"");
-  }
-  return node.as_string()->get();
+  return string_field(node, node_at(path, node), name);
 }
 
 const toml::table* PipelineReader::section(const toml::table& root, const std::string& name,
@@ -243,9 +201,7 @@ void PipelineReader::unknown_keys(const toml::table& table, const std::string& n
   for (auto&& [key, node] : table) {
     const std::string word(key.str());
     if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) continue;
-    fail(key_at(name + "." + word, key), "unknown key " + in_quotes(word) + " in [" + name + "]" +
-                                             guess(word, allowed) + "; [" + name +
-                                             "] takes " + join(allowed));
+    unknown_key(key_at(name + "." + word, key), word, "[" + name + "]", allowed);
   }
 }
 

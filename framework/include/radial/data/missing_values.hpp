@@ -17,6 +17,7 @@
 // to what one process computes on all rows. count_missing and drop_missing_rows stay local.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,9 @@ bool is_missing_marker(std::string_view text);
 
 // The missing (NaN) cells of each column of `inputs` (this rank's rows: sum them over ranks).
 std::vector<std::size_t> count_missing(const Matrix& inputs);
+
+// The observed (not missing) cells of each column over every rank's rows (collective).
+std::vector<std::uint64_t> observed_counts(const Matrix& inputs);
 
 // Whether any cell of `inputs` is missing (NaN); sharded: in any rank's rows (collective).
 bool has_missing(const Matrix& inputs);

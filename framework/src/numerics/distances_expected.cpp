@@ -27,6 +27,7 @@ void SquaredDistances::compute_observed(const double* x, double* r2, double* log
     if (log_det) log_det[j] = g.log_det;
   }
 }
+
 namespace {
 
 using text::number;

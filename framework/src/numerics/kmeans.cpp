@@ -42,20 +42,11 @@ using kmeans_detail::measure_centres;
 using kmeans_detail::squared_distance;
 
 // Root mean feature variance over the rows of every rank (`rows` of them): the data scale the
-// tolerance is relative to (two passes over the rows, row-major, each summed over ranks).
+// tolerance is relative to (column_variances: one process's bits for any shard layout).
 double data_scale(const Matrix& x, std::size_t rows) {
-  const std::size_t n = x.shape(0), d = x.shape(1);
-  std::vector<double> mean(d, 0.0), var(d, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) mean[k] += x(i, k);
-  sum_over_ranks(mean);
-  for (double& m : mean) m /= double(rows);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) var[k] += (x(i, k) - mean[k]) * (x(i, k) - mean[k]);
-  sum_over_ranks(var);
   double total = 0;
-  for (double v : var) total += v / double(rows);
-  return std::sqrt(total / double(d));
+  for (const double v : column_variances(x, rows)) total += v;
+  return std::sqrt(total / double(x.shape(1)));
 }
 
 // Partition optimisation: each x_n to its closest centre. The first pass (no previous centres)
@@ -123,36 +114,37 @@ std::size_t repair_empty_clusters(const Matrix& x, const Matrix& centres, const 
   std::iota(by_distance.begin(), by_distance.end(), std::size_t(0));
   std::stable_sort(by_distance.begin(), by_distance.end(),
                    [&](std::size_t a, std::size_t b) { return dist2[a] > dist2[b]; });
+  std::vector<std::size_t> empty;
+  for (std::size_t j = 0; j < m; ++j)
+    if (counts[j] == 0) empty.push_back(j);
   // A row whose cluster has fewer than 2 members never becomes eligible again (clusters only
   // lose members here), so each rank walks its order once.
-  std::size_t next = 0, repairs = 0;
-  for (std::size_t j = 0; j < m; ++j) {
-    if (counts[j] != 0) continue;
-    while (next < n && counts[assignment.label(by_distance[next])] < 2) ++next;
-    RowCandidate mine;
-    if (next < n) {
-      const std::size_t i = by_distance[next];
-      mine.has = true;
-      mine.key = dist2[i];
-      mine.row = layout.first + i;
-      mine.tag = assignment.label(i);
-      mine.values.assign(x.data() + i * d, x.data() + (i + 1) * d);
-    }
-    const RowCandidate far = best_candidate(mine, /*largest=*/true);
-    if (!far.has) throw Error("k-means: no row left to re-seed an empty cluster");  // n >= m
-    const auto donor = std::size_t(far.tag);
-    for (std::size_t k = 0; k < d; ++k) {
-      sums(donor, k) -= far.values[k];
-      sums(j, k) = far.values[k];
-    }
-    counts[donor] -= 1;
-    counts[j] = 1;
-    if (mine.has && far.row == mine.row) {
-      assignment.reassign(by_distance[next], std::uint32_t(j));
-      ++next;
-    }
-    ++repairs;
-  }
+  std::size_t repairs = 0;
+  const std::size_t taken = take_best_rows(
+      empty.size(), by_distance, /*largest=*/true,
+      [&](std::size_t i) { return counts[assignment.label(i)] >= 2; },
+      [&](std::size_t i) {
+        RowCandidate mine;
+        mine.has = true;
+        mine.key = dist2[i];
+        mine.row = layout.first + i;
+        mine.tag = assignment.label(i);
+        mine.values.assign(x.data() + i * d, x.data() + (i + 1) * d);
+        return mine;
+      },
+      [&](const RowCandidate& far, std::size_t local) {
+        const std::size_t j = empty[repairs++];
+        const auto donor = std::size_t(far.tag);
+        for (std::size_t k = 0; k < d; ++k) {
+          sums(donor, k) -= far.values[k];
+          sums(j, k) = far.values[k];
+        }
+        counts[donor] -= 1;
+        counts[j] = 1;
+        if (local != std::size_t(-1)) assignment.reassign(local, std::uint32_t(j));
+      });
+  if (taken < empty.size())
+    throw Error("k-means: no row left to re-seed an empty cluster");  // n >= m
   return repairs;
 }
 

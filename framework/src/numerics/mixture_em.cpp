@@ -99,18 +99,19 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
                           const double la = s.row_log_likelihood(a), lb = s.row_log_likelihood(b);
                           return la < lb || (la == lb && a < b);
                         });
+      order.resize(local_k);
       std::vector<RowCandidate> worst;
-      for (std::size_t e = 0, next = 0; e < k; ++e) {
-        RowCandidate mine;
-        if (next < local_k) {
-          mine.has = true;
-          mine.key = s.row_log_likelihood(order[next]);
-          mine.row = layout.first + order[next];
-          mine.values.assign(&x(order[next], 0), &x(order[next], 0) + d);
-        }
-        worst.push_back(best_candidate(mine, /*largest=*/false));
-        if (mine.has && worst.back().row == mine.row) ++next;
-      }
+      take_best_rows(
+          k, order, /*largest=*/false, [](std::size_t) { return true; },
+          [&](std::size_t i) {
+            RowCandidate mine;
+            mine.has = true;
+            mine.key = s.row_log_likelihood(i);
+            mine.row = layout.first + i;
+            mine.values.assign(&x(i, 0), &x(i, 0) + d);
+            return mine;
+          },
+          [&](const RowCandidate& row, std::size_t) { worst.push_back(row); });
       std::vector<double> mean_var(d, 0.0);
       std::size_t live = 0;
       for (std::size_t j = 0; j < m; ++j) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <xtensor-blas/xlapack.hpp>
+
 #include "distances_impl.hpp"
 #include "observed_gaussian.hpp"
 #include "radial/errors.hpp"

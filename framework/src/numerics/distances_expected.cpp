@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
 #include "distances_impl.hpp"

@@ -19,6 +19,9 @@ double dot(const Tensor& a, const Tensor& b) {
   return s;
 }
 
+// A Vector and an expression of one (x - y): evaluated, then as above.
+inline double dot(const Vector& a, const Vector& b) { return dot<Vector>(a, b); }
+
 // The largest |x|.
 template <class Tensor>
 double max_abs(const Tensor& m) {

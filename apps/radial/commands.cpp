@@ -24,18 +24,14 @@
 #include "radial/network.hpp"
 #include "radial/pipeline/pipeline.hpp"
 #include "radial/training/trainer.hpp"
+#include "radial/text.hpp"
 
 namespace radial::cli {
 namespace {
 
 std::string format_number(double v) {
-  char buf[32];
-  if (std::floor(v) == v && std::fabs(v) < 1e15) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-  }
-  return buf;
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return text::number(v, 16);  // all its digits
+  return text::number(v, 17);
 }
 
 // A name as one CSV cell: quoted ("" for a quote) when it holds a separator, a quote, a line

@@ -43,6 +43,15 @@ std::vector<std::size_t> count_missing(const Matrix& inputs) {
   return counts;
 }
 
+std::vector<std::uint64_t> observed_counts(const Matrix& inputs) {
+  const std::size_t n = inputs.shape(0), d = inputs.shape(1);
+  const std::vector<std::size_t> missing = count_missing(inputs);
+  std::vector<std::uint64_t> counts(d, 0);
+  for (std::size_t j = 0; j < d; ++j) counts[j] = std::uint64_t(n - missing[j]);
+  collectives().sum(counts.data(), d);
+  return counts;
+}
+
 std::size_t drop_missing_rows(Dataset& data) {
   const std::size_t n = data.rows(), d = data.features();
   std::vector<std::size_t> keep;
@@ -149,10 +158,7 @@ Centres fit_input_model(const Matrix& inputs, Shape shape) {
   for (std::size_t j = 0; j < d; ++j) model.means(0, j) = mean(j);
   // Per column, the observed count and the sum of squares about the mean, in row order and
   // continued rank after rank as fit_imputation's sums.
-  std::vector<std::uint64_t> count(d, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j) count[j] += std::isnan(inputs(i, j)) ? 0 : 1;
-  collectives().sum(count.data(), d);
+  const std::vector<std::uint64_t> count = observed_counts(inputs);
   std::vector<double> squares(d, 0.0);
   chain_over_ranks(squares, [&](std::vector<double>& total) {
     for (std::size_t j = 0; j < d; ++j)

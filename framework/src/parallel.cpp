@@ -217,4 +217,20 @@ void parallel_reduce_blocks(std::size_t rows, std::size_t block_rows, int thread
   });
 }
 
+void run_task_queue(std::size_t tasks, std::size_t workers, std::atomic<bool>& stop,
+                    const std::function<void(std::size_t task)>& task) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    while (!stop.load()) {
+      const std::size_t t = next.fetch_add(1);
+      if (t >= tasks) break;
+      task(t);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+}
+
 }  // namespace radial

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -11,6 +10,7 @@
 
 #include "radial/errors.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -18,11 +18,7 @@ PredictionRule::~PredictionRule() = default;
 
 namespace {
 
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
+std::string number_text(double v) { return text::number(v, 17); }
 
 // Empty when every weight passes `ok`; otherwise the first that does not.
 template <class Ok>

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -23,6 +22,7 @@
 #include "radial/numerics/gaussian.hpp"
 #include "radial/prediction_rule.hpp"
 #include "radial/distributed/sharded_pass.hpp"
+#include "radial/text.hpp"
 
 namespace radial::plugins {
 
@@ -34,11 +34,7 @@ constexpr std::size_t kBlock = 512;
 // underflows counts as log 1e-300 instead of -inf.
 constexpr double kProbabilityFloor = 1e-300;
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+std::string number(double v) { return text::number(v); }
 
 // The framework's prediction rule of the bayes link: the posterior the network will compute
 // from the stored weights, applied here to the training rows' log-densities.

@@ -18,6 +18,7 @@
 // a wake-up, not a thread's start); a region inside a region's callback, or one opened while
 // another thread's region holds them, runs on threads started for it.
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -78,6 +79,14 @@ void ordered_reduce(std::size_t rows, std::size_t block_rows, int threads, Make 
       [&](std::size_t w, const RowBlock& b) { compute(b, partials[w]); },
       [&](std::size_t w, const RowBlock& b) { combine(b, partials[w]); });
 }
+
+// A queue of `tasks` independent jobs (the search's (candidate, fold) fits, an experiment's
+// runs): `workers` threads, the calling one and workers - 1 started for the call, each run
+// task(t) for the next t not yet taken, in index order, until none is left or `stop` is set (by
+// a task, to stop the others). Tasks catch their own exceptions; which thread runs which task
+// varies, so a task writes only to its own result.
+void run_task_queue(std::size_t tasks, std::size_t workers, std::atomic<bool>& stop,
+                    const std::function<void(std::size_t task)>& task);
 
 // Sets BLAS to one thread for the lifetime of the object and restores the previous count when
 // the last of the scopes open at once (in any thread) closes.

@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "experiment_internal.hpp"
+#include "../pipeline/toml_fields.hpp"
 #include "../pipeline/toml_kind.hpp"
 #include "../pipeline/toml_place.hpp"
 #include "radial/errors.hpp"
@@ -267,25 +268,11 @@ class ExperimentReader : TomlSource {
   }
 
   const std::string& string(const toml::node& node, const std::string& name) const {
-    if (!node.is_string()) {
-      fail(at(node.source()), name + " must be a string, found " + kind(node) + "; write " +
-                                  name + " = \"...\"");
-    }
-    return node.as_string()->get();
+    return pipeline::string_field(node, at(node.source()), name);
   }
 
   std::int64_t integer(const toml::node& node, const std::string& name, std::int64_t low) const {
-    const std::string bound = name + " is an integer >= " + std::to_string(low);
-    if (!node.is_integer()) {
-      fail(at(node.source()), name + " must be an integer, found " + kind(node) +
-                                  ". Violated constraint: " + bound);
-    }
-    const std::int64_t value = node.as_integer()->get();
-    if (value < low) {
-      fail(at(node.source()),
-           name + " = " + std::to_string(value) + ". Violated constraint: " + bound);
-    }
-    return value;
+    return pipeline::integer_field(node, at(node.source()), name, low);
   }
 
   void unknown_keys(const toml::table& table, const std::string& name,
@@ -293,8 +280,7 @@ class ExperimentReader : TomlSource {
     for (auto&& [key, node] : table) {
       const std::string word(key.str());
       if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) continue;
-      fail(at(key.source()), "unknown key " + in_quotes(word) + " in " + name +
-                                 guess(word, allowed) + "; " + name + " takes " + join(allowed));
+      pipeline::unknown_key(at(key.source()), word, name, allowed);
     }
   }
 

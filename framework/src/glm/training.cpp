@@ -204,18 +204,6 @@ void Trace::finish(std::size_t iterations, const std::optional<Stop>& stop, cons
   r.figures["hessian_evaluations"] = double(objective_.counters().hessian_evaluations);
 }
 
-double max_abs(const Matrix& m) {
-  double v = 0;
-  for (double x : m) v = std::max(v, std::fabs(x));
-  return v;
-}
-
-bool all_finite(const Matrix& m) {
-  for (double x : m)
-    if (!std::isfinite(x)) return false;
-  return true;
-}
-
 bool looks_separable(const Objective& objective, double data_error) {
   if (objective.link() == Link::Identity || objective.penalised()) return false;
   return data_error < 1e-7 * double(std::max<std::size_t>(objective.total_rows(), 1));

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <istream>
 #include <sstream>
 #include <streambuf>
@@ -21,6 +20,7 @@
 #include "radial/io/output_file.hpp"
 #include "radial/polynomial_term.hpp"
 #include "radial/prediction_rule.hpp"
+#include "radial/text.hpp"
 
 namespace radial {
 
@@ -73,11 +73,7 @@ std::string shape_text(std::size_t rows, std::size_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
+std::string number_text(double v) { return text::number(v, 17); }
 
 // Empty when the class values are usable as labels: finite, distinct, in increasing order
 // (the trainer writes them sorted, and evaluate codes a data file's labels by that order).

@@ -11,7 +11,9 @@
 // GCC 12's gather intrinsics start from a deliberately undefined vector (_mm256_undefined_pd),
 // which -Wmaybe-uninitialized reports from inside the system header.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC only: clang has no such group (-Wunknown-warning-option)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #define RADIAL_BOUNDS_AVX2 1
 #endif

@@ -16,7 +16,9 @@
 // GCC 12's reduce intrinsics read a deliberately undefined vector (_mm512_undefined_*), which
 // -Wuninitialized reports from inside the system header.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // GCC only: clang has no such group (-Wunknown-warning-option)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #define RADIAL_SCREEN_X86_KERNELS 1
 #endif

@@ -19,6 +19,40 @@ namespace radial {
 
 using namespace mixture_detail;
 
+namespace {
+
+// The `count` rows of every rank with the lowest log-likelihood under the mixture of `s` (ties:
+// the lower row; at most every row), for an empty component each: each rank proposes its next
+// lowest, the owner sends it (take_best_rows).
+std::vector<RowCandidate> worst_explained_rows(const Matrix& x, const EStepSummary& s,
+                                               const ShardLayout& layout, std::size_t count) {
+  const std::size_t k = std::min(count, layout.total), n_rows = x.shape(0), d = x.shape(1);
+  std::vector<std::size_t> order(n_rows);
+  std::iota(order.begin(), order.end(), 0);
+  const std::size_t local_k = std::min(k, n_rows);
+  std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(local_k), order.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      const double la = s.row_log_likelihood(a), lb = s.row_log_likelihood(b);
+                      return la < lb || (la == lb && a < b);
+                    });
+  order.resize(local_k);
+  std::vector<RowCandidate> worst;
+  take_best_rows(
+      k, order, /*largest=*/false, [](std::size_t) { return true; },
+      [&](std::size_t i) {
+        RowCandidate mine;
+        mine.has = true;
+        mine.key = s.row_log_likelihood(i);
+        mine.row = layout.first + i;
+        mine.values.assign(&x(i, 0), &x(i, 0) + d);
+        return mine;
+      },
+      [&](const RowCandidate& row, std::size_t) { worst.push_back(row); });
+  return worst;
+}
+
+}  // namespace
+
 EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
                     const EmOptions& options) {
   if (initial.shape != options.shape)
@@ -28,7 +62,7 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
   initial.check();
   // x holds this rank's rows; the E-steps sum over the ranks of collectives().
   const ShardLayout layout = shard_layout(x.dimension() == 2 ? x.shape(0) : 0);
-  const std::size_t n_rows = x.shape(0), total_rows = layout.total, m = initial.count(),
+  const std::size_t total_rows = layout.total, m = initial.count(),
                     d = initial.dim();
   if (total_rows == 0) throw InputError("em_mixture: no rows to fit");
   EmResult result;
@@ -88,29 +122,8 @@ EmResult em_mixture(const Matrix& x, Centres initial, Vector initial_weights,
                              "floor) got up to " + number(ms.largest_jitter) + " I added");
     }
     if (!ms.empty.empty()) {
-      // Reseed each empty component at the worst-explained rows (lowest log-likelihood, ties:
-      // the lower row) over all ranks: each rank proposes its next lowest, the owner sends it.
-      const std::size_t k = std::min(ms.empty.size(), total_rows);
-      std::vector<std::size_t> order(n_rows);
-      std::iota(order.begin(), order.end(), 0);
-      const std::size_t local_k = std::min(k, n_rows);
-      std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(local_k), order.end(),
-                        [&](std::size_t a, std::size_t b) {
-                          const double la = s.row_log_likelihood(a), lb = s.row_log_likelihood(b);
-                          return la < lb || (la == lb && a < b);
-                        });
-      std::vector<RowCandidate> worst;
-      for (std::size_t e = 0, next = 0; e < k; ++e) {
-        RowCandidate mine;
-        if (next < local_k) {
-          mine.has = true;
-          mine.key = s.row_log_likelihood(order[next]);
-          mine.row = layout.first + order[next];
-          mine.values.assign(&x(order[next], 0), &x(order[next], 0) + d);
-        }
-        worst.push_back(best_candidate(mine, /*largest=*/false));
-        if (mine.has && worst.back().row == mine.row) ++next;
-      }
+      const std::vector<RowCandidate> worst = worst_explained_rows(x, s, layout, ms.empty.size());
+      const std::size_t k = worst.size();
       std::vector<double> mean_var(d, 0.0);
       std::size_t live = 0;
       for (std::size_t j = 0; j < m; ++j) {

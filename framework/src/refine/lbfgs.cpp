@@ -61,7 +61,7 @@ MinimiseResult minimise_lbfgs(const GradientFunction& f, Vector start,
       if (pairs.empty()) {
         // At a minimum to rounding no step can lower E: converged when the gradient is that
         // small (sqrt(epsilon) relative to E), else no progress.
-        out.gradient_max = largest(g);
+        out.gradient_max = max_abs(g);
         out.termination = stalled(out);
         return out;
       }

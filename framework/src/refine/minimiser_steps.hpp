@@ -15,7 +15,7 @@ namespace radial::refine::detail {
 
 // The paper's stopping rule (both changes below the tolerance), as L-BFGS.
 inline bool settled(const Vector& step, double change, double tolerance) {
-  return largest(step) < tolerance && std::fabs(change) < tolerance;
+  return max_abs(step) < tolerance && std::fabs(change) < tolerance;
 }
 
 // The start: out.x, E there, its gradient, the first curve point; false when E or the gradient
@@ -27,7 +27,7 @@ inline bool begin(const GradientFunction& f, const LbfgsOptions& options, Vector
   out.evaluations = 1;
   out.curve.push_back(out.value);
   if (options.on_iteration) options.on_iteration(0, out.value);
-  if (!std::isfinite(out.value) || !finite(g)) {
+  if (!std::isfinite(out.value) || !all_finite(g)) {
     out.termination = Termination::NumericalFailure;
     return false;
   }
@@ -74,7 +74,7 @@ inline bool wolfe_search(const GradientFunction& f, MinimiseResult& out, const V
 inline bool step_to(const glm::LineSample& next, const LbfgsOptions& options,
                     std::size_t iteration, MinimiseResult& out, Vector& g, Vector& s, Vector& y) {
   Vector x_new = as_vector(next.weights), g_new = as_vector(next.gradient);
-  if (!std::isfinite(next.value) || !finite(g_new)) {
+  if (!std::isfinite(next.value) || !all_finite(g_new)) {
     out.termination = Termination::NumericalFailure;
     return false;
   }
@@ -84,7 +84,7 @@ inline bool step_to(const glm::LineSample& next, const LbfgsOptions& options,
   g = std::move(g_new);
   out.value = next.value;
   if (!accept(out, options, iteration)) {
-    out.gradient_max = largest(g);
+    out.gradient_max = max_abs(g);
     return false;
   }
   return true;
@@ -93,7 +93,7 @@ inline bool step_to(const glm::LineSample& next, const LbfgsOptions& options,
 // The result with its termination and the largest gradient component at the end.
 inline MinimiseResult ended(MinimiseResult out, Termination termination, const Vector& g) {
   out.termination = termination;
-  out.gradient_max = largest(g);
+  out.gradient_max = max_abs(g);
   return out;
 }
 

@@ -32,7 +32,7 @@ MinimiseResult minimise_bfgs(const GradientFunction& f, Vector start,
   bool scaled = false;
   Vector hy = Vector::from_shape({p});
   for (std::size_t it = 0; it < options.iterations; ++it) {
-    out.gradient_max = largest(g);
+    out.gradient_max = max_abs(g);
     if (out.gradient_max == 0) {
       out.termination = Termination::Converged;
       return out;
@@ -117,7 +117,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
     const double f_new = f(x_new, g_new);
     ++out.evaluations;
     const double comparison = 2.0 * (f_new - out.value) / (alpha * mu);
-    if (std::isfinite(f_new) && finite(g_new) && comparison >= 0) {
+    if (std::isfinite(f_new) && all_finite(g_new) && comparison >= 0) {
       const double change = f_new - out.value;
       out.x = x_new;
       out.value = f_new;
@@ -126,7 +126,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
       success = true;
       ++successes;
       if (!accept(out, options, out.iterations + 1)) {
-        out.gradient_max = largest(g);
+        out.gradient_max = max_abs(g);
         return out;
       }
       if (settled(step, change, options.tolerance)) {
@@ -149,7 +149,7 @@ MinimiseResult minimise_scg(const GradientFunction& f, Vector start,
     if (lambda >= lambda_max) {
       const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) *
                            std::max(1.0, std::fabs(out.value));
-      out.gradient_max = largest(g);
+      out.gradient_max = max_abs(g);
       out.termination =
           out.gradient_max <= floor ? Termination::Converged : Termination::NoProgress;
       return out;

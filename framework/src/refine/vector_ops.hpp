@@ -5,25 +5,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "radial/glm/vectors.hpp"
 #include "radial/types.hpp"
 
 namespace radial::refine::detail {
 
-inline double dot(const Vector& a, const Vector& b) {
-  double s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a(i) * b(i);
-  return s;
-}
-
-inline double largest(const Vector& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
-inline bool finite(const Vector& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
+// dot, max_abs and all_finite: radial/glm/vectors.hpp, the output trainers' own.
+using glm::all_finite;
+using glm::dot;
+using glm::max_abs;
 
 inline Matrix as_column(const Vector& v) {
   Matrix m = Matrix::from_shape({v.size(), std::size_t(1)});

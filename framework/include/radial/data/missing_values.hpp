@@ -17,6 +17,7 @@
 // for the rows of all ranks, equal to the bit to what one process computes on all rows. count_missing and drop_missing_rows stay local.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,9 @@ bool is_missing_marker(std::string_view text);
 std::vector<std::size_t> count_missing(const Matrix& inputs);
 
 // has_missing, mean_imputed and impute: radial/numerics/missing_cells.hpp (included here).
+
+// The observed (not missing) cells of each column over every rank's rows (collective).
+std::vector<std::uint64_t> observed_counts(const Matrix& inputs);
 
 // Throws InputError when `inputs` has a missing cell: `who` (e.g. "centres subset") cannot use
 // such rows under [data] missing = "em"; the message suggests missing = "mean".

@@ -85,6 +85,11 @@ struct SearchAxis {
   std::vector<SourcePosition> where;   // of each value
 };
 
+// The value index on each axis of grid point `index` of a grid whose axes hold `sizes` values,
+// the first axis varying slowest: candidate `index` of a SearchSpec takes
+// axes[a].values[grid_point(sizes, index)[a]].
+std::vector<std::size_t> grid_point(const std::vector<std::size_t>& sizes, std::size_t index);
+
 // [search]: model selection by k-fold cross-validation on the training rows (docs/pipeline-
 // format.md). The candidates are the cartesian product of the axes, the first axis varying
 // slowest (file order); each is a complete pipeline, validated, without a [search] of its own.

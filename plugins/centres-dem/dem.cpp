@@ -264,7 +264,7 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
 Centres DemLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   if (train.task != Task::Classification || train.num_classes < 2)
-    throw InputError("centres dem: discriminative EM needs a classification target with at "
+    throw InputError("discriminative EM needs a classification target with at "
                      "least 2 classes");
   EmOptions em = options_.em;
   em.shape = Shape::Diagonal;

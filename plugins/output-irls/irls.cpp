@@ -70,7 +70,7 @@ struct Preconditioner {
       const Index info = cxxlapack::potrs<Index>('L', Index(c), Index(1), factors[out].data(),
                                                  Index(c), column.data(), Index(c));
       if (info != 0)
-        throw NumericalError("irls: LAPACK dpotrs failed on the CG preconditioner (info = " +
+        throw NumericalError("LAPACK dpotrs failed on the CG preconditioner (info = " +
                              std::to_string(info) + ")");
       for (std::size_t i = 0; i < c; ++i) z(i, out) = column[i];
     }
@@ -85,7 +85,7 @@ struct Preconditioner {
     const Index info = cxxlapack::potrs<Index>('L', Index(c), Index(1), coarse.data(),
                                                Index(c), column.data(), Index(c));
     if (info != 0)
-      throw NumericalError("irls: LAPACK dpotrs failed on the CG coarse operator (info = " +
+      throw NumericalError("LAPACK dpotrs failed on the CG coarse operator (info = " +
                            std::to_string(info) + ")");
     for (std::size_t i = 0; i < c; ++i)
       if (!skipped[i])

@@ -6,11 +6,13 @@
 namespace radial::plugins {
 static auto rkhs_table() {
   OptionTable<RkhsOptions> t;
-  // No "choose": the trainer's closed-form selection of alpha is that of weight decay.
+  // Not a ridge, so no "choose": the trainer's closed-form selection sweeps only a ridge's
+  // strength; a width it chooses is chosen under weight decay with this alpha.
   t.bind("alpha", &RkhsOptions::alpha,
          "prior precision alpha of the penalty alpha/2 w^T K_MM w, K_MM(i, j) = phi_j(c_i) (the "
          "basis at the centres); FALKON's lambda is alpha / N")
-      .at_least(0.0);
+      .at_least(0.0)
+      .plays(ParamRole::PenaltyStrength);
   t.bind("include_bias", &RkhsOptions::include_bias,
          "also penalise the bias row by alpha/2 b^2 (the kernel k + 1)");
   return t;

@@ -23,6 +23,9 @@ enum class Metric {
   Shape,      // Mahalanobis (x - c_j)^T S_j^{-1} (x - c_j) under the centres' shapes
 };
 
+// density(), gaussian_activation() and width_scale_selectable() are also declared by the
+// registration (radial/registry.hpp's Capabilities), which the trainer reads before it makes a
+// basis; the conformance kit checks that the two agree.
 class Basis {
  public:
   virtual ~Basis();

@@ -27,6 +27,36 @@ std::string SourcePosition::str() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+ComponentSpec* Pipeline::component(Slot slot) {
+  return const_cast<ComponentSpec*>(static_cast<const Pipeline&>(*this).component(slot));
+}
+
+const ComponentSpec* Pipeline::component(Slot slot) const {
+  const auto optional = [](const std::optional<ComponentSpec>& spec) {
+    return spec ? &*spec : nullptr;
+  };
+  switch (slot) {
+    case Slot::Basis: return &basis;
+    case Slot::Centres: return &centres;
+    case Slot::Output: return &output;
+    case Slot::WeightPenalty: return optional(weight_penalty);
+    case Slot::KernelPrior: return optional(kernel_prior);
+    case Slot::Refine: return optional(refine);
+  }
+  return nullptr;
+}
+
+void Pipeline::set_component(Slot slot, std::optional<ComponentSpec> spec) {
+  if (slot_required(slot)) {
+    if (!spec) throw Error(std::string("the pipeline's ") + to_string(slot) + " cannot be removed");
+    *component(slot) = std::move(*spec);
+    return;
+  }
+  (slot == Slot::WeightPenalty ? weight_penalty
+   : slot == Slot::KernelPrior ? kernel_prior
+                               : refine) = std::move(spec);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -117,10 +147,19 @@ const std::vector<std::string> kEvaluateKeys = {"folds", "committee", "stratifie
 const std::vector<std::string> kTasks = {"classification", "regression"};
 const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
 const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
-const std::vector<std::string> kSearchSlots = {
-    "basis", "centres", "output", "weight-penalty", "kernel-prior", kLegacyPriorTable, "refine"};
+// The slots' tables, the old prior table after the two priors'.
+const std::vector<std::string> kSearchSlots = [] {
+  std::vector<std::string> names;
+  for (const Slot slot : all_slots) {
+    names.push_back(to_string(slot));
+    if (slot == Slot::KernelPrior) names.push_back(kLegacyPriorTable);
+  }
+  return names;
+}();
 // More candidates than this is a mistake (a grid of 10^6 fits), not a search.
 constexpr std::size_t kMaxSearchCandidates = 10000;
+
+bool is_prior(Slot slot) { return slot == Slot::WeightPenalty || slot == Slot::KernelPrior; }
 
 // The prior written in the table `table` ("weight-penalty", "kernel-prior" or the old one), or
 // null (also for other tables).
@@ -186,11 +225,12 @@ class PipelineReader : TomlSource {
     }
 
     pipeline.data = data(root);
-    pipeline.basis = component(root, Slot::Basis, true).value();
-    pipeline.centres = component(root, Slot::Centres, true).value();
-    pipeline.output = component(root, Slot::Output, true).value();
-    priors(root, pipeline);
-    pipeline.refine = component(root, Slot::Refine, false);
+    for (const Slot slot : all_slots) {
+      // The two priors together, with the old table that may hold either.
+      if (slot == Slot::WeightPenalty) priors(root, pipeline);
+      if (is_prior(slot)) continue;
+      pipeline.set_component(slot, component(root, slot, slot_required(slot)));
+    }
     pipeline.evaluate = evaluate(root);
     pipeline.settings = settings(root);
     if (root.contains("search")) pipeline.search = search(root, pipeline);
@@ -688,18 +728,13 @@ class PipelineReader : TomlSource {
         return other.slot == axis.slot && other.param == "plugin";
       });
       if (plugin_swept) continue;
+      // A prior is found by the table it was written in (the old table holds either).
       const ComponentSpec* prior = prior_spec(parent, axis.slot);
-      const Slot slot = axis.slot == "basis"     ? Slot::Basis
-                        : axis.slot == "centres" ? Slot::Centres
-                        : axis.slot == "output"  ? Slot::Output
-                        : axis.slot == "refine"  ? Slot::Refine
+      const std::optional<Slot> named = slot_named(axis.slot);
+      const Slot slot = named && !is_prior(*named) ? *named
                         : parent.kernel_prior && prior == &*parent.kernel_prior ? Slot::KernelPrior
-                                                 : Slot::WeightPenalty;
-      const ComponentSpec& component = slot == Slot::Basis     ? parent.basis
-                                       : slot == Slot::Centres ? parent.centres
-                                       : slot == Slot::Output  ? parent.output
-                                       : slot == Slot::Refine  ? *parent.refine
-                                                               : *prior;
+                                                                               : Slot::WeightPenalty;
+      const ComponentSpec& component = is_prior(slot) ? *prior : *parent.component(slot);
       const ComponentInfo* info = registry_.find(slot, component.plugin);
       if (info == nullptr || find_param(info->params, axis.param) != nullptr) continue;
       std::vector<std::string> declared;
@@ -743,13 +778,11 @@ class PipelineReader : TomlSource {
         }
         if (!culprit) continue;
         try {
-          if (name == "basis") candidate.basis = component(candidate_root, Slot::Basis, true).value();
-          if (name == "centres") candidate.centres = component(candidate_root, Slot::Centres, true).value();
-          if (name == "output") candidate.output = component(candidate_root, Slot::Output, true).value();
-          if (name == "refine") candidate.refine = component(candidate_root, Slot::Refine, false);
-          if (name == "weight-penalty" || name == "kernel-prior" || name == kLegacyPriorTable) {
+          const std::optional<Slot> slot = slot_named(name);
+          if (!slot || is_prior(*slot))
             priors(candidate_root, candidate);
-          }
+          else
+            candidate.set_component(*slot, component(candidate_root, *slot, slot_required(*slot)));
         } catch (const PipelineError& error) {
           // Reported at a swept value already, or elsewhere (a key of the file that the swept
           // plugin does not take): then at the value, naming the candidate.

@@ -492,12 +492,8 @@ const ComponentInfo& Registry::require(Slot slot, const std::string& id) const {
 Capabilities Registry::capabilities(Slot slot, const std::string& id,
                                     const Params& params) const {
   const ComponentInfo& info = require(slot, id);
-  if (!info.capabilities) return Capabilities{};
-  try {
-    return info.capabilities(params);
-  } catch (const Error& error) {
-    rethrow_prefixed(error, id + ": ");
-  }
+  // Reading the parameters may refuse them as the factory would, with the same error.
+  return info.capabilities ? info.capabilities(params) : Capabilities{};
 }
 
 std::string Registry::unknown_plugin_message(Slot slot, const std::string& id,

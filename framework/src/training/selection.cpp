@@ -576,16 +576,20 @@ Wants wanted(const Pipeline& p, const Registry& registry, const Capabilities& ba
     const ParamSpec* ridge = find_role(table, ParamRole::RidgeStrength);
     const ParamSpec* strength = ridge ? ridge : find_role(table, ParamRole::PenaltyStrength);
     if (strength) wants.given_strength = strength->name;
-    for (const auto& [name, value] : penalty.params.values()) {
-      if (!is_choose(penalty.params, name) || (ridge && name == ridge->name)) continue;
-      const std::string ridges = plugins_declaring(registry, ParamRole::RidgeStrength);
+    for (const ParamSpec& spec : table) {
+      const std::string& name = spec.name;
+      const bool may_choose =
+          std::find(spec.words.begin(), spec.words.end(), "choose") != spec.words.end();
+      if (!may_choose || !is_choose(penalty.params, name) || (ridge && name == ridge->name))
+        continue;
       throw InputError(
           penalty.where.str() + ": " + to_string(Slot::WeightPenalty) + "." + name +
           " = \"choose\", but weight-penalty plugin '" + penalty.plugin + "' is not a ridge" +
           (ridge ? " in " + name + " (its ridge strength is " + ridge->name + ")"
-                 : " (no parameter of it declares ParamRole::RidgeStrength)") +
+                 : " (it declares no ridge strength)") +
           ": the closed-form leave-one-out sweeps only a ridge's strength; give " + name +
-          " a number, or use a ridge penalty (" + ridges + ")");
+          " a number, or use a ridge penalty (" +
+          plugins_declaring(registry, ParamRole::RidgeStrength) + ")");
     }
     if (ridge && is_choose(penalty.params, ridge->name)) {
       wants.alpha = true;
@@ -662,7 +666,9 @@ std::size_t validated_count(const Pipeline& p, const Registry& registry, const D
   const bool classes = rows.task == Task::Classification;
   std::vector<std::size_t> fold_of = assign_folds(rows, 5, classes, cv_folds_seed(fold_seed));
   for (std::size_t& f : fold_of) f = f == 0 ? 0 : 1;  // fold 0 held out, the rest fitted
-  const std::string plugin = wants.alpha ? p.weight_penalty->plugin : wants.penalty;
+  // (Without a chosen strength: default_ridge_penalty at its defaults.)
+  const std::string plugin =
+      wants.alpha ? p.weight_penalty->plugin : std::string(default_ridge_penalty);
   Params penalty_params;
   if (wants.alpha) penalty_params = p.weight_penalty->params;
   else if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))

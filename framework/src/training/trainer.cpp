@@ -288,8 +288,7 @@ OutputWeights fit_output(const Pipeline& p, const Registry& registry, const Data
   design.set_input_model(input_model);
   design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
   std::optional<Warning> saturated;
-  if (registry.capabilities(Slot::Output, p.output.plugin, p.output.params).selectable)
-    saturated = saturation(design, p.basis, registry);
+  if (c.output->selectable()) saturated = saturation(design, p.basis, registry);
   OutputWeights weights;
   report.plugin = p.output.plugin;
   report.fit = stages.run(Stream::output_stream, Slot::Output, p.output.plugin,

@@ -142,7 +142,7 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
                    FitContext& ctx) {
   if (start.shape != Shape::Diagonal || !start.has_mixing() || start.owner.size() != start.count() ||
       start.class_priors.size() == 0)
-    throw ShapeError("centres dem: the starting point must be per-class diagonal mixtures with "
+    throw ShapeError("the starting point must be per-class diagonal mixtures with "
                      "owners, mixing weights and class priors");
   // x holds this rank's rows when the data are sharded; sums run over every rank's.
   const std::size_t local_rows = x.shape(0), num_classes = start.class_priors.size();

@@ -44,7 +44,7 @@ std::string number(double v) {
 // from the stored weights, applied here to the training rows' log-densities.
 const PredictionRule& posterior_rule() {
   const PredictionRule* rule = find_prediction_rule(to_string(Link::Bayes));
-  if (!rule) throw Error("output bayes: the framework's prediction rule 'bayes' is not registered");
+  if (!rule) throw Error("the framework's prediction rule 'bayes' is not registered");
   return *rule;
 }
 

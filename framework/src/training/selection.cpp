@@ -721,8 +721,12 @@ std::string plugins_that(const Registry& registry, Slot slot,
   std::string ids;
   for (const std::string& id : registry.ids(slot)) {
     const ComponentInfo& info = registry.require(slot, id);
-    if (has(registry.capabilities(slot, id, validate_params(info.params, {}, "plugin " + id))))
-      ids += (ids.empty() ? "" : ", ") + id;
+    try {
+      if (has(registry.capabilities(slot, id, validate_params(info.params, {}, "plugin " + id))))
+        ids += (ids.empty() ? "" : ", ") + id;
+    } catch (const Error&) {
+      // A plugin without defaults for every parameter (a required one) is not suggested.
+    }
   }
   return ids.empty() ? "none is loaded" : ids;
 }

@@ -50,12 +50,9 @@ std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline&
   std::vector<NamedFile> inputs{{"pipeline file", pipeline.file},
                                 {"training data", pipeline.data.train}};
   if (pipeline.data.test) inputs.push_back({"test data", *pipeline.data.test});
-  std::vector<std::pair<Slot, const ComponentSpec*>> specs{
-      {Slot::Basis, &pipeline.basis}, {Slot::Centres, &pipeline.centres}, {Slot::Output, &pipeline.output}};
-  if (pipeline.weight_penalty) specs.push_back({Slot::WeightPenalty, &*pipeline.weight_penalty});
-  if (pipeline.kernel_prior) specs.push_back({Slot::KernelPrior, &*pipeline.kernel_prior});
-  if (pipeline.refine) specs.push_back({Slot::Refine, &*pipeline.refine});
-  for (const auto& [slot, spec] : specs) {
+  for (const Slot slot : all_slots) {
+    const ComponentSpec* spec = pipeline.component(slot);
+    if (!spec) continue;
     const ComponentInfo* info = registry.find(slot, spec->plugin);
     if (!info) continue;
     for (const ParamSpec& param : info->params) {

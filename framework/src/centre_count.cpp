@@ -13,14 +13,14 @@ ParamSpec centre_count_param(const std::string& doc) {
           "; \"auto\" (the default): min(N / 2, ceil(max(8, 4 ln N - 24) sqrt N), max(10000, 40 K)) "
           "for N training rows and K classes (K = 0 for regression); "
           "\"choose\": the trainer selects it by leave-one-out among auto / 4, / 2, x 1, x 2, x 4");
-  count.at_least(1).or_words({"auto", "choose"});
+  count.at_least(1).or_words({"auto", "choose"}).plays(ParamRole::CentreCount);
   count.default_value = std::string("auto");
   return count;
 }
 
-std::size_t centre_count(const Params& params) {
-  if (params.is_word("count", "auto") || params.is_word("count", "choose")) return 0;
-  return static_cast<std::size_t>(params.integer("count"));
+std::size_t centre_count(const Params& params, const std::string& name) {
+  if (params.is_word(name, "auto") || params.is_word(name, "choose")) return 0;
+  return static_cast<std::size_t>(params.integer(name));
 }
 
 std::size_t auto_centre_count(std::size_t rows, std::size_t classes) {

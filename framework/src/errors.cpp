@@ -23,4 +23,20 @@ ShapeError::~ShapeError() = default;
 NumericalError::NumericalError(const std::string& message) : Error(message) {}
 NumericalError::~NumericalError() = default;
 
+void rethrow_prefixed(const Error& error, const std::string& prefix) {
+  rethrow_as(error, prefix + error.what());
+}
+
+void rethrow_as(const Error& error, const std::string& message) {
+  if (dynamic_cast<const PipelineError*>(&error)) throw PipelineError(message);
+  if (dynamic_cast<const DataError*>(&error)) throw DataError(message);
+  if (dynamic_cast<const ModelFileError*>(&error)) throw ModelFileError(message);
+  if (dynamic_cast<const PluginError*>(&error)) throw PluginError(message);
+  if (dynamic_cast<const ParameterError*>(&error)) throw ParameterError(message);
+  if (dynamic_cast<const ShapeError*>(&error)) throw ShapeError(message);
+  if (dynamic_cast<const InputError*>(&error)) throw InputError(message);
+  if (dynamic_cast<const NumericalError*>(&error)) throw NumericalError(message);
+  throw Error(message);
+}
+
 }  // namespace radial

@@ -165,6 +165,11 @@ ParamSpec& ParamSpec::or_words(std::vector<std::string> allowed) {
   return *this;
 }
 
+ParamSpec& ParamSpec::plays(ParamRole r) {
+  role = r;
+  return *this;
+}
+
 // ---- checks -----------------------------------------------------------------------------------
 
 std::string ParamSpec::check(const ParamValue& value) const {
@@ -261,6 +266,13 @@ std::string ParamSpec::describe_constraint() const {
 const ParamSpec* find_param(const ParamTable& table, const std::string& name) {
   for (const auto& spec : table) {
     if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+const ParamSpec* find_role(const ParamTable& table, ParamRole role) {
+  for (const auto& spec : table) {
+    if (spec.role == role) return &spec;
   }
   return nullptr;
 }

@@ -58,6 +58,12 @@ std::size_t design_polynomial_columns(const std::map<std::string, ParamValue>& p
   return std::max<std::size_t>(1, monomial_count(d, degree));
 }
 
+std::int64_t polynomial_degree(const std::map<std::string, ParamValue>& params) {
+  const auto it = params.find(polynomial_param);
+  if (it == params.end() || !std::holds_alternative<std::int64_t>(it->second)) return -1;
+  return std::get<std::int64_t>(it->second);
+}
+
 void PolynomialTerm::fit(const Matrix& centres) {
   if (!active()) return;
   const std::size_t m = centres.shape(0), d = centres.shape(1);

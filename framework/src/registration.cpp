@@ -15,6 +15,16 @@ const char* to_string(Slot slot) {
   return "unknown";
 }
 
+std::optional<Slot> slot_named(const std::string& name) {
+  for (const Slot slot : all_slots)
+    if (name == to_string(slot)) return slot;
+  return std::nullopt;
+}
+
+bool slot_required(Slot slot) {
+  return slot == Slot::Basis || slot == Slot::Centres || slot == Slot::Output;
+}
+
 Registrar::~Registrar() = default;
 
 }  // namespace radial

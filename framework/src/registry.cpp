@@ -80,21 +80,6 @@ class StagingRegistrar final : public Registrar {
   }
 };
 
-// Rethrows `error` with `prefix` in front of its message, keeping its most derived Radial type
-// (a ParameterError stays a ParameterError, so callers and the CLI's exit code still work).
-[[noreturn]] void rethrow_prefixed(const Error& error, const std::string& prefix) {
-  const std::string message = prefix + error.what();
-  if (dynamic_cast<const PipelineError*>(&error)) throw PipelineError(message);
-  if (dynamic_cast<const DataError*>(&error)) throw DataError(message);
-  if (dynamic_cast<const ModelFileError*>(&error)) throw ModelFileError(message);
-  if (dynamic_cast<const PluginError*>(&error)) throw PluginError(message);
-  if (dynamic_cast<const ParameterError*>(&error)) throw ParameterError(message);
-  if (dynamic_cast<const ShapeError*>(&error)) throw ShapeError(message);
-  if (dynamic_cast<const InputError*>(&error)) throw InputError(message);
-  if (dynamic_cast<const NumericalError*>(&error)) throw NumericalError(message);
-  throw Error(message);
-}
-
 using text::in_quotes;
 using text::join;
 
@@ -334,8 +319,7 @@ bool slot_from_file_name(const fs::path& file, Slot& slot, std::string& id) {
       name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
     return false;
   const std::string rest = name.substr(head.size(), name.size() - head.size() - tail.size());
-  for (const Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty,
-                       Slot::KernelPrior, Slot::Refine}) {
+  for (const Slot s : all_slots) {
     const std::string prefix = std::string(to_string(s)) + "-";
     if (rest.size() > prefix.size() && rest.compare(0, prefix.size(), prefix) == 0) {
       slot = s;
@@ -481,6 +465,13 @@ std::vector<fs::path> Registry::loaded_files() const {
 const ComponentInfo& Registry::require(Slot slot, const std::string& id) const {
   if (const Entry* entry = impl_->find(slot, id)) return entry->info;
   throw InputError(unknown_plugin_message(slot, id));
+}
+
+Capabilities Registry::capabilities(Slot slot, const std::string& id,
+                                    const Params& params) const {
+  const ComponentInfo& info = require(slot, id);
+  // Reading the parameters may refuse them as the factory would, with the same error.
+  return info.capabilities ? info.capabilities(params) : Capabilities{};
 }
 
 std::string Registry::unknown_plugin_message(Slot slot, const std::string& id,

@@ -91,7 +91,8 @@ OptionTable<WidthSpec> width_table(const std::string& component) {
          if (!w.choose_scale) w.scale = p.real("width_scale");
        })
       .above(0.0)
-      .or_words({"choose"});
+      .or_words({"choose"})
+      .plays(ParamRole::WidthScale);
   t.bind("width_p", &WidthSpec::p, "p of the p-nearest rule (at most M - 1 is used)").at_least(1);
   t.check([component](WidthSpec& spec) {
     if (spec.width > 0) {
@@ -122,6 +123,11 @@ ParamTable width_param_table() { return width_table("").params(); }
 
 WidthSpec width_spec(const Params& params, const std::string& component) {
   return width_table(component).read(params);
+}
+
+bool width_scale_choosable(const WidthSpec& spec, bool density) {
+  const WidthRule rule = resolve_rule(spec.rule, density);
+  return spec.choose_scale && rule != WidthRule::Shapes && rule != WidthRule::Fixed;
 }
 
 WidthRule resolve_rule(WidthRule rule, bool density) {

@@ -203,7 +203,7 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
                    FitContext& ctx) {
   if (start.shape != Shape::Diagonal || !start.has_mixing() || start.owner.size() != start.count() ||
       start.class_priors.size() == 0)
-    throw ShapeError("centres dem: the starting point must be per-class diagonal mixtures with "
+    throw ShapeError("the starting point must be per-class diagonal mixtures with "
                      "owners, mixing weights and class priors");
   // x holds this rank's rows when the data are sharded; sums run over every rank's.
   const std::size_t local_rows = x.shape(0), num_classes = start.class_priors.size();
@@ -275,7 +275,7 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
 Centres DemLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   if (train.task != Task::Classification || train.num_classes < 2)
-    throw InputError("centres dem: discriminative EM needs a classification target with at "
+    throw InputError("discriminative EM needs a classification target with at "
                      "least 2 classes");
   EmOptions em = options_.em;
   em.shape = Shape::Diagonal;

@@ -47,7 +47,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   if (options.count == 0) options.count = auto_centre_count(rows, centre_count_classes(train));
   if (options.count > rows) {
     std::ostringstream msg;
-    msg << "plugin kmeans: count = " << options.count << " but the training data have only "
+    msg << "count = " << options.count << " but the training data have only "
         << rows << " rows; set centres.count <= " << rows;
     throw InputError(msg.str());
   }

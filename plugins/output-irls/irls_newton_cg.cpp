@@ -66,7 +66,7 @@ void Preconditioner::apply_blocks(const Matrix& r, Matrix& z) const {
     const Index info = cxxlapack::potrs<Index>('L', Index(c), Index(1), factors[out].data(),
                                                Index(c), column.data(), Index(c));
     if (info != 0)
-      throw NumericalError("irls: LAPACK dpotrs failed on the CG preconditioner (info = " +
+      throw NumericalError("LAPACK dpotrs failed on the CG preconditioner (info = " +
                            std::to_string(info) + ")");
     for (std::size_t i = 0; i < c; ++i) z(i, out) = column[i];
   }
@@ -81,7 +81,7 @@ void Preconditioner::apply_blocks(const Matrix& r, Matrix& z) const {
   const Index info = cxxlapack::potrs<Index>('L', Index(c), Index(1), coarse.data(),
                                              Index(c), column.data(), Index(c));
   if (info != 0)
-    throw NumericalError("irls: LAPACK dpotrs failed on the CG coarse operator (info = " +
+    throw NumericalError("LAPACK dpotrs failed on the CG coarse operator (info = " +
                          std::to_string(info) + ")");
   for (std::size_t i = 0; i < c; ++i)
     if (!skipped[i])

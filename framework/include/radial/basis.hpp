@@ -20,6 +20,9 @@ namespace radial {
 // Metric (which squared distance map() receives) is declared with the centres' shapes
 // (radial/centres.hpp).
 
+// density(), gaussian_activation() and width_scale_selectable() are also declared by the
+// registration (radial/registry.hpp's Capabilities), which the trainer reads before it makes a
+// basis; the conformance kit checks that the two agree.
 class Basis {
  public:
   virtual ~Basis();

@@ -32,7 +32,9 @@ class CentreLearner {
   // True for a learner that chooses its centres by the design matrix they make (OLS): the
   // trainer then calls fit_on_basis() instead of fit(), with the pipeline's basis (with the
   // width scale the trainer is trying), and keeps the widths the returned centres carry.
-  // Known after construction. Default false: fit() is called and the basis is not shown.
+  // Known after construction. Default false: fit() is called and the basis is not shown. The
+  // registration declares it too (Capabilities::uses_basis; radial/sdk/plugin.hpp does so for
+  // a SupervisedCentreLearner).
   virtual bool uses_basis() const { return false; }
 
   // For uses_basis() learners: as fit(), with `basis` the pipeline's basis, which the learner
@@ -60,7 +62,9 @@ class SupervisedCentreLearner : public CentreLearner {
 // The count is stored in `count`, 0 for "auto" and "choose" (the learner then calls
 // auto_centre_count on its rows); a count of 0 in the table's options is the default "auto".
 ParamSpec centre_count_param(const std::string& doc);
-std::size_t centre_count(const Params& params);
+// The count of `params`' parameter `name` (the learner's CentreCount, "count" for
+// centre_count_param): 0 for "auto" and "choose".
+std::size_t centre_count(const Params& params, const std::string& name = "count");
 template <class Options>
 ParamSpec& add_centre_count(OptionTable<Options>& table, std::size_t Options::*count,
                             const std::string& doc) {

@@ -76,4 +76,11 @@ class NumericalError : public Error {
   ~NumericalError() override;
 };
 
+// Throws an error of `error`'s most derived Radial type (a ParameterError stays a
+// ParameterError, so callers and the CLI's exit code still work) with `message`.
+[[noreturn]] void rethrow_as(const Error& error, const std::string& message);
+// rethrow_as with `prefix` in front of the message: how the registry names a plugin library and
+// the trainer a stage's plugin ("kmeans: ...").
+[[noreturn]] void rethrow_prefixed(const Error& error, const std::string& prefix);
+
 }  // namespace radial

@@ -102,7 +102,7 @@ inline InterfaceLayout interface_layout() {
         sizeof(TrainingProblem), sizeof(OutputWeights), sizeof(WorkingMemory),
         sizeof(ComponentInfo), sizeof(ParamSpec), sizeof(Params), sizeof(State),
         sizeof(RefineProblem), sizeof(RefinedNetwork), sizeof(KernelPriorInput),
-        sizeof(KernelMeanTerms), sizeof(PolynomialTerm)})
+        sizeof(KernelMeanTerms), sizeof(PolynomialTerm), sizeof(Capabilities)})
     v = layout_mix(v, size);
   l.value_types = v;
   return l;

@@ -48,6 +48,9 @@ struct WorkingMemory {
 // Throws InputError when the link does not fit the task (logistic with 3 classes, ...).
 Matrix targets_for(Link link, const Dataset& data);
 
+// selectable(), least_squares() and side_conditions() are also declared by the registration
+// (radial/registry.hpp's Capabilities), which the trainer reads before it makes a layer; the
+// conformance kit checks that the two agree.
 class OutputLayer {
  public:
   virtual ~OutputLayer();

@@ -19,6 +19,20 @@ enum class ParamType { Integer, Real, Boolean, String, Choice, Path };
 
 const char* to_string(ParamType type);
 
+// What a parameter is to the trainer's selection of "choose" values (framework/src/training/
+// selection.hpp), declared by the component that owns it, so that the selection finds the
+// parameter by its role and never by its name:
+//   WidthScale     a basis's factor on its widths (the framework's width_table declares it)
+//   CentreCount    a centre learner's number of centres (centre_count_param declares it)
+//   RidgeStrength  a weight penalty's alpha when the penalty is the ridge alpha/2 ||w||^2 of
+//                  weight decay, whose alpha is the lambda of the closed-form leave-one-out
+//                  (radial/numerics/ridge_loo.hpp), so that the selection may sweep it: a
+//                  penalty without this role is never swept (its "choose" is refused)
+//   PenaltyStrength  the strength of a penalty that is not a ridge: a width the selection
+//                  chooses beside it is chosen under weight decay of this alpha (without one,
+//                  under no penalty); never swept
+enum class ParamRole { None, WidthScale, CentreCount, RidgeStrength, PenaltyStrength };
+
 // A parameter value as written in a pipeline file or on the command line.
 using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
 
@@ -38,6 +52,7 @@ struct ParamSpec {
   // framework/src/training/selection.hpp).
   std::vector<std::string> words;
   std::string doc;
+  ParamRole role = ParamRole::None;      // what it is to the trainer's selection
 
   // Builders, so a table reads like documentation:
   //   ParamSpec::integer("count", 8, "number of centres M").at_least(1)
@@ -54,6 +69,7 @@ struct ParamSpec {
   ParamSpec& below(double bound);  // exclusive upper bound
   ParamSpec& make_required();
   ParamSpec& or_words(std::vector<std::string> allowed);  // Integer or Real only
+  ParamSpec& plays(ParamRole r);                          // see ParamRole
 
   // Empty when `value` is acceptable; otherwise a sentence naming the violated constraint, in
   // the form "count = 0. Violated constraint: count >= 1". Integers are accepted for Real.
@@ -67,6 +83,8 @@ struct ParamSpec {
 using ParamTable = std::vector<ParamSpec>;
 
 const ParamSpec* find_param(const ParamTable& table, const std::string& name);
+// The parameter of `table` that plays `role`, or null (the first, when several claim it).
+const ParamSpec* find_role(const ParamTable& table, ParamRole role);
 
 // Validated parameters: every declared name is present with a value of its declared type.
 class Params {

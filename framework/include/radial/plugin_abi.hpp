@@ -29,7 +29,10 @@ struct InterfaceLayout;
 //    interface_layout (radial/interface_layout.hpp), appended; CentreLearner::uses_basis and
 //    fit_on_basis (a supervised learner sees the pipeline's basis through
 //    radial/candidate_basis.hpp), SupervisedCentreLearner.
-inline constexpr std::uint32_t plugin_abi_version = 7;
+// 8: ComponentInfo::capabilities (what a component does, declared at registration:
+//    radial/registry.hpp's Capabilities) and ParamSpec::role (the parameters the trainer's
+//    selection chooses, found by role: width scale, centre count, ridge strength).
+inline constexpr std::uint32_t plugin_abi_version = 8;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

@@ -48,6 +48,10 @@ std::vector<std::vector<unsigned>> monomial_powers(std::size_t d, std::int64_t d
 std::size_t design_polynomial_columns(const std::map<std::string, ParamValue>& params,
                                       std::size_t d);
 
+// The degree k of the polynomial term a basis made from `params` has: the `polynomial` entry,
+// or -1 (none) when there is none.
+std::int64_t polynomial_degree(const std::map<std::string, ParamValue>& params);
+
 class PolynomialTerm {
  public:
   PolynomialTerm() = default;

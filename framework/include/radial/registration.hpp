@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "radial/basis.hpp"
@@ -24,9 +25,40 @@ namespace radial {
 // Refine trains the assembled network as a whole after the two-stage fit (radial/refiner.hpp).
 enum class Slot { Basis, Centres, Output, WeightPenalty, KernelPrior, Refine };
 
+// Every slot, in the pipeline's order: the one list that the pipeline reader, the trainer, the
+// CLI and the experiments walk (Pipeline::component(Slot) gives a pipeline's component of each).
+inline constexpr Slot all_slots[] = {Slot::Basis,         Slot::Centres,     Slot::Output,
+                                     Slot::WeightPenalty, Slot::KernelPrior, Slot::Refine};
+
+// What a component does that the trainer must know before it makes one, declared at
+// registration (so the trainer and the selection never make an instance just to ask). Each is
+// the answer of the interface's virtual of the same name for the same parameters, which the
+// conformance kit checks (radial/sdk/conformance.hpp). Fields of other slots stay at their
+// defaults, which are the interfaces' defaults.
+struct Capabilities {
+  // Basis: Basis::density(), Basis::gaussian_activation(), Basis::width_scale_selectable().
+  bool density = false;
+  bool gaussian_activation = false;
+  bool width_scale_selectable = false;
+  // CentreLearner::uses_basis().
+  bool uses_basis = false;
+  // OutputLayer::selectable(), OutputLayer::least_squares(), OutputLayer::side_conditions().
+  bool selectable = true;
+  bool least_squares = false;
+  bool side_conditions = false;
+};
+
+// The capabilities of a component made from validated `params` (a plain function, so that
+// copying a ComponentInfo never runs plugin code).
+using DeclaredCapabilities = Capabilities (*)(const Params& params);
+
 // "basis", "centres", "output", "weight-penalty", "kernel-prior", "refine" (the pipeline's
 // table names)
 const char* to_string(Slot slot);
+// The slot whose name (to_string) is `name`, or empty.
+std::optional<Slot> slot_named(const std::string& name);
+// True for the slots every pipeline names (basis, centres, output); the rest are optional.
+bool slot_required(Slot slot);
 
 // What a component says about itself; shown by `radial plugins show ID` and in the docs.
 // A plugin library leaves slot, id and version empty: the Registrar call sets the slot, and the
@@ -39,6 +71,8 @@ struct ComponentInfo {
   std::string paper;    // where the algorithm comes from, with equation numbers
   ParamTable params;
   std::string library;  // file it was loaded from (filled by the registry)
+  // Null: Capabilities{} whatever the parameters (radial/sdk/plugin.hpp fills it).
+  DeclaredCapabilities capabilities = nullptr;
 };
 
 template <class T>

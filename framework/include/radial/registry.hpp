@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,10 @@ class Registry {
 
   // find() that throws InputError with unknown_plugin_message(slot, id).
   const ComponentInfo& require(Slot slot, const std::string& id) const;
+
+  // What the component `id` of `slot` made from `params` (validated) declares it does
+  // (ComponentInfo::capabilities); InputError for an unknown id, as require().
+  Capabilities capabilities(Slot slot, const std::string& id, const Params& params) const;
 
   // The one message for an id that is no `slot` plugin: "unknown <name> plugin 'x'", then
   // "('x' is a basis plugin, not a <name> plugin)" or "(did you mean 'y'?)", then the plugins

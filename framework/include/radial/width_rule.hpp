@@ -50,6 +50,11 @@ WidthSpec width_spec(const Params& params, const std::string& component);
 // The rule Auto stands for in a basis of this kind.
 WidthRule resolve_rule(WidthRule rule, bool density);
 
+// True when the trainer may choose the scale of `spec` in a basis of this kind: the scale is
+// "choose" and the rule it resolves to uses one (not shapes or fixed). A basis's
+// Basis::width_scale_selectable() and its Capabilities::width_scale_selectable.
+bool width_scale_choosable(const WidthSpec& spec, bool density);
+
 // What apply_width_rule() did, kept in the basis state for the record.
 struct WidthResult {
   WidthRule rule = WidthRule::Shapes;

@@ -56,24 +56,20 @@ bool split_key(const std::string& key, std::string& table, std::string& param) {
   table = key.substr(0, dot);
   param = key.substr(dot + 1);
   bool known = table == kLegacyPriorTable;
-  for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty, Slot::KernelPrior,
-                 Slot::Refine})
-    known = known || table == to_string(s);
+  known = known || slot_named(table).has_value();
   return known && !param.empty() && param.find('.') == std::string::npos;
 }
 
 // The component written in `table` and its slot, or null when the pipeline has no such table.
 const ComponentSpec* component_in(const Pipeline& pipeline, const std::string& table,
                                   Slot& slot) {
-  if (table == "basis") return slot = Slot::Basis, &pipeline.basis;
-  if (table == "centres") return slot = Slot::Centres, &pipeline.centres;
-  if (table == "output") return slot = Slot::Output, &pipeline.output;
-  if (table == "refine") return pipeline.refine ? (slot = Slot::Refine, &*pipeline.refine) : nullptr;
-  for (const auto& [prior_slot, spec] : {std::pair{Slot::WeightPenalty, &pipeline.weight_penalty},
-                                         std::pair{Slot::KernelPrior, &pipeline.kernel_prior}}) {
-    if (*spec && (*spec)->table == table) {
-      slot = prior_slot;
-      return &**spec;
+  // A prior by the table it was written in (the old table holds either), the rest by name.
+  for (const Slot s : all_slots) {
+    const ComponentSpec* spec = pipeline.component(s);
+    const bool prior = s == Slot::WeightPenalty || s == Slot::KernelPrior;
+    if (spec && (prior ? spec->table == table : table == to_string(s))) {
+      slot = s;
+      return spec;
     }
   }
   return nullptr;

@@ -29,6 +29,36 @@ std::string SourcePosition::str() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
+ComponentSpec* Pipeline::component(Slot slot) {
+  return const_cast<ComponentSpec*>(static_cast<const Pipeline&>(*this).component(slot));
+}
+
+const ComponentSpec* Pipeline::component(Slot slot) const {
+  const auto optional = [](const std::optional<ComponentSpec>& spec) {
+    return spec ? &*spec : nullptr;
+  };
+  switch (slot) {
+    case Slot::Basis: return &basis;
+    case Slot::Centres: return &centres;
+    case Slot::Output: return &output;
+    case Slot::WeightPenalty: return optional(weight_penalty);
+    case Slot::KernelPrior: return optional(kernel_prior);
+    case Slot::Refine: return optional(refine);
+  }
+  return nullptr;
+}
+
+void Pipeline::set_component(Slot slot, std::optional<ComponentSpec> spec) {
+  if (slot_required(slot)) {
+    if (!spec) throw Error(std::string("the pipeline's ") + to_string(slot) + " cannot be removed");
+    *component(slot) = std::move(*spec);
+    return;
+  }
+  (slot == Slot::WeightPenalty ? weight_penalty
+   : slot == Slot::KernelPrior ? kernel_prior
+                               : refine) = std::move(spec);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -148,11 +178,12 @@ Pipeline PipelineReader::read(const std::string& text, const std::vector<std::st
   }
 
   pipeline.data = data(root);
-  pipeline.basis = component(root, Slot::Basis, true).value();
-  pipeline.centres = component(root, Slot::Centres, true).value();
-  pipeline.output = component(root, Slot::Output, true).value();
-  priors(root, pipeline);
-  pipeline.refine = component(root, Slot::Refine, false);
+  for (const Slot slot : all_slots) {
+    // The two priors together, with the old table that may hold either.
+    if (slot == Slot::WeightPenalty) priors(root, pipeline);
+    if (slot == Slot::WeightPenalty || slot == Slot::KernelPrior) continue;
+    pipeline.set_component(slot, component(root, slot, slot_required(slot)));
+  }
   pipeline.evaluate = evaluate(root);
   pipeline.settings = settings(root);
   if (root.contains("search")) pipeline.search = search(root, pipeline);

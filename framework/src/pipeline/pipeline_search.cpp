@@ -21,8 +21,17 @@ using text::join;
 
 const std::vector<std::string> kSearchKeys = {"folds", "metric", "stratified"};
 const std::vector<std::string> kSearchMetrics = {"error_rate", "cross_entropy", "mse"};
-const std::vector<std::string> kSearchSlots = {
-    "basis", "centres", "output", "weight-penalty", "kernel-prior", kLegacyPriorTable, "refine"};
+// The slots' tables, the old prior table after the two priors'.
+const std::vector<std::string> kSearchSlots = [] {
+  std::vector<std::string> names;
+  for (const Slot slot : all_slots) {
+    names.push_back(to_string(slot));
+    if (slot == Slot::KernelPrior) names.push_back(kLegacyPriorTable);
+  }
+  return names;
+}();
+
+bool is_prior(Slot slot) { return slot == Slot::WeightPenalty || slot == Slot::KernelPrior; }
 // More candidates than this is a mistake (a grid of 10^6 fits), not a search.
 constexpr std::size_t kMaxSearchCandidates = 10000;
 
@@ -191,18 +200,13 @@ void PipelineReader::check_swept_params(const toml::table& table, const std::vec
       return other.slot == axis.slot && other.param == "plugin";
     });
     if (plugin_swept) continue;
+    // A prior is found by the table it was written in (the old table holds either).
     const ComponentSpec* prior = prior_spec(parent, axis.slot);
-    const Slot slot = axis.slot == "basis"     ? Slot::Basis
-                      : axis.slot == "centres" ? Slot::Centres
-                      : axis.slot == "output"  ? Slot::Output
-                      : axis.slot == "refine"  ? Slot::Refine
+    const std::optional<Slot> named = slot_named(axis.slot);
+    const Slot slot = named && !is_prior(*named) ? *named
                       : parent.kernel_prior && prior == &*parent.kernel_prior ? Slot::KernelPrior
-                                               : Slot::WeightPenalty;
-    const ComponentSpec& component = slot == Slot::Basis     ? parent.basis
-                                     : slot == Slot::Centres ? parent.centres
-                                     : slot == Slot::Output  ? parent.output
-                                     : slot == Slot::Refine  ? *parent.refine
-                                                             : *prior;
+                                                                             : Slot::WeightPenalty;
+    const ComponentSpec& component = is_prior(slot) ? *prior : *parent.component(slot);
     const ComponentInfo* info = registry_.find(slot, component.plugin);
     if (info == nullptr || find_param(info->params, axis.param) != nullptr) continue;
     std::vector<std::string> declared;
@@ -253,13 +257,11 @@ void PipelineReader::read_swept_slot(const std::string& name, const toml::table&
   }
   if (!culprit) return;
   try {
-    if (name == "basis") candidate.basis = component(candidate_root, Slot::Basis, true).value();
-    if (name == "centres") candidate.centres = component(candidate_root, Slot::Centres, true).value();
-    if (name == "output") candidate.output = component(candidate_root, Slot::Output, true).value();
-    if (name == "refine") candidate.refine = component(candidate_root, Slot::Refine, false);
-    if (name == "weight-penalty" || name == "kernel-prior" || name == kLegacyPriorTable) {
+    const std::optional<Slot> slot = slot_named(name);
+    if (!slot || is_prior(*slot))
       priors(candidate_root, candidate);
-    }
+    else
+      candidate.set_component(*slot, component(candidate_root, *slot, slot_required(*slot)));
   } catch (const PipelineError& error) {
     // Reported at a swept value already, or elsewhere (a key of the file that the swept
     // plugin does not take): then at the value, naming the candidate.

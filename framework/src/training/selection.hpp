@@ -41,9 +41,13 @@ struct Selected {
 };
 
 // Empty when there is nothing to choose: no "choose" value, or an output layer that does not
-// fit weights on the design (OutputLayer::selectable). A pipeline that chooses its width but
-// names no weight penalty gets weight-decay with a chosen alpha (report.penalty_added): the
-// defaults never leave an unpenalised, possibly ill-posed fit.
+// fit weights on the design (Capabilities::selectable). The values are the parameters that play
+// a role (ParamRole): the basis's WidthScale, the weight penalty's RidgeStrength and the centre
+// learner's CentreCount; "choose" on another parameter of a weight penalty is refused
+// (InputError), since only a ridge's strength is on the closed form's path. A pipeline that
+// chooses its width but names no weight penalty gets default_ridge_penalty with a chosen
+// strength (report.penalty_added): the defaults never leave an unpenalised, possibly
+// ill-posed fit.
 // Seeds: `fold_seed` the run's (cv_folds_seed of it draws the path's folds), `basis_seed` and
 // `output_seed` those of the trainer's basis and output stages. `input_model` (may be null):
 // the design matrices' (DesignMatrix::set_input_model), as the trainer's.
@@ -73,5 +77,19 @@ inline constexpr std::size_t selection_subset_rows = 12000;
 
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();
+
+// The ridge penalty the selection adds, its strength chosen, when the pipeline chooses its
+// width but names no penalty (a ridge: its strength plays ParamRole::RidgeStrength).
+inline constexpr const char* default_ridge_penalty = "weight-decay";
+// With a centre subset, the penalty added instead on a Gaussian activation of one common width:
+// the RKHS norm, a ridge in the metric K_MM (its strength plays ParamRole::RidgeStrength).
+inline constexpr const char* default_norm_penalty = "rkhs";
+
+// The ids of the `slot` plugins whose capabilities at their default parameters satisfy `has`,
+// "a, b, c" (or "none is loaded"), for messages that suggest one.
+std::string plugins_that(const Registry& registry, Slot slot,
+                         bool (*has)(const Capabilities& capabilities));
+// The ids of the plugins with a parameter that plays `role`, as plugins_that.
+std::string plugins_declaring(const Registry& registry, ParamRole role);
 
 }  // namespace radial::training

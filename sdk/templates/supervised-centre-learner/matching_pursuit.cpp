@@ -12,7 +12,10 @@ namespace matching_pursuit_plugin {
 
 radial::OptionTable<MatchingPursuitOptions> matching_pursuit_table() {
   radial::OptionTable<MatchingPursuitOptions> t;
-  t.bind("count", &MatchingPursuitOptions::count, "number of centres M chosen").at_least(1);
+  // Declared the number of centres (ParamRole::CentreCount), which the trainer's selection reads.
+  t.bind("count", &MatchingPursuitOptions::count, "number of centres M chosen")
+      .at_least(1)
+      .plays(radial::ParamRole::CentreCount);
   return t;
 }
 

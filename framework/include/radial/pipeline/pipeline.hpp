@@ -119,6 +119,14 @@ struct Pipeline {
   std::optional<ComponentSpec> kernel_prior;    // prior on the kernels (class-aware learners)
   std::optional<ComponentSpec> refine;          // whole-network training after the two stages
 
+  // The component of `slot`, or null for an optional slot the pipeline leaves out: the
+  // components by slot, for code that treats every slot alike (walking all_slots).
+  const ComponentSpec* component(Slot slot) const;
+  ComponentSpec* component(Slot slot);
+  // Sets (or, empty, removes) the component of `slot`; a required slot (slot_required) must be
+  // given one.
+  void set_component(Slot slot, std::optional<ComponentSpec> spec);
+
   // The prior written in the old table kLegacyPriorTable (weight_penalty or kernel_prior), or
   // null.
   const ComponentSpec* legacy_prior() const {

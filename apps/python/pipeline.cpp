@@ -8,7 +8,7 @@
 
 #include "bindings.hpp"
 #include "interrupt.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/training/trainer.hpp"
 

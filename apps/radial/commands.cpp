@@ -17,14 +17,14 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/network.hpp"
+#include "radial/model/network.hpp"
 #include "radial/pipeline/pipeline.hpp"
 #include "radial/training/trainer.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::cli {
 namespace {

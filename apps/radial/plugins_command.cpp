@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::cli {
 

@@ -5,10 +5,10 @@
 #include <limits>
 #include <string>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/vector_math.hpp>
-#include <radial/text.hpp>
+#include <radial/core/text.hpp>
 
 namespace radial::plugins {
 

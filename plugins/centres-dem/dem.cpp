@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 
 namespace radial::plugins {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/text.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 

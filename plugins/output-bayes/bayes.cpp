@@ -13,16 +13,16 @@
 
 #include <xtensor/xview.hpp>
 
-#include "radial/basis.hpp"
+#include "radial/network/basis.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"
-#include "radial/prediction_rule.hpp"
+#include "radial/network/prediction_rule.hpp"
 #include "radial/distributed/sharded_pass.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 

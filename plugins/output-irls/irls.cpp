@@ -13,11 +13,11 @@
 #include "irls_newton_cg.hpp"
 #include "radial/glm/block_subsample.hpp"
 #include "radial/glm/flops.hpp"
-#include "radial/glm/line_search.hpp"
+#include "radial/optim/line_search.hpp"
 #include "radial/glm/newton.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/glm/vectors.hpp"
-#include "radial/link.hpp"
+#include "radial/optim/vectors.hpp"
+#include "radial/network/link.hpp"
 
 namespace radial::plugins {
 

@@ -9,10 +9,10 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
-#include "radial/errors.hpp"
-#include "radial/glm/vectors.hpp"
-#include "radial/link.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/optim/vectors.hpp"
+#include "radial/network/link.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial::plugins::irls_cg {
 

@@ -18,17 +18,17 @@
 #include <xtensor-blas/xlapack.hpp>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/heap_policy.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/distributed/sharded_rows.hpp"
-#include "radial/numerics/gram_products.hpp"
+#include "radial/network/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
-#include "radial/numerics/normal_cg.hpp"
+#include "radial/network/normal_cg.hpp"
 #include "radial/numerics/side_conditions.hpp"
-#include "radial/parallel.hpp"
-#include "radial/text.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/text.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial::plugins {
 
@@ -486,7 +486,7 @@ Matrix sketch_rows(const Matrix& x, std::size_t total_rows, std::size_t count,
   return rows;
 }
 
-// The weights by conjugate gradient (radial/numerics/normal_cg.hpp), preconditioned by the
+// The weights by conjugate gradient (radial/network/normal_cg.hpp), preconditioned by the
 // design at a row sample of about M rows (sketch_rows), or at the centres when no row of the
 // sample is whole.
 NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& design,

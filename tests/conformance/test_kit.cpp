@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include <catch2/catch.hpp>
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 
 namespace {

@@ -42,16 +42,16 @@ def main(script):
     move.DERIVED, move.EDITS = {}, {}
     files = {
         f"{inc}/types.hpp": "#pragma once\n",
-        f"{src}/types.cpp": '#include "radial/types.hpp"\n',
-        f"{src}/numerics/kmeans.cpp": '#include <radial/types.hpp>\n#include "km_detail.hpp"\n'
+        f"{src}/types.cpp": '#include "radial/core/types.hpp"\n',
+        f"{src}/numerics/kmeans.cpp": '#include <radial/core/types.hpp>\n#include "km_detail.hpp"\n'
                                       '#include "shared.hpp"\n',
         f"{src}/numerics/km_detail.hpp": '#include "shared.hpp"\n',
         f"{src}/numerics/shared.hpp": "",
         "framework/CMakeLists.txt": "set(S src/types.cpp)\n",
         "plugins/p/CMakeLists.txt": "set(S src/types.cpp)  # the plugin's own\n",
-        "docs/a.md": "See `radial/types.hpp` and framework/src/numerics/kmeans.cpp, sdk/old/.\n"
+        "docs/a.md": "See `radial/core/types.hpp` and framework/src/numerics/kmeans/kmeans.cpp, sdk/old/.\n"
                      "Not radial/types.hppx nor sdk/older.\n",
-        "sdk/old/x.cpp": '#include "radial/types.hpp"\n',
+        "sdk/old/x.cpp": '#include "radial/core/types.hpp"\n',
         "docs/architecture.md": "# A\n\n## Folders\n\n| level | folder | holds |\n|---|---|---|\n"
                                 "| 1 | `core/` | values |\n| 2 | `numerics/` | numbers |\n",
     }

@@ -14,9 +14,9 @@
 #include <radial/testing/paths.hpp>
 
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"
 

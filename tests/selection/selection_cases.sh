@@ -5,7 +5,7 @@
 set -u
 case_name=$1 radial=$2 src=$3 work=$4
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-source "$src/tests/support/cli_harness.sh"
+source "$src/tests/cli_harness.sh"
 export RADIAL_PLUGIN_PATH="$(dirname "$radial")/../lib/radial/test-penalties"
 
 case "$case_name" in

@@ -1,5 +1,5 @@
 // Two weight penalties built as plugins outside Radial's plugin folder (the idea of
-// tests/bad-plugins), for the selection's parameter roles (radial/params.hpp, ParamRole):
+// tests/bad-plugins), for the selection's parameter roles (radial/core/params.hpp, ParamRole):
 //   RIDGE      "shrinkage": alpha/2 ||w||^2 without the bias row under another id and another
 //              parameter name ("lambda"), declared a ridge (ParamRole::RidgeStrength), so the
 //              trainer may choose it as it chooses weight-decay's alpha.
@@ -8,9 +8,9 @@
 #include <cmath>
 #include <sstream>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/sdk/plugin.hpp>
-#include <radial/weight_penalty.hpp>
+#include <radial/network/weight_penalty.hpp>
 
 namespace test_penalties {
 

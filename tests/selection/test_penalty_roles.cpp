@@ -1,5 +1,5 @@
 // The selection finds the parameters it chooses by the roles their components declare
-// (radial/params.hpp, ParamRole), not by name: a ridge penalty with another id and another
+// (radial/core/params.hpp, ParamRole), not by name: a ridge penalty with another id and another
 // parameter name ("shrinkage", "lambda"; tests/selection/test_penalty_plugins.cpp, a plugin
 // built outside the plugin folder) is chosen exactly as weight-decay's alpha is, on both of the
 // selection's paths, and a penalty that is no ridge is never swept.
@@ -10,9 +10,9 @@
 
 #include <radial/testing/paths.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace {

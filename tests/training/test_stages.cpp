@@ -11,7 +11,7 @@
 
 #include <radial/testing/paths.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/pipeline/pipeline.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"

@@ -92,24 +92,24 @@ RULES = [
     (f"{SRC}/network.cpp", f"{SRC}/model/"),
     # the SDK: the templates in one folder, one per slot; Radial::testing beside the kit it
     # completes (the CLI tests' shell harness stays with the tests)
-    ("sdk/template", "sdk/templates/basis"),
-    ("tests/sdk-install/kernel-prior", "sdk/templates/kernel-prior"),
-    ("tests/support/cli_harness.sh", "tests/cli_harness.sh"),
-    ("tests/support", "sdk/testing"),
+    ("sdk/templates/basis", "sdk/templates/basis"),
+    ("sdk/templates/kernel-prior", "sdk/templates/kernel-prior"),
+    ("tests/cli_harness.sh", "tests/cli_harness.sh"),
+    ("sdk/testing", "sdk/testing"),
 ]
 
 # Names that are not files of the tree but follow a moved one: the generated version header.
-DERIVED = {f"{INC}/version.hpp.in": [("radial/version.hpp", "radial/core/version.hpp")]}
+DERIVED = {f"{INC}/version.hpp.in": [("radial/core/version.hpp", "radial/core/version.hpp")]}
 
 # Lines that name a moved folder relative to their own CMakeLists.txt, rewritten when the move
 # of that folder happens (file, text, replacement).
 EDITS = {
-    "sdk/template": [
+    "sdk/templates/basis": [
         ("sdk/CMakeLists.txt",
          'install(DIRECTORY template/ DESTINATION "${CMAKE_INSTALL_DATADIR}/radial/template")\n',
          ""),
     ],
-    "tests/support": [
+    "sdk/testing": [
         ("tests/CMakeLists.txt",
          'EXISTS "${dir}/CMakeLists.txt" AND NOT leaf STREQUAL "support")',
          'EXISTS "${dir}/CMakeLists.txt")'),
@@ -187,7 +187,7 @@ def header_name(path):
     for root in ("framework/include/", "sdk/include/"):
         if path.startswith(root) and path.endswith(".hpp"):
             return path[len(root):]
-    if path.startswith("sdk/testing/include/") or path.startswith("tests/support/include/"):
+    if path.startswith("sdk/testing/include/") or path.startswith("sdk/testing/include/"):
         return path.split("/include/", 1)[1]
     return None
 

@@ -7,10 +7,10 @@
 
 #include "figure.hpp"
 #include "kinds.hpp"
-#include "radial/basis.hpp"
-#include "radial/errors.hpp"
-#include "radial/network.hpp"
-#include "radial/text.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/model/network.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::cli::plot {
 namespace {

@@ -11,9 +11,9 @@
 #include <cstdio>
 
 #include "gnuplot.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::cli::plot {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::data {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 
 namespace radial::data {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
 namespace radial {

@@ -17,10 +17,10 @@
 #include "../pipeline/toml_fields.hpp"
 #include "../pipeline/toml_kind.hpp"
 #include "../pipeline/toml_place.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 

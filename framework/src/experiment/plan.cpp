@@ -20,7 +20,7 @@
 #include <toml++/toml.h>
 
 #include "experiment_internal.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
 

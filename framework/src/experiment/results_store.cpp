@@ -18,7 +18,7 @@
 
 #include <sqlite3.h>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
 
 namespace radial {

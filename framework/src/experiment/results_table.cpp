@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/sample_statistics.hpp"
 #include "radial/io/json_depth.hpp"
-#include "radial/params.hpp"
+#include "radial/core/params.hpp"
 #include "radial/experiment/results_table.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 namespace {

@@ -19,8 +19,8 @@
 
 #include "experiment_internal.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/parallel.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/parallel.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace radial {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/newton.hpp"
 
 namespace radial::glm {

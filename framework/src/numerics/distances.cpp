@@ -18,10 +18,10 @@
 
 #include "distances_impl.hpp"
 #include "observed_gaussian.hpp"
-#include "radial/errors.hpp"
-#include "radial/numerics/cpu.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/cpu.hpp"
 #include "radial/numerics/small_gemm.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 

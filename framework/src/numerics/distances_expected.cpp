@@ -13,8 +13,8 @@
 
 #include "distances_impl.hpp"
 #include "observed_gaussian.hpp"
-#include "radial/errors.hpp"
-#include "radial/text.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 

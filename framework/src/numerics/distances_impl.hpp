@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 #include "radial/numerics/distances.hpp"
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

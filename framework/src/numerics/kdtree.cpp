@@ -8,7 +8,7 @@
 #include <string>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/missing_cells.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_pass.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial {
 

@@ -18,9 +18,9 @@
 #include "toml_kind.hpp"
 #include "toml_place.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 

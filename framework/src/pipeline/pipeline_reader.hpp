@@ -14,7 +14,7 @@
 
 #include "toml_place.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial::pipeline {
 

@@ -8,8 +8,8 @@
 
 #include "pipeline_reader.hpp"
 #include "toml_kind.hpp"
-#include "radial/errors.hpp"
-#include "radial/text.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 

@@ -11,7 +11,7 @@
 
 #include "toml_kind.hpp"
 #include "toml_place.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::pipeline {
 

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/dataset.hpp"
+#include "radial/core/dataset.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/errors.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/text.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::refine {
 

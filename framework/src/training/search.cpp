@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/sample_statistics.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 
 namespace radial::training {
 namespace {

@@ -12,18 +12,18 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_rows.hpp"
-#include "radial/candidate_basis.hpp"
-#include "radial/centre_learner.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/candidate_basis.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/training/metrics.hpp"
-#include "radial/network.hpp"
-#include "radial/numerics/ridge_loo.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/parallel.hpp"
-#include "radial/text.hpp"
-#include "radial/weight_penalty.hpp"
-#include "radial/width_rule.hpp"
+#include "radial/model/network.hpp"
+#include "radial/network/ridge_loo.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/text.hpp"
+#include "radial/network/weight_penalty.hpp"
+#include "radial/network/width_rule.hpp"
 
 namespace radial::training {
 
@@ -52,7 +52,7 @@ std::vector<std::size_t> centre_sample(std::size_t total, std::size_t count, std
 }
 
 // The number of centres a pipeline's learner will fit on `rows` rows: its count (the parameter
-// `count_param`, its CentreCount), or the auto count (radial/centre_learner.hpp); 0 when it
+// `count_param`, its CentreCount), or the auto count (radial/network/centre_learner.hpp); 0 when it
 // names none (a centres file).
 std::size_t expected_count(const Pipeline& p, const std::string& count_param,
                            const Dataset& train, std::size_t rows) {
@@ -649,7 +649,7 @@ Wants wanted(const Pipeline& p, const Registry& registry, const Capabilities& ba
   // The defaults never fit an unpenalised system: a pipeline without a weight penalty gets
   // default_ridge_penalty with a chosen strength when its width scale is chosen, and also when
   // its widths are the centre learner's shapes as they are (width_rule = "shapes", the
-  // framework's width parameter, radial/width_rule.hpp), whose scale is not the trainer's to
+  // framework's width parameter, radial/network/width_rule.hpp), whose scale is not the trainer's to
   // choose but whose penalty still is.
   const auto rule = p.basis.params.values().find("width_rule");
   const bool learned_shapes = rule != p.basis.params.values().end() &&
@@ -848,7 +848,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const std::size_t total_rows = count_over_ranks(train.rows());
   const std::size_t auto_count = expected_count(p, wants.count_param, train, total_rows);
   // A learner that uses the basis (OLS) fits its centres again for every width scale tried,
-  // under that scale (radial/candidate_basis.hpp), and every candidate is scored in closed form
+  // under that scale (radial/network/candidate_basis.hpp), and every candidate is scored in closed form
   // on all its centres: no centre subset, no validation curve (its centres are the columns of
   // the design it was chosen for).
   const bool refit =

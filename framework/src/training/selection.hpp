@@ -1,7 +1,7 @@
 #pragma once
 // Selection of the values a pipeline leaves to "choose" (internal to the trainer): the basis
 // width scale, the weight penalty's alpha and the number of centres, by the closed-form
-// leave-one-out of ridge least squares on the design (radial/numerics/ridge_loo.hpp). One
+// leave-one-out of ridge least squares on the design (radial/network/ridge_loo.hpp). One
 // eigendecomposition per (count, width) candidate; every penalty on the path is free.
 //
 // Least-squares outputs minimise exactly that criterion (for classes: the leave-one-out error
@@ -11,7 +11,7 @@
 // centres and widths computed once, the path cut short once two values in a row are no better.
 //
 // A centre learner that uses the basis (CentreLearner::uses_basis, OLS) chooses its centres for
-// the widths it is shown (radial/candidate_basis.hpp): with width_scale = "choose" its centres
+// the widths it is shown (radial/network/candidate_basis.hpp): with width_scale = "choose" its centres
 // are fitted again for every scale tried, each pair (centres, scale) scored in closed form on
 // all its centres (no centre subset, no validation curve) over the whole grid (no climb: the
 // centres change with the width), and the design keeps the widths the centres carry
@@ -22,7 +22,7 @@
 #include <optional>
 #include <string>
 
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace radial::training {

@@ -5,7 +5,7 @@
 #include <exception>
 #include <new>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace radial::training {

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string>
 
-#include "radial/fit_context.hpp"
-#include "radial/registry.hpp"
+#include "radial/core/fit_context.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial::training {
 

@@ -13,24 +13,24 @@
 #include <thread>
 #include <time.h>
 
-#include "radial/candidate_basis.hpp"
-#include "radial/centre_learner.hpp"
+#include "radial/network/candidate_basis.hpp"
+#include "radial/network/centre_learner.hpp"
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/network.hpp"
-#include "radial/heap_policy.hpp"
+#include "radial/model/network.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/io/input_file.hpp"
-#include "radial/parallel.hpp"
-#include "radial/prediction_rule.hpp"
-#include "radial/refiner.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/network/prediction_rule.hpp"
+#include "radial/network/refiner.hpp"
 #include "radial/distributed/sharded_pass.hpp"
-#include "radial/standardiser.hpp"
-#include "radial/text.hpp"
-#include "radial/version.hpp"
+#include "radial/data/standardiser.hpp"
+#include "radial/core/text.hpp"
+#include "radial/core/version.hpp"
 #include "search.hpp"
 #include "selection.hpp"
 #include "stage.hpp"
@@ -60,7 +60,7 @@ struct Components {
   std::shared_ptr<OutputLayer> output;
 };
 
-// A basis with a polynomial term (radial/polynomial_term.hpp) needs an output layer that
+// A basis with a polynomial term (radial/core/polynomial_term.hpp) needs an output layer that
 // imposes its side conditions; [refine] trains the network [phi, 1] and knows no term. Both
 // refused before any data pass.
 void check_polynomial_term(const Pipeline& p, const Registry& registry) {
@@ -83,7 +83,7 @@ void check_polynomial_term(const Pipeline& p, const Registry& registry) {
 }
 
 // `basis_params`: the pipeline's, or keep_centre_widths of them when a learner that uses the
-// basis gave the centres their widths (radial/candidate_basis.hpp).
+// basis gave the centres their widths (radial/network/candidate_basis.hpp).
 Components make_components(const Pipeline& p, const Params& basis_params,
                            const Registry& registry) {
   Components c;
@@ -114,7 +114,7 @@ void check_weights(const OutputWeights& w, std::size_t centres, std::size_t rows
   if (!rule)
     throw Error("output plugin '" + plugin + "' returned link '" + w.link.name() +
                 "', but no prediction rule of that name is registered; the plugin must "
-                "register it (radial/prediction_rule.hpp)");
+                "register it (radial/network/prediction_rule.hpp)");
   if (w.weights.dimension() != 2 || w.weights.shape(0) != rows) {
     throw Error("output plugin '" + plugin + "' returned weights of " +
                 std::to_string(w.weights.shape(0)) + " rows for " + std::to_string(centres) +
@@ -308,7 +308,7 @@ OutputWeights fit_output(const Pipeline& p, const Registry& registry, const Data
   return weights;
 }
 
-// The refine stage: the whole network from the two-stage start (radial/refiner.hpp).
+// The refine stage: the whole network from the two-stage start (radial/network/refiner.hpp).
 StageReport refine(const ComponentSpec& spec, const Registry& registry, const Dataset& train,
                    Centres& centres, OutputWeights& weights, const Components& c,
                    const StageRunner& stages) {

@@ -1,7 +1,7 @@
 #include "cauchy.hpp"
 
-#include <radial/errors.hpp>
-#include <radial/state.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/core/state.hpp>
 
 namespace cauchy_plugin {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <radial/distributed/collectives.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 
 namespace farthest_point_plugin {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
-#include <radial/numerics/gram_products.hpp>
-#include <radial/weight_penalty.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/network/gram_products.hpp>
+#include <radial/network/weight_penalty.hpp>
 
 namespace normal_equations_plugin {
 
@@ -63,7 +63,7 @@ radial::OutputWeights NormalEquations::fit(const radial::TrainingProblem& proble
   const radial::Matrix t = radial::targets_for(radial::Link::Identity, problem.data);
   const std::size_t c = problem.design.cols(), k = t.shape(1), p = c * k;
   // G = Phi^T Phi (c x c) and B = Phi^T T (c x k), block by block, then over the ranks: the
-  // framework's pass (radial/numerics/gram_products.hpp), the same bits on any thread count.
+  // framework's pass (radial/network/gram_products.hpp), the same bits on any thread count.
   const radial::GramProducts sums =
       radial::gram_products(problem.design, t, [](std::size_t, const radial::Matrix&) {});
   const radial::Matrix& gram = sums.gram;

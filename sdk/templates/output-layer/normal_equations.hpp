@@ -9,8 +9,8 @@
 
 #include <cstddef>
 
-#include <radial/option_table.hpp>
-#include <radial/output_layer.hpp>
+#include <radial/core/option_table.hpp>
+#include <radial/network/output_layer.hpp>
 #include <radial/sdk/configured.hpp>
 
 namespace normal_equations_plugin {

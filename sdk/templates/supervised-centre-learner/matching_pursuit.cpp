@@ -5,8 +5,8 @@
 #include <vector>
 
 #include <radial/distributed/collectives.hpp>
-#include <radial/errors.hpp>
-#include <radial/output_layer.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/network/output_layer.hpp>
 
 namespace matching_pursuit_plugin {
 

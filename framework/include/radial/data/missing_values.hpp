@@ -7,8 +7,8 @@
 // other than "error" the readers give a missing cell as NaN (in a nominal column: NaN in each of
 // its indicators); these functions do the rest. A missing target is always an error.
 // "em" keeps the NaN cells: the mixture EM works over each row's observed coordinates
-// (Ghahramani & Jordan 1994; radial/numerics/mixture_em.hpp) and the design matrix integrates
-// the missing inputs out (radial/design_matrix.hpp); centre learners that cannot use a row with
+// (Ghahramani & Jordan 1994; radial/numerics/mixture/mixture_em.hpp) and the design matrix integrates
+// the missing inputs out (radial/network/design_matrix.hpp); centre learners that cannot use a row with
 // a missing cell refuse it (refuse_missing).
 //
 // Under mpirun (a ShardedScope of P > 1 ranks, radial/distributed/collectives.hpp) `inputs` are
@@ -22,10 +22,10 @@
 #include <string_view>
 #include <vector>
 
-#include "radial/centres.hpp"
-#include "radial/dataset.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/dataset.hpp"
 #include "radial/numerics/missing_cells.hpp"
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 
@@ -63,7 +63,7 @@ Vector fit_imputation(const Matrix& inputs, MissingPolicy policy);
 
 // The input model of [data] missing = "em" (Model::input_model): the distribution of the inputs
 // under which an activation network takes the expected activation over a row's missing inputs
-// given its observed ones (radial/design_matrix.hpp). One Gaussian (Centres of count 1):
+// given its observed ones (radial/network/design_matrix.hpp). One Gaussian (Centres of count 1):
 //   Shape::Diagonal  independent columns, each with the mean and the maximum-likelihood variance
 //                    (divided by the count) of its observed training values (0 and 0 for a
 //                    column with none); with the standardiser these are 0 and 1

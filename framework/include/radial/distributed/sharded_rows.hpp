@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

@@ -10,15 +10,15 @@
 #include <string>
 #include <utility>
 
-#include "radial/dataset.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/glm/vectors.hpp"
-#include "radial/link.hpp"
-#include "radial/option_table.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
-#include "radial/types.hpp"
+#include "radial/optim/vectors.hpp"
+#include "radial/network/link.hpp"
+#include "radial/core/option_table.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::glm {
 

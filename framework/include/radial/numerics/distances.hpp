@@ -12,8 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include "radial/centres.hpp"
-#include "radial/types.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

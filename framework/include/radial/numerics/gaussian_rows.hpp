@@ -20,7 +20,7 @@
 #include <memory>
 #include <vector>
 
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 
 namespace radial {
 

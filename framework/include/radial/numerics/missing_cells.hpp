@@ -8,7 +8,7 @@
 // observed_means and mean_imputed are collective: every rank calls them, in the same order, and
 // gets the answer for the rows of all ranks, equal to the bit to what one process computes.
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

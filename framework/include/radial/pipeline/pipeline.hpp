@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "radial/dataset.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/params.hpp"
-#include "radial/registry.hpp"
+#include "radial/core/params.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial {
 
@@ -58,7 +58,7 @@ struct DataSpec {
   std::vector<std::string> nominal;          // input columns coded 1-of-C from their first row
   bool unseen_as_zero = false;               // unseen = "zeros" (else "error")
   // nominal_scale = "input" | "category": one scale per nominal input, or per category (the
-  // coding before issue 47); radial/data/input_coding.hpp says why.
+  // coding before issue 47); radial/core/input_coding.hpp says why.
   NominalScale nominal_scale = NominalScale::Input;
   MissingPolicy missing = MissingPolicy::Error;  // missing = "error" | "drop-rows" | ...
 };

@@ -4,7 +4,7 @@
 //   #include <radial/sdk/plugin.hpp>
 //
 //   namespace my_plugin {
-//   // kmeans_table() returns the radial::OptionTable<KMeansOptions> (radial/option_table.hpp)
+//   // kmeans_table() returns the radial::OptionTable<KMeansOptions> (radial/core/option_table.hpp)
 //   RADIAL_PLUGIN_COMPONENT("kmeans", "1.0.0", KMeans,
 //                           "one line", "paper, equations", kmeans_table())
 //   }  // namespace my_plugin
@@ -12,7 +12,7 @@
 // One plugin library registers one component, so its id, version, class, description and
 // parameter table are the whole registration; the slot is the interface the class implements.
 // Leave the table out for a component without parameters. A component that does what the
-// trainer must know before it makes one (radial/registry.hpp's Capabilities: an output layer
+// trainer must know before it makes one (radial/plugin/loader.hpp's Capabilities: an output layer
 // that is not selectable, a least-squares layer, a density basis, ...) declares it last, as a
 // function of its validated parameters:
 //
@@ -38,12 +38,12 @@
 
 #include <boost/dll/alias.hpp>
 
-#include "radial/centre_learner.hpp"
-#include "radial/fingerprint.hpp"
-#include "radial/interface_layout.hpp"
-#include "radial/option_table.hpp"
-#include "radial/plugin_abi.hpp"
-#include "radial/registration.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/plugin/fingerprint.hpp"
+#include "radial/plugin/interface_layout.hpp"
+#include "radial/core/option_table.hpp"
+#include "radial/plugin/plugin_abi.hpp"
+#include "radial/plugin/registration.hpp"
 
 #define RADIAL_PLUGIN(ID, VERSION, REGISTER_FUNCTION)                                 \
   namespace radial_plugin_entry {                                                     \
@@ -151,7 +151,7 @@ void add(Registrar& registrar, std::string summary, std::string paper) {
   add_to_slot<T>(registrar, describe(std::move(summary), std::move(paper)), without_params<T>());
 }
 
-// The same, declaring what T does (radial/registry.hpp's Capabilities) for its parameters.
+// The same, declaring what T does (radial/plugin/loader.hpp's Capabilities) for its parameters.
 template <class T, class Options>
 void add(Registrar& registrar, std::string summary, std::string paper,
          const OptionTable<Options>& table, DeclaredCapabilities capabilities) {

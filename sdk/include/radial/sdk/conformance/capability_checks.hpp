@@ -1,11 +1,11 @@
 #pragma once
-// The capabilities a plugin declares at registration (radial/registry.hpp's Capabilities), which
+// The capabilities a plugin declares at registration (radial/plugin/loader.hpp's Capabilities), which
 // the trainer reads before it makes the component, against the answers of an instance made from
 // the same parameters (radial/sdk/conformance.hpp).
 
 #include <string>
 
-#include "radial/polynomial_term.hpp"
+#include "radial/core/polynomial_term.hpp"
 #include "radial/sdk/conformance/fixtures.hpp"
 
 namespace radial::conformance {

@@ -1,9 +1,0 @@
-// The framework's own build fingerprint (radial/fingerprint.hpp): the plugin loader compares
-// each plugin's with it.
-#include "radial/fingerprint.hpp"
-
-namespace radial {
-
-const char* framework_fingerprint() { return RADIAL_BUILD_FINGERPRINT; }
-
-}  // namespace radial

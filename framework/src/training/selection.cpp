@@ -805,20 +805,13 @@ bool rkhs_addable(const Pipeline& p, const Capabilities& basis, const Registry& 
 
 }  // namespace
 
-std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
-                                      const Dataset& train, std::uint64_t fold_seed,
-                                      std::uint64_t basis_seed, std::uint64_t output_seed,
-                                      int threads, const FitCentres& fit_centres,
-                                      const std::function<void(const std::string&)>& log,
-                                      const Centres* input_model) {
-  const auto start = std::chrono::steady_clock::now();
-  // What the components do and which parameters the selection may choose, as they declare
-  // them (no instance is made to ask).
-  const Capabilities basis = registry.capabilities(Slot::Basis, p.basis.plugin, p.basis.params);
-  const Capabilities output =
-      registry.capabilities(Slot::Output, p.output.plugin, p.output.params);
-  Wants wants = wanted(p, registry, basis);
-  if (!(wants.scale || wants.alpha || wants.add_penalty || wants.count)) return std::nullopt;
+namespace {
+
+// Refuses "choose" where the closed form cannot serve (a polynomial term; an output layer
+// without weights on the design, for alpha or count); false when there is nothing to choose
+// (such an output layer with only a width to choose).
+bool choosable(const Pipeline& p, const Registry& registry, const Wants& wants,
+               const Capabilities& output) {
   const std::int64_t degree = polynomial_degree(p.basis.params.values());
   if (degree >= 0)
     throw InputError(p.file.string() + ": " +
@@ -835,22 +828,117 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                        plugins_that(registry, Slot::Output,
                                     [](const Capabilities& c) { return c.selectable; }) +
                        "); output plugin '" + p.output.plugin + "' has none: give a number");
-    return std::nullopt;
+    return false;
   }
+  return true;
+}
+
+// With a centre subset: its size in the report, and the factor that carries the width chosen
+// on it to all the centres.
+void carry_to_all(const Pipeline& p, const Wants& wants, const Capabilities& basis,
+                  const std::optional<Centres>& best_subset, const Centres& all_centres,
+                  SelectionReport& report) {
+  if (best_subset) {
+    // Carried to all the centres: the same absolute width (sigma^2 = scale x the rule's
+    // variance, which shrinks as centres get denser) and the same alpha. (Alpha x M / m, which
+    // keeps the prior over functions of weight decay, was measured too large: the generator of
+    // issue 45 at N = 20,000, M = 2209 has test error 0.135-0.136 for alpha in [1e-4, 1e-2],
+    // 0.139 at 0.05 and 0.146 at 0.3; the subset's alpha was 0.04-0.06, x M / m 0.24-0.32.)
+    const std::size_t all = all_centres.count();
+    report.centres = best_subset->count();
+    report.centres_of = all;
+    if (wants.scale) {
+      const double on_subset = common_variance(p, basis.density, *best_subset);
+      const double on_all = common_variance(p, basis.density, all_centres);
+      if (on_subset > 0 && on_all > 0) report.width_transfer = on_subset / on_all;
+    }
+  }
+}
+
+// Writes the chosen count (`best_count` on the grid) and width scale into `chosen` and the
+// report, with the edges of their grids.
+void write_count_and_width(const Wants& wants, const Grids& grids, std::size_t best_count,
+                           double scale, bool width_at_end, Pipeline& chosen,
+                           SelectionReport& report) {
+  if (wants.count) {
+    chosen.centres.params.set(wants.count_param, std::int64_t(grids.counts[best_count]));
+    report.chosen.push_back({wants.count_key(), std::int64_t(grids.counts[best_count])});
+    if (grids.counts.size() > 1 && (best_count == 0 || best_count + 1 == grids.counts.size()))
+      report.edges.push_back(wants.count_key());
+  }
+  if (wants.scale) {
+    chosen.basis.params.set(wants.scale_param, scale);
+    report.chosen.push_back({wants.scale_key(), scale});
+    if (width_at_end) report.edges.push_back(wants.scale_key());
+  }
+}
+
+// The chosen values as a comment in the pipeline's text, the seconds, and the log line.
+void note_choices(Pipeline& chosen, SelectionReport& report,
+                  std::chrono::steady_clock::time_point start,
+                  const std::function<void(const std::string&)>& log) {
+  if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
+  chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
+  report.seconds = seconds_since(start);
+  if (log) log("select: chose " + describe(report.chosen));
+}
+
+// The selection of `p` with the RKHS norm as its penalty, alpha chosen (rkhs_addable).
+std::optional<Selected> select_with_norm(const Pipeline& p, const Registry& registry,
+                                         const Dataset& train, std::uint64_t fold_seed,
+                                         std::uint64_t basis_seed, std::uint64_t output_seed,
+                                         int threads, const FitCentres& fit_centres,
+                                         const std::function<void(const std::string&)>& log,
+                                         const Centres* input_model) {
+  // With a centre subset the added penalty is the RKHS norm alpha/2 w^T K_MM w: a prior over
+  // functions, not over weights, so the alpha chosen on the subset means the same on all
+  // the centres; and the system is FALKON's (K_nM^T K_nM + alpha K_MM), whose preconditioned
+  // iteration needs a third of weight decay's passes (SUSY-like, N = 10^6, M = 10^4: 11
+  // against 31). Chosen through the metric K_MM (penalty_metric).
+  const ComponentInfo& norm = registry.require(Slot::WeightPenalty, default_norm_penalty);
+  Pipeline with_norm = p;
+  with_norm.weight_penalty = ComponentSpec{
+      default_norm_penalty,
+      validate_params(norm.params,
+                      {{find_role(norm.params, ParamRole::RidgeStrength)->name,
+                        std::string("choose")}},
+                      std::string("plugin ") + default_norm_penalty),
+      p.basis.where, "weight-penalty"};
+  std::optional<Selected> selected =
+      select_by_loo(with_norm, registry, train, fold_seed, basis_seed, output_seed, threads,
+                    fit_centres, log, input_model);
+  if (selected) selected->report.penalty_added = true;
+  return selected;
+}
+
+}  // namespace
+
+std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registry,
+                                      const Dataset& train, std::uint64_t fold_seed,
+                                      std::uint64_t basis_seed, std::uint64_t output_seed,
+                                      int threads, const FitCentres& fit_centres,
+                                      const std::function<void(const std::string&)>& log,
+                                      const Centres* input_model) {
+  const auto start = std::chrono::steady_clock::now();
+  // What the components do and which parameters the selection may choose, as they declare
+  // them (no instance is made to ask).
+  const Capabilities basis = registry.capabilities(Slot::Basis, p.basis.plugin, p.basis.params);
+  const Capabilities output =
+      registry.capabilities(Slot::Output, p.output.plugin, p.output.params);
+  Wants wants = wanted(p, registry, basis);
+  if (!(wants.scale || wants.alpha || wants.add_penalty || wants.count)) return std::nullopt;
+  if (!choosable(p, registry, wants, output)) return std::nullopt;
   if (wants.add_penalty) add_default_ridge(p, registry, wants);
 
   const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
   // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen with
-  // an auto count above it: only the auto count's subset is scored in closed form (every
-  // count's subset has the same size), and the counts get a validation curve
-  // (validated_count); with an auto count below it, every count is scored in closed form on
-  // all its centres.
+  // an auto count above it: only the auto count's subset is scored in closed form, and the
+  // counts get a validation curve (validated_count); below it, every count in closed form.
   const std::size_t total_rows = count_over_ranks(train.rows());
   const std::size_t auto_count = expected_count(p, wants.count_param, train, total_rows);
-  // A learner that uses the basis (OLS) fits its centres again for every width scale tried,
-  // under that scale (radial/network/candidate_basis.hpp), and every candidate is scored in closed form
-  // on all its centres: no centre subset, no validation curve (its centres are the columns of
-  // the design it was chosen for).
+  // A learner that uses the basis (OLS) fits its centres again for every width scale tried
+  // (radial/network/candidate_basis.hpp), each scored in closed form on all its centres: no
+  // subset, no validation curve (its centres are the columns of the design it chose them for).
   const bool refit =
       registry.capabilities(Slot::Centres, p.centres.plugin, p.centres.params).uses_basis;
   const bool count_curve = wants.count && auto_count > selection_centres && !refit;
@@ -860,25 +948,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const bool subsets =
       !refit && (count_curve || (!wants.count && largest > selection_centres));
   if (wants.add_penalty && subsets && rkhs_addable(p, basis, registry)) {
-    // With a centre subset the added penalty is the RKHS norm alpha/2 w^T K_MM w: a prior over
-    // functions, not over weights, so the alpha chosen on the subset means the same on all
-    // the centres; and the system is FALKON's (K_nM^T K_nM + alpha K_MM), whose preconditioned
-    // iteration needs a third of weight decay's passes (SUSY-like, N = 10^6, M = 10^4: 11
-    // against 31). Chosen through the metric K_MM (penalty_metric).
-    const ComponentInfo& norm = registry.require(Slot::WeightPenalty, default_norm_penalty);
-    Pipeline with_norm = p;
-    with_norm.weight_penalty = ComponentSpec{
-        default_norm_penalty,
-        validate_params(norm.params,
-                        {{find_role(norm.params, ParamRole::RidgeStrength)->name,
-                          std::string("choose")}},
-                        std::string("plugin ") + default_norm_penalty),
-        p.basis.where, "weight-penalty"};
-    std::optional<Selected> selected =
-        select_by_loo(with_norm, registry, train, fold_seed, basis_seed, output_seed, threads,
-                      fit_centres, log, input_model);
-    if (selected) selected->report.penalty_added = true;
-    return selected;
+    return select_with_norm(p, registry, train, fold_seed, basis_seed, output_seed, threads,
+                            fit_centres, log, input_model);
   }
   const std::size_t row_target = subsets ? selection_subset_rows : selection_sample_rows;
   const SelectionRows on =
@@ -888,10 +959,9 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const bool classes = train.task == Task::Classification;
   Selected selected{p, {}, {}};
   SelectionReport& report = selected.report;
-  // With a centre subset, classes too are scored by the leave-one-out squared error: the error
-  // rate's minimum sits on plateaus and jumps between samples (issue 45's generator, N = 20,000:
-  // width scale 1 on 20,000 rows, 2 on 12,000, alpha 3e-4 against 0.06), where the squared
-  // error's stays put (scale 1, alpha 0.04-0.06) and carries to all the centres.
+  // With a centre subset, classes too are scored by the LOO squared error: the error rate's
+  // minimum jumps between samples (issue 45's generator, N = 20,000: width scale 1 on 20,000
+  // rows, 2 on 12,000), the squared error's stays put and carries to all the centres.
   report.criterion = classes && !subsets ? "loo-error" : "loo";
   report.rows = on.rows;
   report.sample_of = on.sample ? count_over_ranks(train.rows()) : 0;
@@ -942,33 +1012,9 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                                  width_scale_at(best_scale), best.alpha, basis.density, fit_centres,
                                  selected.centres, fold_seed, output_seed, threads, report, log,
                                  input_model);
-  if (wants.count) {
-    chosen.centres.params.set(wants.count_param, std::int64_t(grids.counts[best_count]));
-    report.chosen.push_back({wants.count_key(), std::int64_t(grids.counts[best_count])});
-    if (grids.counts.size() > 1 && (best_count == 0 || best_count + 1 == grids.counts.size()))
-      report.edges.push_back(wants.count_key());
-  }
-  if (best_subset) {
-    // Carried to all the centres: the same absolute width (sigma^2 = scale x the rule's
-    // variance, which shrinks as centres get denser) and the same alpha. (Alpha x M / m, which
-    // keeps the prior over functions of weight decay, was measured too large: the generator of
-    // issue 45 at N = 20,000, M = 2209 has test error 0.135-0.136 for alpha in [1e-4, 1e-2],
-    // 0.139 at 0.05 and 0.146 at 0.3; the subset's alpha was 0.04-0.06, x M / m 0.24-0.32.)
-    const std::size_t all = selected.centres.centres.count();
-    report.centres = best_subset->count();
-    report.centres_of = all;
-    if (wants.scale) {
-      const double on_subset = common_variance(p, basis.density, *best_subset);
-      const double on_all = common_variance(p, basis.density, selected.centres.centres);
-      if (on_subset > 0 && on_all > 0) report.width_transfer = on_subset / on_all;
-    }
-  }
-  if (wants.scale) {
-    const double scale = width_scale_at(best_scale) * report.width_transfer;
-    chosen.basis.params.set(wants.scale_param, scale);
-    report.chosen.push_back({wants.scale_key(), scale});
-    if (best.width_at_end) report.edges.push_back(wants.scale_key());
-  }
+  carry_to_all(p, wants, basis, best_subset, selected.centres.centres, report);
+  write_count_and_width(wants, grids, best_count, width_scale_at(best_scale) * report.width_transfer,
+                        best.width_at_end, chosen, report);
   double chosen_alpha = best.alpha * report.alpha_transfer;
   Pipeline kept = chosen;  // the basis the output layer sees: keeping the centres' widths
   if (refit) kept.basis.params = keep_centre_widths(chosen.basis.params);
@@ -983,10 +1029,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   }
   report.score = best.score;
   report.loo = best.tie;
-  if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
-  chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
-  report.seconds = seconds_since(start);
-  if (log) log("select: chose " + describe(report.chosen));
+  note_choices(chosen, report, start, log);
   return selected;
 }
 

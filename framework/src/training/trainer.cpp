@@ -692,29 +692,11 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   return train(p, registry, std::move(data.train), std::move(data.test), options);
 }
 
-TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
-                     std::optional<Dataset> raw_test, const TrainOptions& options) {
-  const auto start = Clock::now();
-  const double cpu_start = process_cpu_seconds();
-  const std::uint64_t seed = options.seed.value_or(p.seed);
-  int threads = options.threads.value_or(p.threads);
-  threads = resolve_threads(threads);
-  // More threads than the hardware runs only costs memory and switching (10,000 once took the
-  // load to 600 and aborted when they could not start): capped, the results being the same.
-  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
-  const int asked = threads;
-  threads = std::min(threads, hardware);
-  const auto& log = options.log;
-  // Sharded: the rows of all ranks.
-  const std::size_t train_rows = count_over_ranks(train_data.rows());
-  const std::size_t test_rows = raw_test ? count_over_ranks(raw_test->rows()) : 0;
-  if (log) {
-    log("data: " + std::to_string(train_rows) + " training rows, " +
-        std::to_string(train_data.features()) + " features" +
-        (train_data.task == Task::Classification ? ", " + std::to_string(train_data.num_classes) + " classes"
-                                                : ", regression"));
-  }
-
+// The report's first fields: the run's settings and data, the pipeline's warnings, and the
+// thread count's cap (`asked` threads, `hardware` of them here).
+TrainingReport start_report(const Pipeline& p, const Dataset& train_data, std::uint64_t seed,
+                            int threads, int asked, int hardware, std::size_t train_rows,
+                            std::size_t test_rows) {
   TrainingReport report;
   report.pipeline_name = p.name;
   report.seed = seed;
@@ -736,28 +718,17 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
                                    std::to_string(threads),
                                "threads (or --threads) <= " + std::to_string(hardware)});
   }
+  return report;
+}
 
-  // Missing inputs (NaN from the readers when [data] missing allows them): counted per column,
-  // then their rows dropped, or imputed by values fitted on the training rows (kept in the model).
-  // Sharded (mpirun), each rank holds its rows: the counts are summed over ranks, each rank drops
-  // its own rows, and the imputation is fitted on the rows of all ranks (fit_imputation is
-  // collective), the same values on every rank as one process fits on all rows.
-  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted (the
-  // imputation and the coding are then those of the inputs alone).
-  std::optional<training::UserFolds> user_folds;
-  agreed([&] {
-    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
-  });
-  // As for [evaluate] folds: a [search] folds that the given folds contradict is a mistake.
-  if (user_folds && p.search && p.search->folds_given && p.search->folds != user_folds->count) {
-    throw InputError(p.search->where.str() + ": [search] folds = " +
-                     std::to_string(p.search->folds) + " but the given folds ([evaluate] " +
-                     (p.evaluate.fold_file ? "fold_file" : "fold_column") + ") hold " +
-                     std::to_string(user_folds->count) + " distinct values, which the search "
-                     "uses; omit search.folds or make them agree");
-  }
-  report.features = train_data.features();
-
+// The missing inputs under [data] missing: counted per column, then their rows dropped, or
+// imputed by values fitted on the training rows (returned, kept in the model; empty: none).
+// Sharded (mpirun), each rank holds its rows: the counts are summed over ranks, each rank drops
+// its own rows, and the imputation is fitted on the rows of all ranks (fit_imputation is
+// collective), the same values on every rank as one process fits on all rows.
+Vector handle_missing(const Pipeline& p, Dataset& train_data, std::optional<Dataset>& raw_test,
+                      std::optional<training::UserFolds>& user_folds, std::size_t train_rows,
+                      TrainingReport& report) {
   Vector imputation;
   if (p.data.missing != MissingPolicy::Error) {
     report.missing_policy = to_string(p.data.missing);
@@ -800,6 +771,54 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
       if (raw_test) impute(raw_test->inputs, imputation);
     }
   }
+
+  return imputation;
+}
+
+TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
+                     std::optional<Dataset> raw_test, const TrainOptions& options) {
+  const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
+  const std::uint64_t seed = options.seed.value_or(p.seed);
+  int threads = options.threads.value_or(p.threads);
+  threads = resolve_threads(threads);
+  // More threads than the hardware runs only costs memory and switching (10,000 once took the
+  // load to 600 and aborted when they could not start): capped, the results being the same.
+  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int asked = threads;
+  threads = std::min(threads, hardware);
+  const auto& log = options.log;
+  // Sharded: the rows of all ranks.
+  const std::size_t train_rows = count_over_ranks(train_data.rows());
+  const std::size_t test_rows = raw_test ? count_over_ranks(raw_test->rows()) : 0;
+  if (log) {
+    log("data: " + std::to_string(train_rows) + " training rows, " +
+        std::to_string(train_data.features()) + " features" +
+        (train_data.task == Task::Classification ? ", " + std::to_string(train_data.num_classes) + " classes"
+                                                : ", regression"));
+  }
+
+  TrainingReport report =
+      start_report(p, train_data, seed, threads, asked, hardware, train_rows, test_rows);
+
+  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted (the
+  // imputation and the coding are then those of the inputs alone).
+  std::optional<training::UserFolds> user_folds;
+  agreed([&] {
+    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
+  });
+  // As for [evaluate] folds: a [search] folds that the given folds contradict is a mistake.
+  if (user_folds && p.search && p.search->folds_given && p.search->folds != user_folds->count) {
+    throw InputError(p.search->where.str() + ": [search] folds = " +
+                     std::to_string(p.search->folds) + " but the given folds ([evaluate] " +
+                     (p.evaluate.fold_file ? "fold_file" : "fold_column") + ") hold " +
+                     std::to_string(user_folds->count) + " distinct values, which the search "
+                     "uses; omit search.folds or make them agree");
+  }
+  report.features = train_data.features();
+
+  const Vector imputation =
+      handle_missing(p, train_data, raw_test, user_folds, train_rows, report);
 
   if (!p.data.standardize) agreed([&] { check_unstandardised_range(train_data); });
 

@@ -10,7 +10,7 @@
 #include "radial/optim/line_search.hpp"
 #include "radial/optim/quasi_newton.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 
 namespace radial::plugins {
 

@@ -16,7 +16,7 @@
 #include "radial/optim/line_search.hpp"
 #include "radial/glm/newton.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 #include "radial/network/link.hpp"
 
 namespace radial::plugins {

@@ -10,7 +10,7 @@
 #include <xtensor-blas/xlapack.hpp>
 
 #include "radial/core/errors.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 #include "radial/network/link.hpp"
 #include "radial/network/weight_penalty.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "radial/glm/flops.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 
 namespace radial::plugins {
 

@@ -9,7 +9,7 @@
 
 #include "radial/optim/line_search.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 
 using radial::Link;
 using radial::Matrix;

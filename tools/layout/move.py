@@ -82,7 +82,7 @@ RULES = [
     (f"{SRC}/fingerprint.cpp", f"{SRC}/plugin/"),
     (f"{INC}/interface_layout.hpp", f"{INC}/plugin/"),
     # optim: line searches and quasi-Newton kits (the GLM's and the whole network's)
-    *[(f"{INC}/glm/{h}.hpp", f"{INC}/optim/") for h in ("line_search", "quasi_newton", "vectors")],
+    *[(f"{INC}/glm/{h}.hpp", f"{INC}/optim/") for h in ("line_search", "quasi_newton")],
     *[(f"{SRC}/glm/{s}.cpp", f"{SRC}/optim/") for s in ("line_search", "quasi_newton")],
     *[(f"{INC}/refine/{h}.hpp", f"{INC}/optim/") for h in ("lbfgs", "minimisers")],
     *[(f"{SRC}/refine/{s}.[ch]pp", f"{SRC}/optim/") for s in (

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "radial/glm/flops.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 
 namespace radial::glm {
 

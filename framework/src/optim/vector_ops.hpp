@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 #include "radial/core/types.hpp"
 
 namespace radial::refine::detail {
 
-// dot, max_abs and all_finite: radial/optim/vectors.hpp, the output trainers' own.
+// dot, max_abs and all_finite: radial/glm/vectors.hpp, the output trainers' own.
 using glm::all_finite;
 using glm::dot;
 using glm::max_abs;

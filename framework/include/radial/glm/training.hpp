@@ -13,7 +13,7 @@
 #include "radial/core/dataset.hpp"
 #include "radial/core/fit_context.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/optim/vectors.hpp"
+#include "radial/glm/vectors.hpp"
 #include "radial/network/link.hpp"
 #include "radial/core/option_table.hpp"
 #include "radial/network/output_layer.hpp"

@@ -21,13 +21,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "radial/errors.hpp"
-#include "radial/numerics/blas_threads.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/blas_threads.hpp"
 #include "radial/numerics/gaussian.hpp"
 #include "radial/numerics/kdtree.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
-#include "radial/numerics/mixture_em.hpp"
-#include "radial/registry.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace {
 

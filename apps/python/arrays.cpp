@@ -7,7 +7,7 @@
 
 #include "bindings.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::python {
 namespace {

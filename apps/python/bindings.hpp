@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/dataset.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/dataset.hpp"
 #include "radial/model/model.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
-#include "radial/types.hpp"
+#include "radial/plugin/loader.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::python {
 

@@ -1,7 +1,7 @@
 // radial exceptions -> Python exceptions. The classes are defined in radial/__init__.py (so
 // that InputError can also be a ValueError, as scikit-learn expects of bad input) and handed
 // here once; the message is the framework's, exactly as the CLI prints it.
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 #include <pybind11/stl.h>
 

@@ -3,11 +3,11 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/model/model_store.hpp"
-#include "radial/network.hpp"
+#include "radial/model/network.hpp"
 
 namespace radial::python {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "bindings.hpp"
 #include "interrupt.hpp"
-#include "radial/version.hpp"
+#include "radial/core/version.hpp"
 
 namespace radial::python {
 namespace {

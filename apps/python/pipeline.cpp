@@ -8,7 +8,7 @@
 
 #include "bindings.hpp"
 #include "interrupt.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/training/trainer.hpp"
 
@@ -176,13 +176,9 @@ void bind_pipeline(py::module_& m) {
                              [](const PipelineHandle& h) {
                                const Pipeline& p = *h.pipeline;
                                py::dict d;
-                               d["basis"] = component(p.basis);
-                               d["centres"] = component(p.centres);
-                               d["output"] = component(p.output);
-                               if (p.weight_penalty)
-                                 d["weight-penalty"] = component(*p.weight_penalty);
-                               if (p.kernel_prior) d["kernel-prior"] = component(*p.kernel_prior);
-                               if (p.refine) d["refine"] = component(*p.refine);
+                               for (const Slot slot : all_slots)
+                                 if (const ComponentSpec* spec = p.component(slot))
+                                   d[to_string(slot)] = component(*spec);
                                return d;
                              })
       .def("fit", &fit, py::arg("X") = py::none(), py::arg("y") = py::none(),

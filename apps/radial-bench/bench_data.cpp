@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::bench {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::bench {
 

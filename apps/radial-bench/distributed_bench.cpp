@@ -26,7 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::bench {
 namespace fs = std::filesystem;

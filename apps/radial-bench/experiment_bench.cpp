@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/experiment/experiment.hpp"
 #include "radial/experiment/results_store.hpp"
 #include "radial/experiment/results_table.hpp"

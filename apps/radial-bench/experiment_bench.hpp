@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial::bench {
 

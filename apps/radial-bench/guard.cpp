@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "radial/errors.hpp"
-#include "radial/numerics/cpu.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/cpu.hpp"
 #include "radial/numerics/vector_math.hpp"
 
 extern "C" char* openblas_get_corename(void);

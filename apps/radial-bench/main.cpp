@@ -35,24 +35,24 @@
 #include "distributed_bench.hpp"
 #include "experiment_bench.hpp"
 #include "guard.hpp"
-#include "radial/basis.hpp"
-#include "radial/centres.hpp"
-#include "radial/numerics/gram_products.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/network/gram_products.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/dataset.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/numerics/blas_threads.hpp"
-#include "radial/numerics/kmeans.hpp"
-#include "radial/numerics/mixture_em.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/parallel.hpp"
-#include "radial/params.hpp"
+#include "radial/exec/blas_threads.hpp"
+#include "radial/numerics/kmeans/kmeans.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/params.hpp"
 #include "radial/refine/network_objective.hpp"
-#include "radial/registry.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/plugin/loader.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -745,6 +745,104 @@ class Bench {
   std::vector<Row> kmeans_, gmm_, logistic_, headline_;
 };
 
+// The child of the csv part (--read-csv): prints the seconds of read_dataset and of reading
+// the file's bytes alone.
+int read_csv_child(const std::string& file, int threads) {
+  try {
+    const auto start = Clock::now();
+    radial::DataOptions options;
+    options.threads = threads;
+    const radial::Dataset data = radial::read_dataset(file, options);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    std::vector<char> buffer(std::size_t(1) << 20);
+    std::ifstream in(file, std::ios::binary);
+    const auto copy_start = Clock::now();
+    while (in.read(buffer.data(), std::streamsize(buffer.size())) || in.gcount() > 0) {
+    }
+    const double copy = std::chrono::duration<double>(Clock::now() - copy_start).count();
+    std::cout << seconds << " " << copy << " " << data.rows() << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cout << e.what() << "\n";
+    return 1;
+  }
+}
+
+// The guard's sizes: every headline ratio at d = 16 in about a minute per round, one thread on
+// both sides unless --threads says otherwise.
+void guard_settings(Settings& s, bool threads_given) {
+  s.sizes = {20'000};
+  s.dims = {16};
+  s.tasks = {"kmeans", "gmm", "logistic", "pipeline", "design"};
+  s.repeats = 3;
+  s.iterations = 3;
+  s.kmeans_iterations = 10;
+  s.pipeline_rows = 20'000;
+  s.design_rows = 4'096;
+  if (!threads_given) s.threads = 1;
+}
+
+// --quick: the small version the CTest 'bench' run uses.
+void quick_settings(Settings& s) {
+  s.sizes = {10'000};
+  s.repeats = 1;
+  s.iterations = 2;
+  s.kmeans_iterations = 5;
+  s.pipeline_rows = 10'000;
+  s.design_rows = 2'048;
+  s.experiment_runs = 40;
+  s.csv_rows = 20'000;
+  s.refine_rows = 10'000;
+}
+
+// --guard / --write-baseline: the headline ratios measured in rounds (the best of each kept)
+// until they pass or the rounds run out; 1 when the guard fails.
+int run_guard(const Settings& s) {
+  std::ostringstream settings;
+  settings << "N = 20000, d = 16, threads = " << radial::resolve_threads(s.threads)
+           << ", medians of 3 runs per round";
+  const std::string kernels = radial::bench::kernel_set();
+  const radial::bench::Baseline baseline =
+      s.guard.empty() ? radial::bench::Baseline{}
+                      : radial::bench::read_baseline(s.guard, kernels);
+  if (!s.guard.empty() && !baseline.found && s.write_baseline.empty()) {
+    // Ratios measured with other kernels say nothing about these: nothing to compare.
+    std::cout << "radial-bench: " << s.guard.string() << " has no ratios for this machine's "
+              << "kernel set \"" << kernels << "\" (it has:";
+    for (const auto& set : baseline.other_sets) std::cout << " \"" << set << "\"";
+    std::cout << "); nothing checked. Measure them on this machine with --write-baseline "
+              << s.guard.string() << "\n";
+    return 0;
+  }
+  Ratios best;
+  std::size_t rounds = 0;
+  do {
+    Bench bench(s);
+    bench.run();
+    radial::bench::keep_best(best, bench.ratios());
+    ++rounds;
+  } while (!s.guard.empty() && rounds < s.guard_rounds &&
+           !radial::bench::guard_failures(baseline, best).empty());
+  if (!s.write_baseline.empty()) {
+    radial::bench::write_baseline(s.write_baseline, kernels, best, s.guard_factor,
+                                  radial::bench::machine_lines(), settings.str());
+    std::cout << "\nradial-bench: wrote " << best.size() << " ratios to " << s.write_baseline
+              << "\n";
+  }
+  if (!s.guard.empty()) {
+    radial::bench::print_guard(std::cout, baseline, best, rounds);
+    const auto failed = radial::bench::guard_failures(baseline, best);
+    if (!failed.empty()) {
+      std::cout << "radial-bench: guard FAILED: " << failed.size()
+                << " ratio(s) more than " << baseline.factor << " x the baseline in "
+                << rounds << " round(s)\n";
+      return 1;
+    }
+    std::cout << "radial-bench: guard passed\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -798,52 +896,10 @@ int main(int argc, char** argv) {
   int read_threads = 0;
   app.add_option("--read-threads", read_threads)->group("");
   CLI11_PARSE(app, argc, argv);
-  if (!read_csv_file.empty()) {
-    // Prints the seconds of read_dataset and of reading the file's bytes alone.
-    try {
-      const auto start = Clock::now();
-      radial::DataOptions options;
-      options.threads = read_threads;
-      const radial::Dataset data = radial::read_dataset(read_csv_file, options);
-      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      std::vector<char> buffer(std::size_t(1) << 20);
-      std::ifstream in(read_csv_file, std::ios::binary);
-      const auto copy_start = Clock::now();
-      while (in.read(buffer.data(), std::streamsize(buffer.size())) || in.gcount() > 0) {
-      }
-      const double copy = std::chrono::duration<double>(Clock::now() - copy_start).count();
-      std::cout << seconds << " " << copy << " " << data.rows() << "\n";
-      return 0;
-    } catch (const std::exception& e) {
-      std::cout << e.what() << "\n";
-      return 1;
-    }
-  }
+  if (!read_csv_file.empty()) return read_csv_child(read_csv_file, read_threads);
   const bool guarding = !s.guard.empty() || !s.write_baseline.empty();
-  if (guarding) {
-    // The guard's sizes: every headline ratio at d = 16 in about a minute per round, one
-    // thread on both sides unless --threads says otherwise.
-    s.sizes = {20'000};
-    s.dims = {16};
-    s.tasks = {"kmeans", "gmm", "logistic", "pipeline", "design"};
-    s.repeats = 3;
-    s.iterations = 3;
-    s.kmeans_iterations = 10;
-    s.pipeline_rows = 20'000;
-    s.design_rows = 4'096;
-    if (app.count("--threads") == 0) s.threads = 1;
-  }
-  if (quick) {
-    s.sizes = {10'000};
-    s.repeats = 1;
-    s.iterations = 2;
-    s.kmeans_iterations = 5;
-    s.pipeline_rows = 10'000;
-    s.design_rows = 2'048;
-    s.experiment_runs = 40;
-    s.csv_rows = 20'000;
-    s.refine_rows = 10'000;
-  }
+  if (guarding) guard_settings(s, app.count("--threads") != 0);
+  if (quick) quick_settings(s);
   // Radial's side in this process calls OpenBLAS too (the IRLS Hessians, the solves): give it
   // the same thread count as scikit-learn's children, or "one thread on both sides" would let
   // Radial's BLAS use every core (and wait on a busy one: IRLS took 14 s instead of 1 beside a
@@ -854,48 +910,7 @@ int main(int argc, char** argv) {
       Bench(s).run();
       return 0;
     }
-    std::ostringstream settings;
-    settings << "N = 20000, d = 16, threads = " << radial::resolve_threads(s.threads)
-             << ", medians of 3 runs per round";
-    const std::string kernels = radial::bench::kernel_set();
-    const radial::bench::Baseline baseline =
-        s.guard.empty() ? radial::bench::Baseline{}
-                        : radial::bench::read_baseline(s.guard, kernels);
-    if (!s.guard.empty() && !baseline.found && s.write_baseline.empty()) {
-      // Ratios measured with other kernels say nothing about these: nothing to compare.
-      std::cout << "radial-bench: " << s.guard.string() << " has no ratios for this machine's "
-                << "kernel set \"" << kernels << "\" (it has:";
-      for (const auto& set : baseline.other_sets) std::cout << " \"" << set << "\"";
-      std::cout << "); nothing checked. Measure them on this machine with --write-baseline "
-                << s.guard.string() << "\n";
-      return 0;
-    }
-    Ratios best;
-    std::size_t rounds = 0;
-    do {
-      Bench bench(s);
-      bench.run();
-      radial::bench::keep_best(best, bench.ratios());
-      ++rounds;
-    } while (!s.guard.empty() && rounds < s.guard_rounds &&
-             !radial::bench::guard_failures(baseline, best).empty());
-    if (!s.write_baseline.empty()) {
-      radial::bench::write_baseline(s.write_baseline, kernels, best, s.guard_factor,
-                                    radial::bench::machine_lines(), settings.str());
-      std::cout << "\nradial-bench: wrote " << best.size() << " ratios to " << s.write_baseline
-                << "\n";
-    }
-    if (!s.guard.empty()) {
-      radial::bench::print_guard(std::cout, baseline, best, rounds);
-      const auto failed = radial::bench::guard_failures(baseline, best);
-      if (!failed.empty()) {
-        std::cout << "radial-bench: guard FAILED: " << failed.size()
-                  << " ratio(s) more than " << baseline.factor << " x the baseline in "
-                  << rounds << " round(s)\n";
-        return 1;
-      }
-      std::cout << "radial-bench: guard passed\n";
-    }
+    return run_guard(s);
   } catch (const std::exception& e) {
     std::cerr << "radial-bench: " << e.what() << "\n";
     return 1;

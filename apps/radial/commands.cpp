@@ -17,25 +17,21 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/network.hpp"
+#include "radial/model/network.hpp"
 #include "radial/pipeline/pipeline.hpp"
 #include "radial/training/trainer.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::cli {
 namespace {
 
 std::string format_number(double v) {
-  char buf[32];
-  if (std::floor(v) == v && std::fabs(v) < 1e15) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-  }
-  return buf;
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return text::number(v, 16);  // all its digits
+  return text::number(v, 17);
 }
 
 // A name as one CSV cell: quoted ("" for a quote) when it holds a separator, a quote, a line
@@ -54,12 +50,9 @@ std::vector<NamedFile> training_inputs(const Registry& registry, const Pipeline&
   std::vector<NamedFile> inputs{{"pipeline file", pipeline.file},
                                 {"training data", pipeline.data.train}};
   if (pipeline.data.test) inputs.push_back({"test data", *pipeline.data.test});
-  std::vector<std::pair<Slot, const ComponentSpec*>> specs{
-      {Slot::Basis, &pipeline.basis}, {Slot::Centres, &pipeline.centres}, {Slot::Output, &pipeline.output}};
-  if (pipeline.weight_penalty) specs.push_back({Slot::WeightPenalty, &*pipeline.weight_penalty});
-  if (pipeline.kernel_prior) specs.push_back({Slot::KernelPrior, &*pipeline.kernel_prior});
-  if (pipeline.refine) specs.push_back({Slot::Refine, &*pipeline.refine});
-  for (const auto& [slot, spec] : specs) {
+  for (const Slot slot : all_slots) {
+    const ComponentSpec* spec = pipeline.component(slot);
+    if (!spec) continue;
     const ComponentInfo* info = registry.find(slot, spec->plugin);
     if (!info) continue;
     for (const ParamSpec& param : info->params) {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "radial/basis.hpp"
+#include "radial/network/basis.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/model/model.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial::cli {
 

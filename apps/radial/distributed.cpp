@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
 
 namespace radial::cli {

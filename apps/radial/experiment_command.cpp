@@ -9,10 +9,10 @@
 #include "commands.hpp"
 #include "progress.hpp"
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/experiment/experiment.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/params.hpp"
+#include "radial/core/params.hpp"
 #include "radial/experiment/results_store.hpp"
 #include "radial/experiment/results_table.hpp"
 

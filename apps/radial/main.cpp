@@ -21,9 +21,9 @@
 #include "distributed.hpp"
 #include "plot/plot_command.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/version.hpp"
+#include "radial/core/version.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <system_error>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::cli {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::cli {
 
@@ -108,8 +108,7 @@ int plugins_markdown_command(const Registry& registry) {
                "the same tables validate pipeline files. Do not edit by hand.\n";
   const char* slot_names[] = {"Bases", "Centre learners", "Output layers", "Weight penalties",
                               "Kernel priors", "Refiners"};
-  for (Slot slot : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty,
-                    Slot::KernelPrior, Slot::Refine}) {
+  for (Slot slot : all_slots) {
     out << "\n## " << slot_names[static_cast<int>(slot)] << " (`[" << to_string(slot) << "]`)\n";
     for (const ComponentInfo* c : registry.components()) {
       if (c->slot != slot) continue;

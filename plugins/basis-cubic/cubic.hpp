@@ -3,14 +3,14 @@
 
 #include <cstdint>
 
-#include <radial/basis.hpp>
-#include <radial/option_table.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/polynomial_basis.hpp>
 
 namespace radial::plugins {
 
 struct CubicOptions {
-  std::int64_t polynomial = -1;  // the polynomial term's degree (radial/polynomial_term.hpp)
+  std::int64_t polynomial = -1;  // the polynomial term's degree (radial/core/polynomial_term.hpp)
 };
 
 // r^3 is conditionally positive definite of order 2 (Fasshauer 2007, Theorem 8.16: (-1)^2 r^3),

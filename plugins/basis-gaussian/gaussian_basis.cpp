@@ -5,10 +5,10 @@
 #include <limits>
 #include <string>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/vector_math.hpp>
-#include <radial/text.hpp>
+#include <radial/core/text.hpp>
 
 namespace radial::plugins {
 
@@ -29,8 +29,7 @@ OptionTable<GaussianOptions> gaussian_table() {
 }
 
 bool GaussianBasis::width_scale_selectable() const {
-  const WidthRule rule = resolve_rule(width_.rule, density_);
-  return width_.choose_scale && rule != WidthRule::Shapes && rule != WidthRule::Fixed;
+  return width_scale_choosable(width_, density_);
 }
 
 void GaussianBasis::prepare(Centres& centres, FitContext& ctx) {

@@ -3,20 +3,20 @@
 //   density = false: phi_j(x) = exp(-r_j^2 / 2)                (NETLAB rbffwd 'gaussian':
 //                    exp(-||x - c_j||^2 / (2 w_j)), w_j a variance, for spherical shapes)
 //   density = true:  phi_j(x) = N(x | c_j, S_j)                (PRBF kernels, paper 004 eq. 5)
-// Widths: the framework's width rules (radial/width_rule.hpp). By default a density keeps the
+// Widths: the framework's width rules (radial/network/width_rule.hpp). By default a density keeps the
 // centres' learned shapes, and activations get NETLAB's nearest-centre rule with a scale the
 // trainer selects; `width` > 0 sets every centre to the spherical variance width^2.
 
 #include <string>
 
-#include <radial/basis.hpp>
-#include <radial/params.hpp>
-#include <radial/width_rule.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/core/params.hpp>
+#include <radial/network/width_rule.hpp>
 
 namespace radial::plugins {
 
 struct GaussianOptions {
-  WidthSpec width;       // the width rule and its scale (radial/width_rule.hpp)
+  WidthSpec width;       // the width rule and its scale (radial/network/width_rule.hpp)
   bool density = false;  // N(x|c_j,S_j) instead of exp(-r^2/2)
 };
 

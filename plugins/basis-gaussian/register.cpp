@@ -13,6 +13,14 @@ RADIAL_PLUGIN_COMPONENT(
     "nearest-centre width rules; Moody & Darken 1989 (p-nearest widths); lecture notes "
     "(paper 001) Gaussian RBF; Constantinopoulos et al. (paper 004) eq. 5 for the density; "
     "Orr 1996 (widths and ridge chosen by leave-one-out)",
-    gaussian_table())
+    gaussian_table(),
+    [](const Params& params) {
+      const GaussianOptions o = gaussian_table().read(params);
+      Capabilities c;
+      c.density = o.density;
+      c.gaussian_activation = !o.density;
+      c.width_scale_selectable = width_scale_choosable(o.width, o.density);
+      return c;
+    })
 
 }  // namespace radial::plugins

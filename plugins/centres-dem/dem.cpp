@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/kdtree.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 
@@ -136,13 +136,74 @@ void weights_of(const Centres& c, Vector& log_num, Vector& log_den) {
   }
 }
 
+// What one DEM run did: its traces, counts and how it stopped, for its report.
+struct DemRun {
+  std::vector<double> trace_rd, trace_eta;
+  std::size_t floored = 0, weight_floored = 0, fallback_rows = 0, rejected = 0, steps = 0;
+  double mean_candidates = 0, best_rd = minus_inf, eta = 0;
+  bool converged = false, stalled = false;
+};
+
+// The run's stop record, series, figures and warnings in ctx.report (`n`: every rank's rows).
+void report_dem(const DemRun& run, const DemOptions& options, std::size_t n, FitContext& ctx) {
+  ctx.report.iterations = run.steps;
+  // What stopped DEM: the stopping rule, a learning rate too small to improve (a stall, not the
+  // cap), or the cap.
+  if (run.converged)
+    ctx.report.stop(Termination::Converged,
+                    "relative change of log R^d <= tolerance " + number(options.tolerance) +
+                        " after " + std::to_string(run.steps) + " steps (log R^d = " +
+                        number(run.best_rd) + ")");
+  else if (run.stalled)
+    ctx.report.stop(Termination::NoProgress,
+                    "the learning rate fell below 1e-10 after " + std::to_string(run.steps) +
+                        " steps without improving log R^d = " + number(run.best_rd));
+  else
+    ctx.report.stop(Termination::IterationCap,
+                    "ran to the cap of " + std::to_string(options.iterations) +
+                        " iterations (log R^d = " + number(run.best_rd) + ")");
+  ctx.report.series["log_Rd"] = run.trace_rd;
+  ctx.report.series["eta"] = run.trace_eta;
+  ctx.report.figures["log_Rd"] = run.best_rd;
+  ctx.report.figures["eta"] = run.eta;
+  ctx.report.figures["rejected_steps"] = double(run.rejected);
+  if (options.em.use_tree) ctx.report.figures["mean_candidates"] = run.mean_candidates;
+  ctx.report.final_error = -run.best_rd / double(n);
+  for (std::size_t i = 0; i < run.trace_rd.size(); ++i)
+    ctx.report.curve.push_back({i, -run.trace_rd[i] / double(n), 0.0, 0.0});
+  if (run.floored)
+    ctx.warn("covariance-floor",
+             std::to_string(run.floored) + " updated variance(s) fell below the floor " +
+                 number(options.em.covariance_floor) + " and were raised to it",
+             "centres.covariance_floor");
+  if (run.weight_floored)
+    ctx.warn("weight-floor",
+             std::to_string(run.weight_floored) + " mixture weight(s) fell below 1e-8 and were raised",
+             "centres.learning_rate (lower it)");
+  if (run.fallback_rows)
+    ctx.warn("kdtree-fallback",
+             std::to_string(run.fallback_rows) +
+                 " row evaluations found none of their class's Gaussians in their K-d tree "
+                 "leaf; that class's Gaussians were evaluated for them",
+             "centres.threshold (raise it)");
+  if (run.stalled)
+    ctx.warn("no-improving-step",
+             "the learning rate fell below 1e-10 without improving log R^d = " + number(run.best_rd),
+             "centres.learning_rate or centres.iterations");
+  else if (!run.converged && options.tolerance > 0)
+    ctx.warn("not-converged",
+             "DEM stopped at the cap of " + std::to_string(options.iterations) +
+                 " iterations; log R^d = " + number(run.best_rd),
+             "centres.iterations (raise it) or centres.tolerance");
+}
+
 }  // namespace
 
 Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const DemOptions& options,
                    FitContext& ctx) {
   if (start.shape != Shape::Diagonal || !start.has_mixing() || start.owner.size() != start.count() ||
       start.class_priors.size() == 0)
-    throw ShapeError("centres dem: the starting point must be per-class diagonal mixtures with "
+    throw ShapeError("the starting point must be per-class diagonal mixtures with "
                      "owners, mixing weights and class priors");
   // x holds this rank's rows when the data are sharded; sums run over every rank's.
   const std::size_t local_rows = x.shape(0), num_classes = start.class_priors.size();
@@ -155,11 +216,8 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
 
   Centres current = std::move(start), best;
   MixtureCounts num, den, best_num, best_den;
-  double best_rd = minus_inf, eta = options.learning_rate;
-  std::vector<double> trace_rd, trace_eta;
-  std::size_t floored = 0, weight_floored = 0, fallback_rows = 0, rejected = 0, steps = 0;
-  double mean_candidates = 0;
-  bool converged = false, stalled = false;
+  DemRun run;
+  run.eta = options.learning_rate;
   EStepOptions eopt;
   eopt.block_rows = options.em.block_rows;
   eopt.threads = ctx.threads;  // results do not depend on it
@@ -175,96 +233,49 @@ Centres dem_refine(const Matrix& x, const Labels& classes, Centres start, const 
     const DiscriminativeSummary s =
         e_step_discriminative(x, classes, current, log_num, log_den, eopt, num, den);
     const double rd = p + s.log_numerator - s.log_denominator;
-    fallback_rows += s.fallback_rows;
-    mean_candidates = s.mean_candidates;
-    trace_rd.push_back(rd);
+    run.fallback_rows += s.fallback_rows;
+    run.mean_candidates = s.mean_candidates;
+    run.trace_rd.push_back(rd);
     if (i == 0) ctx.report.figures["log_Rd_em"] = rd;
 
-    if (rd >= best_rd) {
-      const bool small = i > 0 && std::fabs(rd - best_rd) <= options.tolerance * std::fabs(best_rd);
-      if (i > 0) eta *= options.eta_grow;
+    if (rd >= run.best_rd) {
+      const bool small =
+          i > 0 && std::fabs(rd - run.best_rd) <= options.tolerance * std::fabs(run.best_rd);
+      if (i > 0) run.eta *= options.eta_grow;
       best = current;
       best_num = num;
       best_den = den;
-      best_rd = rd;
+      run.best_rd = rd;
       if (small && options.tolerance > 0) {
-        converged = true;
-        trace_eta.push_back(eta);
+        run.converged = true;
+        run.trace_eta.push_back(run.eta);
         break;
       }
     } else {
-      eta *= options.eta_shrink;  // loss: undo the step, retry from the best iterate
-      ++rejected;
+      run.eta *= options.eta_shrink;  // loss: undo the step, retry from the best iterate
+      ++run.rejected;
     }
-    trace_eta.push_back(eta);
+    run.trace_eta.push_back(run.eta);
     if (i == options.iterations) break;
-    if (eta < 1e-10) {
-      stalled = true;
+    if (run.eta < 1e-10) {
+      run.stalled = true;
       break;
     }
-    const EbwSummary e = ebw_step(best_num, best_den, best, eta, options.em.covariance_floor,
+    const EbwSummary e = ebw_step(best_num, best_den, best, run.eta, options.em.covariance_floor,
                                   num_classes, current);
-    floored += e.floored;
-    weight_floored += e.weight_floored;
-    ++steps;
+    run.floored += e.floored;
+    run.weight_floored += e.weight_floored;
+    ++run.steps;
   }
 
-  ctx.report.iterations = steps;
-  // What stopped DEM: the stopping rule, a learning rate too small to improve (a stall, not the
-  // cap), or the cap.
-  if (converged)
-    ctx.report.stop(Termination::Converged,
-                    "relative change of log R^d <= tolerance " + number(options.tolerance) +
-                        " after " + std::to_string(steps) + " steps (log R^d = " +
-                        number(best_rd) + ")");
-  else if (stalled)
-    ctx.report.stop(Termination::NoProgress,
-                    "the learning rate fell below 1e-10 after " + std::to_string(steps) +
-                        " steps without improving log R^d = " + number(best_rd));
-  else
-    ctx.report.stop(Termination::IterationCap,
-                    "ran to the cap of " + std::to_string(options.iterations) +
-                        " iterations (log R^d = " + number(best_rd) + ")");
-  ctx.report.series["log_Rd"] = trace_rd;
-  ctx.report.series["eta"] = trace_eta;
-  ctx.report.figures["log_Rd"] = best_rd;
-  ctx.report.figures["eta"] = eta;
-  ctx.report.figures["rejected_steps"] = double(rejected);
-  if (options.em.use_tree) ctx.report.figures["mean_candidates"] = mean_candidates;
-  ctx.report.final_error = -best_rd / double(n);
-  for (std::size_t i = 0; i < trace_rd.size(); ++i)
-    ctx.report.curve.push_back({i, -trace_rd[i] / double(n), 0.0, 0.0});
-  if (floored)
-    ctx.warn("covariance-floor",
-             std::to_string(floored) + " updated variance(s) fell below the floor " +
-                 number(options.em.covariance_floor) + " and were raised to it",
-             "centres.covariance_floor");
-  if (weight_floored)
-    ctx.warn("weight-floor",
-             std::to_string(weight_floored) + " mixture weight(s) fell below 1e-8 and were raised",
-             "centres.learning_rate (lower it)");
-  if (fallback_rows)
-    ctx.warn("kdtree-fallback",
-             std::to_string(fallback_rows) +
-                 " row evaluations found none of their class's Gaussians in their K-d tree "
-                 "leaf; that class's Gaussians were evaluated for them",
-             "centres.threshold (raise it)");
-  if (stalled)
-    ctx.warn("no-improving-step",
-             "the learning rate fell below 1e-10 without improving log R^d = " + number(best_rd),
-             "centres.learning_rate or centres.iterations");
-  else if (!converged && options.tolerance > 0)
-    ctx.warn("not-converged",
-             "DEM stopped at the cap of " + std::to_string(options.iterations) +
-                 " iterations; log R^d = " + number(best_rd),
-             "centres.iterations (raise it) or centres.tolerance");
+  report_dem(run, options, n, ctx);
   return best;
 }
 
 Centres DemLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
   if (train.task != Task::Classification || train.num_classes < 2)
-    throw InputError("centres dem: discriminative EM needs a classification target with at "
+    throw InputError("discriminative EM needs a classification target with at "
                      "least 2 classes");
   EmOptions em = options_.em;
   em.shape = Shape::Diagonal;

@@ -36,10 +36,10 @@
 
 #include <radial/sdk/configured.hpp>
 
-#include "radial/centre_learner.hpp"
-#include "radial/centres.hpp"
-#include "radial/numerics/mixture_em.hpp"
-#include "radial/params.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

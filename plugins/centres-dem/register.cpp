@@ -7,7 +7,9 @@ namespace radial::plugins {
 
 static auto dem_table() {
   OptionTable<DemOptions> t;
-  t.bind("count", &DemOptions::count, "Gaussians per class G").at_least(1);
+  t.bind("count", &DemOptions::count, "Gaussians per class G")
+      .at_least(1)
+      .plays(ParamRole::CentreCount);
   t.bind("learning_rate", &DemOptions::learning_rate,
          "initial eta; D_jg = max(C(1)den_jg / eta, 2 D_min_jg)")
       .above(0.0);

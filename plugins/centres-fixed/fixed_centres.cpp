@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 
 namespace radial::plugins {
@@ -154,7 +154,7 @@ Centres FixedCentres::fit(const Dataset& train, const KernelPrior*, FitContext& 
   const auto start = std::chrono::steady_clock::now();
   // Sharded data (radial/distributed/collectives.hpp): a rank may hold no rows while others do.
   if (count_over_ranks(train.rows()) == 0)
-    throw InputError("plugin fixed: the training data have no rows; check [data] train");
+    throw InputError("the training data have no rows; check [data] train");
   Centres centres = read_centres_csv(file_, train.features());
   report_chosen_centres(ctx.report,
                         "read " + std::to_string(centres.count()) + " centres from the file",

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <string>
 
-#include "radial/centre_learner.hpp"
-#include "radial/params.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

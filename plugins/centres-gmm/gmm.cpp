@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/text.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 
@@ -80,7 +80,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
   const auto start = std::chrono::steady_clock::now();
   const Matrix& x = train.inputs;  // this rank's rows when the data are sharded
   const std::size_t rows = std::size_t(count_over_ranks(train.rows()));
-  if (rows == 0) throw InputError("centres gmm: the training set has no rows");
+  if (rows == 0) throw InputError("the training set has no rows");
   ctx.report.iterations = 0;
   ctx.report.termination = Termination::Converged;
   std::vector<std::string> stops;
@@ -93,7 +93,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
 
   if (options_.mode == "pooled") {
     if (rows < options_.count)
-      throw InputError("centres gmm: " + std::to_string(rows) +
+      throw InputError(std::to_string(rows) +
                        " training rows are fewer than count = " + std::to_string(options_.count) +
                        " components; lower centres.count");
     EmResult fit = em_mixture_kmeans(x, options_.count, em, ctx.rng, &repairs);
@@ -103,7 +103,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
     ctx.report.figures["weights_min"] = xt::amin(fit.weights)();
   } else if (options_.mode == "per-class") {
     if (train.task != Task::Classification || train.num_classes == 0)
-      throw InputError("centres gmm: mode = \"per-class\" needs a classification target; use "
+      throw InputError("mode = \"per-class\" needs a classification target; use "
                        "mode = \"pooled\" for regression");
     ClassMixtures mixtures = fit_class_mixtures(x, train.classes, train.num_classes,
                                                 options_.count, em, ctx.rng,
@@ -115,7 +115,7 @@ Centres GmmLearner::fit(const Dataset& train, const KernelPrior*, FitContext& ct
     }
     centres = std::move(mixtures.centres);
   } else {
-    throw ParameterError("centres gmm: mode = \"" + options_.mode +
+    throw ParameterError("mode = \"" + options_.mode +
                          "\". Violated constraint: mode is one of pooled, per-class");
   }
   if (repairs)

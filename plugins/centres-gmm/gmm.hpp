@@ -10,7 +10,7 @@
 //              p(C_k|x) proportional to P(C_k) sum_g w_kg N(x | mu_kg, S_kg)
 //
 // Each mixture starts from k-means (radial::kmeans, seeded by the fit context) and the M-step of
-// its hard assignment, then runs EM (radial/numerics/mixture_em.hpp) until the log-likelihood
+// its hard assignment, then runs EM (radial/numerics/mixture/mixture_em.hpp) until the log-likelihood
 // changes by at most `tolerance` relative, or `iterations` M-steps. With kdtree = true the
 // E-step evaluates only the Gaussians of each row's K-d tree leaf (paper 002, section III-C).
 //
@@ -24,10 +24,10 @@
 
 #include <radial/sdk/configured.hpp>
 
-#include "radial/centre_learner.hpp"
-#include "radial/centres.hpp"
-#include "radial/numerics/mixture_em.hpp"
-#include "radial/params.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

@@ -7,7 +7,9 @@ namespace radial::plugins {
 
 static auto gmm_table() {
   OptionTable<GmmOptions> t;
-  t.bind("count", &GmmOptions::count, "Gaussians (per class when mode = per-class)").at_least(1);
+  t.bind("count", &GmmOptions::count, "Gaussians (per class when mode = per-class)")
+      .at_least(1)
+      .plays(ParamRole::CentreCount);
   t.choice("mode", &GmmOptions::mode, {"pooled", "per-class"},
            "one mixture on all inputs, or one per class with owners and mixing weights for the "
            "bayes output");

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 
@@ -47,13 +47,13 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   if (options.count == 0) options.count = auto_centre_count(rows, centre_count_classes(train));
   if (options.count > rows) {
     std::ostringstream msg;
-    msg << "plugin kmeans: count = " << options.count << " but the training data have only "
+    msg << "count = " << options.count << " but the training data have only "
         << rows << " rows; set centres.count <= " << rows;
     throw InputError(msg.str());
   }
   options.threads = ctx.threads;
   // Missing cells ([data] missing = "em"): the clusters are found with them at their columns'
-  // observed means; the network still integrates them out (radial/design_matrix.hpp).
+  // observed means; the network still integrates them out (radial/network/design_matrix.hpp).
   const bool missing = has_missing(train.inputs);
   const Matrix imputed = missing ? mean_imputed(train.inputs) : Matrix();
   const Matrix& x = missing ? imputed : train.inputs;
@@ -104,7 +104,7 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
         << floor << " (1e-6 x the mean feature variance)";
     ctx.warn("variance-floor", msg.str(), "centres.count (fewer centres)");
   }
-  // On a sample, sample_iterations is a deliberate stop (radial/numerics/kmeans.hpp), not a
+  // On a sample, sample_iterations is a deliberate stop (radial/numerics/kmeans/kmeans.hpp), not a
   // shortfall to warn about.
   const bool sample_cap = rows_used < rows && options.sample_iterations > 0 &&
                           options.sample_iterations < options.iterations;

@@ -9,14 +9,14 @@
 // a variance that is still 0 (coincident points) is floored at 1e-6 x the mean feature
 // variance of the data (guard "variance-floor").
 //
-// The k-means itself is the framework's (radial/numerics/kmeans.hpp): k-means++ or random
+// The k-means itself is the framework's (radial/numerics/kmeans/kmeans.hpp): k-means++ or random
 // distinct rows, Lloyd iterations, the farthest-point empty-cluster policy.
 
 #include <radial/sdk/configured.hpp>
 
-#include "radial/centre_learner.hpp"
-#include "radial/numerics/kmeans.hpp"
-#include "radial/params.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/numerics/kmeans/kmeans.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

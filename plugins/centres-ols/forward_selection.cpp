@@ -6,7 +6,7 @@
 #include <limits>
 
 #include <radial/distributed/collectives.hpp>
-#include <radial/parallel.hpp>
+#include <radial/exec/parallel.hpp>
 
 namespace radial::plugins {
 

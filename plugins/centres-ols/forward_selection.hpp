@@ -37,7 +37,7 @@
 #include <cstddef>
 #include <vector>
 
-#include <radial/types.hpp>
+#include <radial/core/types.hpp>
 
 namespace radial::plugins {
 

@@ -9,10 +9,10 @@
 #include <radial/data/missing_values.hpp>
 #include <radial/distributed/collectives.hpp>
 #include <radial/distributed/sharded_rows.hpp>
-#include <radial/errors.hpp>
-#include <radial/heap_policy.hpp>
-#include <radial/output_layer.hpp>
-#include <radial/text.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/exec/heap_policy.hpp>
+#include <radial/network/output_layer.hpp>
+#include <radial/core/text.hpp>
 
 namespace radial::plugins {
 

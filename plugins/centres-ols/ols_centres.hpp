@@ -5,14 +5,14 @@
 // Orr 1995). See forward_selection.hpp for the algorithm and README.md for the equations.
 //
 // A supervised learner (SupervisedCentreLearner): the trainer hands it the pipeline's basis
-// (radial/candidate_basis.hpp), which it places on its candidates -- the training rows, or a
+// (radial/network/candidate_basis.hpp), which it places on its candidates -- the training rows, or a
 // seeded subset of `candidates` of them -- so the widths are those the basis's rule and scale
 // give the candidates, and the network keeps them.
 
 #include <cstddef>
 
-#include <radial/candidate_basis.hpp>
-#include <radial/centre_learner.hpp>
+#include <radial/network/candidate_basis.hpp>
+#include <radial/network/centre_learner.hpp>
 #include <radial/sdk/configured.hpp>
 
 #include "forward_selection.hpp"

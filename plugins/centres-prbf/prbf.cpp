@@ -12,14 +12,14 @@
 #include <xtensor-blas/xlinalg.hpp>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/kernel_prior.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/network/kernel_prior.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/kmeans/kmeans.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
-#include "radial/numerics/mixture_em.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
 #include "radial/distributed/sharded_rows.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 

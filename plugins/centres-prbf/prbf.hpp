@@ -28,12 +28,12 @@
 
 #include <radial/sdk/configured.hpp>
 
-#include "radial/centre_learner.hpp"
-#include "radial/centres.hpp"
-#include "radial/fit_context.hpp"
-#include "radial/kernel_prior.hpp"
-#include "radial/params.hpp"
-#include "radial/types.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/fit_context.hpp"
+#include "radial/network/kernel_prior.hpp"
+#include "radial/core/params.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::plugins {
 

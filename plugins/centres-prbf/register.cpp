@@ -7,7 +7,9 @@ namespace radial::plugins {
 
 static auto prbf_table() {
   OptionTable<PrbfOptions> t;
-  t.bind("count", &PrbfOptions::count, "number of kernels M").at_least(1);
+  t.bind("count", &PrbfOptions::count, "number of kernels M")
+      .at_least(1)
+      .plays(ParamRole::CentreCount);
   t.choice("covariance", &PrbfOptions::shape,
            {{"diagonal", Shape::Diagonal}, {"full", Shape::Full}}, "kernel covariances Sigma_j");
   t.bind("iterations", &PrbfOptions::iterations, "cap on EM iterations").at_least(0);

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/kmeans/kmeans.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 
 namespace radial::plugins {

@@ -8,8 +8,8 @@
 
 #include <cstddef>
 
-#include "radial/centre_learner.hpp"
-#include "radial/params.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

@@ -9,9 +9,9 @@
 
 #include <string>
 
-#include "radial/kernel_prior.hpp"
-#include "radial/params.hpp"
-#include "radial/types.hpp"
+#include "radial/network/kernel_prior.hpp"
+#include "radial/core/params.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::plugins {
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -14,15 +13,16 @@
 
 #include <xtensor/xview.hpp>
 
-#include "radial/basis.hpp"
+#include "radial/network/basis.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian.hpp"
-#include "radial/prediction_rule.hpp"
+#include "radial/network/prediction_rule.hpp"
 #include "radial/distributed/sharded_pass.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::plugins {
 
@@ -34,17 +34,13 @@ constexpr std::size_t kBlock = 512;
 // underflows counts as log 1e-300 instead of -inf.
 constexpr double kProbabilityFloor = 1e-300;
 
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
+std::string number(double v) { return text::number(v); }
 
 // The framework's prediction rule of the bayes link: the posterior the network will compute
 // from the stored weights, applied here to the training rows' log-densities.
 const PredictionRule& posterior_rule() {
   const PredictionRule* rule = find_prediction_rule(to_string(Link::Bayes));
-  if (!rule) throw Error("output bayes: the framework's prediction rule 'bayes' is not registered");
+  if (!rule) throw Error("the framework's prediction rule 'bayes' is not registered");
   return *rule;
 }
 
@@ -146,28 +142,28 @@ OutputWeights BayesOutput::fit(const TrainingProblem& problem, const WeightPenal
   agreed([&] {
     // The posterior is read on the inputs, but a design matrix of other rows is a caller's error.
     if (problem.design.rows() != data.rows())
-      throw ShapeError("output bayes: the design matrix has " +
+      throw ShapeError("the design matrix has " +
                        std::to_string(problem.design.rows()) + " rows but the data have " +
                        std::to_string(data.rows()));
     if (data.task != Task::Classification || data.num_classes == 0)
-      throw InputError("output bayes: the Bayes posterior needs a classification target; use "
+      throw InputError("the Bayes posterior needs a classification target; use "
                        "output.plugin = \"least-squares\" for regression");
     if (!c.has_mixing() || c.class_priors.size() == 0)
-      throw InputError("output bayes: the centres carry no " +
+      throw InputError("the centres carry no " +
                        std::string(!c.has_mixing() ? "mixing weights pi_jk"
                                                    : "class priors P(C_k)") +
                        "; the Bayes output needs class-conditional mixtures: use centres.plugin = "
                        "\"gmm\" with mode = \"per-class\", \"dem\" or \"prbf\"");
     c.check();
     if (c.mixing.shape(1) != data.num_classes)
-      throw ShapeError("output bayes: the centres' mixing weights cover " +
+      throw ShapeError("the centres' mixing weights cover " +
                        std::to_string(c.mixing.shape(1)) + " classes but the training data have " +
                        std::to_string(data.num_classes));
     if (c.shape == Shape::None)
-      throw InputError("output bayes: the centres have no shapes, so p(x|j) is undefined; use a "
+      throw InputError("the centres have no shapes, so p(x|j) is undefined; use a "
                        "Gaussian centre learner (gmm, dem, prbf)");
     if (!problem.basis.has_log_map())
-      throw InputError("output bayes: the basis has no log map, so the network cannot compute "
+      throw InputError("the basis has no log map, so the network cannot compute "
                        "log p(x|j); use basis.plugin = \"gaussian\" with density = true");
   });
 

@@ -7,7 +7,7 @@
 // There is nothing to optimise: fit() checks that the centres carry mixing weights pi_jk
 // (M x K, columns summing to 1) and class priors P(C_k) (K) and returns them as the weights of
 // the framework's `bayes` prediction rule, W_jk = log pi_jk and W_Mk = log P(C_k)
-// (radial/prediction_rule.hpp), which the Network applies to the basis' log map at prediction
+// (radial/network/prediction_rule.hpp), which the Network applies to the basis' log map at prediction
 // time (the `gaussian` basis with density = true gives log p(x|j) = log N(x | c_j, S_j)).
 //
 // Centres without mixing weights or priors (pooled gmm, kmeans, subset) are refused with an
@@ -26,8 +26,8 @@
 #include <radial/sdk/configured.hpp>
 
 #include "radial/numerics/kdtree.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

@@ -20,6 +20,11 @@ RADIAL_PLUGIN_COMPONENT(
     "(gmm per-class, dem, prbf centres; gaussian basis with density = true)",
     "Klautau, A new algorithm for training RBF networks, eq. 1 and section II (Bayes "
     "classifier of per-class mixtures); Constantinopoulos, Titsias & Likas, eqs 2-5 (PRBF)",
-    bayes_table())
+    bayes_table(),
+    [](const Params&) {
+      Capabilities c;
+      c.selectable = false;  // no weights fitted on the design
+      return c;
+    })
 
 }  // namespace radial::plugins

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "radial/glm/flops.hpp"
-#include "radial/glm/line_search.hpp"
-#include "radial/glm/quasi_newton.hpp"
+#include "radial/optim/line_search.hpp"
+#include "radial/optim/quasi_newton.hpp"
 #include "radial/glm/training.hpp"
 #include "radial/glm/vectors.hpp"
 

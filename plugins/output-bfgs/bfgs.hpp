@@ -1,7 +1,7 @@
 #pragma once
 // Quasi-Newton BFGS for the output weights (NETLAB quasinew.m; Nocedal & Wright, Numerical
 // Optimization, eq. 6.17 for the inverse-Hessian update, algorithms 3.5/3.6 for the strong Wolfe
-// line search of radial/glm/line_search.hpp), on the same GLM objective as irls: cross-entropy
+// line search of radial/optim/line_search.hpp), on the same GLM objective as irls: cross-entropy
 // for logistic / softmax outputs, 1/2 sum of squares for identity outputs. Starts from the
 // linear-output pseudo-inverse solution (Nabney, papers 000/003, section 4) and stops by the
 // papers' rule.
@@ -9,12 +9,12 @@
 #include <cstddef>
 #include <string>
 
-#include "radial/fit_context.hpp"
-#include "radial/glm/line_search.hpp"
+#include "radial/core/fit_context.hpp"
+#include "radial/optim/line_search.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

@@ -4,8 +4,8 @@
 #include <chrono>
 #include <string>
 
-#include <radial/basis.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/normalised_sums.hpp>
 
 namespace radial::plugins {

@@ -12,6 +12,11 @@ RADIAL_PLUGIN_COMPONENT(
     "estimate); the spread is basis.width",
     "Specht 1991, A general regression neural network, IEEE Trans. Neural Networks 2(6) "
     "568-576: eq 3 (one Gaussian per training row), eqs 5-6 (clustered form)",
-    OptionTable<GrnnOptions>())
+    OptionTable<GrnnOptions>(),
+    [](const Params&) {
+      Capabilities c;
+      c.selectable = false;  // no weights fitted on the design
+      return c;
+    })
 
 }  // namespace radial::plugins

@@ -37,13 +37,13 @@
 #include <string>
 #include <utility>
 
-#include "radial/design_matrix.hpp"
-#include "radial/fit_context.hpp"
-#include "radial/glm/line_search.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/fit_context.hpp"
+#include "radial/optim/line_search.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

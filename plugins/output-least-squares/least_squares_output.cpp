@@ -18,17 +18,17 @@
 #include <xtensor-blas/xlapack.hpp>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/heap_policy.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 #include "radial/distributed/sharded_rows.hpp"
-#include "radial/numerics/gram_products.hpp"
+#include "radial/network/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
-#include "radial/numerics/normal_cg.hpp"
+#include "radial/network/normal_cg.hpp"
 #include "radial/numerics/side_conditions.hpp"
-#include "radial/parallel.hpp"
-#include "radial/text.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/text.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial::plugins {
 
@@ -213,7 +213,7 @@ std::vector<double> local_triangle(const Matrix& phi, const Matrix& t) {
   xt::xtensor<double, 1> tau = xt::zeros<double>({r});
   const int info = xt::lapack::geqrf(a, tau);
   if (info != 0)
-    throw NumericalError("plugin least-squares: LAPACK dgeqrf failed (info = " +
+    throw NumericalError("LAPACK dgeqrf failed (info = " +
                          std::to_string(info) + ") on this rank's design matrix");
   for (std::size_t i = 0; i < r; ++i)
     for (std::size_t j = i; j < w; ++j) out[i * w + j] = a(i, j);
@@ -269,7 +269,7 @@ LeastSquaresSolution solve_svd_rows(Matrix phi, const Matrix& t, const Quadratic
   xt::xtensor<double, 2, xt::layout_type::column_major> v = q.hessian;
   xt::xtensor<double, 1, xt::layout_type::column_major> lambda = xt::zeros<double>({p});
   if (xt::lapack::syevd(v, 'V', 'L', lambda) != 0)
-    throw NumericalError("plugin least-squares: the eigendecomposition of the penalty's Hessian "
+    throw NumericalError("the eigendecomposition of the penalty's Hessian "
                          "did not converge");
   const double lambda_max = lambda(p - 1);
   const double cutoff = std::numeric_limits<double>::epsilon() * double(p) * lambda_max;
@@ -486,7 +486,7 @@ Matrix sketch_rows(const Matrix& x, std::size_t total_rows, std::size_t count,
   return rows;
 }
 
-// The weights by conjugate gradient (radial/numerics/normal_cg.hpp), preconditioned by the
+// The weights by conjugate gradient (radial/network/normal_cg.hpp), preconditioned by the
 // design at a row sample of about M rows (sketch_rows), or at the centres when no row of the
 // sample is whole.
 NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& design,
@@ -531,7 +531,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
     t = targets_for(Link::Identity, problem.data);
     if (t.shape(0) != design.rows()) {
       std::ostringstream msg;
-      msg << "plugin least-squares: the design matrix has " << design.rows()
+      msg << "the design matrix has " << design.rows()
           << " rows but the data have " << t.shape(0);
       throw ShapeError(msg.str());
     }
@@ -540,7 +540,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   // Rows over all ranks (this rank's alone in one process).
   const ShardLayout layout = shard_layout(design.rows());
   const std::size_t n = layout.total;
-  if (n == 0 || p == 0) throw InputError("plugin least-squares: the design matrix is empty");
+  if (n == 0 || p == 0) throw InputError("the design matrix is empty");
 
   // One BLAS thread: a multi-threaded solve differs in the last bits with the thread count,
   // and the passes over Phi are already parallel over row blocks (DesignMatrix::set_threads).

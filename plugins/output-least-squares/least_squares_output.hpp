@@ -19,7 +19,7 @@
 //    penalised system's condition is below 1e13 (Phi's below about 3e6), at a quarter of its
 //    flops and on every thread; otherwise one of the other two takes over.
 //  - cg: preconditioned conjugate gradient on the same normal equations, never formed: each
-//    iteration one pass over Phi's blocks (radial/numerics/normal_cg.hpp), the preconditioner
+//    iteration one pass over Phi's blocks (radial/network/normal_cg.hpp), the preconditioner
 //    the Cholesky factor of (N / M) Phi_C^T Phi_C + H, Phi_C the design at the centres
 //    themselves (FALKON's, Rudi et al. 2017, when the centres are training rows). Cost per
 //    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + 9 (M+1)^3 grows with M^2.
@@ -32,8 +32,8 @@
 #include <cstdint>
 #include <string>
 
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

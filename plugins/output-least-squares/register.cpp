@@ -53,6 +53,12 @@ RADIAL_PLUGIN_COMPONENT(
     "NETLAB rbftrain (pinv), Nabney (papers 000/003); lecture notes (paper 001): "
     "'Interpolation' beta = (Z^T Z)^{-1} Z^T y and 'Regularization' "
     "beta = (Z^T Z + lambda I)^{-1} Z^T y",
-    least_squares_table())
+    least_squares_table(),
+    [](const Params&) {
+      Capabilities c;
+      c.least_squares = true;    // the closed-form leave-one-out is its own error
+      c.side_conditions = true;  // P_c^T w = 0 of a basis's polynomial term
+      return c;
+    })
 
 }  // namespace radial::plugins

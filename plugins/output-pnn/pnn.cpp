@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <radial/basis.hpp>
+#include <radial/network/basis.hpp>
 #include <radial/distributed/collectives.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/normalised_sums.hpp>
 
 namespace radial::plugins {

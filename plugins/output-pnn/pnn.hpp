@@ -17,7 +17,7 @@
 
 #include <radial/sdk/configured.hpp>
 
-#include "radial/output_layer.hpp"
+#include "radial/network/output_layer.hpp"
 
 namespace radial::plugins {
 

@@ -19,6 +19,11 @@ RADIAL_PLUGIN_COMPONENT(
     "Parzen sum of Gaussians (centres subset all = true); the spread is basis.width",
     "Specht 1990, Probabilistic neural networks, Neural Networks 3(1) 109-118: the Bayes "
     "decision h_k l_k f_k(x) (losses equal) with Parzen estimates f_k",
-    pnn_table())
+    pnn_table(),
+    [](const Params&) {
+      Capabilities c;
+      c.selectable = false;  // no weights fitted on the design
+      return c;
+    })
 
 }  // namespace radial::plugins

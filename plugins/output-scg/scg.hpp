@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <string>
 
-#include "radial/fit_context.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::plugins {
 

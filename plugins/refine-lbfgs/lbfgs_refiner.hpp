@@ -1,5 +1,5 @@
 #pragma once
-// The `lbfgs` refiner: the whole network by limited-memory BFGS (radial/refine/lbfgs.hpp) on the
+// The `lbfgs` refiner: the whole network by limited-memory BFGS (radial/optim/lbfgs.hpp) on the
 // framework's objective (radial/refine/refine_network.hpp); its parameters add `memory`.
 
 #include <radial/refine/refine_network.hpp>

@@ -1,7 +1,7 @@
 // Registration of the `network-scg` refiner: the shared refine parameters and the factory.
 #include <radial/sdk/plugin.hpp>
 
-#include <radial/refine/minimisers.hpp>
+#include <radial/optim/minimisers.hpp>
 #include <radial/refine/refine_network.hpp>
 
 namespace radial::plugins {

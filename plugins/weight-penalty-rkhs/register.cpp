@@ -12,7 +12,8 @@ static auto rkhs_table() {
          "it by closed-form leave-one-out in the metric K_MM (with the width scale when that "
          "is chosen too)")
       .at_least(0.0)
-      .or_words({"choose"});
+      .or_words({"choose"})
+      .plays(ParamRole::RidgeStrength);
   t.bind("include_bias", &RkhsOptions::include_bias,
          "also penalise the bias row by alpha/2 b^2 (the kernel k + 1)");
   return t;

@@ -9,8 +9,8 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/side_conditions.hpp"
 
 namespace radial::plugins {

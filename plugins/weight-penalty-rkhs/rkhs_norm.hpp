@@ -20,9 +20,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "radial/params.hpp"
-#include "radial/types.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/core/params.hpp"
+#include "radial/core/types.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial::plugins {
 

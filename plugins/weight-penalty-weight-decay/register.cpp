@@ -10,7 +10,8 @@ static auto weight_decay_table() {
          "prior precision alpha of the penalty alpha/2 ||w||^2; \"choose\": the trainer selects "
          "it by closed-form leave-one-out (Orr 1996)")
       .at_least(0.0)
-      .or_words({"choose"});
+      .or_words({"choose"})
+      .plays(ParamRole::RidgeStrength);
   t.bind("include_bias", &WeightDecayOptions::include_bias,
          "also penalise the bias row (the last row of W)");
   return t;

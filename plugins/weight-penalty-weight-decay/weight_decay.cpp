@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::plugins {
 

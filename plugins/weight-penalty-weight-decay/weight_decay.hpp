@@ -8,9 +8,9 @@
 
 #include <cstddef>
 
-#include "radial/params.hpp"
-#include "radial/weight_penalty.hpp"
-#include "radial/types.hpp"
+#include "radial/core/params.hpp"
+#include "radial/network/weight_penalty.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::plugins {
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/sdk/plugin.hpp>
 
 namespace {

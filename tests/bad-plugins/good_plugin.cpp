@@ -3,7 +3,7 @@
 #include <cmath>
 #include <memory>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/sdk/plugin.hpp>
 
 namespace {

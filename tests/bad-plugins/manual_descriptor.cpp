@@ -5,10 +5,10 @@
 #include <memory>
 
 #include <boost/dll/alias.hpp>
-#include <radial/fingerprint.hpp>
-#include <radial/interface_layout.hpp>
-#include <radial/plugin_abi.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/fingerprint.hpp>
+#include <radial/plugin/interface_layout.hpp>
+#include <radial/plugin/plugin_abi.hpp>
+#include <radial/plugin/loader.hpp>
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/sdk/plugin.hpp>
 
 namespace {

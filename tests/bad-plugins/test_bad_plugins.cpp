@@ -6,10 +6,10 @@
 #include <string>
 
 #include <catch2/catch.hpp>
-#include <radial/errors.hpp>
-#include <radial/fingerprint.hpp>
-#include <radial/plugin_abi.hpp>
-#include <radial/registry.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/fingerprint.hpp>
+#include <radial/plugin/plugin_abi.hpp>
+#include <radial/plugin/loader.hpp>
 
 namespace {
 
@@ -79,7 +79,7 @@ TEST_CASE("a plugin built against a copied header with a virtual added is refuse
   const std::string message = refusal(registry, BAD_LAYOUT);
   CHECK_THAT(message, Contains(BAD_LAYOUT));
   CHECK_THAT(message, Contains("interface layout mismatch"));
-  CHECK_THAT(message, Contains("Basis (radial/basis.hpp)"));
+  CHECK_THAT(message, Contains("Basis (radial/network/basis.hpp)"));
   CHECK(registry.find(radial::Slot::Basis, "test-power") == nullptr);
   require_usable(registry);
   // The same source against the installed headers loads.

@@ -5,10 +5,10 @@
 #include <string>
 
 #include <catch2/catch.hpp>
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/testing/paths.hpp>
-#include <radial/version.hpp>
+#include <radial/core/version.hpp>
 
 namespace fs = std::filesystem;
 

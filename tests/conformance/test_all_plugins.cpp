@@ -3,7 +3,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include <catch2/catch.hpp>
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 
 namespace {
@@ -198,6 +198,16 @@ void register_kit_components(radial::Registrar& r) {
   r.add_output_layer(info("leaky-output", {}), [](const radial::Params&) {
     return std::make_unique<ZeroOutput>(Flaw::ForeignException);
   });
+  // Declares a least-squares layer, which its class does not say it is.
+  radial::ComponentInfo misdeclared = info("misdeclared-output", {});
+  misdeclared.capabilities = [](const radial::Params&) {
+    radial::Capabilities c;
+    c.least_squares = true;
+    return c;
+  };
+  r.add_output_layer(misdeclared, [](const radial::Params&) {
+    return std::make_unique<ZeroOutput>(Flaw::None);
+  });
   r.add_weight_penalty(info("good-decay", alpha_table()), [](const radial::Params& p) {
     return std::make_unique<Decay>(p, DecayFlaw::None);
   });
@@ -350,6 +360,15 @@ TEST_CASE("the kit catches output layers that skip shape checks or leak exceptio
   CHECK(failed_checks(leaky) == Checks{"output/fit"});
   CHECK_THAT(leaky.str(), Catch::Matchers::Contains("non-Radial exception") &&
                               Catch::Matchers::Contains("forgot to translate"));
+}
+
+TEST_CASE("the kit catches capabilities declared otherwise than the class answers",
+          "[conformance-kit]") {
+  const auto report = radial::conformance::run_checks(kit_registry(), "misdeclared-output");
+  INFO(report.str());
+  CHECK(failed_checks(report) == Checks{"output/capabilities"});
+  CHECK_THAT(report.str(), Catch::Matchers::Contains("declares least_squares = true, but the "
+                                                     "instance answers false"));
 }
 
 TEST_CASE("the kit compares weight-penalty derivatives with finite differences",

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::testing {
 

@@ -9,7 +9,7 @@
 
 #include "data_error.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/testing/paths.hpp"
 
 namespace radial::testing {

@@ -16,7 +16,7 @@
 
 #include "data_error.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 using radial::DataOptions;
 using radial::testing::data_error;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "data_error.hpp"
 #include "npy_bytes.hpp"
 #include "radial/testing/paths.hpp"

@@ -13,8 +13,8 @@
 
 #include "data_error.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/standardiser.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/data/standardiser.hpp"
 #include "radial/testing/paths.hpp"
 
 using Catch::Matchers::Contains;

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/standardiser.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/data/standardiser.hpp"
 #include "radial/testing/paths.hpp"
 
 TEST_CASE("Standardiser matches scikit-learn's StandardScaler", "[standardiser]") {

@@ -14,7 +14,7 @@
 
 #include "data_error.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::EndsWith;

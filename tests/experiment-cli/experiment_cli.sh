@@ -6,7 +6,7 @@ set -u
 case_name=$1 radial=$2 src=$3 work=$4
 examples="$src/docs/examples"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-source "$src/tests/support/cli_harness.sh"
+source "$src/tests/cli_harness.sh"
 py=/usr/bin/python3
 
 # Pipelines without [data] (the experiment names the data), and a copy of the data we may edit.

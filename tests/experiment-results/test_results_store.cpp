@@ -19,7 +19,7 @@
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
 #include "radial/experiment/results_store.hpp"
 

@@ -13,7 +13,7 @@
 #include <radial/testing/paths.hpp>
 
 #include "radial/experiment/experiment.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 
 namespace experiment_test {

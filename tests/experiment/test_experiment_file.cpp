@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "experiment_fixture.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 using experiment_test::Folder;
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment_fixture.hpp"
-#include "radial/numerics/blas_threads.hpp"
+#include "radial/exec/blas_threads.hpp"
 #include "radial/experiment/results_store.hpp"
 
 using experiment_test::Folder;

@@ -13,7 +13,7 @@ cleanup() { [ -z "$mounted" ] || umount "$mounted" 2>/dev/null; }
 trap cleanup EXIT
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
-source "$src/tests/support/cli_harness.sh"
+source "$src/tests/cli_harness.sh"
 skip() { echo "SKIP [$case_name]: $*"; exit 77; }
 promise() { echo "PROMISE: $*"; }
 # No hidden temporary of an atomic write is left in FOLDER.

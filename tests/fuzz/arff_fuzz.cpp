@@ -10,7 +10,7 @@
 
 #include "fuzz_support.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using radial::DataOptions;

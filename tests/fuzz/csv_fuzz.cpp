@@ -8,7 +8,7 @@
 
 #include "fuzz_support.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace {
 

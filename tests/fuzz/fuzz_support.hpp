@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial::fuzz {
 

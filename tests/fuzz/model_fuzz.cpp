@@ -16,10 +16,10 @@
 #include <xtensor/xbuilder.hpp>
 
 #include "fuzz_support.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/model/model_store.hpp"
-#include "radial/network.hpp"
-#include "radial/params.hpp"
+#include "radial/model/network.hpp"
+#include "radial/core/params.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "fuzz_support.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto file = radial::fuzz::write_scratch("input.npy", data, size);

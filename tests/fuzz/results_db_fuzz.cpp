@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/experiment/results_store.hpp"
 #include "radial/experiment/results_table.hpp"
 

@@ -7,12 +7,12 @@
 #include <cmath>
 
 #include "radial/testing/glm_cases.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/registry.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 
 using radial::Matrix;

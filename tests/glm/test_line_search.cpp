@@ -1,4 +1,4 @@
-// The framework's line searches (radial/glm/line_search.hpp) on functions known in closed form:
+// The framework's line searches (radial/optim/line_search.hpp) on functions known in closed form:
 // strong Wolfe on a least-squares quadratic and on a logistic cross-entropy, whose values and
 // slopes the test computes by hand; Armijo backtracking on a 1-D quadratic, where the accepted
 // step is found by hand.
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "radial/glm/line_search.hpp"
+#include "radial/optim/line_search.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/vectors.hpp"
 

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <random>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 using radial::Link;
 using radial::Matrix;

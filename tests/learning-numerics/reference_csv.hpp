@@ -9,7 +9,7 @@
 #include <vector>
 
 #include <radial/testing/paths.hpp>
-#include <radial/types.hpp>
+#include <radial/core/types.hpp>
 
 namespace radial::testing {
 

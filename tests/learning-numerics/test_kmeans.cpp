@@ -1,4 +1,4 @@
-// k-means (radial/numerics/kmeans.hpp) against scikit-learn's Lloyd from the same initial
+// k-means (radial/numerics/kmeans/kmeans.hpp) against scikit-learn's Lloyd from the same initial
 // centres (tests/reference/kmeans_reference.py) and against closed forms.
 #include <catch2/catch.hpp>
 
@@ -10,10 +10,10 @@
 
 #include <xtensor/xview.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/distributed/sharded_rows.hpp"
-#include "radial/numerics/kmeans.hpp"
-#include "radial/parallel.hpp"
+#include "radial/numerics/kmeans/kmeans.hpp"
+#include "radial/exec/parallel.hpp"
 #include "reference_csv.hpp"
 
 using radial::Matrix;

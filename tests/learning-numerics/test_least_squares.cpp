@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "reference_csv.hpp"
 

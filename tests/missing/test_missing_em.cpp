@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/design_matrix.hpp"
+#include "radial/network/design_matrix.hpp"
 #include "radial/model/model_store.hpp"
-#include "radial/network.hpp"
-#include "radial/numerics/mixture_em.hpp"
-#include "radial/params.hpp"
+#include "radial/model/network.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
+#include "radial/core/params.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"
 

@@ -8,7 +8,7 @@ rewrite="/usr/bin/python3 $src/tests/model-store/rewrite_model.py"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
 run_timeout=20
-source "$src/tests/support/cli_harness.sh"
+source "$src/tests/cli_harness.sh"
 
 two_class="$examples/two-class-kmeans-thin-plate.toml"
 test_csv="$examples/data/synth3_test.csv"

@@ -18,12 +18,12 @@
 #include <catch2/catch.hpp>
 
 #include "model_archive.hpp"  // framework/src/model: archives of inconsistent models
-#include "radial/basis.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/model/model_store.hpp"
-#include "radial/network.hpp"
-#include "radial/prediction_rule.hpp"
-#include "radial/registry.hpp"
+#include "radial/model/network.hpp"
+#include "radial/network/prediction_rule.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 #include "unit_gaussian.hpp"
 
@@ -374,7 +374,7 @@ TEST_CASE("the class count is tied to the weights, the link and the Bayes parts"
       [](Model& m) { m.centres.owner = Labels{0, 2, -1}; });
   add("weights are 0 x 0 for 3 centres", classification, Link::Bayes, 2,
       [](Model& m) { m.weights = Matrix(); });
-  // A polynomial term (radial/polynomial_term.hpp) of degree 1 in 2 inputs: M + 3 rows.
+  // A polynomial term (radial/core/polynomial_term.hpp) of degree 1 in 2 inputs: M + 3 rows.
   add("expected 6 rows", classification, Link::Softmax, 3,
       [](Model& m) { m.basis_params["polynomial"] = std::int64_t(1); });
   // A degree past the parameter's range matches no row count (and lists no monomials).

@@ -21,7 +21,7 @@
 #include <catch2/catch.hpp>
 
 #include "model_archive.hpp"  // framework/src/model: white-box tests of the archive records
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/io/output_file.hpp"
 

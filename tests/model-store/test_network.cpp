@@ -11,10 +11,10 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
-#include "radial/basis.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/model/model_store.hpp"
-#include "radial/network.hpp"
+#include "radial/model/network.hpp"
 #include "unit_gaussian.hpp"
 
 using namespace radial;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "radial/basis.hpp"
+#include "radial/network/basis.hpp"
 
 namespace radial::testing {
 

@@ -24,22 +24,22 @@
 #include <string>
 #include <vector>
 
-#include <radial/basis.hpp>
+#include <radial/network/basis.hpp>
 #include <radial/distributed/collectives.hpp>
 #include <radial/data/data_reader.hpp>
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
-#include <radial/fit_context.hpp>
-#include <radial/numerics/kmeans.hpp>
-#include <radial/numerics/mixture_em.hpp>
-#include <radial/output_layer.hpp>
-#include <radial/parallel.hpp>
-#include <radial/params.hpp>
-#include <radial/registry.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/core/fit_context.hpp>
+#include <radial/numerics/kmeans/kmeans.hpp>
+#include <radial/numerics/mixture/mixture_em.hpp>
+#include <radial/network/output_layer.hpp>
+#include <radial/exec/parallel.hpp>
+#include <radial/core/params.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/distributed/sharded_pass.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>
-#include <radial/weight_penalty.hpp>
+#include <radial/network/weight_penalty.hpp>
 
 using namespace radial;
 

@@ -19,9 +19,9 @@
 
 #include "../data-reader/npy_bytes.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/testing/paths.hpp"
 
 using namespace radial;

@@ -13,7 +13,7 @@ case_name=nominal-coding
 radial=$1
 source_dir=$2
 work=$3
-source "$source_dir/tests/support/cli_harness.sh"
+source "$source_dir/tests/cli_harness.sh"
 data="$source_dir/tests/nominal-coding/data"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || fail "cannot enter $work"
 cp "$data"/*.csv "$data"/*.toml . || fail "cannot copy the data"

@@ -11,7 +11,7 @@
 
 #include <xtensor-blas/xblas.hpp>
 
-#include <radial/design_matrix.hpp>
+#include <radial/network/design_matrix.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/vector_math.hpp>
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include <radial/centres.hpp>
-#include <radial/types.hpp>
+#include <radial/core/centres.hpp>
+#include <radial/core/types.hpp>
 
 namespace radial::test {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
 
 #include "brute_force.hpp"
 

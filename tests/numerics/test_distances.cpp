@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include <radial/errors.hpp>
-#include <radial/numerics/blas_threads.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/exec/blas_threads.hpp>
 #include <radial/numerics/distances.hpp>
 
 #include "brute_force.hpp"

@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/distances.hpp>
 
 #include "brute_force.hpp"

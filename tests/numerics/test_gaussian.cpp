@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/gaussian.hpp>
 #include <radial/testing/paths.hpp>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/gaussian_rows.hpp>
 

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 
-#include <radial/centres.hpp>
-#include <radial/dataset.hpp>
-#include <radial/errors.hpp>
-#include <radial/link.hpp>
-#include <radial/numerics/blas_threads.hpp>
+#include <radial/core/centres.hpp>
+#include <radial/core/dataset.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/network/link.hpp>
+#include <radial/exec/blas_threads.hpp>
 
 using namespace radial;
 

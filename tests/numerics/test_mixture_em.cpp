@@ -1,4 +1,4 @@
-// The framework's mixture EM (radial/numerics/mixture_em.hpp) against independent sources:
+// The framework's mixture EM (radial/numerics/mixture/mixture_em.hpp) against independent sources:
 // scikit-learn's GaussianMixture from the same start (tests/reference/reference_gmm.py
 // writes reference_gmm.json), the log-likelihood trace, the K-d tree E-step against brute
 // force, the discriminative E-step against log R^d computed from its definition (Klautau,
@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include <radial/data/data_reader.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/kdtree.hpp>
-#include <radial/numerics/mixture_em.hpp>
+#include <radial/numerics/mixture/mixture_em.hpp>
 #include <radial/testing/class_mixtures.hpp>
 #include <radial/testing/paths.hpp>
 

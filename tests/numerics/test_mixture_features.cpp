@@ -12,7 +12,7 @@
 
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/gaussian.hpp>
-#include <radial/numerics/mixture_em.hpp>
+#include <radial/numerics/mixture/mixture_em.hpp>
 #include <radial/numerics/small_gemm.hpp>
 
 #include "brute_force.hpp"

@@ -1,4 +1,4 @@
-// solve_normal_cg (radial/numerics/normal_cg.hpp): the weights equal the solution of the formed
+// solve_normal_cg (radial/network/normal_cg.hpp): the weights equal the solution of the formed
 // system (Phi^T Phi + H) W = Phi^T T - g by Gauss-Jordan elimination over a brute-force Phi
 // (brute_force.hpp, nothing shared with the code under test) for a dense SPD H, a diagonal one
 // and none, on both product paths (K <= 8 fused rows, K > 8 two GEMMs); the preconditioned
@@ -13,9 +13,9 @@
 #include <random>
 #include <vector>
 
-#include <radial/design_matrix.hpp>
-#include <radial/numerics/normal_cg.hpp>
-#include <radial/parallel.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/network/normal_cg.hpp>
+#include <radial/exec/parallel.hpp>
 
 #include "brute_force.hpp"
 

@@ -1,4 +1,4 @@
-// keep_freed_heap (radial/heap_policy.hpp): applied once, not over a user's own malloc
+// keep_freed_heap (radial/exec/heap_policy.hpp): applied once, not over a user's own malloc
 // settings, and then a 4 MB block comes from the heap instead of its own mapping; release_freed_heap
 // returns free pages below a live block.
 #include <catch2/catch.hpp>
@@ -13,7 +13,7 @@
 #include <malloc.h>
 #endif
 
-#include "radial/heap_policy.hpp"
+#include "radial/exec/heap_policy.hpp"
 
 // AddressSanitizer's allocator ignores mallopt. GCC says so by __SANITIZE_ADDRESS__, clang by
 // __has_feature.

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <random>
 
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 #include "radial/numerics/kdtree.hpp"
-#include "radial/numerics/mixture_em.hpp"
+#include "radial/numerics/mixture/mixture_em.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The fixed row partition and the ordered reduction of radial/parallel.hpp.
+// The fixed row partition and the ordered reduction of radial/exec/parallel.hpp.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -19,10 +19,10 @@
 
 #include <xtensor-blas/xblas.hpp>
 
-#include "radial/errors.hpp"
-#include "radial/numerics/blas_threads.hpp"
-#include "radial/parallel.hpp"
-#include "radial/types.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/blas_threads.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/types.hpp"
 
 namespace {
 
@@ -221,7 +221,7 @@ TEST_CASE("an exception in a block stops the region and reaches the caller", "[p
   }
 }
 
-// The regions' threads are parked between regions (framework/src/worker_pool.hpp): the same
+// The regions' threads are parked between regions (framework/src/exec/worker_pool.hpp): the same
 // threads serve region after region, and a region inside a region, or regions from several
 // host threads at once, still run every block once on threads of their own.
 TEST_CASE("regions reuse parked threads, and nest and overlap correctly", "[parallel]") {

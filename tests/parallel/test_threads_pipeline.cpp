@@ -10,13 +10,13 @@
 
 #include <xtensor/xmath.hpp>
 
-#include "radial/basis.hpp"
-#include "radial/centres.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/fit_context.hpp"
-#include "radial/params.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/fit_context.hpp"
+#include "radial/core/params.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"

@@ -1,9 +1,9 @@
 // OptionTable: each parameter written once, as a binding of an options member whose initialiser
-// is the default (radial/option_table.hpp).
+// is the default (radial/core/option_table.hpp).
 #include <catch2/catch.hpp>
 
-#include "radial/errors.hpp"
-#include "radial/option_table.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/option_table.hpp"
 
 using namespace radial;
 

@@ -1,13 +1,13 @@
 // Parameter tables: constraint messages, ranges, choices, coercion, validation and "did you mean".
-// Expected strings are the formats documented in radial/params.hpp (Ceres' "x = v. Violated
+// Expected strings are the formats documented in radial/core/params.hpp (Ceres' "x = v. Violated
 // constraint: x >= y").
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include <catch2/catch.hpp>
-#include <radial/errors.hpp>
-#include <radial/params.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/core/params.hpp>
 
 using Catch::Matchers::Contains;
 using radial::ParamSpec;

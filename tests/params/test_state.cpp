@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include <radial/errors.hpp>
-#include <radial/state.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/core/state.hpp>
 
 using Catch::Matchers::Contains;
 

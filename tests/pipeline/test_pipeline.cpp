@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/pipeline/pipeline.hpp"
 #include "radial/testing/paths.hpp"
 

@@ -7,7 +7,7 @@ case_name=$1 radial=$2 src=$3 work=$4
 here="$src/tests/plot"
 examples="$src/docs/examples"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-source "$src/tests/support/cli_harness.sh"
+source "$src/tests/cli_harness.sh"
 run_timeout=60
 
 skip() { echo "SKIP [$case_name]: $*"; exit 77; }

@@ -11,7 +11,7 @@ case_name=old-models
 radial=$1
 source_dir=$2
 work=$3
-source "$source_dir/tests/support/cli_harness.sh"
+source "$source_dir/tests/cli_harness.sh"
 data="$source_dir/tests/prediction-rules/data"
 examples="$source_dir/docs/examples/data"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || fail "cannot enter $work"

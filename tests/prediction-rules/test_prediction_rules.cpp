@@ -7,11 +7,11 @@
 #include <memory>
 #include <string>
 
-#include "radial/basis.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/model/model_store.hpp"
-#include "radial/network.hpp"
-#include "radial/prediction_rule.hpp"
+#include "radial/model/network.hpp"
+#include "radial/network/prediction_rule.hpp"
 
 using namespace radial;
 

@@ -10,13 +10,13 @@
 #include <string>
 
 #include "radial/testing/glm_cases.hpp"
-#include "radial/errors.hpp"
-#include "radial/params.hpp"
-#include "radial/refine/lbfgs.hpp"
-#include "radial/refine/minimisers.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/params.hpp"
+#include "radial/optim/lbfgs.hpp"
+#include "radial/optim/minimisers.hpp"
 #include "radial/refine/refine_network.hpp"
 #include "radial/refine/network_objective.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
 

@@ -3,10 +3,10 @@
     check_sdk_docs.py SOURCE_DIR      check the tree
     check_sdk_docs.py --self-test     the checks fail on made-up drift
 
-Over docs/writing-plugins.md, sdk/README.md and every template README (sdk/template/,
+Over docs/writing-plugins.md, sdk/README.md and every template README (sdk/templates/basis/,
 sdk/templates/*/), it fails when
   1. a header `radial/....hpp` is named that the SDK does not install (framework/include,
-     sdk/include, and the Radial::testing headers tests/support/CMakeLists.txt installs);
+     sdk/include, and the Radial::testing headers sdk/testing/CMakeLists.txt installs);
   2. a macro RADIAL_* is named that no installed header, SDK CMake file or framework source
      (for environment variables) mentions;
   3. a function or type is named in code (`name(...)`, `ns::name`) that no installed header or
@@ -32,7 +32,7 @@ def installed_headers(root):
         for path in base.rglob("*.hpp*"):
             name = str(path.relative_to(base)).removesuffix(".in")
             out[name] = path.read_text(errors="replace")
-    support = root / "tests" / "support"
+    support = root / "sdk/testing"
     listed = (support / "CMakeLists.txt").read_text()
     for rel in re.findall(r"include/(radial/testing/[\w./-]+\.hpp)", listed):
         out[rel] = (support / "include" / rel).read_text(errors="replace")
@@ -49,13 +49,13 @@ def framework_sources(root):
 
 def docs(root):
     files = [root / "docs" / "writing-plugins.md", root / "sdk" / "README.md",
-             root / "sdk" / "template" / "README.md"]
+             root / "sdk/templates/basis/README.md"]
     files += sorted((root / "sdk" / "templates").glob("*/README.md"))
-    return [f for f in files if f.exists()]
+    return list(dict.fromkeys(f for f in files if f.exists()))
 
 
 def slot_count(headers):
-    enum = re.search(r"enum class Slot \{([^}]*)\}", headers["radial/registry.hpp"])
+    enum = re.search(r"enum class Slot \{([^}]*)\}", headers["radial/plugin/registration.hpp"])
     return len([s for s in enum.group(1).split(",") if s.strip()])
 
 
@@ -140,18 +140,20 @@ def self_test():
         (root / "framework/src").mkdir(parents=True)
         (root / "sdk/include/radial/sdk").mkdir(parents=True)
         (root / "sdk/cmake").mkdir(parents=True)
-        (root / "sdk/template").mkdir(parents=True)
-        (root / "tests/support/include/radial/testing").mkdir(parents=True)
+        (root / "sdk/templates/basis").mkdir(parents=True)
+        (root / "sdk/testing/include/radial/testing").mkdir(parents=True)
         (root / "docs").mkdir()
-        (root / "framework/include/radial/registry.hpp").write_text(
+        slots = root / "framework/include/radial/plugin/registration.hpp"
+        slots.parent.mkdir(parents=True, exist_ok=True)
+        slots.write_text(
             "enum class Slot { A, B, C };\nvoid add_tolerance();\n")
         (root / "framework/include/radial/other.hpp").write_text("void other();\n")
         (root / "sdk/include/radial/sdk/plugin.hpp").write_text(
             "#define RADIAL_PLUGIN(x)\n#define RADIAL_PLUGIN_COMPONENT(x)\n")
         (root / "sdk/cmake/RadialPlugin.cmake").write_text("function(radial_add_plugin)\n")
-        (root / "tests/support/CMakeLists.txt").write_text("")
-        (root / "sdk/template/register.cpp").write_text("RADIAL_PLUGIN_COMPONENT(x)\n")
-        (root / "sdk/template/README.md").write_text(
+        (root / "sdk/testing/CMakeLists.txt").write_text("")
+        (root / "sdk/templates/basis/register.cpp").write_text("RADIAL_PLUGIN_COMPONENT(x)\n")
+        (root / "sdk/templates/basis/README.md").write_text(
             "the id, in `RADIAL_PLUGIN`; see `a.cpp` and `register.cpp`\n")
         (root / "docs/writing-plugins.md").write_text(
             "one of the five interfaces; `radial/gone.hpp`; `RADIAL_NOPE`; `radial::missing()`;"

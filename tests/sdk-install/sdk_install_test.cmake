@@ -23,7 +23,7 @@ foreach(file RadialConfig.cmake RadialConfigVersion.cmake RadialTargets.cmake
              RadialTestingTargets.cmake RadialDependencies.cmake RadialPlugin.cmake)
   require_file("${cmake_dir}/${file}" "the CMake package is incomplete")
 endforeach()
-foreach(header radial/registry.hpp radial/version.hpp radial/sdk/plugin.hpp
+foreach(header radial/plugin/registration.hpp radial/plugin/loader.hpp radial/core/version.hpp radial/sdk/plugin.hpp
                radial/sdk/configured.hpp radial/sdk/conformance.hpp
                radial/testing/basis_checks.hpp radial/testing/output_layer_checks.hpp
                radial/testing/plugin_checks.hpp radial/testing/registry.hpp)
@@ -54,12 +54,12 @@ endif()
 
 # 2. The template, out of tree, against the moved prefix only.
 set(template_build "${work}/template-build")
-configure_out_of_tree("sdk/template" "${RADIAL_TEMPLATE_DIR}" "${template_build}" "${prefix}")
+configure_out_of_tree("sdk/templates/basis" "${RADIAL_TEMPLATE_DIR}" "${template_build}" "${prefix}")
 file(STRINGS "${template_build}/CMakeCache.txt" radial_dir REGEX "^Radial_DIR:")
 if(NOT radial_dir MATCHES "${cmake_dir}")
   fail("the template found another Radial package: ${radial_dir} (expected ${cmake_dir})")
 endif()
-run("build sdk/template" "${CMAKE_COMMAND}" --build "${template_build}")
+run("build sdk/templates/basis" "${CMAKE_COMMAND}" --build "${template_build}")
 require_file("${template_build}/libradial-basis-exponential.so" "the template plugin was not built")
 if(RADIAL_RUNPATH_CHECK)
   run("RUNPATH of the out-of-tree plugin" "${RADIAL_RUNPATH_CHECK}"
@@ -93,10 +93,10 @@ endif()
 
 # 4. The templates of the other slots (sdk/templates/*), each out of tree against the prefix
 # with its tests; then the installed host trains one pipeline made of four of them, and one
-# with the supervised centre learner.
+# with the supervised centre learner. (The kernel-prior template has a test of its own.)
 set(plugin_path "")
 foreach(slot basis-with-widths centre-learner output-layer weight-penalty
-             supervised-centre-learner)
+             supervised-centre-learner refine)
   set(slot_build "${work}/template-${slot}")
   configure_out_of_tree("sdk/templates/${slot}" "${RADIAL_TEMPLATES_DIR}/${slot}" "${slot_build}"
                         "${prefix}")

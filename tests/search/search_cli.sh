@@ -4,7 +4,7 @@
 # usage: search_cli.sh CASE RADIAL SOURCE_DIR WORK_DIR
 set -u
 case_name=$1 radial=$2 src=$3 work=$4
-source "$src/tests/support/cli_harness.sh"
+source "$src/tests/cli_harness.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 example="$src/docs/examples/search-kmeans.toml"
 

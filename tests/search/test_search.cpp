@@ -14,9 +14,9 @@
 #include <radial/testing/paths.hpp>
 
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"
 
@@ -323,18 +323,18 @@ TEST_CASE("a bad [search] is reported where it is written") {
   };
   const std::vector<Case> cases = {
       {"[search]\n\"centres.count\" = [2, 0]\n", {}, "search-test.toml:13:23: centres plugin 'kmeans'", "count"},
-      {"[search]\nfold = 5\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:1: unknown key 'fold' in [search] (did you mean 'folds'?)"},
-      {"[search]\n\"nocentres.count\" = [2]\n", {}, "search-test.toml:13:1: [search] key \"nocentres.count\": 'nocentres' is not a slot (did you mean 'centres'?)"},
-      {"[search]\n\"centres.count\" = []\n", {}, "search-test.toml:13:19: [search] \"centres.count\" is empty"},
-      {"[search]\n\"centres.count\" = 3\n", {}, "search-test.toml:13:19: [search] \"centres.count\" must be an array"},
-      {"[search]\nfolds = 1\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:9: folds = 1. Violated constraint: folds is an integer >= 2"},
-      {"[search]\n\"centres.count\" = [2]\n", {"search.folds=1"}, "--set search.folds=1: folds = 1"},
+      {"[search]\nfold = 5\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:1: unknown key 'fold' in [search] (did you mean 'folds'?)", ""},
+      {"[search]\n\"nocentres.count\" = [2]\n", {}, "search-test.toml:13:1: [search] key \"nocentres.count\": 'nocentres' is not a slot (did you mean 'centres'?)", ""},
+      {"[search]\n\"centres.count\" = []\n", {}, "search-test.toml:13:19: [search] \"centres.count\" is empty", ""},
+      {"[search]\n\"centres.count\" = 3\n", {}, "search-test.toml:13:19: [search] \"centres.count\" must be an array", ""},
+      {"[search]\nfolds = 1\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:9: folds = 1. Violated constraint: folds is an integer >= 2", ""},
+      {"[search]\n\"centres.count\" = [2]\n", {"search.folds=1"}, "--set search.folds=1: folds = 1", ""},
       {"[search]\nmetric = \"error\"\n\"centres.count\" = [2]\n", {}, "search-test.toml:13:10: metric = \"error\"", "(did you mean 'error_rate'?)"},
-      {"[search]\n\"centres.cout\" = [2]\n", {}, "search-test.toml:13:1: [search] sweeps \"centres.cout\", but centres plugin 'kmeans' has no parameter 'cout' (did you mean 'count'?)"},
-      {"[search]\n\"kernel-prior.alpha\" = [0.1]\n", {}, "search-test.toml:13:1: [search] sweeps \"kernel-prior.alpha\" but the pipeline has no [kernel-prior]"},
-      {"[search]\nfolds = 3\n", {}, "search-test.toml:12:1: [search] sweeps nothing"},
-      {"[search]\n\"centres.count\" = [2, [3]]\n", {}, "search-test.toml:13:23: [search] \"centres.count\": a value to try must be"},
-      {"[search]\n\"output.plugin\" = [\"irls\", \"kmeans\"]\n", {}, "search-test.toml:13:28: unknown output plugin 'kmeans'"},
+      {"[search]\n\"centres.cout\" = [2]\n", {}, "search-test.toml:13:1: [search] sweeps \"centres.cout\", but centres plugin 'kmeans' has no parameter 'cout' (did you mean 'count'?)", ""},
+      {"[search]\n\"kernel-prior.alpha\" = [0.1]\n", {}, "search-test.toml:13:1: [search] sweeps \"kernel-prior.alpha\" but the pipeline has no [kernel-prior]", ""},
+      {"[search]\nfolds = 3\n", {}, "search-test.toml:12:1: [search] sweeps nothing", ""},
+      {"[search]\n\"centres.count\" = [2, [3]]\n", {}, "search-test.toml:13:23: [search] \"centres.count\": a value to try must be", ""},
+      {"[search]\n\"output.plugin\" = [\"irls\", \"kmeans\"]\n", {}, "search-test.toml:13:28: unknown output plugin 'kmeans'", ""},
   };
   for (const Case& c : cases) {
     INFO(c.search);

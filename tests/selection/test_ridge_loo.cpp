@@ -1,15 +1,15 @@
-// The closed-form LOO and GCV of ridge least squares (radial/numerics/ridge_loo.hpp) against
+// The closed-form LOO and GCV of ridge least squares (radial/network/ridge_loo.hpp) against
 // NumPy's explicit refits without each row (tests/reference/ridge_loo.py), against a direct
 // leave-one-out refit here, and for any thread count.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <radial/basis.hpp>
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/least_squares.hpp>
-#include <radial/numerics/ridge_loo.hpp>
+#include <radial/network/ridge_loo.hpp>
 #include <radial/testing/paths.hpp>
 
 using namespace radial;

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <radial/centre_learner.hpp>
-#include <radial/errors.hpp>
-#include <radial/width_rule.hpp>
+#include <radial/network/centre_learner.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/network/width_rule.hpp>
 #include <vector>
 
 using namespace radial;

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/training/metrics.hpp"
 
 using radial::Dataset;

@@ -10,12 +10,12 @@
 #include <radial/testing/paths.hpp>
 
 #include "radial/numerics/least_squares.hpp"
-#include "radial/output_layer.hpp"
+#include "radial/network/output_layer.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/plugin_dir.hpp"
 #include "radial/training/trainer.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace {
 

@@ -7,9 +7,9 @@
 
 #include <radial/testing/paths.hpp>
 
-#include "radial/network.hpp"
+#include "radial/model/network.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 #include "radial/training/trainer.hpp"
 

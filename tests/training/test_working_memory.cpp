@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
-#include "radial/registry.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/registry.hpp"
 
 namespace {

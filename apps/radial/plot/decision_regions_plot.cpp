@@ -7,9 +7,10 @@
 
 #include "figure.hpp"
 #include "kinds.hpp"
-#include "radial/basis.hpp"
-#include "radial/errors.hpp"
-#include "radial/network.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/model/network.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::cli::plot {
 namespace {
@@ -106,8 +107,7 @@ PlotBody regression_curve(const Model& model, const Network& network, const Data
   }
   for (std::size_t i = 0; i < n; ++i) curve.push_back(number(grid(i, 0)) + " " + number(fit(i, 0)));
   for (std::size_t j = 0; j < centres.shape(0); ++j) marks.push_back(number(centres(j, 0)) + " " + number(at_centres(j, 0)));
-  char mse[64];
-  std::snprintf(mse, sizeof mse, "%.4g", data.rows() ? sse / double(data.rows()) : 0.0);
+  const std::string mse = text::number(data.rows() ? sse / double(data.rows()) : 0.0, 4);
   std::string script = data_block("DATA", points) + data_block("FIT", curve) + data_block("CENTRES", marks) +
                        axis_settings(model, x, y) + "set ylabel " + quote(model.target_name) + "\n" +
                        "set key top right\n"
@@ -119,6 +119,36 @@ PlotBody regression_curve(const Model& model, const Network& network, const Data
   return {"Fitted curve: " + model.basis_id + ", " + std::to_string(model.centres.count()) + " centres, " +
               model.output_id + " (" + file_name(data) + ")",
           script};
+}
+
+// The region raster: one prediction per cell of the view, coloured by the predicted class's
+// tint (deeper with the class's probability when `probabilities`).
+std::vector<std::string> region_raster(const Network& network, const Range& x, const Range& y,
+                                       std::size_t K, bool probabilities) {
+  const std::size_t G = RegionGeometry::cells;
+  const double dx = (x.hi - x.lo) / double(G), dy = (y.hi - y.lo) / double(G);
+  Matrix grid = Matrix::from_shape({G * G, 2});
+  for (std::size_t j = 0; j < G; ++j)
+    for (std::size_t i = 0; i < G; ++i) {
+      grid(j * G + i, 0) = x.lo + (double(i) + 0.5) * dx;
+      grid(j * G + i, 1) = y.lo + (double(j) + 0.5) * dy;
+    }
+  const Matrix outputs = network.predict(grid);
+  const Labels predicted = Network::classify(outputs);
+  std::vector<std::string> raster;
+  raster.reserve(G * G);
+  for (std::size_t r = 0; r < G * G; ++r) {
+    const std::size_t k = std::size_t(predicted(r));
+    double strength = 0.3;
+    if (probabilities) {
+      const double p = outputs(r, k), floor = 1.0 / double(K);
+      strength = 0.06 + 0.5 * std::clamp((p - floor) / (1 - floor), 0.0, 1.0);
+    }
+    const unsigned rgb = rgb_value(tint(k, strength));
+    raster.push_back(number(grid(r, 0)) + " " + number(grid(r, 1)) + " " + std::to_string((rgb >> 16) & 0xff) +
+                     " " + std::to_string((rgb >> 8) & 0xff) + " " + std::to_string(rgb & 0xff));
+  }
+  return raster;
 }
 
 }  // namespace
@@ -158,30 +188,7 @@ PlotBody decision_regions_plot(const Model& model, std::shared_ptr<const Basis> 
   x.pad_or(view.x);
   y.pad_or(view.y);
 
-  // The region raster: one prediction per cell, coloured by the predicted class's tint.
-  const std::size_t G = RegionGeometry::cells;
-  const double dx = (x.hi - x.lo) / double(G), dy = (y.hi - y.lo) / double(G);
-  Matrix grid = Matrix::from_shape({G * G, 2});
-  for (std::size_t j = 0; j < G; ++j)
-    for (std::size_t i = 0; i < G; ++i) {
-      grid(j * G + i, 0) = x.lo + (double(i) + 0.5) * dx;
-      grid(j * G + i, 1) = y.lo + (double(j) + 0.5) * dy;
-    }
-  const Matrix outputs = network.predict(grid);
-  const Labels predicted = Network::classify(outputs);
-  std::vector<std::string> raster;
-  raster.reserve(G * G);
-  for (std::size_t r = 0; r < G * G; ++r) {
-    const std::size_t k = std::size_t(predicted(r));
-    double strength = 0.3;
-    if (probabilities) {
-      const double p = outputs(r, k), floor = 1.0 / double(K);
-      strength = 0.06 + 0.5 * std::clamp((p - floor) / (1 - floor), 0.0, 1.0);
-    }
-    const unsigned rgb = rgb_value(tint(k, strength));
-    raster.push_back(number(grid(r, 0)) + " " + number(grid(r, 1)) + " " + std::to_string((rgb >> 16) & 0xff) +
-                     " " + std::to_string((rgb >> 8) & 0xff) + " " + std::to_string(rgb & 0xff));
-  }
+  const std::vector<std::string> raster = region_raster(network, x, y, K, probabilities);
 
   // The data by true class, and the misclassified ones.
   const Labels data_predicted = Network::classify(network.predict(data.inputs));

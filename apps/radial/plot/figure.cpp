@@ -11,8 +11,9 @@
 #include <cstdio>
 
 #include "gnuplot.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::cli::plot {
 namespace {
@@ -128,18 +129,14 @@ std::string quote(const std::string& text) {
 
 void require_drawable(double value, const std::string& what) {
   if (std::isfinite(value) && std::fabs(value) <= largest_drawable) return;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", value);
-  throw InputError(what + " is " + buf +
+  throw InputError(what + " is " + text::number(value) +
                    ", which a figure cannot draw (finite values up to 1e300 in magnitude); "
                    "check the runs or reports, or choose another value");
 }
 
 std::string number(double value) {
   if (!std::isfinite(value)) return "NaN";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", value);
-  return buf;
+  return text::number(value, 17);
 }
 
 std::string data_block(const std::string& name, const std::vector<std::string>& rows) {

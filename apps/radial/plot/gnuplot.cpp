@@ -23,7 +23,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
 
 namespace radial::cli::plot {

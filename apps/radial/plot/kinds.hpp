@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/dataset.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/dataset.hpp"
 #include "radial/model/model.hpp"
 #include "radial/experiment/results_table.hpp"
 #include "report_file.hpp"

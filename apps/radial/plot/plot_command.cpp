@@ -10,7 +10,7 @@
 #include "gnuplot.hpp"
 #include "kinds.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/experiment/results_store.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial::cli {
 

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/io/json_depth.hpp"
 

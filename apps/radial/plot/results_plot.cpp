@@ -6,7 +6,7 @@
 
 #include "figure.hpp"
 #include "kinds.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::cli::plot {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "figure.hpp"
 #include "kinds.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::cli::plot {
 

@@ -13,7 +13,7 @@
 #include "../outputs.hpp"
 #include "radial/io/output_file.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace radial::cli {

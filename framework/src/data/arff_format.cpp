@@ -4,7 +4,7 @@
 #include <cctype>
 #include <map>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "text_escape.hpp"
 
 namespace radial::data {

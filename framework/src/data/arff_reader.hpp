@@ -4,7 +4,7 @@
 // coded as a CSV column of numbers; a nominal or string target is a column of text labels
 // (classes: the labels that occur, in increasing byte order, as from CSV, so the same data as
 // CSV and as ARFF give the same model). Inputs are the numeric attributes, named as declared,
-// and the nominal ones coded 1-of-C by the categories that occur (radial/data/input_coding.hpp);
+// and the nominal ones coded 1-of-C by the categories that occur (radial/core/input_coding.hpp);
 // `coding` (prediction) codes nominal inputs by a model's categories.
 
 #include <filesystem>

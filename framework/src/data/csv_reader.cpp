@@ -22,9 +22,9 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/errors.hpp"
-#include "radial/params.hpp"
-#include "radial/parallel.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/params.hpp"
+#include "radial/exec/parallel.hpp"
 #include "target_coding.hpp"
 
 namespace radial {

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "text_escape.hpp"
 
 namespace radial::data {

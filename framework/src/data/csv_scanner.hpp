@@ -108,7 +108,7 @@ class CsvScanner {
   std::size_t begin_ = 0, end_ = 0;  // the unconsumed bytes are buffer_[begin_, end_)
   static constexpr std::size_t unknown = std::size_t(-1);
   std::size_t next_lf_ = unknown;    // the first LF at or after begin_, end_ if none read yet
-  bool at_end_ = false, started_ = false;
+  bool at_end_ = false;
   std::uint64_t consumed_ = 0;       // bytes of the lines returned so far
   std::uint64_t unread_ = std::uint64_t(-1);  // bytes fill() may still read (restrict_to)
   std::uint64_t end_offset_ = 0;     // where the data end: the file size or the range's end

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/parallel.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/parallel.hpp"
 
 namespace radial::data {
 namespace {

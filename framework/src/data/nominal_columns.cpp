@@ -8,7 +8,7 @@
 
 #include "radial/data/data_reader.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/data/missing_values.hpp"
 #include "text_escape.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "csv_scanner.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/data/input_coding.hpp"
+#include "radial/core/input_coding.hpp"
 #include "row_store.hpp"
 #include "target_coding.hpp"
 

@@ -19,8 +19,8 @@
 
 #include "csv_shard.hpp"
 #include "radial/distributed/collectives.hpp"
-#include "radial/parallel.hpp"
-#include "radial/errors.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "row_store.hpp"
 #include "target_coding.hpp"

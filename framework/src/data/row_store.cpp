@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <new>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::data {
 

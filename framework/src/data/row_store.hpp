@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::data {
 

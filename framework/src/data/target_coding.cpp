@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "text_escape.hpp"
 
 namespace radial::data {

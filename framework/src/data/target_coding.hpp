@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "radial/data/data_reader.hpp"
-#include "radial/dataset.hpp"
+#include "radial/core/dataset.hpp"
 
 namespace radial::data {
 

@@ -2,24 +2,9 @@
 
 #include <cstdio>
 
+#include "radial/core/text.hpp"
+
 namespace radial::data {
-namespace {
-
-// Length of the valid UTF-8 sequence at text[i], 0 if it is not one.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto lead = static_cast<unsigned char>(text[i]);
-  const std::size_t length = lead >= 0xf0 && lead <= 0xf4 ? 4
-                             : lead >= 0xe0 && lead < 0xf0 ? 3
-                             : lead >= 0xc2 && lead < 0xe0 ? 2
-                                                           : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
-  }
-  return length;
-}
-
-}  // namespace
 
 std::string escaped(std::string_view text) {
   constexpr std::size_t limit = 40;
@@ -31,7 +16,7 @@ std::string escaped(std::string_view text) {
       out += text[i];
       continue;
     }
-    const std::size_t length = u >= 0x80 ? utf8_length(text, i) : 0;
+    const std::size_t length = u >= 0x80 ? text::utf8_length(text, i) : 0;
     if (length != 0) {
       out.append(text.substr(i, length));
       i += length - 1;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 
 namespace radial::data {
 namespace {
@@ -28,7 +28,7 @@ std::string pack(const Matrix& inputs, const Labels* classes, const Vector* valu
                         count * (classes ? sizeof(std::int64_t) : values ? sizeof(double) : 0),
                     '\0');
   char* out = bytes.data();
-  if (count * d) std::memcpy(out, inputs.data() + from * d, count * d * sizeof(double));
+  if (count != 0 && d != 0) std::memcpy(out, inputs.data() + from * d, count * d * sizeof(double));
   out += count * d * sizeof(double);
   if (classes && count) std::memcpy(out, classes->data() + from, count * sizeof(std::int64_t));
   if (values && count) std::memcpy(out, values->data() + from, count * sizeof(double));
@@ -39,7 +39,7 @@ void unpack(const std::string& bytes, Matrix& inputs, Labels* classes, Vector* v
             std::size_t at, std::size_t count) {
   const std::size_t d = inputs.shape(1);
   const char* in = bytes.data();
-  if (count * d) std::memcpy(inputs.data() + at * d, in, count * d * sizeof(double));
+  if (count != 0 && d != 0) std::memcpy(inputs.data() + at * d, in, count * d * sizeof(double));
   in += count * d * sizeof(double);
   if (classes && count) std::memcpy(classes->data() + at, in, count * sizeof(std::int64_t));
   if (values && count) std::memcpy(values->data() + at, in, count * sizeof(double));

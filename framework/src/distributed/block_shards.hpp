@@ -3,8 +3,8 @@
 // arbitrary rows; afterwards the rows are passed between neighbouring ranks so that rank r holds
 // block_shard(N, r, P, parallel_block_rows) (radial/distributed/collectives.hpp), the layout of
 // .npy shards: every rank's row blocks are then the single-process run's blocks.
-#include "radial/dataset.hpp"
-#include "radial/types.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::data {
 

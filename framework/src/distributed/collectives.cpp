@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <typeinfo>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
 #include "distributed_internal.hpp"
 

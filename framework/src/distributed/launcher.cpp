@@ -12,16 +12,3 @@ bool launched_by_mpi() {
 }
 
 }  // namespace radial::detail
-
-namespace radial {
-
-int ranks_on_this_machine() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (const char* value = std::getenv(name)) {
-      const int n = std::atoi(value);
-      if (n > 0) return n;
-    }
-  return 1;
-}
-
-}  // namespace radial

@@ -18,7 +18,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "distributed_internal.hpp"
 
 namespace radial::detail {

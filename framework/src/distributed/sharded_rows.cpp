@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
 namespace radial {
@@ -94,6 +94,23 @@ RowCandidate best_candidate(const RowCandidate& mine, bool largest) {
     if (better) best = std::move(c);
   }
   return best;
+}
+
+std::size_t take_best_rows(std::size_t count, const std::vector<std::size_t>& order, bool largest,
+                           const std::function<bool(std::size_t)>& eligible,
+                           const std::function<RowCandidate(std::size_t)>& candidate,
+                           const std::function<void(const RowCandidate&, std::size_t)>& take) {
+  std::size_t next = 0;
+  for (std::size_t round = 0; round < count; ++round) {
+    while (next < order.size() && !eligible(order[next])) ++next;
+    const RowCandidate mine = next < order.size() ? candidate(order[next]) : RowCandidate{};
+    const RowCandidate best = best_candidate(mine, largest);
+    if (!best.has) return round;
+    const bool own = mine.has && best.row == mine.row;
+    take(best, own ? order[next] : std::size_t(-1));
+    if (own) ++next;
+  }
+  return count;
 }
 
 Vector column_variances(const Matrix& x, std::size_t rows) {

@@ -14,12 +14,13 @@
 #include <toml++/toml.h>
 
 #include "experiment_internal.hpp"
+#include "../pipeline/toml_fields.hpp"
 #include "../pipeline/toml_kind.hpp"
 #include "../pipeline/toml_place.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 
@@ -55,24 +56,20 @@ bool split_key(const std::string& key, std::string& table, std::string& param) {
   table = key.substr(0, dot);
   param = key.substr(dot + 1);
   bool known = table == kLegacyPriorTable;
-  for (Slot s : {Slot::Basis, Slot::Centres, Slot::Output, Slot::WeightPenalty, Slot::KernelPrior,
-                 Slot::Refine})
-    known = known || table == to_string(s);
+  known = known || slot_named(table).has_value();
   return known && !param.empty() && param.find('.') == std::string::npos;
 }
 
 // The component written in `table` and its slot, or null when the pipeline has no such table.
 const ComponentSpec* component_in(const Pipeline& pipeline, const std::string& table,
                                   Slot& slot) {
-  if (table == "basis") return slot = Slot::Basis, &pipeline.basis;
-  if (table == "centres") return slot = Slot::Centres, &pipeline.centres;
-  if (table == "output") return slot = Slot::Output, &pipeline.output;
-  if (table == "refine") return pipeline.refine ? (slot = Slot::Refine, &*pipeline.refine) : nullptr;
-  for (const auto& [prior_slot, spec] : {std::pair{Slot::WeightPenalty, &pipeline.weight_penalty},
-                                         std::pair{Slot::KernelPrior, &pipeline.kernel_prior}}) {
-    if (*spec && (*spec)->table == table) {
-      slot = prior_slot;
-      return &**spec;
+  // A prior by the table it was written in (the old table holds either), the rest by name.
+  for (const Slot s : all_slots) {
+    const ComponentSpec* spec = pipeline.component(s);
+    const bool prior = s == Slot::WeightPenalty || s == Slot::KernelPrior;
+    if (spec && (prior ? spec->table == table : table == to_string(s))) {
+      slot = s;
+      return spec;
     }
   }
   return nullptr;
@@ -267,25 +264,11 @@ class ExperimentReader : TomlSource {
   }
 
   const std::string& string(const toml::node& node, const std::string& name) const {
-    if (!node.is_string()) {
-      fail(at(node.source()), name + " must be a string, found " + kind(node) + "; write " +
-                                  name + " = \"...\"");
-    }
-    return node.as_string()->get();
+    return pipeline::string_field(node, at(node.source()), name);
   }
 
   std::int64_t integer(const toml::node& node, const std::string& name, std::int64_t low) const {
-    const std::string bound = name + " is an integer >= " + std::to_string(low);
-    if (!node.is_integer()) {
-      fail(at(node.source()), name + " must be an integer, found " + kind(node) +
-                                  ". Violated constraint: " + bound);
-    }
-    const std::int64_t value = node.as_integer()->get();
-    if (value < low) {
-      fail(at(node.source()),
-           name + " = " + std::to_string(value) + ". Violated constraint: " + bound);
-    }
-    return value;
+    return pipeline::integer_field(node, at(node.source()), name, low);
   }
 
   void unknown_keys(const toml::table& table, const std::string& name,
@@ -293,8 +276,7 @@ class ExperimentReader : TomlSource {
     for (auto&& [key, node] : table) {
       const std::string word(key.str());
       if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) continue;
-      fail(at(key.source()), "unknown key " + in_quotes(word) + " in " + name +
-                                 guess(word, allowed) + "; " + name + " takes " + join(allowed));
+      pipeline::unknown_key(at(key.source()), word, name, allowed);
     }
   }
 

@@ -6,7 +6,7 @@
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/experiment/results_table.hpp"
 
 namespace radial {

@@ -20,7 +20,7 @@
 #include <toml++/toml.h>
 
 #include "experiment_internal.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
 
@@ -184,17 +184,22 @@ std::vector<PlannedRun> plan_runs(const Experiment& e, const Registry& registry)
           common.field("nominal-scale category");
         // The priors hash under the single prior table's name (kLegacyPriorTable), so runs
         // stored with one prior slot keep their keys; a second prior adds its own fields.
-        const auto& wp = run.resolved.weight_penalty;
-        const auto& kp = run.resolved.kernel_prior;
-        std::vector<std::tuple<std::string, Slot, const ComponentSpec*>> slots = {
-            {"basis", Slot::Basis, &run.resolved.basis},
-            {"centres", Slot::Centres, &run.resolved.centres},
-            {"output", Slot::Output, &run.resolved.output},
-            {kLegacyPriorTable, wp || !kp ? Slot::WeightPenalty : Slot::KernelPrior,
-             wp ? &*wp : kp ? &*kp : nullptr}};
-        if (wp && kp) slots.emplace_back("kernel-prior", Slot::KernelPrior, &*kp);
-        // A refine stage adds its fields only when there is one: runs without keep their keys.
-        if (run.resolved.refine) slots.emplace_back("refine", Slot::Refine, &*run.resolved.refine);
+        const ComponentSpec* wp = run.resolved.component(Slot::WeightPenalty);
+        const ComponentSpec* kp = run.resolved.component(Slot::KernelPrior);
+        std::vector<std::tuple<std::string, Slot, const ComponentSpec*>> slots;
+        for (const Slot slot : all_slots) {
+          const ComponentSpec* spec = run.resolved.component(slot);
+          if (slot == Slot::WeightPenalty) {
+            slots.emplace_back(kLegacyPriorTable, wp || !kp ? slot : Slot::KernelPrior,
+                               wp ? wp : kp);
+          } else if (slot == Slot::KernelPrior) {
+            if (wp && kp) slots.emplace_back(to_string(slot), slot, kp);
+          } else if (spec || slot_required(slot)) {
+            // An optional stage (refine) adds its fields only when there is one: runs without
+            // keep their keys.
+            slots.emplace_back(to_string(slot), slot, spec);
+          }
+        }
         for (const auto& [name, slot, spec] : slots) {
           common.field(name);
           if (spec == nullptr) {

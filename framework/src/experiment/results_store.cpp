@@ -18,7 +18,7 @@
 
 #include <sqlite3.h>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/output_file.hpp"
 
 namespace radial {
@@ -173,12 +173,115 @@ struct ResultsStore::Impl {
     }
     return out;
   }
+
+  // A WAL database whose folder a reader cannot write (no -shm can be made): opened again as
+  // immutable, which needs no side files (the experiment that wrote it checkpointed on exit).
+  void open_immutable(const fs::path& file) {
+    sqlite3_close_v2(db);
+    db = nullptr;
+    std::string uri = "file:";
+    for (const unsigned char c : fs::absolute(file).string()) {
+      static const char* hex = "0123456789ABCDEF";
+      if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_') {
+        uri += char(c);
+      } else {
+        uri += '%';
+        uri += hex[c >> 4];
+        uri += hex[c & 15];
+      }
+    }
+    uri += "?immutable=1";
+    if (sqlite3_open_v2(uri.c_str(), &db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
+      const std::string why = db ? error() : "out of memory";
+      throw InputError("cannot open the results database " + quoted(file) + ": " + why);
+    }
+    sqlite3_extended_result_codes(db, 1);
+  }
+
+  // The application id of the file, a new (empty) file made ours first (schema, format marker
+  // and id in one transaction); `rc`: the last read's result code.
+  std::int64_t make_ours(const fs::path& file, bool reader, std::int64_t id, int& rc) {
+    if (id == 0) {
+      // A new (empty) file is made ours; another process may be doing the same, so the check is
+      // repeated inside the write transaction.
+      const std::int64_t tables = integer("SELECT count(*) FROM sqlite_master", rc);
+      if (rc != SQLITE_OK) not_ours(file, error());
+      // Tables but no id: another process may have committed both since the id was read.
+      if (tables != 0) id = integer("PRAGMA application_id", rc);
+      if (tables != 0 && id != application_id) not_ours(file, "an SQLite database of something else");
+    }
+    if (id == 0 && reader) not_ours(file, "no Radial tables");
+    if (id == 0) {
+      // WAL must be chosen outside a transaction; it is persistent in the file.
+      if (exec_waiting("PRAGMA journal_mode=WAL") != SQLITE_OK ||
+          exec_waiting("BEGIN IMMEDIATE") != SQLITE_OK) {
+        throw InputError("cannot create the results database " + quoted(file) + ": " +
+                         error() + "; is its folder writable?");
+      }
+      id = integer("PRAGMA application_id", rc);
+      const std::int64_t tables_now = integer("SELECT count(*) FROM sqlite_master", rc);
+      std::string why;
+      if (id == 0 && tables_now == 0) {
+        const std::string init = std::string(schema) + "INSERT INTO meta VALUES('format', '" +
+                                 format_marker + "');PRAGMA application_id=" +
+                                 std::to_string(application_id) + ";";
+        if (exec(init.c_str()) != SQLITE_OK || exec("COMMIT") != SQLITE_OK) {
+          why = error();
+        }
+      } else {
+        exec("COMMIT");
+      }
+      if (!why.empty()) {
+        exec("ROLLBACK");
+        throw InputError("cannot create the results database " + quoted(file) + ": " + why);
+      }
+      id = integer("PRAGMA application_id", rc);
+    }
+    return id;
+  }
+
+  // Ours by its header: the format marker tells which layout. The tables the store reads and
+  // writes, as tables (dropped or replaced by a view, the file is damaged: named here rather
+  // than failing later as an internal error).
+  void check_layout(const fs::path& file) const {
+    {
+      sqlite3_stmt* s = nullptr;
+      std::string format;
+      if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE name='format'", -1, &s,
+                             nullptr) == SQLITE_OK &&
+          sqlite3_step(s) == SQLITE_ROW) {
+        format = column_text(s, 0);
+      }
+      sqlite3_finalize(s);
+      if (format != format_marker) {
+        not_ours(file, format.empty() ? "no format marker" : "format '" + format + "'; expected '" +
+                                                                 format_marker + "'");
+      }
+    }
+    for (const char* table : {"runs", "meta"}) {
+      sqlite3_stmt* s = nullptr;
+      std::string type;
+      if (sqlite3_prepare_v2(db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &s,
+                             nullptr) == SQLITE_OK) {
+        sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
+        if (sqlite3_step(s) == SQLITE_ROW) type = column_text(s, 0);
+      }
+      sqlite3_finalize(s);
+      if (type != "table") {
+        not_ours(file, "damaged: " + std::string(type.empty() ? "no" : "a " + type + " as its") +
+                           " '" + table + "' table");
+      }
+    }
+  }
 };
 
-ResultsStore::ResultsStore(const fs::path& file, Access access)
-    : file_(file), impl_(std::make_unique<Impl>()) {
-  const bool reader = access == Access::ReadOnly;
-  // SQLite would create the file; refuse what cannot be a database file first, naming it.
+namespace {
+
+// Refuses, naming it, what cannot be a database file before SQLite would create it; true
+// when the file exists.
+bool check_database_path(const fs::path& file, bool reader) {
   std::error_code ec;
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
@@ -195,8 +298,16 @@ ResultsStore::ResultsStore(const fs::path& file, Access access)
                      " not found; run `radial experiment FILE` first, or name the file");
   }
   if (reader && fs::file_size(file, ec) == 0) not_ours(file, "an empty file");
+  return fs::exists(status);
+}
 
-  if (!reader && !fs::exists(status)) create_whole(file);
+}  // namespace
+
+ResultsStore::ResultsStore(const fs::path& file, Access access)
+    : file_(file), impl_(std::make_unique<Impl>()) {
+  const bool reader = access == Access::ReadOnly;
+  const bool exists = check_database_path(file, reader);
+  if (!reader && !exists) create_whole(file);
 
   const int flags = reader ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
@@ -215,105 +326,16 @@ ResultsStore::ResultsStore(const fs::path& file, Access access)
   int rc = SQLITE_OK;
   std::int64_t id = impl_->integer("PRAGMA application_id", rc);
   if (reader && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN)) {
-    // A WAL database whose folder a reader cannot write (no -shm can be made): read it as
-    // immutable, which needs no side files (the experiment that wrote it checkpointed on exit).
-    sqlite3_close_v2(impl_->db);
-    impl_->db = nullptr;
-    std::string uri = "file:";
-    for (const unsigned char c : fs::absolute(file).string()) {
-      static const char* hex = "0123456789ABCDEF";
-      if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_') {
-        uri += char(c);
-      } else {
-        uri += '%';
-        uri += hex[c >> 4];
-        uri += hex[c & 15];
-      }
-    }
-    uri += "?immutable=1";
-    if (sqlite3_open_v2(uri.c_str(), &impl_->db,
-                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK) {
-      const std::string why = impl_->db ? impl_->error() : "out of memory";
-      throw InputError("cannot open the results database " + quoted(file) + ": " + why);
-    }
-    sqlite3_extended_result_codes(impl_->db, 1);
+    impl_->open_immutable(file);
     id = impl_->integer("PRAGMA application_id", rc);
   }
   if ((rc & 0xff) == SQLITE_NOTADB) not_ours(file, "not an SQLite file");
   if (rc != SQLITE_OK) {
     throw InputError("cannot read the results database " + quoted(file) + ": " + impl_->error());
   }
-
-  if (id == 0) {
-    // A new (empty) file is made ours; another process may be doing the same, so the check is
-    // repeated inside the write transaction.
-    const std::int64_t tables = impl_->integer("SELECT count(*) FROM sqlite_master", rc);
-    if (rc != SQLITE_OK) not_ours(file, impl_->error());
-    // Tables but no id: another process may have committed both since the id was read.
-    if (tables != 0) id = impl_->integer("PRAGMA application_id", rc);
-    if (tables != 0 && id != application_id) not_ours(file, "an SQLite database of something else");
-  }
-  if (id == 0 && reader) not_ours(file, "no Radial tables");
-  if (id == 0) {
-    // WAL must be chosen outside a transaction; it is persistent in the file.
-    if (impl_->exec_waiting("PRAGMA journal_mode=WAL") != SQLITE_OK ||
-        impl_->exec_waiting("BEGIN IMMEDIATE") != SQLITE_OK) {
-      throw InputError("cannot create the results database " + quoted(file) + ": " +
-                       impl_->error() + "; is its folder writable?");
-    }
-    id = impl_->integer("PRAGMA application_id", rc);
-    const std::int64_t tables_now = impl_->integer("SELECT count(*) FROM sqlite_master", rc);
-    std::string why;
-    if (id == 0 && tables_now == 0) {
-      const std::string init = std::string(schema) + "INSERT INTO meta VALUES('format', '" +
-                               format_marker + "');PRAGMA application_id=" +
-                               std::to_string(application_id) + ";";
-      if (impl_->exec(init.c_str()) != SQLITE_OK || impl_->exec("COMMIT") != SQLITE_OK) {
-        why = impl_->error();
-      }
-    } else {
-      impl_->exec("COMMIT");
-    }
-    if (!why.empty()) {
-      impl_->exec("ROLLBACK");
-      throw InputError("cannot create the results database " + quoted(file) + ": " + why);
-    }
-    id = impl_->integer("PRAGMA application_id", rc);
-  }
+  id = impl_->make_ours(file, reader, id, rc);
   if (id != application_id) not_ours(file, "its application id is " + std::to_string(id));
-
-  // Ours by its header; the format marker tells which layout.
-  {
-    sqlite3_stmt* s = nullptr;
-    std::string format;
-    if (sqlite3_prepare_v2(impl_->db, "SELECT value FROM meta WHERE name='format'", -1, &s,
-                           nullptr) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW) {
-      format = column_text(s, 0);
-    }
-    sqlite3_finalize(s);
-    if (format != format_marker) {
-      not_ours(file, format.empty() ? "no format marker" : "format '" + format + "'; expected '" +
-                                                               format_marker + "'");
-    }
-  }
-  // The tables the store reads and writes, as tables (dropped or replaced by a view, the
-  // file is damaged: named here rather than failing later as an internal error).
-  for (const char* table : {"runs", "meta"}) {
-    sqlite3_stmt* s = nullptr;
-    std::string type;
-    if (sqlite3_prepare_v2(impl_->db, "SELECT type FROM sqlite_master WHERE name = ?1", -1, &s,
-                           nullptr) == SQLITE_OK) {
-      sqlite3_bind_text(s, 1, table, -1, SQLITE_STATIC);
-      if (sqlite3_step(s) == SQLITE_ROW) type = column_text(s, 0);
-    }
-    sqlite3_finalize(s);
-    if (type != "table") {
-      not_ours(file, "damaged: " + std::string(type.empty() ? "no" : "a " + type + " as its") +
-                         " '" + table + "' table");
-    }
-  }
+  impl_->check_layout(file);
   if (reader) return;
   // Per connection: WAL is durable enough at NORMAL (a power loss may drop the last commits,
   // never corrupt); a kill -9 loses nothing committed.

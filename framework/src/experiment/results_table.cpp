@@ -10,11 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/numerics/sample_statistics.hpp"
 #include "radial/io/json_depth.hpp"
-#include "radial/params.hpp"
+#include "radial/core/params.hpp"
 #include "radial/experiment/results_table.hpp"
-#include "radial/text.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 namespace {
@@ -325,15 +326,8 @@ void check_value_path(const std::vector<RunRecord>& runs, const std::string& val
 // The cell's mean and sample standard deviation of `v` (none when v is empty; no sd for one).
 void set_mean_and_sd(const std::vector<double>& v, TableCell& cell) {
   if (v.empty()) return;
-  double sum = 0;
-  for (double x : v) sum += x;
-  const double mean = sum / static_cast<double>(v.size());
-  cell.mean = mean;
-  if (v.size() >= 2) {
-    double ss = 0;
-    for (double x : v) ss += (x - mean) * (x - mean);
-    cell.sd = std::sqrt(ss / static_cast<double>(v.size() - 1));
-  }
+  cell.mean = mean(v);
+  if (v.size() >= 2) cell.sd = sample_sd(v);
 }
 
 // The paired comparison of table.compared's two sides in each row (run i in row run_r[i],

@@ -19,8 +19,8 @@
 
 #include "experiment_internal.hpp"
 #include "radial/data/data_reader.hpp"
-#include "radial/errors.hpp"
-#include "radial/parallel.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/parallel.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace radial {
@@ -232,51 +232,43 @@ ExperimentSummary run_experiment(const Experiment& experiment, const std::vector
   // results do not depend on jobs (parallelism comes from jobs and the framework's row blocks).
   const SingleThreadedBlasScope blas;
 
-  std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;  // progress, summary and the first store error
   std::exception_ptr store_error;  // or from the progress callback
   ExperimentProgress progress;
   progress.total = todo.size();
 
-  const auto worker = [&] {
-    while (!stop) {
-      const std::size_t slot = next++;
-      if (slot >= todo.size()) return;
-      const PlannedRun& run = runs[todo[slot]];
-      const RunRecord record = execute(run, experiment, data[todo[slot]], registry, threads);
+  const auto task = [&](std::size_t slot) {
+    const PlannedRun& run = runs[todo[slot]];
+    const RunRecord record = execute(run, experiment, data[todo[slot]], registry, threads);
+    try {
+      store.put(record);
+    } catch (...) {
+      // The database cannot take more runs: stop everyone, report it after the join.
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!store_error) store_error = std::current_exception();
+      stop = true;
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    ++summary.ran;
+    ++progress.done;
+    if (record.status != "ok") ++summary.failed, ++progress.failed;
+    if (options.progress) {
+      progress.elapsed = seconds_since(start);
+      progress.finished = &run;
+      progress.record = &record;
       try {
-        store.put(record);
+        options.progress(progress);
       } catch (...) {
-        // The database cannot take more runs: stop everyone, report it after the join.
-        std::lock_guard<std::mutex> lock(mutex);
         if (!store_error) store_error = std::current_exception();
         stop = true;
-        return;
       }
-      std::lock_guard<std::mutex> lock(mutex);
-      ++summary.ran;
-      ++progress.done;
-      if (record.status != "ok") ++summary.failed, ++progress.failed;
-      if (options.progress) {
-        progress.elapsed = seconds_since(start);
-        progress.finished = &run;
-        progress.record = &record;
-        try {
-          options.progress(progress);
-        } catch (...) {
-          if (!store_error) store_error = std::current_exception();
-          stop = true;
-        }
-        progress.finished = nullptr;
-        progress.record = nullptr;
-      }
+      progress.finished = nullptr;
+      progress.record = nullptr;
     }
   };
-  std::vector<std::thread> workers;
-  for (int j = 1; j < jobs; ++j) workers.emplace_back(worker);
-  worker();
-  for (std::thread& t : workers) t.join();
+  run_task_queue(todo.size(), std::size_t(jobs), stop, task);
   if (store_error) std::rethrow_exception(store_error);
   return summary;
 }

@@ -8,7 +8,7 @@
 
 #include <xtensor-blas/xlinalg.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/flops.hpp"
 
 namespace radial::glm {

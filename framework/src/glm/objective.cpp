@@ -10,12 +10,12 @@
 #include <xtensor-blas/xblas.hpp>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/distributed/sharded_pass.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 #include "radial/glm/flops.hpp"
 #include "radial/numerics/vector_math.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/network/weight_penalty.hpp"
 #include "radial/numerics/small_gemm.hpp"
 #include "syrk.hpp"
 #include "thin_products.hpp"

@@ -6,7 +6,7 @@
 
 #include <cblas.h>
 
-#include "radial/numerics/cpu.hpp"
+#include "radial/exec/cpu.hpp"
 #include "radial/numerics/small_gemm.hpp"
 
 namespace radial::glm::detail {

@@ -1,11 +1,11 @@
-// Targets for a link (declared in radial/output_layer.hpp), whole or in row blocks.
+// Targets for a link (declared in radial/network/output_layer.hpp), whole or in row blocks.
 #include "targets.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "radial/errors.hpp"
-#include "radial/output_layer.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/network/output_layer.hpp"
 
 namespace radial {
 
@@ -52,7 +52,7 @@ void fill_targets(Link link, const Dataset& data, std::size_t first, std::size_t
     for (std::size_t i = 0; i < count; ++i) out[i] = data.classes(first + i) == 1 ? 1.0 : 0.0;
     return;
   }
-  // 1-of-K coding (one_of_k in radial/dataset.hpp), with its check of the class indices.
+  // 1-of-K coding (one_of_k in radial/core/dataset.hpp), with its check of the class indices.
   const std::size_t k = data.num_classes;
   std::fill_n(out, count * k, 0.0);
   for (std::size_t i = 0; i < count; ++i) {

@@ -1,11 +1,11 @@
 #pragma once
-// targets_for (radial/output_layer.hpp) in row blocks, so an objective can read the targets of
+// targets_for (radial/network/output_layer.hpp) in row blocks, so an objective can read the targets of
 // a block from the class indices or values without an N x K matrix in memory.
 
 #include <cstddef>
 
-#include "radial/dataset.hpp"
-#include "radial/link.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/network/link.hpp"
 
 namespace radial::glm::detail {
 

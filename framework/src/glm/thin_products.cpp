@@ -5,7 +5,7 @@
 
 #include <cblas.h>
 
-#include "radial/numerics/cpu.hpp"
+#include "radial/exec/cpu.hpp"
 
 namespace radial::glm::detail {
 

@@ -3,7 +3,7 @@
 // activations) and A^T R (the gradient). With one to three outputs BLAS gemm spends more time
 // packing the block than multiplying (OpenBLAS 0.3.21 has no gemm-to-gemv forwarding), so
 // those go column by column through dgemv (not under RADIAL_PORTABLE_KERNELS, whose path keeps
-// gemm's rounding: radial/numerics/cpu.hpp). Kept in its own translation unit because <cblas.h>
+// gemm's rounding: radial/exec/cpu.hpp). Kept in its own translation unit because <cblas.h>
 // and xtensor-blas both declare the CBLAS functions, differently.
 
 #include <cstddef>

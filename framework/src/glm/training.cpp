@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/newton.hpp"
 
 namespace radial::glm {
@@ -202,18 +202,6 @@ void Trace::finish(std::size_t iterations, const std::optional<Stop>& stop, cons
   r.function_evaluations = objective_.counters().function_evaluations;
   r.gradient_evaluations = objective_.counters().gradient_evaluations;
   r.figures["hessian_evaluations"] = double(objective_.counters().hessian_evaluations);
-}
-
-double max_abs(const Matrix& m) {
-  double v = 0;
-  for (double x : m) v = std::max(v, std::fabs(x));
-  return v;
-}
-
-bool all_finite(const Matrix& m) {
-  for (double x : m)
-    if (!std::isfinite(x)) return false;
-  return true;
 }
 
 bool looks_separable(const Objective& objective, double data_error) {

@@ -37,7 +37,7 @@
 #include <boost/serialization/version.hpp>
 
 #include "radial/model/model.hpp"
-#include "radial/prediction_rule.hpp"
+#include "radial/network/prediction_rule.hpp"
 
 namespace radial::model_archive {
 

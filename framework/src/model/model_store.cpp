@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <istream>
 #include <sstream>
 #include <streambuf>
@@ -16,11 +15,12 @@
 
 #include "bounded_iarchive.hpp"
 #include "model_archive.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/io/input_file.hpp"
 #include "radial/io/output_file.hpp"
-#include "radial/polynomial_term.hpp"
-#include "radial/prediction_rule.hpp"
+#include "radial/core/polynomial_term.hpp"
+#include "radial/network/prediction_rule.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial {
 
@@ -73,11 +73,7 @@ std::string shape_text(std::size_t rows, std::size_t cols) {
   return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
-std::string number_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
-}
+std::string number_text(double v) { return text::number(v, 17); }
 
 // Empty when the class values are usable as labels: finite, distinct, in increasing order
 // (the trainer writes them sorted, and evaluate codes a data file's labels by that order).
@@ -213,7 +209,7 @@ std::string model_inconsistency(const Model& model) {
   }
 
   const std::size_t rows = model.weights.shape(0), columns = model.weights.shape(1);
-  // M + 1 rows, or M + q with the basis's polynomial term (radial/polynomial_term.hpp).
+  // M + 1 rows, or M + q with the basis's polynomial term (radial/core/polynomial_term.hpp).
   const std::size_t expected = m + design_polynomial_columns(model.basis_params, c.dim());
   if (rows != expected || columns == 0)
     return "weights are " + shape_text(rows, columns) + " for " + std::to_string(m) +

@@ -5,7 +5,7 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 
 namespace radial {
 

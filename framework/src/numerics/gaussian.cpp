@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial {
 

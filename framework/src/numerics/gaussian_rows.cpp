@@ -15,8 +15,8 @@
 #include <limits>
 #include <string>
 
-#include "radial/errors.hpp"
-#include "radial/numerics/cpu.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/exec/cpu.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define RADIAL_GAUSSIAN_ROWS 1

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/data/missing_values.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/numerics/missing_cells.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 
 namespace radial {

@@ -11,7 +11,7 @@
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial {
 namespace {

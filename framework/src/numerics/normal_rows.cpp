@@ -4,7 +4,7 @@
 // for k = 2, and at M = 10^4 they live in L2).
 #include "radial/numerics/normal_rows.hpp"
 
-#include "radial/numerics/cpu.hpp"
+#include "radial/exec/cpu.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define RADIAL_NORMAL_ROWS_X86 1

@@ -8,9 +8,9 @@
 #include <xtensor/xview.hpp>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/distances.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 
 namespace radial {
 

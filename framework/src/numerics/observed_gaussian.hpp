@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "radial/centres.hpp"
-#include "radial/errors.hpp"
-#include "radial/types.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::observed_gaussian {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial {
 

@@ -3,7 +3,7 @@
 // declarations clash with <cblas.h> (both declare the CBLAS functions).
 #include "radial/numerics/small_gemm.hpp"
 
-#include "radial/numerics/cpu.hpp"
+#include "radial/exec/cpu.hpp"
 
 #include <cblas.h>
 

@@ -14,7 +14,7 @@
 // negative or NaN arguments to log, is done by std::exp / std::log instead.
 #include "radial/numerics/vector_math.hpp"
 
-#include "radial/numerics/cpu.hpp"
+#include "radial/exec/cpu.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::pipeline {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <toml++/toml.h>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial::pipeline {
 

@@ -12,11 +12,11 @@
 #include <xtensor/xview.hpp>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/log_sum_exp.hpp"
 #include "radial/numerics/small_gemm.hpp"
-#include "radial/parallel.hpp"
+#include "radial/exec/parallel.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
 namespace radial::refine {

@@ -3,16 +3,16 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/dataset.hpp"
+#include "radial/core/dataset.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/errors.hpp"
-#include "radial/output_layer.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::refine {
 
@@ -59,6 +59,52 @@ WidthMode resolve_width_mode(const std::string& choice, const Basis& basis,
     return WidthMode::Diagonal;
   return centres.shape == Shape::Full ? WidthMode::PerCentre : WidthMode::None;
 }
+
+namespace {
+
+// Why the minimiser stopped, for the report's stop record (`best_iteration`: early stopping's).
+std::string stop_reason(const MinimiseResult& r, const RefineSettings& settings,
+                        std::size_t best_iteration) {
+  const auto number = [](double v) { return text::number(v); };
+  std::string how;
+  if (r.stopped)
+    how = "the held-out error was lowest at iteration " + std::to_string(best_iteration) +
+          " and did not fall for " + std::to_string(settings.patience) + " iterations after";
+  else if (r.termination == Termination::Converged)
+    how = "parameter and error changes below tolerance " + number(settings.minimiser.tolerance) +
+          " (or the gradient at its rounding floor, largest |g| " + number(r.gradient_max) +
+          ") after " + std::to_string(r.iterations) + " iterations";
+  else if (r.termination == Termination::IterationCap)
+    how = "the cap of " + std::to_string(r.iterations) + " iterations";
+  else if (r.termination == Termination::NoProgress)
+    how = "no step lowered the error after " + std::to_string(r.iterations) + " iterations";
+  else
+    how = "a non-finite error or gradient after " + std::to_string(r.iterations) + " iterations";
+  return how;
+}
+
+// The warnings of a stop short of convergence (a cap, no progress, a non-finite value).
+void warn_on_stop(FitContext& ctx, const MinimiseResult& r, bool validation,
+                  std::size_t best_iteration) {
+  if (r.termination == Termination::IterationCap && (!validation || best_iteration == r.iterations))
+    ctx.warn("iteration-cap",
+             "whole-network training stopped at its cap of " + std::to_string(r.iterations) +
+                 " iterations, the error still falling",
+             "refine.iterations");
+  if (r.termination == Termination::NoProgress)
+    ctx.warn("no-progress",
+             "whole-network training stopped after " + std::to_string(r.iterations) +
+                 " iterations: no step lowered the error, with the gradient not yet at its "
+                 "rounding floor; the network there is kept",
+             "refine.tolerance (raise it to stop earlier)");
+  if (r.termination == Termination::NumericalFailure)
+    ctx.warn("numerical-failure",
+             "whole-network training met a non-finite error or gradient after " +
+                 std::to_string(r.iterations) + " iterations; the last finite network is kept",
+             "refine.widths = \"none\", or a weight penalty");
+}
+
+}  // namespace
 
 RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
                               const RefineSettings& settings, const Minimiser& minimise) {
@@ -133,26 +179,7 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   const Vector& chosen = validation ? best_x : r.x;
   FitReport& report = ctx.report;
   report.iterations = r.iterations;
-  const auto number = [](double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v);
-    return std::string(text);
-  };
-  std::string how;
-  if (r.stopped)
-    how = "the held-out error was lowest at iteration " + std::to_string(best_iteration) +
-          " and did not fall for " + std::to_string(settings.patience) + " iterations after";
-  else if (r.termination == Termination::Converged)
-    how = "parameter and error changes below tolerance " + number(settings.minimiser.tolerance) +
-          " (or the gradient at its rounding floor, largest |g| " + number(r.gradient_max) +
-          ") after " + std::to_string(r.iterations) + " iterations";
-  else if (r.termination == Termination::IterationCap)
-    how = "the cap of " + std::to_string(r.iterations) + " iterations";
-  else if (r.termination == Termination::NoProgress)
-    how = "no step lowered the error after " + std::to_string(r.iterations) + " iterations";
-  else
-    how = "a non-finite error or gradient after " + std::to_string(r.iterations) + " iterations";
-  report.stop(r.termination, how);
+  report.stop(r.termination, stop_reason(r, settings, best_iteration));
   report.final_error = validation ? objective.value(chosen) : r.value;
   if (validation) {
     report.figures["validation_rows"] = double(count_over_ranks(held.rows()));
@@ -167,22 +194,7 @@ RefinedNetwork refine_network(const RefineProblem& problem, FitContext& ctx,
   report.figures["gradient_max"] = r.gradient_max;
   report.figures["parameters"] = double(objective.size());
   report.figures["width_parameters"] = double(objective.width_parameters());
-  if (r.termination == Termination::IterationCap && (!validation || best_iteration == r.iterations))
-    ctx.warn("iteration-cap",
-             "whole-network training stopped at its cap of " + std::to_string(r.iterations) +
-                 " iterations, the error still falling",
-             "refine.iterations");
-  if (r.termination == Termination::NoProgress)
-    ctx.warn("no-progress",
-             "whole-network training stopped after " + std::to_string(r.iterations) +
-                 " iterations: no step lowered the error, with the gradient not yet at its "
-                 "rounding floor; the network there is kept",
-             "refine.tolerance (raise it to stop earlier)");
-  if (r.termination == Termination::NumericalFailure)
-    ctx.warn("numerical-failure",
-             "whole-network training met a non-finite error or gradient after " +
-                 std::to_string(r.iterations) + " iterations; the last finite network is kept",
-             "refine.widths = \"none\", or a weight penalty");
+  warn_on_stop(ctx, r, validation.has_value(), best_iteration);
   return RefinedNetwork{objective.centres_at(chosen), objective.weights_at(chosen)};
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial {
 

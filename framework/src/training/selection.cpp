@@ -12,18 +12,18 @@
 
 #include "radial/distributed/collectives.hpp"
 #include "radial/distributed/sharded_rows.hpp"
-#include "radial/candidate_basis.hpp"
-#include "radial/centre_learner.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/candidate_basis.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/training/metrics.hpp"
-#include "radial/network.hpp"
-#include "radial/numerics/ridge_loo.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/parallel.hpp"
-#include "radial/text.hpp"
-#include "radial/weight_penalty.hpp"
-#include "radial/width_rule.hpp"
+#include "radial/model/network.hpp"
+#include "radial/network/ridge_loo.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/core/text.hpp"
+#include "radial/network/weight_penalty.hpp"
+#include "radial/network/width_rule.hpp"
 
 namespace radial::training {
 
@@ -51,24 +51,27 @@ std::vector<std::size_t> centre_sample(std::size_t total, std::size_t count, std
   return index;
 }
 
-// The number of centres a pipeline's learner will fit on `rows` rows: its count, or the auto
-// count (radial/centre_learner.hpp); 0 when it names none (a centres file).
-std::size_t expected_count(const Pipeline& p, const Dataset& train, std::size_t rows) {
+// The number of centres a pipeline's learner will fit on `rows` rows: its count (the parameter
+// `count_param`, its CentreCount), or the auto count (radial/network/centre_learner.hpp); 0 when it
+// names none (a centres file).
+std::size_t expected_count(const Pipeline& p, const std::string& count_param,
+                           const Dataset& train, std::size_t rows) {
   const Params& params = p.centres.params;
-  if (!params.has("count")) return 0;
-  const std::size_t given = centre_count(params);
+  if (count_param.empty() || !params.has(count_param)) return 0;
+  const std::size_t given = centre_count(params, count_param);
   return given ? given : auto_centre_count(rows, centre_count_classes(train));
 }
 
 // The common variance (sigma^2 of every centre) the basis's width rule sets at scale 1, or 0
 // when the rule gives each centre its own (shapes, p-nearest) or the basis has no width rule.
-double common_variance(const Pipeline& p, const Basis& basis, const Centres& centres) {
+// `density`: the basis's Capabilities::density.
+double common_variance(const Pipeline& p, bool density, const Centres& centres) {
   try {
     WidthSpec spec = width_spec(p.basis.params, "basis " + p.basis.plugin);
     spec.scale = 1.0;
     Centres copy = centres;
     FitContext ctx(0, 1);
-    return apply_width_rule(copy, spec, basis.density(), ctx).common_variance;
+    return apply_width_rule(copy, spec, density, ctx).common_variance;
   } catch (const Error&) {
     return 0;
   }
@@ -87,9 +90,14 @@ bool is_choose(const Params& params, const std::string& name) {
 std::optional<Matrix> penalty_metric(const Pipeline& p, const Registry& registry,
                                      const Centres& centres, const Basis& basis,
                                      std::size_t columns) {
-  if (!p.weight_penalty || !p.weight_penalty->params.has("alpha")) return std::nullopt;
+  if (!p.weight_penalty) return std::nullopt;
+  const ComponentInfo* info = registry.find(Slot::WeightPenalty, p.weight_penalty->plugin);
+  if (!info) return std::nullopt;
+  const ParamSpec* strength = find_role(info->params, ParamRole::RidgeStrength);
+  if (!strength) strength = find_role(info->params, ParamRole::PenaltyStrength);
+  if (!strength) return std::nullopt;
   Params params = p.weight_penalty->params;
-  params.set("alpha", 1.0);
+  params.set(strength->name, 1.0);
   const std::shared_ptr<WeightPenalty> penalty =
       registry.make_weight_penalty(p.weight_penalty->plugin, params);
   penalty->prepare(centres, basis);
@@ -198,12 +206,27 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
   return {error / double(rows), tie / double(rows), k, metric};
 }
 
-// What a pipeline leaves to "choose", and the output layer that will be fitted.
+// What a pipeline leaves to "choose", and the parameters chosen: each found by the role its
+// component declares (ParamRole), never by its name.
 struct Wants {
-  bool scale = false;        // basis.width_scale
-  bool alpha = false;        // weight-penalty.alpha
-  bool add_penalty = false;  // no penalty named: weight-decay with a chosen alpha
-  bool count = false;        // centres.count
+  bool scale = false;        // the basis's WidthScale
+  bool alpha = false;        // the weight penalty's RidgeStrength
+  bool add_penalty = false;  // no penalty named: default_ridge_penalty with a chosen strength
+  bool count = false;        // the centre learner's CentreCount
+  std::string scale_param;   // the basis's WidthScale parameter, or empty
+  std::string count_param;   // the centre learner's CentreCount parameter, or empty
+  // The ridge the closed form's path is fitted with (the pipeline's penalty when it is one,
+  // else default_ridge_penalty) and its RidgeStrength parameter; set when alpha or
+  // add_penalty.
+  std::string penalty;
+  std::string strength_param;
+  // The strength of the pipeline's penalty (its RidgeStrength or PenaltyStrength), or empty.
+  std::string given_strength;
+
+  // "weight-penalty.alpha", ...: the key of a chosen value in reports.
+  std::string scale_key() const { return "basis." + scale_param; }
+  std::string count_key() const { return "centres." + count_param; }
+  std::string alpha_key() const { return "weight-penalty." + strength_param; }
 };
 
 // The candidates: penalties (relative to the Gram's mean eigenvalue unless given), width
@@ -212,15 +235,19 @@ struct Grids {
   std::vector<double> lambdas = default_lambda_factors();
   bool relative = true;
   std::vector<double> scales{1.0};
+  std::string scale_param;  // the basis's parameter the scales are values of (WidthScale)
   std::vector<std::size_t> counts{0};
 };
 
 Grids selection_grids(const Pipeline& p, const Wants& wants, const Dataset& train) {
   Grids g;
+  g.scale_param = wants.scale_param;
   if (!wants.alpha && !wants.add_penalty) {
+    // A penalty the pipeline gives: its strength as weight decay's (a non-ridge one's too,
+    // PenaltyStrength); none, or one without a strength: (nearly) no penalty.
     const Params* wp = p.weight_penalty ? &p.weight_penalty->params : nullptr;
-    if (wp && wp->has("alpha")) {
-      g.lambdas = {wp->real("alpha")};
+    if (wp && !wants.given_strength.empty() && wp->has(wants.given_strength)) {
+      g.lambdas = {wp->real(wants.given_strength)};
       g.relative = false;
     } else {
       g.lambdas = {1e-12};  // no penalty: (nearly) the plain least-squares fit
@@ -391,7 +418,7 @@ class WidthPaths {
   std::pair<std::size_t, RidgePath> evaluate(std::size_t width, int inner,
                                              std::size_t cache_bytes) const {
     Params bp = p_.basis.params;
-    if (choose_scale_) bp.set("width_scale", width_scale_at(width));
+    if (choose_scale_) bp.set(grids_.scale_param, width_scale_at(width));
     Centres centres = centres_;
     if (refit_) {
       // A learner that uses the basis: its centres depend on the width, so they are fitted at
@@ -519,7 +546,7 @@ double cross_validated_alpha(const Pipeline& p, const Registry& registry, const 
   FitContext bctx(basis_seed, threads);
   basis->prepare(centres, bctx);
   const auto fold_of = assign_folds(train, folds, classes, cv_folds_seed(fold_seed));
-  const std::string plugin = wants.alpha ? p.weight_penalty->plugin : "weight-decay";
+  const std::string plugin = wants.alpha ? p.weight_penalty->plugin : wants.penalty;
   Params penalty_params;
   if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
     penalty_params = validate_params(info->params, {}, "plugin " + plugin);
@@ -531,7 +558,7 @@ double cross_validated_alpha(const Pipeline& p, const Registry& registry, const 
   std::size_t worse = 0, best_index = 0;
   for (int power = 3; power >= -3 && worse < 2; --power) {
     const double alpha = proposed * std::pow(3.0, power);
-    penalty_params.set("alpha", alpha);
+    penalty_params.set(wants.strength_param, alpha);
     const PathPoint point =
         cross_validated(p, registry, train, centres, basis, plugin, penalty_params, fold_of,
                         folds, output_seed, threads, best_error * double(total_rows),
@@ -553,34 +580,100 @@ double cross_validated_alpha(const Pipeline& p, const Registry& registry, const 
       ++worse;
     }
     if (log)
-      log("select: " + p.output.plugin + " with alpha " + text::number(alpha) + ": " +
+      log("select: " + p.output.plugin + " with " + wants.strength_param + " " +
+          text::number(alpha) + ": " +
           std::to_string(folds) + "-fold " + report.path_metric + " " +
           text::number(point.error));
   }
   if (best_index == 0 || (best_index + 1 == report.path_alphas.size() && worse < 2))
-    report.edges.push_back("weight-penalty.alpha");
+    report.edges.push_back(wants.alpha_key());
   return path_alpha;
 }
 
-// Writes the chosen penalty into `chosen` (a weight-decay table when none was named).
+// Writes the chosen penalty into `chosen` (a default_ridge_penalty table when none was named).
 void set_penalty(const Pipeline& p, const Registry& registry, const Wants& wants, double alpha,
                  Pipeline& chosen, SelectionReport& report) {
   if (wants.alpha) {
-    chosen.weight_penalty->params.set("alpha", alpha);
+    chosen.weight_penalty->params.set(wants.strength_param, alpha);
   } else {
-    const ComponentInfo* info = registry.find(Slot::WeightPenalty, "weight-decay");
-    if (!info)
-      throw InputError(p.file.string() +
-                       ": the width is chosen, and with it a weight-decay "
-                       "penalty, but the plugin weight-decay is not installed; name a "
-                       "[weight-penalty] or give basis.width_scale a number");
+    const ComponentInfo& info = registry.require(Slot::WeightPenalty, wants.penalty);
     chosen.weight_penalty =
-        ComponentSpec{"weight-decay",
-                      validate_params(info->params, {{"alpha", alpha}}, "plugin weight-decay"),
-                      p.basis.where, "weight-penalty"};
+        ComponentSpec{wants.penalty,
+                      validate_params(info.params, {{wants.strength_param, alpha}},
+                                      "plugin " + wants.penalty),
+                      p.basis.where, to_string(Slot::WeightPenalty)};
     report.penalty_added = true;
   }
-  report.chosen.push_back({"weight-penalty.alpha", alpha});
+  report.chosen.push_back({wants.alpha_key(), alpha});
+}
+
+// What `p` leaves to "choose", each value found by the role its component declares.
+// `basis`: the basis's capabilities. Refuses "choose" on a parameter of a weight penalty that
+// is not its ridge strength: only a ridge's strength is on the closed form's path.
+Wants wanted(const Pipeline& p, const Registry& registry, const Capabilities& basis) {
+  Wants wants;
+  if (const ParamSpec* scale =
+          find_role(registry.require(Slot::Basis, p.basis.plugin).params, ParamRole::WidthScale))
+    wants.scale_param = scale->name;
+  if (const ParamSpec* count = find_role(
+          registry.require(Slot::Centres, p.centres.plugin).params, ParamRole::CentreCount))
+    wants.count_param = count->name;
+  wants.scale = basis.width_scale_selectable && !wants.scale_param.empty();
+  if (p.weight_penalty) {
+    const ComponentSpec& penalty = *p.weight_penalty;
+    const ParamTable& table = registry.require(Slot::WeightPenalty, penalty.plugin).params;
+    const ParamSpec* ridge = find_role(table, ParamRole::RidgeStrength);
+    const ParamSpec* strength = ridge ? ridge : find_role(table, ParamRole::PenaltyStrength);
+    if (strength) wants.given_strength = strength->name;
+    for (const ParamSpec& spec : table) {
+      const std::string& name = spec.name;
+      const bool may_choose =
+          std::find(spec.words.begin(), spec.words.end(), "choose") != spec.words.end();
+      if (!may_choose || !is_choose(penalty.params, name) || (ridge && name == ridge->name))
+        continue;
+      throw InputError(
+          penalty.where.str() + ": " + to_string(Slot::WeightPenalty) + "." + name +
+          " = \"choose\", but weight-penalty plugin '" + penalty.plugin + "' is not a ridge" +
+          (ridge ? " in " + name + " (its ridge strength is " + ridge->name + ")"
+                 : " (it declares no ridge strength)") +
+          ": the closed-form leave-one-out sweeps only a ridge's strength; give " + name +
+          " a number, or use a ridge penalty (" +
+          plugins_declaring(registry, ParamRole::RidgeStrength) + ")");
+    }
+    if (ridge && is_choose(penalty.params, ridge->name)) {
+      wants.alpha = true;
+      wants.penalty = penalty.plugin;
+      wants.strength_param = ridge->name;
+    }
+  }
+  // The defaults never fit an unpenalised system: a pipeline without a weight penalty gets
+  // default_ridge_penalty with a chosen strength when its width scale is chosen, and also when
+  // its widths are the centre learner's shapes as they are (width_rule = "shapes", the
+  // framework's width parameter, radial/network/width_rule.hpp), whose scale is not the trainer's to
+  // choose but whose penalty still is.
+  const auto rule = p.basis.params.values().find("width_rule");
+  const bool learned_shapes = rule != p.basis.params.values().end() &&
+                              std::holds_alternative<std::string>(rule->second) &&
+                              std::get<std::string>(rule->second) == "shapes";
+  wants.add_penalty = !p.weight_penalty && (wants.scale || learned_shapes);
+  wants.count = !wants.count_param.empty() && is_choose(p.centres.params, wants.count_param);
+  return wants;
+}
+
+// The ridge added when the pipeline names no penalty: default_ridge_penalty, with the strength
+// parameter it declares.
+void add_default_ridge(const Pipeline& p, const Registry& registry, Wants& wants) {
+  const ComponentInfo* info = registry.find(Slot::WeightPenalty, default_ridge_penalty);
+  const ParamSpec* ridge = info ? find_role(info->params, ParamRole::RidgeStrength) : nullptr;
+  if (!ridge)
+    throw InputError(p.file.string() + ": the width is chosen, and with it a " +
+                     default_ridge_penalty + " penalty, but the plugin " + default_ridge_penalty +
+                     (info ? " declares no ridge strength" : " is not installed") +
+                     "; name a [weight-penalty] or give " +
+                     (wants.scale ? wants.scale_key() : std::string("the basis width")) +
+                     " a number");
+  wants.penalty = default_ridge_penalty;
+  wants.strength_param = ridge->name;
 }
 
 // The rows the values are chosen on: all of them up to selection_sample_rows, else a sample of
@@ -614,7 +707,7 @@ SelectionRows selection_rows(const Dataset& train, std::uint64_t seed, std::size
 std::size_t validated_count(const Pipeline& p, const Registry& registry, const Dataset& rows,
                             const std::vector<std::size_t>& counts, const Wants& wants,
                             const Centres& subset, double subset_scale, double alpha,
-                            const Basis& probe, const FitCentres& fit_centres, CentreFit& fitted,
+                            bool density, const FitCentres& fit_centres, CentreFit& fitted,
                             std::uint64_t fold_seed, std::uint64_t output_seed, int threads,
                             SelectionReport& report,
                             const std::function<void(const std::string&)>& log,
@@ -622,23 +715,25 @@ std::size_t validated_count(const Pipeline& p, const Registry& registry, const D
   const bool classes = rows.task == Task::Classification;
   std::vector<std::size_t> fold_of = assign_folds(rows, 5, classes, cv_folds_seed(fold_seed));
   for (std::size_t& f : fold_of) f = f == 0 ? 0 : 1;  // fold 0 held out, the rest fitted
-  const std::string plugin = wants.alpha ? p.weight_penalty->plugin : "weight-decay";
+  // (Without a chosen strength: default_ridge_penalty at its defaults.)
+  const std::string plugin =
+      wants.alpha ? p.weight_penalty->plugin : std::string(default_ridge_penalty);
   Params penalty_params;
   if (wants.alpha) penalty_params = p.weight_penalty->params;
   else if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
     penalty_params = validate_params(info->params, {}, "plugin " + plugin);
-  if (wants.alpha || wants.add_penalty) penalty_params.set("alpha", alpha);
-  const double on_subset = common_variance(p, probe, subset);
+  if (wants.alpha || wants.add_penalty) penalty_params.set(wants.strength_param, alpha);
+  const double on_subset = common_variance(p, density, subset);
   std::size_t best = 0;
   double best_error = std::numeric_limits<double>::infinity(), best_tie = best_error;
   for (std::size_t ci = 0; ci < counts.size(); ++ci) {
     Pipeline with_count = p;
-    with_count.centres.params.set("count", std::int64_t(counts[ci]));
+    with_count.centres.params.set(wants.count_param, std::int64_t(counts[ci]));
     CentreFit candidate = fit_centres(with_count);
     Params bp = p.basis.params;
     if (wants.scale) {
-      const double on_all = common_variance(p, probe, candidate.centres);
-      bp.set("width_scale",
+      const double on_all = common_variance(p, density, candidate.centres);
+      bp.set(wants.scale_param,
              subset_scale * (on_subset > 0 && on_all > 0 ? on_subset / on_all : 1.0));
     }
     const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, bp);
@@ -663,25 +758,157 @@ std::size_t validated_count(const Pipeline& p, const Registry& registry, const D
   }
   if (!std::isfinite(best_error))
     throw NumericalError(p.file.string() + ": no centre count gave a finite validation error; "
-                         "give centres.count a number");
+                         "give " + wants.count_key() + " a number");
   return best;
 }
 }  // namespace
 
 std::vector<double> width_scale_grid() { return {0.25, 0.5, 1, 2, 4, 8, 16, 32}; }
 
+std::string plugins_that(const Registry& registry, Slot slot,
+                         bool (*has)(const Capabilities& capabilities)) {
+  std::string ids;
+  for (const std::string& id : registry.ids(slot)) {
+    const ComponentInfo& info = registry.require(slot, id);
+    try {
+      if (has(registry.capabilities(slot, id, validate_params(info.params, {}, "plugin " + id))))
+        ids += (ids.empty() ? "" : ", ") + id;
+    } catch (const Error&) {
+      // A plugin without defaults for every parameter (a required one) is not suggested.
+    }
+  }
+  return ids.empty() ? "none is loaded" : ids;
+}
+
+std::string plugins_declaring(const Registry& registry, ParamRole role) {
+  std::string ids;
+  for (const ComponentInfo* info : registry.components())
+    if (find_role(info->params, role)) ids += (ids.empty() ? "" : ", ") + info->id;
+  return ids.empty() ? "none is loaded" : ids;
+}
+
 namespace {
 
 // The RKHS norm may be the added penalty: the plugin is installed and the basis is a Gaussian
 // activation with one common width (the rules auto, nearest, max-distance), so that K_MM is a
 // positive definite kernel's Gram.
-bool rkhs_addable(const Pipeline& p, const Basis& probe, const Registry& registry) {
-  if (!probe.gaussian_activation() || !registry.find(Slot::WeightPenalty, "rkhs")) return false;
+bool rkhs_addable(const Pipeline& p, const Capabilities& basis, const Registry& registry) {
+  const ComponentInfo* norm = registry.find(Slot::WeightPenalty, default_norm_penalty);
+  if (!basis.gaussian_activation || !norm || !find_role(norm->params, ParamRole::RidgeStrength))
+    return false;
   const auto rule = p.basis.params.values().find("width_rule");
   if (rule == p.basis.params.values().end()) return true;
   if (!std::holds_alternative<std::string>(rule->second)) return false;
   const std::string& name = std::get<std::string>(rule->second);
   return name == "auto" || name == "nearest" || name == "max-distance";
+}
+
+}  // namespace
+
+namespace {
+
+// Refuses "choose" where the closed form cannot serve (a polynomial term; an output layer
+// without weights on the design, for alpha or count); false when there is nothing to choose
+// (such an output layer with only a width to choose).
+bool choosable(const Pipeline& p, const Registry& registry, const Wants& wants,
+               const Capabilities& output) {
+  const std::int64_t degree = polynomial_degree(p.basis.params.values());
+  if (degree >= 0)
+    throw InputError(p.file.string() + ": " +
+                     (wants.alpha ? wants.alpha_key() : wants.count ? wants.count_key() : wants.scale_key()) +
+                     " = \"choose\" is not offered with the basis's polynomial term (basis." +
+                     polynomial_param + " = " + std::to_string(degree) +
+                     "): the closed-form leave-one-out is that of [phi, 1] without the side "
+                     "conditions; give a number");
+  if (!output.selectable) {
+    if (wants.alpha || wants.count)
+      throw InputError(p.file.string() + ": " +
+                       (wants.alpha ? wants.alpha_key() : wants.count_key()) +
+                       " = \"choose\" needs an output layer that fits weights on the design (" +
+                       plugins_that(registry, Slot::Output,
+                                    [](const Capabilities& c) { return c.selectable; }) +
+                       "); output plugin '" + p.output.plugin + "' has none: give a number");
+    return false;
+  }
+  return true;
+}
+
+// With a centre subset: its size in the report, and the factor that carries the width chosen
+// on it to all the centres.
+void carry_to_all(const Pipeline& p, const Wants& wants, const Capabilities& basis,
+                  const std::optional<Centres>& best_subset, const Centres& all_centres,
+                  SelectionReport& report) {
+  if (best_subset) {
+    // Carried to all the centres: the same absolute width (sigma^2 = scale x the rule's
+    // variance, which shrinks as centres get denser) and the same alpha. (Alpha x M / m, which
+    // keeps the prior over functions of weight decay, was measured too large: the generator of
+    // issue 45 at N = 20,000, M = 2209 has test error 0.135-0.136 for alpha in [1e-4, 1e-2],
+    // 0.139 at 0.05 and 0.146 at 0.3; the subset's alpha was 0.04-0.06, x M / m 0.24-0.32.)
+    const std::size_t all = all_centres.count();
+    report.centres = best_subset->count();
+    report.centres_of = all;
+    if (wants.scale) {
+      const double on_subset = common_variance(p, basis.density, *best_subset);
+      const double on_all = common_variance(p, basis.density, all_centres);
+      if (on_subset > 0 && on_all > 0) report.width_transfer = on_subset / on_all;
+    }
+  }
+}
+
+// Writes the chosen count (`best_count` on the grid) and width scale into `chosen` and the
+// report, with the edges of their grids.
+void write_count_and_width(const Wants& wants, const Grids& grids, std::size_t best_count,
+                           double scale, bool width_at_end, Pipeline& chosen,
+                           SelectionReport& report) {
+  if (wants.count) {
+    chosen.centres.params.set(wants.count_param, std::int64_t(grids.counts[best_count]));
+    report.chosen.push_back({wants.count_key(), std::int64_t(grids.counts[best_count])});
+    if (grids.counts.size() > 1 && (best_count == 0 || best_count + 1 == grids.counts.size()))
+      report.edges.push_back(wants.count_key());
+  }
+  if (wants.scale) {
+    chosen.basis.params.set(wants.scale_param, scale);
+    report.chosen.push_back({wants.scale_key(), scale});
+    if (width_at_end) report.edges.push_back(wants.scale_key());
+  }
+}
+
+// The chosen values as a comment in the pipeline's text, the seconds, and the log line.
+void note_choices(Pipeline& chosen, SelectionReport& report,
+                  std::chrono::steady_clock::time_point start,
+                  const std::function<void(const std::string&)>& log) {
+  if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
+  chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
+  report.seconds = seconds_since(start);
+  if (log) log("select: chose " + describe(report.chosen));
+}
+
+// The selection of `p` with the RKHS norm as its penalty, alpha chosen (rkhs_addable).
+std::optional<Selected> select_with_norm(const Pipeline& p, const Registry& registry,
+                                         const Dataset& train, std::uint64_t fold_seed,
+                                         std::uint64_t basis_seed, std::uint64_t output_seed,
+                                         int threads, const FitCentres& fit_centres,
+                                         const std::function<void(const std::string&)>& log,
+                                         const Centres* input_model) {
+  // With a centre subset the added penalty is the RKHS norm alpha/2 w^T K_MM w: a prior over
+  // functions, not over weights, so the alpha chosen on the subset means the same on all
+  // the centres; and the system is FALKON's (K_nM^T K_nM + alpha K_MM), whose preconditioned
+  // iteration needs a third of weight decay's passes (SUSY-like, N = 10^6, M = 10^4: 11
+  // against 31). Chosen through the metric K_MM (penalty_metric).
+  const ComponentInfo& norm = registry.require(Slot::WeightPenalty, default_norm_penalty);
+  Pipeline with_norm = p;
+  with_norm.weight_penalty = ComponentSpec{
+      default_norm_penalty,
+      validate_params(norm.params,
+                      {{find_role(norm.params, ParamRole::RidgeStrength)->name,
+                        std::string("choose")}},
+                      std::string("plugin ") + default_norm_penalty),
+      p.basis.where, "weight-penalty"};
+  std::optional<Selected> selected =
+      select_by_loo(with_norm, registry, train, fold_seed, basis_seed, output_seed, threads,
+                    fit_centres, log, input_model);
+  if (selected) selected->report.penalty_added = true;
+  return selected;
 }
 
 }  // namespace
@@ -693,78 +920,36 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                                       const std::function<void(const std::string&)>& log,
                                       const Centres* input_model) {
   const auto start = std::chrono::steady_clock::now();
-  const std::shared_ptr<Basis> probe = registry.make_basis(p.basis.plugin, p.basis.params);
-  const std::shared_ptr<OutputLayer> output =
-      registry.make_output_layer(p.output.plugin, p.output.params);
-  Wants wants;
-  wants.scale = probe->width_scale_selectable();
-  wants.alpha = p.weight_penalty && is_choose(p.weight_penalty->params, "alpha");
-  // The defaults never fit an unpenalised system: a pipeline without a weight penalty gets
-  // weight-decay with a chosen alpha when its width scale is chosen, and also when its widths
-  // are the centre learner's shapes as they are (width_rule = "shapes", the framework's width
-  // parameter, radial/width_rule.hpp), whose scale is not the trainer's to choose but whose
-  // penalty still is (before, that pipeline silently fitted without one).
-  const auto rule = p.basis.params.values().find("width_rule");
-  const bool learned_shapes = rule != p.basis.params.values().end() &&
-                              std::holds_alternative<std::string>(rule->second) &&
-                              std::get<std::string>(rule->second) == "shapes";
-  wants.add_penalty = !p.weight_penalty && (wants.scale || learned_shapes);
-  wants.count = is_choose(p.centres.params, "count");
+  // What the components do and which parameters the selection may choose, as they declare
+  // them (no instance is made to ask).
+  const Capabilities basis = registry.capabilities(Slot::Basis, p.basis.plugin, p.basis.params);
+  const Capabilities output =
+      registry.capabilities(Slot::Output, p.output.plugin, p.output.params);
+  Wants wants = wanted(p, registry, basis);
   if (!(wants.scale || wants.alpha || wants.add_penalty || wants.count)) return std::nullopt;
-  if (probe->polynomial())
-    throw InputError(p.file.string() + ": " +
-                     (wants.alpha ? "weight-penalty.alpha" : wants.count ? "centres.count" : "basis.width_scale") +
-                     " = \"choose\" is not offered with the basis's polynomial term (basis." +
-                     polynomial_param + " = " + std::to_string(probe->polynomial()->degree()) +
-                     "): the closed-form leave-one-out is that of [phi, 1] without the side "
-                     "conditions; give a number");
-  if (!output->selectable()) {
-    if (wants.alpha || wants.count)
-      throw InputError(p.file.string() + ": " +
-                       (wants.alpha ? "weight-penalty.alpha" : "centres.count") +
-                       " = \"choose\" needs an output layer that fits weights on the design "
-                       "(least-squares, irls, scg, bfgs); output plugin '" +
-                       p.output.plugin + "' has none: give a number");
-    return std::nullopt;
-  }
+  if (!choosable(p, registry, wants, output)) return std::nullopt;
+  if (wants.add_penalty) add_default_ridge(p, registry, wants);
 
   const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
   // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen with
-  // an auto count above it: only the auto count's subset is scored in closed form (every
-  // count's subset has the same size), and the counts get a validation curve
-  // (validated_count); with an auto count below it, every count is scored in closed form on
-  // all its centres.
+  // an auto count above it: only the auto count's subset is scored in closed form, and the
+  // counts get a validation curve (validated_count); below it, every count in closed form.
   const std::size_t total_rows = count_over_ranks(train.rows());
-  const std::size_t auto_count = expected_count(p, train, total_rows);
-  // A learner that uses the basis (OLS) fits its centres again for every width scale tried,
-  // under that scale (radial/candidate_basis.hpp), and every candidate is scored in closed form
-  // on all its centres: no centre subset, no validation curve (its centres are the columns of
-  // the design it was chosen for).
+  const std::size_t auto_count = expected_count(p, wants.count_param, train, total_rows);
+  // A learner that uses the basis (OLS) fits its centres again for every width scale tried
+  // (radial/network/candidate_basis.hpp), each scored in closed form on all its centres: no
+  // subset, no validation curve (its centres are the columns of the design it chose them for).
   const bool refit =
-      registry.make_centre_learner(p.centres.plugin, p.centres.params)->uses_basis();
+      registry.capabilities(Slot::Centres, p.centres.plugin, p.centres.params).uses_basis;
   const bool count_curve = wants.count && auto_count > selection_centres && !refit;
   std::size_t largest = 0;
   for (const std::size_t c : grids.counts)
     largest = std::max(largest, c ? c : auto_count);
   const bool subsets =
       !refit && (count_curve || (!wants.count && largest > selection_centres));
-  if (wants.add_penalty && subsets && rkhs_addable(p, *probe, registry)) {
-    // With a centre subset the added penalty is the RKHS norm alpha/2 w^T K_MM w: a prior over
-    // functions, not over weights, so the alpha chosen on the subset means the same on all
-    // the centres; and the system is FALKON's (K_nM^T K_nM + alpha K_MM), whose preconditioned
-    // iteration needs a third of weight decay's passes (SUSY-like, N = 10^6, M = 10^4: 11
-    // against 31). Chosen through the metric K_MM (penalty_metric).
-    Pipeline with_norm = p;
-    with_norm.weight_penalty =
-        ComponentSpec{"rkhs",
-                      validate_params(registry.require(Slot::WeightPenalty, "rkhs").params,
-                                      {{"alpha", std::string("choose")}}, "plugin rkhs"),
-                      p.basis.where, "weight-penalty"};
-    std::optional<Selected> selected =
-        select_by_loo(with_norm, registry, train, fold_seed, basis_seed, output_seed, threads,
-                      fit_centres, log, input_model);
-    if (selected) selected->report.penalty_added = true;
-    return selected;
+  if (wants.add_penalty && subsets && rkhs_addable(p, basis, registry)) {
+    return select_with_norm(p, registry, train, fold_seed, basis_seed, output_seed, threads,
+                            fit_centres, log, input_model);
   }
   const std::size_t row_target = subsets ? selection_subset_rows : selection_sample_rows;
   const SelectionRows on =
@@ -774,10 +959,9 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const bool classes = train.task == Task::Classification;
   Selected selected{p, {}, {}};
   SelectionReport& report = selected.report;
-  // With a centre subset, classes too are scored by the leave-one-out squared error: the error
-  // rate's minimum sits on plateaus and jumps between samples (issue 45's generator, N = 20,000:
-  // width scale 1 on 20,000 rows, 2 on 12,000, alpha 3e-4 against 0.06), where the squared
-  // error's stays put (scale 1, alpha 0.04-0.06) and carries to all the centres.
+  // With a centre subset, classes too are scored by the LOO squared error: the error rate's
+  // minimum jumps between samples (issue 45's generator, N = 20,000: width scale 1 on 20,000
+  // rows, 2 on 12,000), the squared error's stays put and carries to all the centres.
   report.criterion = classes && !subsets ? "loo-error" : "loo";
   report.rows = on.rows;
   report.sample_of = on.sample ? count_over_ranks(train.rows()) : 0;
@@ -789,7 +973,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
     if (count_curve && grids.counts[ci] != auto_count) continue;
     Pipeline with_count = p;
-    if (wants.count) with_count.centres.params.set("count", std::int64_t(grids.counts[ci]));
+    if (wants.count) with_count.centres.params.set(wants.count_param, std::int64_t(grids.counts[ci]));
     // (Refitted per width: not fitted here.)
     CentreFit fitted = refit && wants.scale ? CentreFit{} : fit_centres(with_count);
     std::optional<Centres> subset;
@@ -825,54 +1009,27 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   auto [best_count, best_scale, best_alpha] = best.at;
   if (count_curve && best_subset)
     best_count = validated_count(p, registry, rows, grids.counts, wants, *best_subset,
-                                 width_scale_at(best_scale), best.alpha, *probe, fit_centres,
+                                 width_scale_at(best_scale), best.alpha, basis.density, fit_centres,
                                  selected.centres, fold_seed, output_seed, threads, report, log,
                                  input_model);
-  if (wants.count) {
-    chosen.centres.params.set("count", std::int64_t(grids.counts[best_count]));
-    report.chosen.push_back({"centres.count", std::int64_t(grids.counts[best_count])});
-    if (grids.counts.size() > 1 && (best_count == 0 || best_count + 1 == grids.counts.size()))
-      report.edges.push_back("centres.count");
-  }
-  if (best_subset) {
-    // Carried to all the centres: the same absolute width (sigma^2 = scale x the rule's
-    // variance, which shrinks as centres get denser) and the same alpha. (Alpha x M / m, which
-    // keeps the prior over functions of weight decay, was measured too large: the generator of
-    // issue 45 at N = 20,000, M = 2209 has test error 0.135-0.136 for alpha in [1e-4, 1e-2],
-    // 0.139 at 0.05 and 0.146 at 0.3; the subset's alpha was 0.04-0.06, x M / m 0.24-0.32.)
-    const std::size_t all = selected.centres.centres.count();
-    report.centres = best_subset->count();
-    report.centres_of = all;
-    if (wants.scale) {
-      const double on_subset = common_variance(p, *probe, *best_subset);
-      const double on_all = common_variance(p, *probe, selected.centres.centres);
-      if (on_subset > 0 && on_all > 0) report.width_transfer = on_subset / on_all;
-    }
-  }
-  if (wants.scale) {
-    const double scale = width_scale_at(best_scale) * report.width_transfer;
-    chosen.basis.params.set("width_scale", scale);
-    report.chosen.push_back({"basis.width_scale", scale});
-    if (best.width_at_end) report.edges.push_back("basis.width_scale");
-  }
+  carry_to_all(p, wants, basis, best_subset, selected.centres.centres, report);
+  write_count_and_width(wants, grids, best_count, width_scale_at(best_scale) * report.width_transfer,
+                        best.width_at_end, chosen, report);
   double chosen_alpha = best.alpha * report.alpha_transfer;
   Pipeline kept = chosen;  // the basis the output layer sees: keeping the centres' widths
   if (refit) kept.basis.params = keep_centre_widths(chosen.basis.params);
-  if ((wants.alpha || wants.add_penalty) && !output->least_squares())
+  if ((wants.alpha || wants.add_penalty) && !output.least_squares)
     chosen_alpha = cross_validated_alpha(p, registry, rows, kept, selected.centres.centres,
                                          wants, chosen_alpha, fold_seed, basis_seed, output_seed,
                                          threads, report, log, input_model);
   if (wants.alpha || wants.add_penalty) {
     set_penalty(p, registry, wants, chosen_alpha, chosen, report);
-    if (output->least_squares() && (best_alpha == 0 || best_alpha + 1 == grids.lambdas.size()))
-      report.edges.push_back("weight-penalty.alpha");
+    if (output.least_squares && (best_alpha == 0 || best_alpha + 1 == grids.lambdas.size()))
+      report.edges.push_back(wants.alpha_key());
   }
   report.score = best.score;
   report.loo = best.tie;
-  if (!chosen.text.empty() && chosen.text.back() != '\n') chosen.text += '\n';
-  chosen.text += "# chose by leave-one-out " + describe(report.chosen) + "\n";
-  report.seconds = seconds_since(start);
-  if (log) log("select: chose " + describe(report.chosen));
+  note_choices(chosen, report, start, log);
   return selected;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Selection of the values a pipeline leaves to "choose" (internal to the trainer): the basis
 // width scale, the weight penalty's alpha and the number of centres, by the closed-form
-// leave-one-out of ridge least squares on the design (radial/numerics/ridge_loo.hpp). One
+// leave-one-out of ridge least squares on the design (radial/network/ridge_loo.hpp). One
 // eigendecomposition per (count, width) candidate; every penalty on the path is free.
 //
 // Least-squares outputs minimise exactly that criterion (for classes: the leave-one-out error
@@ -11,7 +11,7 @@
 // centres and widths computed once, the path cut short once two values in a row are no better.
 //
 // A centre learner that uses the basis (CentreLearner::uses_basis, OLS) chooses its centres for
-// the widths it is shown (radial/candidate_basis.hpp): with width_scale = "choose" its centres
+// the widths it is shown (radial/network/candidate_basis.hpp): with width_scale = "choose" its centres
 // are fitted again for every scale tried, each pair (centres, scale) scored in closed form on
 // all its centres (no centre subset, no validation curve) over the whole grid (no climb: the
 // centres change with the width), and the design keeps the widths the centres carry
@@ -22,7 +22,7 @@
 #include <optional>
 #include <string>
 
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 #include "radial/training/trainer.hpp"
 
 namespace radial::training {
@@ -41,9 +41,13 @@ struct Selected {
 };
 
 // Empty when there is nothing to choose: no "choose" value, or an output layer that does not
-// fit weights on the design (OutputLayer::selectable). A pipeline that chooses its width but
-// names no weight penalty gets weight-decay with a chosen alpha (report.penalty_added): the
-// defaults never leave an unpenalised, possibly ill-posed fit.
+// fit weights on the design (Capabilities::selectable). The values are the parameters that play
+// a role (ParamRole): the basis's WidthScale, the weight penalty's RidgeStrength and the centre
+// learner's CentreCount; "choose" on another parameter of a weight penalty is refused
+// (InputError), since only a ridge's strength is on the closed form's path. A pipeline that
+// chooses its width but names no weight penalty gets default_ridge_penalty with a chosen
+// strength (report.penalty_added): the defaults never leave an unpenalised, possibly
+// ill-posed fit.
 // Seeds: `fold_seed` the run's (cv_folds_seed of it draws the path's folds), `basis_seed` and
 // `output_seed` those of the trainer's basis and output stages. `input_model` (may be null):
 // the design matrices' (DesignMatrix::set_input_model), as the trainer's.
@@ -73,5 +77,19 @@ inline constexpr std::size_t selection_subset_rows = 12000;
 
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();
+
+// The ridge penalty the selection adds, its strength chosen, when the pipeline chooses its
+// width but names no penalty (a ridge: its strength plays ParamRole::RidgeStrength).
+inline constexpr const char* default_ridge_penalty = "weight-decay";
+// With a centre subset, the penalty added instead on a Gaussian activation of one common width:
+// the RKHS norm, a ridge in the metric K_MM (its strength plays ParamRole::RidgeStrength).
+inline constexpr const char* default_norm_penalty = "rkhs";
+
+// The ids of the `slot` plugins whose capabilities at their default parameters satisfy `has`,
+// "a, b, c" (or "none is loaded"), for messages that suggest one.
+std::string plugins_that(const Registry& registry, Slot slot,
+                         bool (*has)(const Capabilities& capabilities));
+// The ids of the plugins with a parameter that plays `role`, as plugins_that.
+std::string plugins_declaring(const Registry& registry, ParamRole role);
 
 }  // namespace radial::training

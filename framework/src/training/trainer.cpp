@@ -13,26 +13,27 @@
 #include <thread>
 #include <time.h>
 
-#include "radial/candidate_basis.hpp"
-#include "radial/centre_learner.hpp"
+#include "radial/network/candidate_basis.hpp"
+#include "radial/network/centre_learner.hpp"
 #include "radial/distributed/collectives.hpp"
 #include "radial/data/data_reader.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/network.hpp"
-#include "radial/heap_policy.hpp"
+#include "radial/model/network.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/io/input_file.hpp"
-#include "radial/parallel.hpp"
-#include "radial/prediction_rule.hpp"
-#include "radial/refiner.hpp"
+#include "radial/exec/parallel.hpp"
+#include "radial/network/prediction_rule.hpp"
+#include "radial/network/refiner.hpp"
 #include "radial/distributed/sharded_pass.hpp"
-#include "radial/standardiser.hpp"
-#include "radial/text.hpp"
-#include "radial/version.hpp"
+#include "radial/data/standardiser.hpp"
+#include "radial/core/text.hpp"
+#include "radial/core/version.hpp"
 #include "search.hpp"
 #include "selection.hpp"
+#include "stage.hpp"
 #include "user_folds.hpp"
 
 namespace radial {
@@ -47,9 +48,8 @@ double process_cpu_seconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-// Random streams of the stages; committee member m uses stream base_member + m.
-enum Stream : std::uint64_t { centres_stream = 1, basis_stream = 2, output_stream = 3,
-                              refine_stream = 4, member_stream = 100 };
+using training::StageRunner;
+using training::Stream;
 
 // The components after the centre stage, fresh for every fit, so that fitting twice equals
 // fitting once. (The kernel prior and the centre learner are made by the centre stage, which
@@ -60,27 +60,30 @@ struct Components {
   std::shared_ptr<OutputLayer> output;
 };
 
-// A basis with a polynomial term (radial/polynomial_term.hpp) needs an output layer that
+// A basis with a polynomial term (radial/core/polynomial_term.hpp) needs an output layer that
 // imposes its side conditions; [refine] trains the network [phi, 1] and knows no term. Both
 // refused before any data pass.
 void check_polynomial_term(const Pipeline& p, const Registry& registry) {
-  const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, p.basis.params);
-  const PolynomialTerm* term = basis->polynomial();
-  if (!term) return;
+  const std::int64_t degree = polynomial_degree(p.basis.params.values());
+  if (degree < 0) return;
   const std::string where = p.file.string() + ": basis " + p.basis.plugin + " with " +
-                            polynomial_param + " = " + std::to_string(term->degree());
-  if (!registry.make_output_layer(p.output.plugin, p.output.params)->side_conditions())
+                            polynomial_param + " = " + std::to_string(degree);
+  if (!registry.capabilities(Slot::Output, p.output.plugin, p.output.params).side_conditions)
     throw InputError(where + " needs an output layer that imposes the side conditions "
                      "P_c^T w = 0 of the polynomial term (OutputLayer::side_conditions); output "
-                     "plugin '" + p.output.plugin + "' does not: use output plugin "
-                     "\"least-squares\", or basis." + polynomial_param + " = -1");
+                     "plugin '" + p.output.plugin + "' does not: use an output plugin that "
+                     "does (" + training::plugins_that(registry, Slot::Output,
+                                                       [](const Capabilities& c) {
+                                                         return c.side_conditions;
+                                                       }) +
+                     "), or basis." + polynomial_param + " = -1");
   if (p.refine)
     throw InputError(where + ": [refine] trains the network [phi, 1] and has no polynomial "
                      "term; remove [refine] or set basis." + polynomial_param + " = -1");
 }
 
 // `basis_params`: the pipeline's, or keep_centre_widths of them when a learner that uses the
-// basis gave the centres their widths (radial/candidate_basis.hpp).
+// basis gave the centres their widths (radial/network/candidate_basis.hpp).
 Components make_components(const Pipeline& p, const Params& basis_params,
                            const Registry& registry) {
   Components c;
@@ -111,7 +114,7 @@ void check_weights(const OutputWeights& w, std::size_t centres, std::size_t rows
   if (!rule)
     throw Error("output plugin '" + plugin + "' returned link '" + w.link.name() +
                 "', but no prediction rule of that name is registered; the plugin must "
-                "register it (radial/prediction_rule.hpp)");
+                "register it (radial/network/prediction_rule.hpp)");
   if (w.weights.dimension() != 2 || w.weights.shape(0) != rows) {
     throw Error("output plugin '" + plugin + "' returned weights of " +
                 std::to_string(w.weights.shape(0)) + " rows for " + std::to_string(centres) +
@@ -151,12 +154,13 @@ void check_output_memory(const OutputLayer& layer, const std::string& plugin,
                    " (" + need.what + "); use fewer centres, fewer classes" + need.remedy);
 }
 
-// Warns "saturated-basis" when nearly every activation on the training rows is at 0 or at 1
-// (a dead basis: widths far too small or too large for the distances), which would otherwise
-// train silently into a rank-deficient fit. Looks at each rank's first 8192 rows: a dead basis
-// is dead everywhere, and a pass over all rows of a design too large to cache would cost as
-// much as a fit.
-void check_saturation(const DesignMatrix& design, const std::string& basis, FitContext& ctx) {
+// The "saturated-basis" warning when nearly every activation on the training rows is at 0 or
+// at 1 (a dead basis: widths far too small or too large for the distances), which would
+// otherwise train silently into a rank-deficient fit. Looks at each rank's first 8192 rows: a
+// dead basis is dead everywhere, and a pass over all rows of a design too large to cache would
+// cost as much as a fit.
+std::optional<Warning> saturation(const DesignMatrix& design, const ComponentSpec& basis,
+                                  const Registry& registry) {
   const std::size_t m = design.cols() - 1;  // without the bias column
   std::vector<double> counts(3, 0.0);       // near 0, near 1, all
   std::exception_ptr failure;
@@ -177,18 +181,153 @@ void check_saturation(const DesignMatrix& design, const std::string& basis, FitC
     failure = std::current_exception();
   }
   sum_pass_over_ranks(counts, failure);
-  if (!(counts[2] > 0)) return;
+  if (!(counts[2] > 0)) return std::nullopt;
   const double dead = counts[0] / counts[2], flat = counts[1] / counts[2];
-  if (dead < 0.99 && flat < 0.99) return;
+  if (dead < 0.99 && flat < 0.99) return std::nullopt;
+  // The way out: the width scale the basis declares (ParamRole::WidthScale), chosen.
+  const ParamSpec* scale =
+      find_role(registry.require(Slot::Basis, basis.plugin).params, ParamRole::WidthScale);
   // Found by the framework before the output layer runs, about the basis.
-  ctx.report.warnings.push_back(
-      {basis, "saturated-basis",
-       text::number(100 * (dead >= 0.99 ? dead : flat), 4) + "% of the basis activations on "
-           "the training rows are " + (dead >= 0.99 ? "below 1e-8" : "within 1e-8 of 1") +
-           ": the widths are far too " + (dead >= 0.99 ? "narrow" : "wide") +
-           " for the distances between rows and centres, so the output layer sees almost "
-           "no signal",
-       "basis.width_rule = \"nearest\" with basis.width_scale = \"choose\", or basis.width"});
+  return Warning{
+      basis.plugin, "saturated-basis",
+      text::number(100 * (dead >= 0.99 ? dead : flat), 4) + "% of the basis activations on "
+          "the training rows are " + (dead >= 0.99 ? "below 1e-8" : "within 1e-8 of 1") +
+          ": the widths are far too " + (dead >= 0.99 ? "narrow" : "wide") +
+          " for the distances between rows and centres, so the output layer sees almost "
+          "no signal",
+      (scale ? "basis." + scale->name + " = \"choose\", or " : std::string()) +
+          "a basis width that suits the distances"};
+}
+
+// The centres the centre stage fits for pipeline `q` (its learner, and q's basis with the
+// width scale the selection is trying, for a learner that uses it), on the stage's stream.
+training::CentreFit fit_centres(const Pipeline& q, const Registry& registry,
+                                const Dataset& train, const KernelPrior* kernel_prior,
+                                const StageRunner& stages, int threads) {
+  training::CentreFit out;
+  const std::shared_ptr<CentreLearner> learner =
+      registry.make_centre_learner(q.centres.plugin, q.centres.params);
+  out.report = stages.run(Stream::centres_stream, Slot::Centres, q.centres.plugin,
+                          [&](FitContext& ctx) {
+    if (learner->uses_basis()) {
+      // A supervised learner chooses columns of the design under q's basis; its centres
+      // carry the widths they were given.
+      CandidateBasis basis([&] { return registry.make_basis(q.basis.plugin, q.basis.params); },
+                           threads);
+      out.centres = learner->fit_on_basis(train, kernel_prior, basis, ctx);
+    } else {
+      out.centres = learner->fit(train, kernel_prior, ctx);
+    }
+  });
+  return out;
+}
+
+// [data] missing = "em" with a Gaussian activation basis: the inputs' distribution, one
+// full-covariance Gaussian by the missing-data EM, for the expected activation over a row's
+// missing inputs given its observed ones (DesignMatrix::set_input_model), kept in the model.
+// (Measured against independent columns, the Diagonal model: RESULTS.md, Missing values.)
+// Empty otherwise.
+Centres input_model_for(const Pipeline& p, const Registry& registry, const Dataset& train) {
+  if (p.data.missing != MissingPolicy::Em ||
+      !registry.capabilities(Slot::Basis, p.basis.plugin, p.basis.params).gaussian_activation)
+    return {};
+  // Its covariance is d x d and each pattern of missing cells solves a d x d system: refused
+  // before either is made when d is past what a full covariance can serve.
+  constexpr std::size_t max_inputs = 1000;
+  const std::size_t d = train.features();
+  if (d > max_inputs) {
+    throw InputError(p.file.string() + ": [data] missing = \"em\" with the Gaussian " +
+                     "activation basis '" + p.basis.plugin + "' fits one full-covariance " +
+                     "Gaussian of the inputs (a " + std::to_string(d) + " x " +
+                     std::to_string(d) + " covariance, " +
+                     byte_count_text(std::uint64_t(d) * d * sizeof(double)) + " per copy, " +
+                     "and a solve of that size per pattern of missing cells): at most " +
+                     std::to_string(max_inputs) + " inputs; set missing = \"mean\" or " +
+                     "\"median\", or give fewer inputs");
+  }
+  return fit_input_model(train.inputs, Shape::Full);
+}
+
+// The values left to "choose" (selection.hpp), chosen on the same rows and seeds as the fit.
+std::optional<training::Selected> choose_values(const Pipeline& given, const Registry& registry,
+                                         const Dataset& train, std::uint64_t seed,
+                                         const StageRunner& stages, int threads,
+                                         const training::FitCentres& centres_of,
+                                         const Centres* input_model) {
+  try {
+    return training::select_by_loo(given, registry, train, seed,
+                                   stages.seed(Stream::basis_stream),
+                                   stages.seed(Stream::output_stream), threads, centres_of,
+                                   stages.log(), input_model);
+  } catch (const NumericalError& e) {
+    // With two rows every leave-one-out fit rests on one row (each hat diagonal is 1): the data
+    // are too few, the user's to change, not an internal failure.
+    const std::size_t rows = count_over_ranks(train.rows());
+    if (rows > 2) throw;
+    throw DataError(train.source + ": " + std::to_string(rows) + " training row" +
+                    (rows == 1 ? "" : "s") + " cannot choose a width or penalty by " +
+                    "leave-one-out (" + e.what() + "); give at least 3 rows, or the width and " +
+                    "weight penalty by hand");
+  }
+}
+
+// The output stage: the output layer's weights on the design of `centres` under the prepared
+// basis, checked for the layer's link and shape. `saturation` is checked first for a layer
+// that fits weights on the design.
+OutputWeights fit_output(const Pipeline& p, const Registry& registry, const Dataset& train,
+                         const Centres& centres, Components& c, const Centres* input_model,
+                         const StageRunner& stages, int threads, StageReport& report) {
+  // The memory a rank has is its own: one rank short of it stops every rank.
+  agreed([&] { check_output_memory(*c.output, p.output.plugin, train, centres.count()); });
+  // Sharded, the GLM passes' per-block records (up to glm::fold_record_bytes) share the
+  // 256 MB beyond the data with the cache of Phi, so a rank stays within its shard + 256 MB.
+  constexpr std::size_t beyond_data = std::size_t(256) << 20;
+  const std::size_t cache =
+      collectives().size() > 1 ? beyond_data - glm::fold_record_bytes : beyond_data;
+  DesignMatrix design(train.inputs, centres, *c.basis, false, cache);
+  design.set_input_model(input_model);
+  design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
+  std::optional<Warning> saturated;
+  if (c.output->selectable()) saturated = saturation(design, p.basis, registry);
+  OutputWeights weights;
+  report.plugin = p.output.plugin;
+  report.fit = stages.run(Stream::output_stream, Slot::Output, p.output.plugin,
+                          [&](FitContext& ctx) {
+    weights = c.output->fit(TrainingProblem{design, train, centres, *c.basis},
+                            c.weight_penalty.get(), ctx);
+  });
+  if (saturated) report.fit.warnings.insert(report.fit.warnings.begin(), std::move(*saturated));
+  check_weights(weights, centres.count(),
+                centres.count() + (c.basis->polynomial()
+                                       ? c.basis->polynomial()->columns(centres.dim())
+                                       : 1),
+                train.task == Task::Classification ? train.num_classes : 0, p.output.plugin,
+                registry.ids(Slot::WeightPenalty));
+  report.count = weights.weights.shape(1);
+  stages.say("output: " + p.output.plugin + ", link " + to_string(weights.link));
+  return weights;
+}
+
+// The refine stage: the whole network from the two-stage start (radial/network/refiner.hpp).
+StageReport refine(const ComponentSpec& spec, const Registry& registry, const Dataset& train,
+                   Centres& centres, OutputWeights& weights, const Components& c,
+                   const StageRunner& stages) {
+  const std::shared_ptr<Refiner> refiner = registry.make_refiner(spec.plugin, spec.params);
+  RefinedNetwork refined;
+  FitReport report = stages.run(Stream::refine_stream, Slot::Refine, spec.plugin,
+                                [&](FitContext& ctx) {
+    refined = refiner->refine(
+        RefineProblem{train, *c.basis, centres, weights, c.weight_penalty.get()}, ctx);
+  });
+  refined.centres.check();
+  if (refined.centres.count() != centres.count() || refined.centres.dim() != centres.dim() ||
+      refined.weights.shape() != weights.weights.shape())
+    throw Error("refine plugin '" + spec.plugin +
+                "' returned a network of another size than it was given");
+  centres = std::move(refined.centres);
+  weights.weights = std::move(refined.weights);
+  stages.say("refine: " + spec.plugin);
+  return StageReport{spec.plugin, centres.count(), std::move(report)};
 }
 
 // Fits centres, basis and output on `train` (already standardised when asked). Values left to
@@ -201,158 +340,50 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   const SingleThreadedBlasScope blas;
   keep_freed_heap();  // freed buffers reused, not faulted in again (heap_policy.hpp)
   check_polynomial_term(given, registry);
+  const StageRunner stages(seed, threads, log);
   std::shared_ptr<KernelPrior> kernel_prior;
   if (given.kernel_prior)
     kernel_prior = registry.make_kernel_prior(given.kernel_prior->plugin, given.kernel_prior->params);
-  const auto fit_centres = [&](const Pipeline& q) {
-    FitContext cctx(derive_seed(seed, centres_stream), threads);
-    cctx.log = log;
-    cctx.component = q.centres.plugin;
-    const auto start = Clock::now();
-    training::CentreFit out;
-    const std::shared_ptr<CentreLearner> learner =
-        registry.make_centre_learner(q.centres.plugin, q.centres.params);
-    if (learner->uses_basis()) {
-      // A supervised learner chooses columns of the design under q's basis (with the width
-      // scale the selection is trying, if any); its centres carry the widths they were given.
-      CandidateBasis basis([&] { return registry.make_basis(q.basis.plugin, q.basis.params); },
-                           threads);
-      out.centres = learner->fit_on_basis(train, kernel_prior.get(), basis, cctx);
-    } else {
-      out.centres = learner->fit(train, kernel_prior.get(), cctx);
-    }
-    cctx.report.seconds = seconds_since(start);
-    out.report = std::move(cctx.report);
-    return out;
+  const training::FitCentres centres_of = [&](const Pipeline& q) {
+    return fit_centres(q, registry, train, kernel_prior.get(), stages, threads);
   };
-  // [data] missing = "em" with a Gaussian activation basis: the inputs' distribution, one
-  // full-covariance Gaussian by the missing-data EM, for the expected activation over a row's
-  // missing inputs given its observed ones (DesignMatrix::set_input_model), kept in the model.
-  // (Measured against independent columns, the Diagonal model: RESULTS.md, Missing values.)
-  Centres input_model;
-  if (given.data.missing == MissingPolicy::Em &&
-      registry.make_basis(given.basis.plugin, given.basis.params)->gaussian_activation()) {
-    // Its covariance is d x d and each pattern of missing cells solves a d x d system: refused
-    // before either is made when d is past what a full covariance can serve.
-    constexpr std::size_t max_inputs = 1000;
-    const std::size_t d = train.features();
-    if (d > max_inputs) {
-      throw InputError(given.file.string() + ": [data] missing = \"em\" with the Gaussian " +
-                       "activation basis '" + given.basis.plugin + "' fits one full-covariance " +
-                       "Gaussian of the inputs (a " + std::to_string(d) + " x " +
-                       std::to_string(d) + " covariance, " +
-                       byte_count_text(std::uint64_t(d) * d * sizeof(double)) + " per copy, " +
-                       "and a solve of that size per pattern of missing cells): at most " +
-                       std::to_string(max_inputs) + " inputs; set missing = \"mean\" or " +
-                       "\"median\", or give fewer inputs");
-    }
-    input_model = fit_input_model(train.inputs, Shape::Full);
-  }
+  Centres input_model = input_model_for(given, registry, train);
   const Centres* model_of_inputs = input_model.count() != 0 ? &input_model : nullptr;
-  std::optional<training::Selected> selected;
-  try {
-    selected = training::select_by_loo(given, registry, train, seed,
-                                       derive_seed(seed, basis_stream),
-                                       derive_seed(seed, output_stream), threads, fit_centres, log,
-                                       model_of_inputs);
-  } catch (const NumericalError& e) {
-    // With two rows every leave-one-out fit rests on one row (each hat diagonal is 1): the data
-    // are too few, the user's to change, not an internal failure.
-    const std::size_t rows = count_over_ranks(train.rows());
-    if (rows > 2) throw;
-    throw DataError(train.source + ": " + std::to_string(rows) + " training row" +
-                    (rows == 1 ? "" : "s") + " cannot choose a width or penalty by " +
-                    "leave-one-out (" + e.what() + "); give at least 3 rows, or the width and " +
-                    "weight penalty by hand");
-  }
+  std::optional<training::Selected> selected =
+      choose_values(given, registry, train, seed, stages, threads, centres_of, model_of_inputs);
   if (selected) release_freed_heap();  // the selection's scratch, not kept beside the fit's
   const Pipeline& p = selected ? selected->pipeline : given;
   // Centres from a learner that saw the basis carry their widths; the network keeps them.
   const Params basis_params =
-      registry.make_centre_learner(p.centres.plugin, p.centres.params)->uses_basis()
+      registry.capabilities(Slot::Centres, p.centres.plugin, p.centres.params).uses_basis
           ? keep_centre_widths(p.basis.params)
           : p.basis.params;
   Components c = make_components(p, basis_params, registry);
   Fitted f;
   if (selected) f.selection = std::move(selected->report);
 
-  training::CentreFit centre_fit = selected ? std::move(selected->centres) : fit_centres(p);
+  training::CentreFit centre_fit = selected ? std::move(selected->centres) : centres_of(p);
   Centres centres = std::move(centre_fit.centres);
-  FitContext cctx(derive_seed(seed, centres_stream), threads);
-  cctx.report = std::move(centre_fit.report);
   centres.check();
   if (centres.dim() != train.features()) {
     throw Error("centre plugin '" + p.centres.plugin + "' returned centres of dimension " +
                 std::to_string(centres.dim()) + " for data with " +
                 std::to_string(train.features()) + " features");
   }
-  f.centres = {p.centres.plugin, centres.count(), std::move(cctx.report)};
-  if (log) log("centres: " + p.centres.plugin + ", " + std::to_string(centres.count()) + " centres");
+  f.centres = {p.centres.plugin, centres.count(), std::move(centre_fit.report)};
+  stages.say("centres: " + p.centres.plugin + ", " + std::to_string(centres.count()) + " centres");
 
-  FitContext bctx(derive_seed(seed, basis_stream), threads);
-  bctx.log = log;
-  bctx.component = p.basis.plugin;
-  auto start = Clock::now();
-  c.basis->prepare(centres, bctx);
-  bctx.report.seconds = seconds_since(start);
+  FitReport basis_report = stages.run(Stream::basis_stream, Slot::Basis, p.basis.plugin,
+                                      [&](FitContext& ctx) { c.basis->prepare(centres, ctx); });
   centres.check();
-  f.basis_stage = {p.basis.plugin, centres.count(), std::move(bctx.report)};
+  f.basis_stage = {p.basis.plugin, centres.count(), std::move(basis_report)};
   // The penalty sees the network it is a prior of (the RKHS norm needs the basis at the
   // centres). A refiner below keeps this one: prepared on the two-stage centres.
   if (c.weight_penalty) c.weight_penalty->prepare(centres, *c.basis);
 
-  // The memory a rank has is its own: one rank short of it stops every rank.
-  agreed([&] { check_output_memory(*c.output, p.output.plugin, train, centres.count()); });
-  FitContext octx(derive_seed(seed, output_stream), threads);
-  octx.log = log;
-  octx.component = p.output.plugin;
-  start = Clock::now();
-  OutputWeights weights;
-  {
-    // Sharded, the GLM passes' per-block records (up to glm::fold_record_bytes) share the
-    // 256 MB beyond the data with the cache of Phi, so a rank stays within its shard + 256 MB.
-    constexpr std::size_t beyond_data = std::size_t(256) << 20;
-    const std::size_t cache =
-        collectives().size() > 1 ? beyond_data - glm::fold_record_bytes : beyond_data;
-    DesignMatrix design(train.inputs, centres, *c.basis, false, cache);
-    design.set_input_model(model_of_inputs);
-    design.set_threads(threads);  // blocks in parallel, visited in order (bit-identical)
-    if (c.output->selectable()) check_saturation(design, p.basis.plugin, octx);
-    TrainingProblem problem{design, train, centres, *c.basis};
-    weights = c.output->fit(problem, c.weight_penalty.get(), octx);
-  }
-  octx.report.seconds = seconds_since(start);
-  check_weights(weights, centres.count(),
-                centres.count() + (c.basis->polynomial()
-                                       ? c.basis->polynomial()->columns(centres.dim())
-                                       : 1),
-                train.task == Task::Classification ? train.num_classes : 0, p.output.plugin,
-                registry.ids(Slot::WeightPenalty));
-  const std::size_t outputs = weights.weights.shape(1);
-  f.output = {p.output.plugin, outputs, std::move(octx.report)};
-  if (log) log("output: " + p.output.plugin + ", link " + to_string(weights.link));
-
-  if (p.refine) {
-    // The whole network from the two-stage start (radial/refiner.hpp).
-    FitContext rctx(derive_seed(seed, refine_stream), threads);
-    rctx.log = log;
-    rctx.component = p.refine->plugin;
-    start = Clock::now();
-    RefinedNetwork refined = registry.make_refiner(p.refine->plugin, p.refine->params)
-                                 ->refine(RefineProblem{train, *c.basis, centres, weights,
-                                                        c.weight_penalty.get()},
-                                          rctx);
-    rctx.report.seconds = seconds_since(start);
-    refined.centres.check();
-    if (refined.centres.count() != centres.count() || refined.centres.dim() != centres.dim() ||
-        refined.weights.shape() != weights.weights.shape())
-      throw Error("refine plugin '" + p.refine->plugin +
-                  "' returned a network of another size than it was given");
-    centres = std::move(refined.centres);
-    weights.weights = std::move(refined.weights);
-    f.refine = StageReport{p.refine->plugin, centres.count(), std::move(rctx.report)};
-    if (log) log("refine: " + p.refine->plugin);
-  }
+  OutputWeights weights = fit_output(p, registry, train, centres, c, model_of_inputs, stages,
+                                     threads, f.output);
+  if (p.refine) f.refine = refine(*p.refine, registry, train, centres, weights, c, stages);
 
   Model& m = f.model;
   m.task = train.task;
@@ -468,7 +499,7 @@ CrossValidationReport cross_validate(const Pipeline& p, const Registry& registry
     Link link = Link::Identity;
     for (std::size_t m = 0; m < cv.committee; ++m) {
       const std::uint64_t member_seed =
-          cv.committee == 1 ? cv_fold_seed(seed, k) : derive_seed(seed, 1000 + k * 1000 + member_stream + m);
+          cv.committee == 1 ? cv_fold_seed(seed, k) : derive_seed(seed, 1000 + k * 1000 + Stream::member_stream + m);
       Fitted f = fit_network(*fitted, registry, fold_train, member_seed, threads, nullptr);
       f.model.standardize = p.data.standardize;
       f.model.standardiser = s;
@@ -661,29 +692,11 @@ TrainingResult train(const Pipeline& p, const Registry& registry, const TrainOpt
   return train(p, registry, std::move(data.train), std::move(data.test), options);
 }
 
-TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
-                     std::optional<Dataset> raw_test, const TrainOptions& options) {
-  const auto start = Clock::now();
-  const double cpu_start = process_cpu_seconds();
-  const std::uint64_t seed = options.seed.value_or(p.seed);
-  int threads = options.threads.value_or(p.threads);
-  threads = resolve_threads(threads);
-  // More threads than the hardware runs only costs memory and switching (10,000 once took the
-  // load to 600 and aborted when they could not start): capped, the results being the same.
-  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
-  const int asked = threads;
-  threads = std::min(threads, hardware);
-  const auto& log = options.log;
-  // Sharded: the rows of all ranks.
-  const std::size_t train_rows = count_over_ranks(train_data.rows());
-  const std::size_t test_rows = raw_test ? count_over_ranks(raw_test->rows()) : 0;
-  if (log) {
-    log("data: " + std::to_string(train_rows) + " training rows, " +
-        std::to_string(train_data.features()) + " features" +
-        (train_data.task == Task::Classification ? ", " + std::to_string(train_data.num_classes) + " classes"
-                                                : ", regression"));
-  }
-
+// The report's first fields: the run's settings and data, the pipeline's warnings, and the
+// thread count's cap (`asked` threads, `hardware` of them here).
+TrainingReport start_report(const Pipeline& p, const Dataset& train_data, std::uint64_t seed,
+                            int threads, int asked, int hardware, std::size_t train_rows,
+                            std::size_t test_rows) {
   TrainingReport report;
   report.pipeline_name = p.name;
   report.seed = seed;
@@ -705,28 +718,17 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
                                    std::to_string(threads),
                                "threads (or --threads) <= " + std::to_string(hardware)});
   }
+  return report;
+}
 
-  // Missing inputs (NaN from the readers when [data] missing allows them): counted per column,
-  // then their rows dropped, or imputed by values fitted on the training rows (kept in the model).
-  // Sharded (mpirun), each rank holds its rows: the counts are summed over ranks, each rank drops
-  // its own rows, and the imputation is fitted on the rows of all ranks (fit_imputation is
-  // collective), the same values on every rank as one process fits on all rows.
-  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted (the
-  // imputation and the coding are then those of the inputs alone).
-  std::optional<training::UserFolds> user_folds;
-  agreed([&] {
-    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
-  });
-  // As for [evaluate] folds: a [search] folds that the given folds contradict is a mistake.
-  if (user_folds && p.search && p.search->folds_given && p.search->folds != user_folds->count) {
-    throw InputError(p.search->where.str() + ": [search] folds = " +
-                     std::to_string(p.search->folds) + " but the given folds ([evaluate] " +
-                     (p.evaluate.fold_file ? "fold_file" : "fold_column") + ") hold " +
-                     std::to_string(user_folds->count) + " distinct values, which the search "
-                     "uses; omit search.folds or make them agree");
-  }
-  report.features = train_data.features();
-
+// The missing inputs under [data] missing: counted per column, then their rows dropped, or
+// imputed by values fitted on the training rows (returned, kept in the model; empty: none).
+// Sharded (mpirun), each rank holds its rows: the counts are summed over ranks, each rank drops
+// its own rows, and the imputation is fitted on the rows of all ranks (fit_imputation is
+// collective), the same values on every rank as one process fits on all rows.
+Vector handle_missing(const Pipeline& p, Dataset& train_data, std::optional<Dataset>& raw_test,
+                      std::optional<training::UserFolds>& user_folds, std::size_t train_rows,
+                      TrainingReport& report) {
   Vector imputation;
   if (p.data.missing != MissingPolicy::Error) {
     report.missing_policy = to_string(p.data.missing);
@@ -770,6 +772,54 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
     }
   }
 
+  return imputation;
+}
+
+TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_data,
+                     std::optional<Dataset> raw_test, const TrainOptions& options) {
+  const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
+  const std::uint64_t seed = options.seed.value_or(p.seed);
+  int threads = options.threads.value_or(p.threads);
+  threads = resolve_threads(threads);
+  // More threads than the hardware runs only costs memory and switching (10,000 once took the
+  // load to 600 and aborted when they could not start): capped, the results being the same.
+  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int asked = threads;
+  threads = std::min(threads, hardware);
+  const auto& log = options.log;
+  // Sharded: the rows of all ranks.
+  const std::size_t train_rows = count_over_ranks(train_data.rows());
+  const std::size_t test_rows = raw_test ? count_over_ranks(raw_test->rows()) : 0;
+  if (log) {
+    log("data: " + std::to_string(train_rows) + " training rows, " +
+        std::to_string(train_data.features()) + " features" +
+        (train_data.task == Task::Classification ? ", " + std::to_string(train_data.num_classes) + " classes"
+                                                : ", regression"));
+  }
+
+  TrainingReport report =
+      start_report(p, train_data, seed, threads, asked, hardware, train_rows, test_rows);
+
+  // Folds the user gave: a fold column leaves the inputs here, before anything is fitted (the
+  // imputation and the coding are then those of the inputs alone).
+  std::optional<training::UserFolds> user_folds;
+  agreed([&] {
+    user_folds = training::read_user_folds(p.evaluate, train_data, raw_test ? &*raw_test : nullptr);
+  });
+  // As for [evaluate] folds: a [search] folds that the given folds contradict is a mistake.
+  if (user_folds && p.search && p.search->folds_given && p.search->folds != user_folds->count) {
+    throw InputError(p.search->where.str() + ": [search] folds = " +
+                     std::to_string(p.search->folds) + " but the given folds ([evaluate] " +
+                     (p.evaluate.fold_file ? "fold_file" : "fold_column") + ") hold " +
+                     std::to_string(user_folds->count) + " distinct values, which the search "
+                     "uses; omit search.folds or make them agree");
+  }
+  report.features = train_data.features();
+
+  const Vector imputation =
+      handle_missing(p, train_data, raw_test, user_folds, train_rows, report);
+
   if (!p.data.standardize) agreed([&] { check_unstandardised_range(train_data); });
 
   // Cross-validation first, on the raw rows (it refits the standardiser on every fold), so the
@@ -812,22 +862,10 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   f.model.standardiser = standardiser;
   f.model.imputation = imputation;
   f.model.missing_em = p.data.missing == MissingPolicy::Em;
-  for (const ComponentSpec* spec : {&fitted.basis, &fitted.centres, &fitted.output}) {
-    if (const ComponentInfo* info = registry.find(spec == &fitted.basis ? Slot::Basis
-                                                  : spec == &fitted.centres ? Slot::Centres
-                                                                            : Slot::Output,
-                                                  spec->plugin)) {
-      f.model.plugin_versions[info->id] = info->version;
-    }
-  }
-  for (const auto& [slot, spec] : {std::pair{Slot::WeightPenalty, &fitted.weight_penalty},
-                                     std::pair{Slot::KernelPrior, &fitted.kernel_prior},
-                                     std::pair{Slot::Refine, &fitted.refine}}) {
-    if (!*spec) continue;
-    if (const ComponentInfo* info = registry.find(slot, (*spec)->plugin)) {
-      f.model.plugin_versions[info->id] = info->version;
-    }
-  }
+  for (const Slot slot : all_slots)
+    if (const ComponentSpec* spec = fitted.component(slot))
+      if (const ComponentInfo* info = registry.find(slot, spec->plugin))
+        f.model.plugin_versions[info->id] = info->version;
   report.centres = f.centres;
   report.basis = f.basis_stage;
   report.selection = f.selection;

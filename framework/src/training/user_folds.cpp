@@ -8,8 +8,8 @@
 #include <set>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/errors.hpp"
-#include "radial/text.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/text.hpp"
 
 namespace radial::training {
 

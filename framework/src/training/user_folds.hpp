@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/dataset.hpp"
+#include "radial/core/dataset.hpp"
 #include "radial/pipeline/pipeline.hpp"
 
 namespace radial::training {

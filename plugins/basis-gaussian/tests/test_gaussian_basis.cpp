@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/gaussian.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/testing/paths.hpp>
 
 #include "gaussian_basis.hpp"

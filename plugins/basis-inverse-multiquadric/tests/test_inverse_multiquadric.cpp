@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/testing/basis_checks.hpp>
 
 #include "inverse_multiquadric.hpp"

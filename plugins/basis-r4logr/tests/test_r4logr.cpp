@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/testing/basis_checks.hpp>
 
 #include "r4logr.hpp"

@@ -6,8 +6,8 @@
 
 #include <xtensor/xview.hpp>
 
-#include <radial/design_matrix.hpp>
-#include <radial/registry.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/basis_checks.hpp>
 

@@ -6,9 +6,9 @@
 
 #include <unistd.h>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/data/data_reader.hpp>
 #include <radial/testing/paths.hpp>

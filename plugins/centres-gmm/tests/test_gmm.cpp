@@ -9,10 +9,10 @@
 #include <string>
 
 #include <radial/data/data_reader.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/kdtree.hpp>
-#include <radial/numerics/mixture_em.hpp>
-#include <radial/registry.hpp>
+#include <radial/numerics/mixture/mixture_em.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/testing/class_mixtures.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/plugin_checks.hpp>

@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <radial/candidate_basis.hpp>
+#include <radial/network/candidate_basis.hpp>
 #include <radial/data/data_reader.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/pipeline/pipeline.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>

@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "prbf.hpp"
-#include "radial/errors.hpp"
-#include "radial/network.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/model/network.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/training/trainer.hpp"
 #include "radial/testing/paths.hpp"
 #include "radial/testing/registry.hpp"
@@ -226,7 +226,7 @@ TEST_CASE("separate mixtures are the special case of kernels owned by one class"
 }
 
 TEST_CASE("the fit does not depend on the thread count", "[prbf]") {
-  // Fixed row blocks and an ordered reduction (radial/parallel.hpp): bit-identical results.
+  // Fixed row blocks and an ordered reduction (radial/exec/parallel.hpp): bit-identical results.
   const auto& plugins = load_plugins();
   const auto prior = bhattacharyya(plugins, 30.0);
   for (const char* name : {"map-diagonal", "map-full"}) {

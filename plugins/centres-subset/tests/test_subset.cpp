@@ -6,10 +6,10 @@
 #include <set>
 #include <vector>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/numerics/least_squares.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>

@@ -7,8 +7,8 @@
 #include <random>
 
 #include "bhattacharyya.hpp"
-#include "radial/errors.hpp"
-#include "radial/registry.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/testing/paths.hpp"
 
 #include <xtensor/xview.hpp>

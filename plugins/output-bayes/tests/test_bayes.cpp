@@ -8,11 +8,11 @@
 #include <map>
 #include <string>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/model/model.hpp>
-#include <radial/network.hpp>
-#include <radial/registry.hpp>
+#include <radial/model/network.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/plugin_checks.hpp>
 

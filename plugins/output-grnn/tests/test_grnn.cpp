@@ -12,14 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include <radial/data/data_reader.hpp>
-#include <radial/errors.hpp>
-#include <radial/network.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/model/network.hpp>
 #include <radial/pipeline/pipeline.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>
-#include <radial/text.hpp>
+#include <radial/core/text.hpp>
 #include <radial/training/trainer.hpp>
 
 namespace {

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <random>
 
-#include "radial/design_matrix.hpp"
+#include "radial/network/design_matrix.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
 #include "radial/sdk/conformance.hpp"

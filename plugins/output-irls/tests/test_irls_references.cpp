@@ -11,7 +11,7 @@
 #include "irls.hpp"
 #include "radial/glm/objective.hpp"
 #include "radial/glm/training.hpp"
-#include "radial/numerics/kmeans.hpp"
+#include "radial/numerics/kmeans/kmeans.hpp"
 #include "radial/testing/glm_cases.hpp"
 #include "radial/testing/registry.hpp"
 

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include <radial/data/data_reader.hpp>
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>

@@ -8,9 +8,9 @@
 #include <random>
 
 #include <radial/data/data_reader.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 #include <radial/pipeline/pipeline.hpp>
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 #include <radial/testing/registry.hpp>

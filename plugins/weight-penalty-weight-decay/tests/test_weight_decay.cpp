@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include <radial/errors.hpp>
-#include <radial/registry.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/paths.hpp>
 

@@ -1,7 +1,7 @@
 #include "cauchy.hpp"
 
-#include <radial/errors.hpp>
-#include <radial/state.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/core/state.hpp>
 
 namespace cauchy_plugin {
 
@@ -25,9 +25,7 @@ void CauchyBasis::map(radial::Matrix& r2) const {
 }
 
 bool CauchyBasis::width_scale_selectable() const {
-  const radial::WidthRule rule = radial::resolve_rule(options_.width.rule, false);
-  return options_.width.choose_scale && rule != radial::WidthRule::Shapes &&
-         rule != radial::WidthRule::Fixed;
+  return radial::width_scale_choosable(options_.width, false);
 }
 
 void CauchyBasis::map_derivative(const radial::Matrix& r2, const radial::Matrix& phi,

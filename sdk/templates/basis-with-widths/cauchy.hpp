@@ -1,17 +1,17 @@
 #pragma once
 // The Cauchy (inverse quadratic) basis phi = 1 / (1 + r^2) on Mahalanobis distances
 // r_j^2 = (x - c_j)^T S_j^{-1} (x - c_j): a basis with widths. The shapes S_j are set in
-// prepare() by the framework's width rules (radial/width_rule.hpp), which every basis of
+// prepare() by the framework's width rules (radial/network/width_rule.hpp), which every basis of
 // Mahalanobis distances shares: NETLAB's inter-centre rules, Moody-Darken p-nearest, the
 // learned shapes scaled, or a fixed width; the scale they multiply by may be left to the
 // trainer (width_scale = "choose", closed-form leave-one-out).
 
 #include <string>
 
-#include <radial/basis.hpp>
-#include <radial/option_table.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/configured.hpp>
-#include <radial/width_rule.hpp>
+#include <radial/network/width_rule.hpp>
 
 namespace cauchy_plugin {
 

@@ -8,13 +8,16 @@
 #include <vector>
 
 #include <radial/distributed/collectives.hpp>
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 
 namespace farthest_point_plugin {
 
 radial::OptionTable<FarthestPointOptions> farthest_point_table() {
   radial::OptionTable<FarthestPointOptions> t;
-  t.bind("count", &FarthestPointOptions::count, "number of centres M").at_least(1);
+  // Declared the number of centres (ParamRole::CentreCount), which the trainer's selection reads.
+  t.bind("count", &FarthestPointOptions::count, "number of centres M")
+      .at_least(1)
+      .plays(radial::ParamRole::CentreCount);
   return t;
 }
 

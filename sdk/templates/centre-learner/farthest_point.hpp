@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include <radial/centre_learner.hpp>
-#include <radial/option_table.hpp>
+#include <radial/network/centre_learner.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/configured.hpp>
 
 namespace farthest_point_plugin {

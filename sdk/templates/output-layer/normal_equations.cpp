@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <radial/design_matrix.hpp>
-#include <radial/distributed/collectives.hpp>
-#include <radial/errors.hpp>
-#include <radial/weight_penalty.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/network/gram_products.hpp>
+#include <radial/network/weight_penalty.hpp>
 
 namespace normal_equations_plugin {
 
@@ -62,21 +62,12 @@ radial::OutputWeights NormalEquations::fit(const radial::TrainingProblem& proble
                              std::to_string(problem.data.rows()) + " rows");
   const radial::Matrix t = radial::targets_for(radial::Link::Identity, problem.data);
   const std::size_t c = problem.design.cols(), k = t.shape(1), p = c * k;
-  // G = Phi^T Phi (c x c) and B = Phi^T T (c x k), block by block, then over the ranks.
-  std::vector<double> sums(c * c + c * k, 0.0);
-  radial::Matrix block;
-  for (std::size_t first = 0; first < problem.design.rows();
-       first += problem.design.block_rows()) {
-    const std::size_t count = std::min(problem.design.block_rows(), problem.design.rows() - first);
-    problem.design.compute_block(first, count, block);
-    for (std::size_t n = 0; n < count; ++n)
-      for (std::size_t i = 0; i < c; ++i) {
-        const double phi = block(n, i);
-        for (std::size_t j = 0; j < c; ++j) sums[i * c + j] += phi * block(n, j);
-        for (std::size_t o = 0; o < k; ++o) sums[c * c + i * k + o] += phi * t(first + n, o);
-      }
-  }
-  radial::sum_over_ranks(sums);
+  // G = Phi^T Phi (c x c) and B = Phi^T T (c x k), block by block, then over the ranks: the
+  // framework's pass (radial/network/gram_products.hpp), the same bits on any thread count.
+  const radial::GramProducts sums =
+      radial::gram_products(problem.design, t, [](std::size_t, const radial::Matrix&) {});
+  const radial::Matrix& gram = sums.gram;
+  const radial::Matrix& cross = sums.cross;
 
   radial::Matrix w = xt::zeros<double>({c, k});
   std::size_t step = 0;
@@ -85,14 +76,14 @@ radial::OutputWeights NormalEquations::fit(const radial::TrainingProblem& proble
     radial::Matrix g = xt::zeros<double>({c, k});
     for (std::size_t i = 0; i < c; ++i)
       for (std::size_t o = 0; o < k; ++o) {
-        double v = -sums[c * c + i * k + o];
-        for (std::size_t j = 0; j < c; ++j) v += sums[i * c + j] * w(j, o);
+        double v = -cross(i, o);
+        for (std::size_t j = 0; j < c; ++j) v += gram(i, j) * w(j, o);
         g(i, o) = v;
       }
     radial::Matrix h = xt::zeros<double>({p, p});
     for (std::size_t i = 0; i < c; ++i)
       for (std::size_t j = 0; j < c; ++j)
-        for (std::size_t o = 0; o < k; ++o) h(i * k + o, j * k + o) = sums[i * c + j];
+        for (std::size_t o = 0; o < k; ++o) h(i * k + o, j * k + o) = gram(i, j);
     if (penalty) {
       penalty->add_gradient(w, g);
       penalty->add_hessian(w, h);

@@ -5,12 +5,12 @@
 // Hessian, g = Phi^T (Phi W - T) + the penalty's gradient. One step from W = 0 is the minimum
 // for a quadratic penalty (ridge: (Phi^T Phi + alpha I) W = Phi^T T); a penalty that is not
 // quadratic takes more. Phi^T Phi and Phi^T T are summed once, block by block and over the
-// ranks of a data-parallel run, so each step costs no pass over the rows.
+// ranks of a data-parallel run (radial::gram_products), so each step costs no pass over the rows.
 
 #include <cstddef>
 
-#include <radial/option_table.hpp>
-#include <radial/output_layer.hpp>
+#include <radial/core/option_table.hpp>
+#include <radial/network/output_layer.hpp>
 #include <radial/sdk/configured.hpp>
 
 namespace normal_equations_plugin {

@@ -5,14 +5,17 @@
 #include <vector>
 
 #include <radial/distributed/collectives.hpp>
-#include <radial/errors.hpp>
-#include <radial/output_layer.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/network/output_layer.hpp>
 
 namespace matching_pursuit_plugin {
 
 radial::OptionTable<MatchingPursuitOptions> matching_pursuit_table() {
   radial::OptionTable<MatchingPursuitOptions> t;
-  t.bind("count", &MatchingPursuitOptions::count, "number of centres M chosen").at_least(1);
+  // Declared the number of centres (ParamRole::CentreCount), which the trainer's selection reads.
+  t.bind("count", &MatchingPursuitOptions::count, "number of centres M chosen")
+      .at_least(1)
+      .plays(radial::ParamRole::CentreCount);
   return t;
 }
 

@@ -14,9 +14,9 @@
 
 #include <cstddef>
 
-#include <radial/candidate_basis.hpp>
-#include <radial/centre_learner.hpp>
-#include <radial/option_table.hpp>
+#include <radial/network/candidate_basis.hpp>
+#include <radial/network/centre_learner.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/configured.hpp>
 
 namespace matching_pursuit_plugin {

@@ -10,7 +10,7 @@ RADIAL_PLUGIN_COMPONENT(
     "kernel matching pursuit: each next centre the training row whose column of the "
     "pipeline's design matrix best fits the residual",
     "Vincent & Bengio (2002), Kernel matching pursuit, Machine Learning 48; template plugin of "
-    "the Radial SDK (a supervised centre learner: radial/candidate_basis.hpp)",
+    "the Radial SDK (a supervised centre learner: radial/network/candidate_basis.hpp)",
     matching_pursuit_table())
 
 }  // namespace matching_pursuit_plugin

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include <radial/errors.hpp>
+#include <radial/core/errors.hpp>
 
 namespace pseudo_huber_plugin {
 

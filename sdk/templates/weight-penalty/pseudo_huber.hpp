@@ -4,9 +4,9 @@
 // linear, alpha delta |w|, for |w| >> delta: a smooth stand-in for the L1 penalty that the
 // Newton and quasi-Newton output trainers can use, since it has a gradient and a Hessian.
 
-#include <radial/option_table.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/configured.hpp>
-#include <radial/weight_penalty.hpp>
+#include <radial/network/weight_penalty.hpp>
 
 namespace pseudo_huber_plugin {
 

@@ -1,5 +1,5 @@
 """Reference values for the polynomial term of the conditionally positive definite bases
-(basis.polynomial, radial/polynomial_term.hpp), from SciPy's RBFInterpolator and from a
+(basis.polynomial, radial/core/polynomial_term.hpp), from SciPy's RBFInterpolator and from a
 direct NumPy solve of the constrained least-squares problem. Run with Debian's interpreter:
 
     /usr/bin/python3 tests/reference/rbf_interpolator/rbf_interpolator.py

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <radial/design_matrix.hpp>
-#include <radial/errors.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/core/errors.hpp>
 
 namespace class_means_plugin {
 

@@ -7,9 +7,9 @@
 // probit: a = [phi(x), 1] W (one column), y = [Phi(-a), Phi(a)] with Phi the standard normal
 // distribution function, Phi(a) = erfc(-a / sqrt 2) / 2.
 
-#include <radial/output_layer.hpp>
-#include <radial/option_table.hpp>
-#include <radial/prediction_rule.hpp>
+#include <radial/network/output_layer.hpp>
+#include <radial/core/option_table.hpp>
+#include <radial/network/prediction_rule.hpp>
 #include <radial/sdk/configured.hpp>
 
 namespace class_means_plugin {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/dataset.hpp"
+#include "radial/core/dataset.hpp"
 
 namespace radial {
 
@@ -52,7 +52,7 @@ struct DataOptions {
   // empty: the largest index in the file. A test set is read with its training set's d.
   std::optional<std::size_t> features;
   // CSV and ARFF: input columns read as categories from their first row (data.nominal); a CSV
-  // column whose first cell is text is one too. Coded 1-of-C (radial/data/input_coding.hpp).
+  // column whose first cell is text is one too. Coded 1-of-C (radial/core/input_coding.hpp).
   std::vector<std::string> nominal;
   bool unseen_as_zero = false;  // data.unseen = "zeros": stored in the coding
   // The training set's coding: a test set's nominal columns and categories.

@@ -7,23 +7,25 @@
 // other than "error" the readers give a missing cell as NaN (in a nominal column: NaN in each of
 // its indicators); these functions do the rest. A missing target is always an error.
 // "em" keeps the NaN cells: the mixture EM works over each row's observed coordinates
-// (Ghahramani & Jordan 1994; radial/numerics/mixture_em.hpp) and the design matrix integrates
-// the missing inputs out (radial/design_matrix.hpp); centre learners that cannot use a row with
+// (Ghahramani & Jordan 1994; radial/numerics/mixture/mixture_em.hpp) and the design matrix integrates
+// the missing inputs out (radial/network/design_matrix.hpp); centre learners that cannot use a row with
 // a missing cell refuse it (refuse_missing).
 //
 // Under mpirun (a ShardedScope of P > 1 ranks, radial/distributed/collectives.hpp) `inputs` are
-// this rank's rows, and has_missing, mean_imputed and fit_imputation are collective: every rank
-// calls them, in the same order, and gets the answer for the rows of all ranks, equal to the bit
-// to what one process computes on all rows. count_missing and drop_missing_rows stay local.
+// this rank's rows, and has_missing, mean_imputed (radial/numerics/missing_cells.hpp) and
+// fit_imputation are collective: every rank calls them, in the same order, and gets the answer
+// for the rows of all ranks, equal to the bit to what one process computes on all rows. count_missing and drop_missing_rows stay local.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "radial/centres.hpp"
-#include "radial/dataset.hpp"
-#include "radial/types.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/numerics/missing_cells.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 
@@ -38,12 +40,10 @@ bool is_missing_marker(std::string_view text);
 // The missing (NaN) cells of each column of `inputs` (this rank's rows: sum them over ranks).
 std::vector<std::size_t> count_missing(const Matrix& inputs);
 
-// Whether any cell of `inputs` is missing (NaN); sharded: in any rank's rows (collective).
-bool has_missing(const Matrix& inputs);
+// has_missing, mean_imputed and impute: radial/numerics/missing_cells.hpp (included here).
 
-// A copy of `inputs` with each missing cell given its column's mean over the observed values
-// (0 for a column with none): the start of an algorithm that then treats them as missing.
-Matrix mean_imputed(const Matrix& inputs);
+// The observed (not missing) cells of each column over every rank's rows (collective).
+std::vector<std::uint64_t> observed_counts(const Matrix& inputs);
 
 // Throws InputError when `inputs` has a missing cell: `who` (e.g. "centres subset") cannot use
 // such rows under [data] missing = "em"; the message suggests missing = "mean".
@@ -61,12 +61,9 @@ std::size_t drop_missing_rows(Dataset& data);
 // twice while gathering) and selects the middle ones exactly as one process does.
 Vector fit_imputation(const Matrix& inputs, MissingPolicy policy);
 
-// Each missing cell of `inputs` takes `fill` of its column (`fill` empty: nothing to do).
-void impute(Matrix& inputs, const Vector& fill);
-
 // The input model of [data] missing = "em" (Model::input_model): the distribution of the inputs
 // under which an activation network takes the expected activation over a row's missing inputs
-// given its observed ones (radial/design_matrix.hpp). One Gaussian (Centres of count 1):
+// given its observed ones (radial/network/design_matrix.hpp). One Gaussian (Centres of count 1):
 //   Shape::Diagonal  independent columns, each with the mean and the maximum-likelihood variance
 //                    (divided by the count) of its observed training values (0 and 0 for a
 //                    column with none); with the standardiser these are 0 and 1

@@ -2,7 +2,7 @@
 // Collectives for data-parallel training: the one seam between Radial and MPI.
 //
 // Under `mpirun -np P` each rank holds a contiguous shard of the rows. Every data pass computes
-// its local partial result (the ordered row-block reduction of radial/parallel.hpp over the
+// its local partial result (the ordered row-block reduction of radial/exec/parallel.hpp over the
 // rank's rows) and then sums the partials over ranks with Collectives::sum, which adds them in
 // rank order 0, 1, ..., P-1 on every rank: every rank gets the same bits, and a rerun with the
 // same P gives the same bits. Everything computed from the sums (M x M solves, M-steps, line
@@ -80,10 +80,7 @@ Collectives& world();
 // True when Radial was built with MPI (RADIAL_WITH_MPI).
 bool built_with_mpi();
 
-// How many ranks of this job share this machine, as the MPI launcher says (Open MPI's
-// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 without a launcher. The thread setting
-// 0 ("all cores") gives each rank its share of the cores (resolve_threads), not all of them.
-int ranks_on_this_machine();
+// How many ranks share this machine: ranks_on_this_machine (radial/exec/parallel.hpp).
 
 // The communicator the current data is sharded over (see above).
 Collectives& collectives();
@@ -145,7 +142,7 @@ RowRange even_shard(std::size_t total, int rank, int ranks);
 // The rows rank `rank` of `ranks` holds when whole blocks of `block_rows` rows are split evenly
 // (even_shard over blocks): every shard starts at a multiple of block_rows, so each rank's row
 // blocks are exactly blocks of the single-process run. The data readers shard this way with the
-// framework's block size (radial/parallel.hpp), so a pass folded over ranks in block order
+// framework's block size (radial/exec/parallel.hpp), so a pass folded over ranks in block order
 // reproduces the single-process sum bit for bit. A file of fewer than P blocks leaves the last
 // ranks without rows.
 RowRange block_shard(std::size_t total, int rank, int ranks, std::size_t block_rows);

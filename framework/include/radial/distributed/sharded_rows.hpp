@@ -10,10 +10,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "radial/distributed/collectives.hpp"
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 
@@ -38,6 +39,17 @@ struct RowCandidate {
 // The winning candidate over ranks (largest key when `largest`, else smallest), on every rank;
 // has = false when no rank proposed one. One all-gather.
 RowCandidate best_candidate(const RowCandidate& mine, bool largest);
+
+// Up to `count` rows of every rank, one best_candidate round each: the empty-cluster and
+// empty-component reseeds of k-means and the mixture EM. `order` is this rank's local rows in
+// the order it proposes them (best first); each round it proposes the next one that `eligible`
+// still accepts (as candidate(i) makes it), and take(winner, local) gets the round's winner,
+// with `local` this rank's row index when the winner is its own proposal (it then leaves the
+// order), else npos. Stops early when no rank has a row to propose; returns the rounds taken.
+std::size_t take_best_rows(std::size_t count, const std::vector<std::size_t>& order, bool largest,
+                           const std::function<bool(std::size_t)>& eligible,
+                           const std::function<RowCandidate(std::size_t)>& candidate,
+                           const std::function<void(const RowCandidate&, std::size_t)>& take);
 
 // The population variance of each column over every rank's rows (`rows` of them in all; x holds
 // this rank's): the column means, then the squared deviations about them, divided by `rows`.

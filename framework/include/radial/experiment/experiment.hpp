@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 #include "radial/experiment/results_store.hpp"
 #include "radial/experiment/results_table.hpp"
 

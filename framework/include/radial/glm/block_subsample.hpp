@@ -10,8 +10,8 @@
 #include <memory>
 
 #include "radial/glm/objective.hpp"
-#include "radial/types.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/core/types.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial::glm {
 

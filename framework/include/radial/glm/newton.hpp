@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::glm {
 

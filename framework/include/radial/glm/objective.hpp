@@ -39,11 +39,11 @@
 #include <cstddef>
 #include <functional>
 
-#include "radial/dataset.hpp"
-#include "radial/design_matrix.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/network/design_matrix.hpp"
 #include "radial/distributed/sharded_pass.hpp"
-#include "radial/link.hpp"
-#include "radial/types.hpp"
+#include "radial/network/link.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 class WeightPenalty;
@@ -92,7 +92,7 @@ class Objective {
   bool penalised() const { return penalty_ != nullptr; }
   const WeightPenalty* weight_penalty() const { return penalty_; }
 
-  // Row-block workers of the passes over Phi held in memory (radial/parallel.hpp; the results
+  // Row-block workers of the passes over Phi held in memory (radial/exec/parallel.hpp; the results
   // never depend on it); a streamed Phi uses its DesignMatrix's setting. Default 1.
   void set_threads(int threads) { threads_ = threads; }
   int threads() const;

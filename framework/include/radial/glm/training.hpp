@@ -10,14 +10,15 @@
 #include <string>
 #include <utility>
 
-#include "radial/dataset.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/glm/objective.hpp"
-#include "radial/link.hpp"
-#include "radial/option_table.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/params.hpp"
-#include "radial/types.hpp"
+#include "radial/glm/vectors.hpp"
+#include "radial/network/link.hpp"
+#include "radial/core/option_table.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/core/params.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial::glm {
 
@@ -155,10 +156,6 @@ class Trace {
   std::chrono::steady_clock::time_point start_;
   bool separable_warned_ = false;
 };
-
-// Maximum absolute entry.
-double max_abs(const Matrix& m);
-bool all_finite(const Matrix& m);
 
 // Separable data: without a penalty the cross-entropy can approach 0 only with weights growing
 // without bound. True when the link is logistic or softmax, no penalty is active, and the mean

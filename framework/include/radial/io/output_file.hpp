@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string>
 
-#include "radial/errors.hpp"
+#include "radial/core/errors.hpp"
 
 namespace radial {
 

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "radial/centres.hpp"
-#include "radial/dataset.hpp"
-#include "radial/link.hpp"
-#include "radial/params.hpp"
-#include "radial/standardiser.hpp"
-#include "radial/state.hpp"
-#include "radial/types.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/network/link.hpp"
+#include "radial/core/params.hpp"
+#include "radial/data/standardiser.hpp"
+#include "radial/core/state.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

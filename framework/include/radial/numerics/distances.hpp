@@ -12,9 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/centres.hpp"
-#include "radial/types.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

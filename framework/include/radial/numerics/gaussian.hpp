@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 #include "radial/numerics/distances.hpp"
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

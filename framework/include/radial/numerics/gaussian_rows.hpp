@@ -20,8 +20,7 @@
 #include <memory>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/centres.hpp"
+#include "radial/core/centres.hpp"
 
 namespace radial {
 

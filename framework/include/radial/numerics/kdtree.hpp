@@ -28,10 +28,10 @@
 #include <limits>
 #include <vector>
 
-#include "radial/centres.hpp"
-#include "radial/option_table.hpp"
-#include "radial/params.hpp"
-#include "radial/types.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/core/option_table.hpp"
+#include "radial/core/params.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

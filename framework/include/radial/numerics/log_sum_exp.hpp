@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

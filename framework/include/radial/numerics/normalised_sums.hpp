@@ -8,9 +8,9 @@
 // ties to the lower index), A_j the sum of the targets of centre j's rows and B_j their count.
 // With one centre per training row (centres subset, all = true) A_j is that row's target and
 // B_j = 1: eq 3's Nadaraya-Watson estimate. Used by the grnn and pnn output layers, read by
-// the `normalised` and `normalised-posterior` prediction rules (radial/prediction_rule.hpp).
+// the `normalised` and `normalised-posterior` prediction rules (radial/network/prediction_rule.hpp).
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

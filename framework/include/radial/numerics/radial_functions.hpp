@@ -3,7 +3,7 @@
 // place to a block of squared distances (Basis::map). Each plugin keeps its own parameter table
 // and paper; the arithmetic lives here once.
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The side conditions P_c^T w = 0 of a polynomial term (radial/polynomial_term.hpp) as a change
+// The side conditions P_c^T w = 0 of a polynomial term (radial/core/polynomial_term.hpp) as a change
 // of variables: w = Z u with Z (M x (M - q)) orthonormal columns spanning {w : P_c^T w = 0},
 // from the Householder QR P_c = Q [R; 0], Z = Q[:, q:] (the null-space method for equality-
 // constrained least squares; Golub & Van Loan, "Matrix Computations", 4th ed., section 6.2).
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "radial/types.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

@@ -6,7 +6,7 @@
 // development machine's AVX-512 CPU and falls back to its Prescott (SSE3) kernels, ~10 GFLOP/s
 // on one core, while OPENBLAS_CORETYPE=SkylakeX gives ~35. So on a CPU with AVX-512F this
 // runs a register-blocked AVX-512 kernel (6 x 32 tiles of C, FMA along k in order);
-// elsewhere, or with RADIAL_PORTABLE_KERNELS set (radial/numerics/cpu.hpp), cblas_dgemm. Either way the result depends only on the inputs, not on
+// elsewhere, or with RADIAL_PORTABLE_KERNELS set (radial/exec/cpu.hpp), cblas_dgemm. Either way the result depends only on the inputs, not on
 // threads (each call is single-threaded when called inside a parallel region).
 
 #include <cstddef>

@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "radial/dataset.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/pipeline/legacy_prior_table.hpp"
 #include "radial/data/missing_values.hpp"
-#include "radial/params.hpp"
-#include "radial/registry.hpp"
+#include "radial/core/params.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial {
 
@@ -58,7 +58,7 @@ struct DataSpec {
   std::vector<std::string> nominal;          // input columns coded 1-of-C from their first row
   bool unseen_as_zero = false;               // unseen = "zeros" (else "error")
   // nominal_scale = "input" | "category": one scale per nominal input, or per category (the
-  // coding before issue 47); radial/data/input_coding.hpp says why.
+  // coding before issue 47); radial/core/input_coding.hpp says why.
   NominalScale nominal_scale = NominalScale::Input;
   MissingPolicy missing = MissingPolicy::Error;  // missing = "error" | "drop-rows" | ...
 };
@@ -84,6 +84,11 @@ struct SearchAxis {
   std::vector<ParamValue> values;      // as written (before coercion to the parameter's type)
   std::vector<SourcePosition> where;   // of each value
 };
+
+// The value index on each axis of grid point `index` of a grid whose axes hold `sizes` values,
+// the first axis varying slowest: candidate `index` of a SearchSpec takes
+// axes[a].values[grid_point(sizes, index)[a]].
+std::vector<std::size_t> grid_point(const std::vector<std::size_t>& sizes, std::size_t index);
 
 // [search]: model selection by k-fold cross-validation on the training rows (docs/pipeline-
 // format.md). The candidates are the cartesian product of the axes, the first axis varying
@@ -113,6 +118,14 @@ struct Pipeline {
   std::optional<ComponentSpec> weight_penalty;  // prior on the output weights
   std::optional<ComponentSpec> kernel_prior;    // prior on the kernels (class-aware learners)
   std::optional<ComponentSpec> refine;          // whole-network training after the two stages
+
+  // The component of `slot`, or null for an optional slot the pipeline leaves out: the
+  // components by slot, for code that treats every slot alike (walking all_slots).
+  const ComponentSpec* component(Slot slot) const;
+  ComponentSpec* component(Slot slot);
+  // Sets (or, empty, removes) the component of `slot`; a required slot (slot_required) must be
+  // given one.
+  void set_component(Slot slot, std::optional<ComponentSpec> spec);
 
   // The prior written in the old table kLegacyPriorTable (weight_penalty or kernel_prior), or
   // null.

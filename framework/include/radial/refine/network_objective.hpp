@@ -32,11 +32,11 @@
 #include <string>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/centres.hpp"
-#include "radial/link.hpp"
-#include "radial/types.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/centres.hpp"
+#include "radial/network/link.hpp"
+#include "radial/core/types.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial {
 class SquaredDistances;

@@ -1,5 +1,5 @@
 #pragma once
-// What every refiner plugin (radial/refiner.hpp) shares, so that a refiner is its minimiser:
+// What every refiner plugin (radial/network/refiner.hpp) shares, so that a refiner is its minimiser:
 // the parameters `iterations`, `tolerance`, `centres` and `widths`; the whole-network objective
 // of the problem with the width mode resolved; the minimiser run from the two-stage start; and
 // the report (learning curve, termination, figures, warnings naming the component).
@@ -7,11 +7,11 @@
 #include <functional>
 #include <string>
 
-#include "radial/option_table.hpp"
-#include "radial/params.hpp"
-#include "radial/refine/lbfgs.hpp"
+#include "radial/core/option_table.hpp"
+#include "radial/core/params.hpp"
+#include "radial/optim/lbfgs.hpp"
 #include "radial/refine/network_objective.hpp"
-#include "radial/refiner.hpp"
+#include "radial/network/refiner.hpp"
 
 namespace radial::refine {
 

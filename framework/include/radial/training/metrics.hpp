@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <optional>
 
-#include "radial/dataset.hpp"
-#include "radial/link.hpp"
-#include "radial/types.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/network/link.hpp"
+#include "radial/core/types.hpp"
 
 namespace radial {
 

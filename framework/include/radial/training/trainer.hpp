@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/training/metrics.hpp"
 #include "radial/model/model.hpp"
 #include "radial/pipeline/pipeline.hpp"
-#include "radial/registry.hpp"
+#include "radial/plugin/loader.hpp"
 
 namespace radial {
 
@@ -63,7 +63,7 @@ struct SearchReport {
   std::vector<SearchCandidateReport> candidates;
 };
 
-// Closed-form model selection (radial/numerics/ridge_loo.hpp) of the values a pipeline leaves
+// Closed-form model selection (radial/network/ridge_loo.hpp) of the values a pipeline leaves
 // to "choose": the basis width scale, the weight penalty's alpha, the number of centres.
 struct SelectionCurve {
   std::size_t count = 0;             // centres of this curve

@@ -15,6 +15,11 @@
 //                outside each range, unknown choices, wrong types and unknown names are refused
 //                by validate_params with a ParameterError; the component is made from defaults
 //                (plus Options::params, which must supply any required parameter).
+//   capabilities what the registration declares the component does (Capabilities: density,
+//                gaussian_activation, width_scale_selectable; uses_basis; selectable,
+//                least_squares, side_conditions) equals what an instance of the same
+//                parameters answers; a basis's polynomial term has the degree of its
+//                `polynomial` parameter.
 //   basis        prepare twice equals prepare once; two instances agree; map is finite and works
 //                block by block (row by row equals the whole block to 1e-13); log_map = log(map)
 //                where provided; map_derivative = dphi/d(r^2) of map by central differences

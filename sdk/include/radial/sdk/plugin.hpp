@@ -4,14 +4,27 @@
 //   #include <radial/sdk/plugin.hpp>
 //
 //   namespace my_plugin {
-//   // kmeans_table() returns the radial::OptionTable<KMeansOptions> (radial/option_table.hpp)
+//   // kmeans_table() returns the radial::OptionTable<KMeansOptions> (radial/core/option_table.hpp)
 //   RADIAL_PLUGIN_COMPONENT("kmeans", "1.0.0", KMeans,
 //                           "one line", "paper, equations", kmeans_table())
 //   }  // namespace my_plugin
 //
 // One plugin library registers one component, so its id, version, class, description and
 // parameter table are the whole registration; the slot is the interface the class implements.
-// Leave the table out for a component without parameters. A registration that needs more
+// Leave the table out for a component without parameters. A component that does what the
+// trainer must know before it makes one (radial/plugin/loader.hpp's Capabilities: an output layer
+// that is not selectable, a least-squares layer, a density basis, ...) declares it last, as a
+// function of its validated parameters:
+//
+//   RADIAL_PLUGIN_COMPONENT("bayes", "1.0.0", BayesOutput, "one line", "paper", bayes_table(),
+//                           [](const radial::Params&) {
+//                             radial::Capabilities c;
+//                             c.selectable = false;
+//                             return c;
+//                           })
+//
+// (the conformance kit checks that it equals the instance's answers). A learner derived from
+// SupervisedCentreLearner declares uses_basis by its type. A registration that needs more
 // writes its own function for RADIAL_PLUGIN(id, version, register_fn), e.g. with sdk::add<T>.
 //
 // It exports a single unmangled Boost.DLL alias, `radial_plugin_v1`, returning a constant
@@ -25,11 +38,12 @@
 
 #include <boost/dll/alias.hpp>
 
-#include "radial/fingerprint.hpp"
-#include "radial/interface_layout.hpp"
-#include "radial/option_table.hpp"
-#include "radial/plugin_abi.hpp"
-#include "radial/registry.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/plugin/fingerprint.hpp"
+#include "radial/plugin/interface_layout.hpp"
+#include "radial/core/option_table.hpp"
+#include "radial/plugin/plugin_abi.hpp"
+#include "radial/plugin/registration.hpp"
 
 #define RADIAL_PLUGIN(ID, VERSION, REGISTER_FUNCTION)                                 \
   namespace radial_plugin_entry {                                                     \
@@ -85,9 +99,26 @@ auto without_params() {
   return [](const Params&) { return std::make_unique<T>(); };
 }
 
-// Hands `make` to the Registrar call of the slot whose interface T implements.
+// The capabilities T's type declares by itself: uses_basis for a SupervisedCentreLearner; null
+// (Capabilities{}) for the rest.
+template <class T>
+DeclaredCapabilities type_capabilities() {
+  if constexpr (std::is_base_of_v<SupervisedCentreLearner, T>) {
+    return [](const Params&) {
+      Capabilities c;
+      c.uses_basis = true;
+      return c;
+    };
+  } else {
+    return nullptr;
+  }
+}
+
+// Hands `make` to the Registrar call of the slot whose interface T implements, with the
+// capabilities its type declares unless `info` declares them.
 template <class T, class Make>
 void add_to_slot(Registrar& registrar, ComponentInfo info, Make make) {
+  if (!info.capabilities) info.capabilities = type_capabilities<T>();
   if constexpr (std::is_base_of_v<Basis, T>) {
     registrar.add_basis(std::move(info), std::move(make));
   } else if constexpr (std::is_base_of_v<CentreLearner, T>) {
@@ -118,6 +149,23 @@ void add(Registrar& registrar, std::string summary, std::string paper,
 template <class T>
 void add(Registrar& registrar, std::string summary, std::string paper) {
   add_to_slot<T>(registrar, describe(std::move(summary), std::move(paper)), without_params<T>());
+}
+
+// The same, declaring what T does (radial/plugin/loader.hpp's Capabilities) for its parameters.
+template <class T, class Options>
+void add(Registrar& registrar, std::string summary, std::string paper,
+         const OptionTable<Options>& table, DeclaredCapabilities capabilities) {
+  ComponentInfo info = describe(std::move(summary), std::move(paper), table);
+  info.capabilities = capabilities;
+  add_to_slot<T>(registrar, std::move(info), from_table<T>(table));
+}
+
+template <class T>
+void add(Registrar& registrar, std::string summary, std::string paper,
+         DeclaredCapabilities capabilities) {
+  ComponentInfo info = describe(std::move(summary), std::move(paper));
+  info.capabilities = capabilities;
+  add_to_slot<T>(registrar, std::move(info), without_params<T>());
 }
 
 }  // namespace radial::sdk

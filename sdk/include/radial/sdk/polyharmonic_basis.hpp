@@ -5,15 +5,15 @@
 #include <cstdint>
 #include <string>
 
-#include <radial/basis.hpp>
+#include <radial/network/basis.hpp>
 #include <radial/numerics/radial_functions.hpp>
-#include <radial/option_table.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/polynomial_basis.hpp>
 
 namespace radial::sdk {
 
 struct PolyharmonicOptions {
-  std::int64_t polynomial = -1;  // the polynomial term's degree (radial/polynomial_term.hpp)
+  std::int64_t polynomial = -1;  // the polynomial term's degree (radial/core/polynomial_term.hpp)
 };
 
 // r^(2k) log r is conditionally positive definite of order k + 1 (Fasshauer 2007, Theorem

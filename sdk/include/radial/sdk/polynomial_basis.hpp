@@ -1,5 +1,5 @@
 #pragma once
-// A Euclidean basis with an optional polynomial term (radial/polynomial_term.hpp): the
+// A Euclidean basis with an optional polynomial term (radial/core/polynomial_term.hpp): the
 // conditionally positive definite bases (thin-plate, r4logr, cubic, multiquadric) derive from
 // PolynomialEuclideanBasis and declare the parameter with add_polynomial_param, so
 // `polynomial = 1` beside `thin-plate` (with `centres` `subset` `all = true` and the
@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-#include <radial/basis.hpp>
-#include <radial/errors.hpp>
-#include <radial/option_table.hpp>
-#include <radial/polynomial_term.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/core/errors.hpp>
+#include <radial/core/option_table.hpp>
+#include <radial/core/polynomial_term.hpp>
 
 namespace radial::sdk {
 

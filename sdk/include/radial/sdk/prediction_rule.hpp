@@ -1,5 +1,5 @@
 #pragma once
-// A plugin's own prediction rule (radial/prediction_rule.hpp): an output layer whose outputs are
+// A plugin's own prediction rule (radial/network/prediction_rule.hpp): an output layer whose outputs are
 // not one of the framework's rules (identity, logistic, softmax, bayes) registers its rule from
 // the plugin's register function and returns radial::Link("<name>") from fit():
 //
@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "radial/prediction_rule.hpp"
+#include "radial/network/prediction_rule.hpp"
 
 namespace radial::sdk {
 

@@ -5,17 +5,17 @@
 
 #include <string>
 
-#include <radial/basis.hpp>
+#include <radial/network/basis.hpp>
 #include <radial/numerics/radial_functions.hpp>
-#include <radial/option_table.hpp>
+#include <radial/core/option_table.hpp>
 #include <radial/sdk/polynomial_basis.hpp>
-#include <radial/state.hpp>
+#include <radial/core/state.hpp>
 
 namespace radial::sdk {
 
 struct QuadricOptions {
   double c = 1.0;  // quadric_table<beta>() bounds it
-  std::int64_t polynomial = -1;  // the multiquadric's polynomial term (radial/polynomial_term.hpp)
+  std::int64_t polynomial = -1;  // the multiquadric's polynomial term (radial/core/polynomial_term.hpp)
 };
 
 // The parameter c, declared once: the registration and the check of a loaded model's state use

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/basis_checks.hpp>
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include <radial/registry.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/plugin_checks.hpp>
 

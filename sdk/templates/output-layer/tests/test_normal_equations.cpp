@@ -8,12 +8,12 @@
 
 #include <xtensor/xview.hpp>
 
-#include <radial/basis.hpp>
-#include <radial/design_matrix.hpp>
-#include <radial/registry.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/network/design_matrix.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 #include <radial/testing/output_layer_checks.hpp>
-#include <radial/weight_penalty.hpp>
+#include <radial/network/weight_penalty.hpp>
 
 using radial::Matrix;
 using radial::conformance::plugin_under_test;

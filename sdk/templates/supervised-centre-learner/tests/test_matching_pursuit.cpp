@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include <radial/candidate_basis.hpp>
-#include <radial/registry.hpp>
+#include <radial/network/candidate_basis.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 
 using radial::conformance::plugin_under_test;

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <memory>
 
-#include <radial/basis.hpp>
-#include <radial/design_matrix.hpp>
+#include <radial/network/basis.hpp>
+#include <radial/network/design_matrix.hpp>
 #include <radial/model/model_store.hpp>
-#include <radial/network.hpp>
-#include <radial/prediction_rule.hpp>
-#include <radial/registry.hpp>
+#include <radial/model/network.hpp>
+#include <radial/network/prediction_rule.hpp>
+#include <radial/plugin/loader.hpp>
 #include <radial/sdk/conformance.hpp>
 
 using radial::conformance::plugin_under_test;

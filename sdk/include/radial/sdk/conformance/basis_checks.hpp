@@ -6,6 +6,90 @@
 namespace radial::conformance {
 namespace detail {
 
+// dphi/d(r^2) of a differentiable basis against central differences of map().
+inline void check_basis_derivative(Basis& basis, const Matrix& r2, const Matrix& phi,
+                                   const Options& options, Runner& runner) {
+  // dphi/d(r^2) is what [refine] descends along (radial/refine/network_objective.hpp): a wrong
+  // one lets the refiner "converge" far from the minimum without a warning. Checked against
+  // central differences in r^2 with a step relative to r^2 (the polyharmonic splines' log
+  // makes the derivative steep near 0), entries at r^2 = 0 left out.
+  runner.run("basis/derivative", [&] {
+    Matrix dphi;
+    basis.map_derivative(r2, phi, dphi);
+    if (dphi.shape() != r2.shape()) {
+      runner.fail("basis/derivative", "map_derivative() gave a block of another shape than "
+                                      "the squared distances");
+      return;
+    }
+    Matrix up = r2, down = r2;
+    for (std::size_t i = 0; i < r2.size(); ++i) {
+      const double h = 1e-5 * r2.data()[i];
+      up.data()[i] += h;
+      down.data()[i] -= h;
+    }
+    basis.map(up);
+    basis.map(down);
+    double largest = 0;
+    std::vector<double> fd(r2.size(), 0.0);
+    for (std::size_t i = 0; i < r2.size(); ++i) {
+      if (!(r2.data()[i] > 0)) continue;
+      fd[i] = (up.data()[i] - down.data()[i]) / (2e-5 * r2.data()[i]);
+      largest = std::max(largest, std::fabs(fd[i]));
+    }
+    for (std::size_t i = 0; i < r2.size(); ++i) {
+      if (!(r2.data()[i] > 0)) continue;
+      const double got = dphi.data()[i];
+      if (!(std::fabs(got - fd[i]) <=
+            options.derivative_tolerance * (std::fabs(fd[i]) + 1e-6 * largest))) {
+        std::ostringstream out;
+        out.precision(10);
+        out << "map_derivative() gives dphi/d(r^2) = " << got << " at r^2 = " << r2.data()[i]
+            << " (flat index " << i << "), central differences " << fd[i]
+            << "; it must be the derivative of map() with respect to the squared distance";
+        runner.fail("basis/derivative", out.str());
+        return;
+      }
+    }
+  });
+}
+
+// state() restored into a new instance maps as the first; load_state({}) refused when the
+// state has entries.
+inline void check_basis_state(const Registry& registry, const ComponentInfo& info,
+                              const Params& params, const Basis& first, const Matrix& r2,
+                              const Matrix& phi, Runner& runner) {
+  runner.run("basis/state-round-trip", [&] {
+    const State state = first.state();
+    const State restored =
+        deserialize_state(serialize_state(state), "conformance state of " + info.id);
+    auto loaded = registry.make_basis(info.id, params);
+    loaded->load_state(restored);
+    Matrix out = r2;
+    loaded->map(out);
+    const std::string d = difference(out, phi, "phi");
+    if (!d.empty()) {
+      runner.fail("basis/state-round-trip",
+                  "a basis restored by load_state(deserialize_state(serialize_state(state()))) "
+                  "maps differently: " +
+                      d);
+    }
+  });
+
+  runner.run("basis/empty-state-refused", [&] {
+    if (first.state().empty()) return;  // nothing to restore, nothing to miss
+    auto loaded = registry.make_basis(info.id, params);
+    std::string what;
+    const Outcome outcome = outcome_of([&] { loaded->load_state(State{}); }, &what);
+    if (outcome == Outcome::Returned) {
+      runner.fail("basis/empty-state-refused",
+                  "load_state({}) was accepted although state() has entries; use state_get()");
+    } else if (outcome == Outcome::OtherException) {
+      runner.fail("basis/empty-state-refused",
+                  "load_state({}) threw a non-Radial exception: " + what);
+    }
+  });
+}
+
 inline void check_basis(const Registry& registry, const ComponentInfo& info, const Params& params,
                         const Options& options, Runner& runner) {
   const Dataset data = two_classes(options.rows_per_class, options.features, options.seed);
@@ -98,81 +182,8 @@ inline void check_basis(const Registry& registry, const ComponentInfo& info, con
     });
   }
 
-  if (first->differentiable()) {
-    // dphi/d(r^2) is what [refine] descends along (radial/refine/network_objective.hpp): a wrong
-    // one lets the refiner "converge" far from the minimum without a warning. Checked against
-    // central differences in r^2 with a step relative to r^2 (the polyharmonic splines' log
-    // makes the derivative steep near 0), entries at r^2 = 0 left out.
-    runner.run("basis/derivative", [&] {
-      Matrix dphi;
-      first->map_derivative(r2, phi, dphi);
-      if (dphi.shape() != r2.shape()) {
-        runner.fail("basis/derivative", "map_derivative() gave a block of another shape than "
-                                        "the squared distances");
-        return;
-      }
-      Matrix up = r2, down = r2;
-      for (std::size_t i = 0; i < r2.size(); ++i) {
-        const double h = 1e-5 * r2.data()[i];
-        up.data()[i] += h;
-        down.data()[i] -= h;
-      }
-      first->map(up);
-      first->map(down);
-      double largest = 0;
-      std::vector<double> fd(r2.size(), 0.0);
-      for (std::size_t i = 0; i < r2.size(); ++i) {
-        if (!(r2.data()[i] > 0)) continue;
-        fd[i] = (up.data()[i] - down.data()[i]) / (2e-5 * r2.data()[i]);
-        largest = std::max(largest, std::fabs(fd[i]));
-      }
-      for (std::size_t i = 0; i < r2.size(); ++i) {
-        if (!(r2.data()[i] > 0)) continue;
-        const double got = dphi.data()[i];
-        if (!(std::fabs(got - fd[i]) <=
-              options.derivative_tolerance * (std::fabs(fd[i]) + 1e-6 * largest))) {
-          std::ostringstream out;
-          out.precision(10);
-          out << "map_derivative() gives dphi/d(r^2) = " << got << " at r^2 = " << r2.data()[i]
-              << " (flat index " << i << "), central differences " << fd[i]
-              << "; it must be the derivative of map() with respect to the squared distance";
-          runner.fail("basis/derivative", out.str());
-          return;
-        }
-      }
-    });
-  }
-
-  runner.run("basis/state-round-trip", [&] {
-    const State state = first->state();
-    const State restored =
-        deserialize_state(serialize_state(state), "conformance state of " + info.id);
-    auto loaded = registry.make_basis(info.id, params);
-    loaded->load_state(restored);
-    Matrix out = r2;
-    loaded->map(out);
-    const std::string d = difference(out, phi, "phi");
-    if (!d.empty()) {
-      runner.fail("basis/state-round-trip",
-                  "a basis restored by load_state(deserialize_state(serialize_state(state()))) "
-                  "maps differently: " +
-                      d);
-    }
-  });
-
-  runner.run("basis/empty-state-refused", [&] {
-    if (first->state().empty()) return;  // nothing to restore, nothing to miss
-    auto loaded = registry.make_basis(info.id, params);
-    std::string what;
-    const Outcome outcome = outcome_of([&] { loaded->load_state(State{}); }, &what);
-    if (outcome == Outcome::Returned) {
-      runner.fail("basis/empty-state-refused",
-                  "load_state({}) was accepted although state() has entries; use state_get()");
-    } else if (outcome == Outcome::OtherException) {
-      runner.fail("basis/empty-state-refused",
-                  "load_state({}) threw a non-Radial exception: " + what);
-    }
-  });
+  if (first->differentiable()) check_basis_derivative(*first, r2, phi, options, runner);
+  check_basis_state(registry, info, params, *first, r2, phi, runner);
 
   runner.run("basis/bad-centres", [&] {
     auto basis = registry.make_basis(info.id, params);

@@ -1,7 +1,7 @@
 #pragma once
 // The conformance checks of a CentreLearner plugin (radial/sdk/conformance.hpp).
 
-#include "radial/candidate_basis.hpp"
+#include "radial/network/candidate_basis.hpp"
 #include "radial/sdk/conformance/fixtures.hpp"
 
 namespace radial::conformance {

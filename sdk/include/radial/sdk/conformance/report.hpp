@@ -14,20 +14,20 @@
 #include <utility>
 #include <vector>
 
-#include "radial/basis.hpp"
-#include "radial/centre_learner.hpp"
-#include "radial/dataset.hpp"
-#include "radial/design_matrix.hpp"
-#include "radial/errors.hpp"
-#include "radial/fit_context.hpp"
+#include "radial/network/basis.hpp"
+#include "radial/network/centre_learner.hpp"
+#include "radial/core/dataset.hpp"
+#include "radial/network/design_matrix.hpp"
+#include "radial/core/errors.hpp"
+#include "radial/core/fit_context.hpp"
 #include "radial/model/model_store.hpp"
 #include "radial/numerics/distances.hpp"
-#include "radial/output_layer.hpp"
-#include "radial/prediction_rule.hpp"
-#include "radial/params.hpp"
-#include "radial/registry.hpp"
-#include "radial/kernel_prior.hpp"
-#include "radial/weight_penalty.hpp"
+#include "radial/network/output_layer.hpp"
+#include "radial/network/prediction_rule.hpp"
+#include "radial/core/params.hpp"
+#include "radial/plugin/loader.hpp"
+#include "radial/network/kernel_prior.hpp"
+#include "radial/network/weight_penalty.hpp"
 
 namespace radial::conformance {
 

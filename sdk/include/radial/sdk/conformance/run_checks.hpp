@@ -3,6 +3,7 @@
 // through it).
 
 #include "radial/sdk/conformance/basis_checks.hpp"
+#include "radial/sdk/conformance/capability_checks.hpp"
 #include "radial/sdk/conformance/centre_learner_checks.hpp"
 #include "radial/sdk/conformance/output_layer_checks.hpp"
 #include "radial/sdk/conformance/weight_penalty_checks.hpp"
@@ -32,6 +33,7 @@ inline Report run_checks(const Registry& registry, const std::string& id,
   Params params;
   detail::check_parameters(*info, options, runner, params);
   if (report.failed("parameters/defaults")) return report;
+  detail::check_capabilities(registry, *info, params, runner);
   switch (info->slot) {
     case Slot::Basis: detail::check_basis(registry, *info, params, options, runner); break;
     case Slot::Centres:

@@ -6,6 +6,68 @@
 namespace radial::conformance {
 namespace detail {
 
+// add_gradient and add_hessian add to what they are given (here ones) instead of overwriting.
+inline void check_weight_penalty_adds(WeightPenalty& reg, const Matrix& w, Runner& runner) {
+  const std::size_t rows = w.shape(0), cols = w.shape(1), p_count = rows * cols;
+  runner.run("weight-penalty/adds", [&] {
+    Matrix g = Matrix::from_shape({rows, cols});
+    g.fill(0.0);
+    reg.add_gradient(w, g);
+    Matrix from_ones = Matrix::from_shape({rows, cols});
+    from_ones.fill(1.0);
+    reg.add_gradient(w, from_ones);
+    Matrix h0 = Matrix::from_shape({p_count, p_count}), h1 = h0;
+    h0.fill(0.0);
+    h1.fill(1.0);
+    reg.add_hessian(w, h0);
+    reg.add_hessian(w, h1);
+    for (std::size_t p = 0; p < g.size(); ++p) {
+      if (!(std::fabs(from_ones.data()[p] - 1.0 - g.data()[p]) <=
+            1e-12 * (1 + std::fabs(g.data()[p])))) {
+        runner.fail("weight-penalty/adds", "add_gradient overwrote the gradient instead of adding");
+        return;
+      }
+    }
+    for (std::size_t p = 0; p < h0.size(); ++p) {
+      if (!(std::fabs(h1.data()[p] - 1.0 - h0.data()[p]) <=
+            1e-12 * (1 + std::fabs(h0.data()[p])))) {
+        runner.fail("weight-penalty/adds", "add_hessian overwrote the Hessian instead of adding");
+        return;
+      }
+    }
+  });
+}
+
+// A gradient or Hessian of the wrong shape for the weights is refused with a Radial error.
+inline void check_weight_penalty_shapes(WeightPenalty& reg, const Matrix& w, Runner& runner) {
+  const std::size_t rows = w.shape(0), cols = w.shape(1), p_count = rows * cols;
+  runner.run("weight-penalty/bad-shapes-refused", [&] {
+    std::string what;
+    Matrix small_gradient = Matrix::from_shape({rows - 1, cols});
+    small_gradient.fill(0.0);
+    Outcome outcome = outcome_of([&] { reg.add_gradient(w, small_gradient); }, &what);
+    if (outcome != Outcome::RadialError) {
+      runner.fail(
+          "weight-penalty/bad-shapes-refused",
+          "add_gradient with a 3 x 2 gradient for 4 x 2 weights " +
+              std::string(outcome == Outcome::Returned ? "was accepted"
+                                                       : "threw a non-Radial exception: " + what) +
+              "; throw radial::ShapeError");
+    }
+    Matrix small_hessian = Matrix::from_shape({p_count - 1, p_count - 1});
+    small_hessian.fill(0.0);
+    outcome = outcome_of([&] { reg.add_hessian(w, small_hessian); }, &what);
+    if (outcome != Outcome::RadialError) {
+      runner.fail(
+          "weight-penalty/bad-shapes-refused",
+          "add_hessian with a 7 x 7 Hessian for 4 x 2 weights " +
+              std::string(outcome == Outcome::Returned ? "was accepted"
+                                                       : "threw a non-Radial exception: " + what) +
+              "; throw radial::ShapeError");
+    }
+  });
+}
+
 inline void check_weight_penalty(const Registry& registry, const ComponentInfo& info,
                                  const Params& params, const Options& options, Runner& runner) {
   // W: (M+1) x K = 4 x 2, away from zero so that |w|-like penalties are differentiable there.
@@ -122,57 +184,8 @@ inline void check_weight_penalty(const Registry& registry, const ComponentInfo& 
     }
   });
 
-  runner.run("weight-penalty/adds", [&] {
-    const Matrix g = gradient_at(w);
-    Matrix from_ones = Matrix::from_shape({rows, cols});
-    from_ones.fill(1.0);
-    reg->add_gradient(w, from_ones);
-    Matrix h0 = Matrix::from_shape({p_count, p_count}), h1 = h0;
-    h0.fill(0.0);
-    h1.fill(1.0);
-    reg->add_hessian(w, h0);
-    reg->add_hessian(w, h1);
-    for (std::size_t p = 0; p < g.size(); ++p) {
-      if (!(std::fabs(from_ones.data()[p] - 1.0 - g.data()[p]) <=
-            1e-12 * (1 + std::fabs(g.data()[p])))) {
-        runner.fail("weight-penalty/adds", "add_gradient overwrote the gradient instead of adding");
-        return;
-      }
-    }
-    for (std::size_t p = 0; p < h0.size(); ++p) {
-      if (!(std::fabs(h1.data()[p] - 1.0 - h0.data()[p]) <=
-            1e-12 * (1 + std::fabs(h0.data()[p])))) {
-        runner.fail("weight-penalty/adds", "add_hessian overwrote the Hessian instead of adding");
-        return;
-      }
-    }
-  });
-
-  runner.run("weight-penalty/bad-shapes-refused", [&] {
-    std::string what;
-    Matrix small_gradient = Matrix::from_shape({rows - 1, cols});
-    small_gradient.fill(0.0);
-    Outcome outcome = outcome_of([&] { reg->add_gradient(w, small_gradient); }, &what);
-    if (outcome != Outcome::RadialError) {
-      runner.fail(
-          "weight-penalty/bad-shapes-refused",
-          "add_gradient with a 3 x 2 gradient for 4 x 2 weights " +
-              std::string(outcome == Outcome::Returned ? "was accepted"
-                                                       : "threw a non-Radial exception: " + what) +
-              "; throw radial::ShapeError");
-    }
-    Matrix small_hessian = Matrix::from_shape({p_count - 1, p_count - 1});
-    small_hessian.fill(0.0);
-    outcome = outcome_of([&] { reg->add_hessian(w, small_hessian); }, &what);
-    if (outcome != Outcome::RadialError) {
-      runner.fail(
-          "weight-penalty/bad-shapes-refused",
-          "add_hessian with a 7 x 7 Hessian for 4 x 2 weights " +
-              std::string(outcome == Outcome::Returned ? "was accepted"
-                                                       : "threw a non-Radial exception: " + what) +
-              "; throw radial::ShapeError");
-    }
-  });
+  check_weight_penalty_adds(*reg, w, runner);
+  check_weight_penalty_shapes(*reg, w, runner);
 }
 
 }  // namespace detail

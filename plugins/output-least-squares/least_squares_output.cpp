@@ -458,7 +458,7 @@ std::unique_ptr<DesignMatrix> cg_design(const DesignMatrix& given, std::size_t c
 // centres; the design at the centres themselves, (N / M) K_MM^2, is FALKON's quadrature, good
 // when the centres are a uniform sample of the rows but not for k-means centres, which follow
 // the density less closely (SUSY-like, N = 10^6, M = 10^4, rkhs: 44 iterations with the
-// centres' sketch, ROWS_ITS with rows; FALKON's uniform centres: 11). The same cost: S M^2.
+// centres' sketch, 14 with rows; FALKON's uniform centres: 11). The same cost: S M^2.
 Matrix sketch_rows(const Matrix& x, std::size_t total_rows, std::size_t count,
                    std::uint64_t seed) {
   const std::vector<std::size_t> kept = sample_rows(total_rows, 0, total_rows, count, seed);
@@ -520,6 +520,43 @@ double LeastSquaresOutput::iterative_cost(double n, double d, double p, double k
   return iterations * n * p * (2 * d + exp_flops + 4 * k) + p * p * p * (1 + 1.0 / 3);
 }
 
+namespace {
+
+// True when the direct solvers' working memory exceeds what is available (never when unknown).
+bool direct_exceeds_memory(const OutputLayer& layer, std::size_t rows, std::size_t centres,
+                           std::size_t outputs) {
+  const std::uint64_t available = available_memory();
+  return available != 0 &&
+         layer.OutputLayer::working_memory(rows, centres, outputs).bytes > double(available);
+}
+
+}  // namespace
+
+WorkingMemory LeastSquaresOutput::cg_memory(std::size_t rows, std::size_t centres,
+                                            std::size_t outputs) {
+  // The preconditioner's P x P factor, the targets and residual-sized N x K copies, Phi when the
+  // cg path caches it (cg_design), and the passes' per-thread blocks (4 MB each at most).
+  const double p = double(centres) + 1.0, n = double(rows), k = double(outputs);
+  const std::uint64_t available = available_memory();
+  const double cache_limit = std::min<double>(
+      double(cg_cache_bytes), available ? double(available) / 4 : double(256 << 20));
+  const double phi = 8.0 * n * p;
+  return {8.0 * (p * p + 3.0 * n * k) + (phi <= cache_limit ? phi : 0.0) + 8.0 * (4 << 20),
+          "conjugate gradient: the (M + 1)^2 preconditioner" +
+              std::string(phi <= cache_limit ? " and the design matrix kept between passes" : ""),
+          ""};
+}
+
+WorkingMemory LeastSquaresOutput::working_memory(std::size_t rows, std::size_t centres,
+                                                 std::size_t outputs) const {
+  if (solver_ == Solver::Cg ||
+      (solver_ == Solver::Auto && direct_exceeds_memory(*this, rows, centres, outputs)))
+    return cg_memory(rows, centres, outputs);
+  WorkingMemory direct = OutputLayer::working_memory(rows, centres, outputs);
+  if (solver_ != Solver::Auto) direct.remedy = ", or output.solver = \"cg\"";
+  return direct;
+}
+
 OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
                                       FitContext& ctx) {
   const auto start = std::chrono::steady_clock::now();
@@ -548,10 +585,13 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   const double d = double(problem.centres.dim());
   // A polynomial term: the one solve under its side conditions (SVD), whatever `solver` says.
   const bool side = problem.basis.polynomial() != nullptr;
+  // Auto: cg under a penalty when it costs less, and whenever the direct solvers' blocks do not
+  // fit in memory (the rule reads the rows over all ranks, so every rank decides alike).
   const bool cg = !side && (solver_ == Solver::Cg ||
-                  (solver_ == Solver::Auto && penalty != nullptr &&
-                   iterative_cost(double(n), d, double(p), double(k)) <
-                       direct_cost(double(n), d, double(p), double(k))));
+                  (solver_ == Solver::Auto &&
+                   ((penalty != nullptr && iterative_cost(double(n), d, double(p), double(k)) <
+                                               direct_cost(double(n), d, double(p), double(k))) ||
+                    direct_exceeds_memory(*this, n, p - 1, k))));
   if (cg) return fit_iterative(problem, t, penalty, n, start, ctx);
   const QuadraticPenalty q = quadratic_penalty(penalty, p);
   // Auto under a penalty: the refined normal equations, unless the penalised system is too

@@ -71,6 +71,13 @@ class LeastSquaresOutput final : public OutputLayer {
   static double direct_cost(double n, double d, double p, double k);
   static double iterative_cost(double n, double d, double p, double k);
 
+  // The direct solvers hold a few (M + 1)^2 blocks (OutputLayer's default); the cg path one
+  // (the preconditioner's factor), the targets and Phi when it is cached (cg_memory). Under
+  // `auto`, a direct solve that does not fit in the memory available is replaced by cg.
+  WorkingMemory working_memory(std::size_t rows, std::size_t centres,
+                               std::size_t outputs) const override;
+  static WorkingMemory cg_memory(std::size_t rows, std::size_t centres, std::size_t outputs);
+
   bool least_squares() const override { return true; }
   // A basis's polynomial term is fitted under its side conditions P_c^T w = 0, by SVD on
   // [Phi_rbf Z, P] (radial/numerics/side_conditions.hpp) whatever the solver option says.

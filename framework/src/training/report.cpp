@@ -159,7 +159,11 @@ json to_json(const SelectionReport& s) {
               {"count_curve", s.count_curve_counts.empty()
                                   ? json(nullptr)
                                   : json{{"count", s.count_curve_counts},
-                                         {"error", numbers(s.count_curve_errors)}}},
+                                         {"error", numbers(s.count_curve_errors)},
+                                         {"standard_error",
+                                          numbers(s.count_curve_standard_errors)},
+                                         {"rows", s.count_curve_rows},
+                                         {"held_out", s.count_curve_held_out}}},
               {"edges", s.edges},
               {"seconds", number(s.seconds)},
               {"curves", std::move(curves)}};

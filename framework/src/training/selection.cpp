@@ -6,11 +6,13 @@
 #include <optional>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <random>
 
 #include "radial/distributed/collectives.hpp"
+#include "radial/distributed/sharded_pass.hpp"
 #include "radial/distributed/sharded_rows.hpp"
 #include "radial/network/candidate_basis.hpp"
 #include "radial/network/centre_learner.hpp"
@@ -427,7 +429,7 @@ class WidthPaths {
       if (choose_scale_) {
         Pipeline q = *with_count_;
         q.basis.params = bp;
-        CentreFit fit = (*refit_)(q);
+        CentreFit fit = (*refit_)(q, nullptr);
         centres = fit.centres;
         fitted_[width] = std::move(fit);
       }
@@ -699,12 +701,99 @@ SelectionRows selection_rows(const Dataset& train, std::uint64_t seed, std::size
 }
 
 
-// centres.count = "choose" above selection_centres centres: a validation curve. Each count's
-// network (its own centres, the width chosen on `subset` carried to them, the chosen alpha) is
-// fitted by the output layer on a seeded 4/5 of the selection's rows and scored on the other
-// fifth (error rate for classes, ties by cross-entropy or MSE; MSE for regression). The best
-// count wins, ties to the smaller; its centres go into `fitted`. Returns its index in `counts`.
-std::size_t validated_count(const Pipeline& p, const Registry& registry, const Dataset& rows,
+// The count curve's rows: a seeded hold-out of min(N / 5, count_curve_held_out) of all the
+// training rows, and for each count at most count_curve_rows_per_centre rows per centre of the
+// rest (all of them when N is small), so that no count is judged on fewer rows than it needs
+// nor with centres that saw the rows that score it. Nested samples of one hash (sample_rows),
+// so the same rows under any number of ranks.
+constexpr std::size_t count_curve_held_out = 50000;
+constexpr std::size_t count_curve_rows_per_centre = 32;
+constexpr std::uint64_t count_curve_stream = 9;
+
+struct HeldOutScore {
+  double error = std::numeric_limits<double>::quiet_NaN();  // error rate (classes) or MSE
+  double standard_error = 0;
+  std::size_t rows = 0;  // held-out rows over all ranks
+};
+
+// The network on `centres` and `basis`, its weights fitted by the output layer on `fit`, scored
+// on `held`: the error rate with its binomial standard error for classes, the MSE with the
+// standard error of the rows' squared errors for regression. NaN when the fit failed.
+HeldOutScore held_out_score(const Pipeline& p, const Registry& registry, const Dataset& fit,
+                            const Dataset& held, const Centres& centres,
+                            const std::shared_ptr<Basis>& basis, const WeightPenalty* penalty,
+                            std::uint64_t output_seed, int threads, const Centres* input_model) {
+  const std::shared_ptr<OutputLayer> output =
+      registry.make_output_layer(p.output.plugin, p.output.params);
+  FitContext ctx(output_seed, threads);
+  OutputWeights w;
+  try {
+    DesignMatrix design(fit.inputs, centres, *basis, false, 0);
+    design.set_input_model(input_model);
+    design.set_threads(threads);
+    w = output->fit(TrainingProblem{design, fit, centres, *basis}, penalty, ctx);
+  } catch (const InputError&) {
+    return {};
+  } catch (const NumericalError&) {
+    return {};
+  }
+  Model model;
+  model.task = held.task;
+  model.class_values = held.class_values;
+  model.class_names = held.class_names;
+  model.centres = centres;
+  if (input_model) model.input_model = *input_model;
+  model.link = w.link;
+  model.weights = std::move(w.weights);
+  const Matrix outputs = Network(model, basis).predict(held.inputs);
+  const Metrics m = compute_metrics(outputs, model.link, held);  // over all ranks
+  HeldOutScore score;
+  score.rows = m.rows;
+  if (m.rows == 0) return {};
+  const double n = double(m.rows);
+  if (held.task == Task::Classification) {
+    score.error = *m.error_rate;
+    score.standard_error = std::sqrt(score.error * (1 - score.error) / n);
+  } else {
+    // The squared errors' second moment, summed over ranks as compute_metrics sums the first.
+    const Matrix t = targets_for(Link::Identity, held);
+    std::vector<double> sums{0.0};
+    for (std::size_t r = 0; r < outputs.shape(0); ++r) {
+      double e = 0;
+      for (std::size_t k = 0; k < outputs.shape(1); ++k)
+        e += (outputs(r, k) - t(r, k)) * (outputs(r, k) - t(r, k));
+      if (std::isfinite(e)) sums[0] += e * e;
+    }
+    sum_pass_over_ranks(sums, nullptr);
+    score.error = m.mse;
+    score.standard_error = std::sqrt(std::max(0.0, sums[0] / n - m.mse * m.mse) / n);
+  }
+  return score;
+}
+
+// The penalty the curve's networks are fitted with: the pipeline's (its strength the chosen
+// alpha when chosen), or the added ridge with the chosen alpha, or none.
+std::shared_ptr<WeightPenalty> curve_penalty(const Pipeline& p, const Registry& registry,
+                                             const Wants& wants, double alpha) {
+  if (!p.weight_penalty && !wants.add_penalty) return nullptr;
+  const std::string plugin = p.weight_penalty ? p.weight_penalty->plugin : wants.penalty;
+  Params params;
+  if (p.weight_penalty) params = p.weight_penalty->params;
+  else if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
+    params = validate_params(info->params, {}, "plugin " + plugin);
+  if (wants.alpha || wants.add_penalty) params.set(wants.strength_param, alpha);
+  return registry.make_weight_penalty(plugin, params);
+}
+
+// centres.count = "choose" above selection_centres centres: a validation curve on all the
+// training rows (count_curve_held_out). Each count's network (its own centres fitted on its
+// rows, the width chosen on `subset` carried to them, the chosen alpha) is fitted by the output
+// layer and scored on the hold-out. The counts are tried in increasing order until one fails
+// to lower the error by more than one standard error of the best, and the smallest count
+// within one standard error of the best wins (the one-standard-error rule of Breiman et al.
+// 1984: a count must earn its cost); its centres are then fitted on every row into `fitted`.
+// Returns its index in `counts`.
+std::size_t validated_count(const Pipeline& p, const Registry& registry, const Dataset& train,
                             const std::vector<std::size_t>& counts, const Wants& wants,
                             const Centres& subset, double subset_scale, double alpha,
                             bool density, const FitCentres& fit_centres, CentreFit& fitted,
@@ -712,54 +801,78 @@ std::size_t validated_count(const Pipeline& p, const Registry& registry, const D
                             SelectionReport& report,
                             const std::function<void(const std::string&)>& log,
                             const Centres* input_model) {
-  const bool classes = rows.task == Task::Classification;
-  std::vector<std::size_t> fold_of = assign_folds(rows, 5, classes, cv_folds_seed(fold_seed));
-  for (std::size_t& f : fold_of) f = f == 0 ? 0 : 1;  // fold 0 held out, the rest fitted
-  // (Without a chosen strength: default_ridge_penalty at its defaults.)
-  const std::string plugin =
-      wants.alpha ? p.weight_penalty->plugin : std::string(default_ridge_penalty);
-  Params penalty_params;
-  if (wants.alpha) penalty_params = p.weight_penalty->params;
-  else if (const ComponentInfo* info = registry.find(Slot::WeightPenalty, plugin))
-    penalty_params = validate_params(info->params, {}, "plugin " + plugin);
-  if (wants.alpha || wants.add_penalty) penalty_params.set(wants.strength_param, alpha);
+  const bool classes = train.task == Task::Classification;
+  const std::size_t total = count_over_ranks(train.rows());
+  const std::size_t first = collectives().size() > 1 ? shard_layout(train.rows()).first : 0;
+  const std::uint64_t seed = derive_seed(fold_seed, count_curve_stream);
+  const std::size_t held_target = std::min(total / 5, count_curve_held_out);
+  const std::vector<std::size_t> held_rows =
+      sample_rows(train.rows(), first, total, held_target, seed);
+  const Dataset held = select_rows(train, held_rows);
+  report.count_curve_held_out = count_over_ranks(held.rows());
   const double on_subset = common_variance(p, density, subset);
-  std::size_t best = 0;
-  double best_error = std::numeric_limits<double>::infinity(), best_tie = best_error;
+  std::vector<HeldOutScore> scores;
+  std::size_t best = 0;  // the lowest error so far
   for (std::size_t ci = 0; ci < counts.size(); ++ci) {
+    // This count's rows: those of the nested sample past the hold-out's (the hold-out's rows
+    // are the sample's first held_target / total of the hash's range).
+    const std::size_t fit_target =
+        std::min(total, held_target + count_curve_rows_per_centre * counts[ci]);
+    const std::vector<std::size_t> kept =
+        sample_rows(train.rows(), first, total, fit_target, seed);
+    std::vector<std::size_t> fit_rows;
+    std::set_difference(kept.begin(), kept.end(), held_rows.begin(), held_rows.end(),
+                        std::back_inserter(fit_rows));
+    const Dataset rows = select_rows(train, fit_rows);
     Pipeline with_count = p;
     with_count.centres.params.set(wants.count_param, std::int64_t(counts[ci]));
-    CentreFit candidate = fit_centres(with_count);
+    Centres centres = fit_centres(with_count, &rows).centres;
     Params bp = p.basis.params;
     if (wants.scale) {
-      const double on_all = common_variance(p, density, candidate.centres);
+      const double on_all = common_variance(p, density, centres);
       bp.set(wants.scale_param,
              subset_scale * (on_subset > 0 && on_all > 0 ? on_subset / on_all : 1.0));
     }
     const std::shared_ptr<Basis> basis = registry.make_basis(p.basis.plugin, bp);
-    Centres centres = candidate.centres;
     FitContext bctx(output_seed, threads);
     basis->prepare(centres, bctx);
-    const PathPoint point =
-        cross_validated(p, registry, rows, centres, basis, plugin, penalty_params, fold_of, 1,
-                        output_seed, threads, std::numeric_limits<double>::infinity(),
-                        input_model);
+    const std::shared_ptr<WeightPenalty> penalty = curve_penalty(p, registry, wants, alpha);
+    if (penalty) penalty->prepare(centres, *basis);
+    const HeldOutScore score = held_out_score(p, registry, rows, held, centres, basis,
+                                              penalty.get(), output_seed, threads, input_model);
+    scores.push_back(score);
     report.count_curve_counts.push_back(counts[ci]);
-    report.count_curve_errors.push_back(point.error);
+    report.count_curve_errors.push_back(score.error);
+    report.count_curve_standard_errors.push_back(score.standard_error);
+    report.count_curve_rows.push_back(count_over_ranks(rows.rows()));
     if (log)
-      log("select: " + std::to_string(counts[ci]) + " centres: validation " +
-          (classes ? "error rate " : "mse ") + text::number(point.error));
-    if (point.error < best_error || (point.error == best_error && point.tie < best_tie)) {
-      best_error = point.error;
-      best_tie = point.tie;
+      log("select: " + std::to_string(counts[ci]) + " centres on " +
+          std::to_string(report.count_curve_rows.back()) + " rows: held-out " +
+          (classes ? "error rate " : "mse ") + text::number(score.error) + " +- " +
+          text::number(score.standard_error));
+    if (!std::isfinite(score.error)) continue;
+    const HeldOutScore& b = scores[best];
+    if (!std::isfinite(b.error) || score.error < b.error) {
+      const bool earned = !std::isfinite(b.error) || score.error < b.error - b.standard_error;
       best = ci;
-      fitted = std::move(candidate);
+      if (!earned && ci > 0) break;  // better, but by less than its noise
+    } else if (ci > 0) {
+      break;  // no better: larger counts are not tried
     }
   }
-  if (!std::isfinite(best_error))
+  if (!std::isfinite(scores[best].error))
     throw NumericalError(p.file.string() + ": no centre count gave a finite validation error; "
                          "give " + wants.count_key() + " a number");
-  return best;
+  std::size_t chosen = best;
+  for (std::size_t ci = 0; ci < best; ++ci)
+    if (scores[ci].error <= scores[best].error + scores[best].standard_error) {
+      chosen = ci;
+      break;
+    }
+  Pipeline with_count = p;
+  with_count.centres.params.set(wants.count_param, std::int64_t(counts[chosen]));
+  fitted = fit_centres(with_count, nullptr);
+  return chosen;
 }
 }  // namespace
 
@@ -975,7 +1088,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     Pipeline with_count = p;
     if (wants.count) with_count.centres.params.set(wants.count_param, std::int64_t(grids.counts[ci]));
     // (Refitted per width: not fitted here.)
-    CentreFit fitted = refit && wants.scale ? CentreFit{} : fit_centres(with_count);
+    CentreFit fitted = refit && wants.scale ? CentreFit{} : fit_centres(with_count, nullptr);
     std::optional<Centres> subset;
     if (subsets && fitted.centres.count() > selection_centres) {
       subset = select_centres(fitted.centres,
@@ -1008,7 +1121,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   Pipeline& chosen = selected.pipeline;
   auto [best_count, best_scale, best_alpha] = best.at;
   if (count_curve && best_subset)
-    best_count = validated_count(p, registry, rows, grids.counts, wants, *best_subset,
+    best_count = validated_count(p, registry, train, grids.counts, wants, *best_subset,
                                  width_scale_at(best_scale), best.alpha, basis.density, fit_centres,
                                  selected.centres, fold_seed, output_seed, threads, report, log,
                                  input_model);

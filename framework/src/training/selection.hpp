@@ -27,12 +27,13 @@
 
 namespace radial::training {
 
-// What the trainer's centre stage gives for a pipeline (its own seed and report).
+// What the trainer's centre stage gives for a pipeline (its own seed and report), fitted on
+// `rows` (this rank's), or on the training rows when null.
 struct CentreFit {
   Centres centres;
   FitReport report;
 };
-using FitCentres = std::function<CentreFit(const Pipeline&)>;
+using FitCentres = std::function<CentreFit(const Pipeline&, const Dataset* rows)>;
 
 struct Selected {
   Pipeline pipeline;  // the input with every chosen value written in

@@ -344,8 +344,8 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   std::shared_ptr<KernelPrior> kernel_prior;
   if (given.kernel_prior)
     kernel_prior = registry.make_kernel_prior(given.kernel_prior->plugin, given.kernel_prior->params);
-  const training::FitCentres centres_of = [&](const Pipeline& q) {
-    return fit_centres(q, registry, train, kernel_prior.get(), stages, threads);
+  const training::FitCentres centres_of = [&](const Pipeline& q, const Dataset* rows) {
+    return fit_centres(q, registry, rows ? *rows : train, kernel_prior.get(), stages, threads);
   };
   Centres input_model = input_model_for(given, registry, train);
   const Centres* model_of_inputs = input_model.count() != 0 ? &input_model : nullptr;
@@ -362,7 +362,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   Fitted f;
   if (selected) f.selection = std::move(selected->report);
 
-  training::CentreFit centre_fit = selected ? std::move(selected->centres) : centres_of(p);
+  training::CentreFit centre_fit = selected ? std::move(selected->centres) : centres_of(p, nullptr);
   Centres centres = std::move(centre_fit.centres);
   centres.check();
   if (centres.dim() != train.features()) {

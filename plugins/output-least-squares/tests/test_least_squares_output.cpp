@@ -606,6 +606,28 @@ TEST_CASE("least-squares cg parameters", "[least-squares][cg]") {
       least_squares_with({{"solver", std::string("cg")}, {"max_iterations", std::int64_t(1)}}));
 }
 
+TEST_CASE("least-squares sizes the cg path by its preconditioner, not the direct blocks",
+          "[least-squares][cg]") {
+  // HIGGS-like: N = 10^7 rows, M = 2 x 10^4 centres, one output. The direct solvers hold
+  // 4 (M + 1)^2 doubles (12.8 GB); cg one (M + 1)^2 factor and three N x K columns.
+  const std::size_t n = 10000000, m = 20000, k = 1;
+  const double p = double(m) + 1;
+  const auto cg = least_squares_with({{"solver", std::string("cg")}});
+  const auto direct = least_squares_with({{"solver", std::string("normal-equations")}});
+  const double cg_bytes = cg->working_memory(n, m, k).bytes;
+  CHECK(direct->working_memory(n, m, k).bytes == Approx(8.0 * (4 * p * p + double(n))));
+  // Phi (1.6 TB) is not cached, so the factor, the columns and 32 MB of blocks.
+  CHECK(cg_bytes == Approx(8.0 * (p * p + 3.0 * double(n)) + 8.0 * (4 << 20)));
+  CHECK(cg_bytes < 0.3 * direct->working_memory(n, m, k).bytes);
+  // Auto takes cg when the direct blocks exceed any machine's memory (10^6 centres: 32 TB).
+  const auto automatic = least_squares_with({});
+  CHECK(automatic->working_memory(1000, 1000000, 1).bytes ==
+        cg->working_memory(1000, 1000000, 1).bytes);
+  // A small problem keeps the direct estimate under auto.
+  CHECK(automatic->working_memory(1000, 100, 3).bytes ==
+        direct->working_memory(1000, 100, 3).bytes);
+}
+
 TEST_CASE("least-squares passes the plugin conformance kit", "[least-squares][conformance]") {
   radial::Registry fresh;
   fresh.load_file(radial::testing::plugin_dir() / "libradial-output-least-squares.so");

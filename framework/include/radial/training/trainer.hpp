@@ -100,10 +100,14 @@ struct SelectionReport {
   // factors (selection.hpp).
   std::size_t centres = 0, centres_of = 0;
   double width_transfer = 1, alpha_transfer = 1;
-  // centres.count = "choose" above 800 centres: each count's error on a held-out fifth of the
-  // selection's rows (error rate for classes, MSE for regression); empty otherwise.
+  // centres.count = "choose" above 800 centres: each count tried, its error on the held-out
+  // rows (error rate for classes, MSE for regression) with its standard error, and the rows its
+  // network was fitted on; the held-out rows (min(N / 5, 50,000)). Empty otherwise.
   std::vector<std::size_t> count_curve_counts;
   std::vector<double> count_curve_errors;
+  std::vector<double> count_curve_standard_errors;
+  std::vector<std::size_t> count_curve_rows;
+  std::size_t count_curve_held_out = 0;
   double seconds = 0;
 };
 

@@ -3,10 +3,14 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "radial/io/output_file.hpp"
 #include "radial/core/errors.hpp"
+#include "radial/core/params.hpp"
 
 namespace radial::cli {
 
@@ -61,6 +65,40 @@ std::string param_table_markdown(const ComponentInfo& c) {
   return out.str();
 }
 
+// What the trainer reads of the component at its default parameters (Capabilities, declared
+// at registration), and which parameters its selection may choose (ParamRole); empty when
+// there is nothing to say or a required parameter has no default.
+std::string capabilities_text(const Registry& registry, const ComponentInfo& c) {
+  std::vector<std::string> said;
+  try {
+    const Capabilities k =
+        registry.capabilities(c.slot, c.id, validate_params(c.params, {}, "plugin " + c.id));
+    const std::pair<bool, const char*> flags[] = {
+        {c.slot == Slot::Basis && k.density, "a density (normalised kernel)"},
+        {c.slot == Slot::Basis && k.gaussian_activation, "Gaussian activations"},
+        {c.slot == Slot::Basis && k.width_scale_selectable, "a width scale the trainer may choose"},
+        {c.slot == Slot::Centres && k.uses_basis, "chooses its centres under the basis"},
+        {c.slot == Slot::Output && k.selectable, "weights the selection may score"},
+        {c.slot == Slot::Output && k.least_squares, "least squares"},
+        {c.slot == Slot::Output && k.side_conditions, "a polynomial term's side conditions"}};
+    for (const auto& [has, text] : flags)
+      if (has) said.emplace_back(text);
+  } catch (const Error&) {
+    return "";  // a required parameter: no default instance to describe
+  }
+  const std::pair<ParamRole, const char*> roles[] = {
+      {ParamRole::WidthScale, "width scale"},
+      {ParamRole::CentreCount, "centre count"},
+      {ParamRole::RidgeStrength, "ridge strength"},
+      {ParamRole::PenaltyStrength, "penalty strength (not a ridge)"}};
+  for (const auto& [role, text] : roles)
+    if (const ParamSpec* spec = find_role(c.params, role))
+      said.push_back(spec->name + " is its " + text);
+  std::string joined;
+  for (const std::string& s : said) joined += (joined.empty() ? "" : "; ") + s;
+  return joined;
+}
+
 }  // namespace
 
 int plugins_show_command(const Registry& registry, const std::string& id, bool markdown) {
@@ -85,6 +123,8 @@ int plugins_show_command(const Registry& registry, const std::string& id, bool m
       << "  " << c.summary << "\n"
       << "  paper: " << c.paper << "\n"
       << "  library: " << c.library << "\n";
+  if (const std::string k = capabilities_text(registry, c); !k.empty())
+    out << "  capabilities: " << k << "\n";
   if (c.params.empty()) {
     out << "  parameters: none\n";
     write_stdout(out.str());

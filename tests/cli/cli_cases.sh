@@ -105,6 +105,13 @@ plugins-reference)
 plugins-show)
   run 0 plugins show kmeans
   out_has "count"; out_has "init"; out_has "kmeans++"; out_has "tolerance"
+  out_has "capabilities: count is its centre count"
+  run 0 plugins show gaussian
+  out_has "capabilities: Gaussian activations; a width scale the trainer may choose; width_scale is its width scale"
+  run 0 plugins show least-squares
+  out_has "capabilities: weights the selection may score; least squares; a polynomial term's side conditions"
+  run 0 plugins show rkhs
+  out_has "capabilities: alpha is its ridge strength"
   run 2 plugins show kmean
   err_has "did you mean 'kmeans'"
   ;;

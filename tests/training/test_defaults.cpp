@@ -266,6 +266,9 @@ TEST_CASE("with a centre subset the added penalty is the RKHS norm, its alpha ke
   CHECK(r.selection->penalty_added);
   CHECK(r.selection->centres == 400);
   CHECK(r.selection->centres_of == 900);
+  // The model names the added penalty's plugin and version beside the pipeline's own.
+  CHECK(result.model.plugin_versions.count("rkhs") == 1);
+  CHECK(result.model.plugin_versions.count("kmeans") == 1);
   const double scale = chosen(*r.selection, "basis.width_scale");
   const double alpha = chosen(*r.selection, "weight-penalty.alpha");
   const auto by_hand = radial::train(

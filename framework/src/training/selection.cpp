@@ -337,7 +337,7 @@ class WidthPaths {
     // (A learner that uses the basis fits other centres at each width, their number too when it
     // stops by its own criterion: its leave-one-out need not fall then rise along the grid, so
     // the whole grid is scored as for classes.)
-    if (classes_ || grid_.size() < 3 || refit_)
+    if (rate_ || grid_.size() < 3 || refit_)
       whole_grid();
     else
       climb();
@@ -355,8 +355,8 @@ class WidthPaths {
   }
 
  private:
-  // Classification evaluates the whole grid: its leave-one-out error rate has plateaus and a
-  // second, often better, dip at large widths (digits: 24 errors at scales 1 to 4, 18 at 16),
+  // The error rate (classes on all their centres) is scored over the whole grid: it has
+  // plateaus and a second, often better, dip at large widths (digits: 24 errors at scales 1 to 4, 18 at 16),
   // which a climb from the middle misses. When the best is at an end of the grid, the widths go
   // on past it (outward) while they improve (shuttle: 0.25 at the grid's end, 1/64 past it).
   void whole_grid() {
@@ -369,11 +369,12 @@ class WidthPaths {
     else if (top_ == grid_.back()) walk(top_, true);
   }
 
-  // Regression: the width scale by a climb on the log grid. The leave-one-out squared error,
-  // minimised over the penalty, falls and then rises with the width (on every benchmark set,
-  // the same choice as the whole grid in each fold): the two middle scales, then one step at a
-  // time towards the better, until two steps in a row bring nothing better than the best so
-  // far; about five decompositions of eight. The climb may go past the grid's ends.
+  // The squared error (regression, and classes on a centre subset): the width scale by a climb
+  // on the log grid. The leave-one-out squared error, minimised over the penalty, falls and
+  // then rises with the width (on every benchmark set, the same choice as the whole grid in
+  // each fold): the two middle scales, then one step at a time towards the better, until two
+  // steps in a row bring nothing better than the best so far; about five decompositions of
+  // eight. The climb may go past the grid's ends.
   void climb() {
     const std::size_t lo = grid_[grid_.size() / 2 - 1], hi = grid_[grid_.size() / 2];
     const auto first = compute_batch({lo, hi});

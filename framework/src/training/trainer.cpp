@@ -403,6 +403,11 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   m.pipeline_text = p.text;
   m.radial_version = version;
   m.seed = seed;
+  // Every plugin of the pipeline as fitted: a penalty the selection added among them.
+  for (const Slot slot : all_slots)
+    if (const ComponentSpec* spec = p.component(slot))
+      if (const ComponentInfo* info = registry.find(slot, spec->plugin))
+        m.plugin_versions[info->id] = info->version;
   f.basis = std::move(c.basis);
   return f;
 }
@@ -862,10 +867,6 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   f.model.standardiser = standardiser;
   f.model.imputation = imputation;
   f.model.missing_em = p.data.missing == MissingPolicy::Em;
-  for (const Slot slot : all_slots)
-    if (const ComponentSpec* spec = fitted.component(slot))
-      if (const ComponentInfo* info = registry.find(slot, spec->plugin))
-        f.model.plugin_versions[info->id] = info->version;
   report.centres = f.centres;
   report.basis = f.basis_stage;
   report.selection = f.selection;

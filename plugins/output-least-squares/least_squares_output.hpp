@@ -20,8 +20,9 @@
 //    flops and on every thread; otherwise one of the other two takes over.
 //  - cg: preconditioned conjugate gradient on the same normal equations, never formed: each
 //    iteration one pass over Phi's blocks (radial/network/normal_cg.hpp), the preconditioner
-//    the Cholesky factor of (N / M) Phi_C^T Phi_C + H, Phi_C the design at the centres
-//    themselves (FALKON's, Rudi et al. 2017, when the centres are training rows). Cost per
+//    the Cholesky factor of (N / (S + M)) (Phi_S^T Phi_S + Phi_C^T Phi_C) + H, Phi_S the design
+//    at a sample of S ~ M rows and Phi_C at the centres (FALKON's quadrature, Rudi et al. 2017,
+//    when the centres are training rows). Cost per
 //    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + 9 (M+1)^3 grows with M^2.
 // `auto` takes cg under a penalty when its estimated cost (iterative_cost) is below the refined
 // normal equations' (direct_cost); else refined-normal-equations under a penalty; svd when

@@ -153,6 +153,47 @@ struct PathPoint {
   std::string metric;     // the layer's own held-out error (OutputLayer::held_out_error), or empty
 };
 
+// The network on `centres` and `basis`, its weights fitted by the pipeline's output layer on
+// `fit` (under `penalty`, may be null), and its outputs on `held`; empty when the fit failed on
+// an input or numerical error (the candidate is then scored NaN).
+struct HeldOutFit {
+  std::shared_ptr<OutputLayer> output;
+  Model model;
+  Matrix outputs;
+};
+std::optional<HeldOutFit> fit_and_predict(const Pipeline& p, const Registry& registry,
+                                          const Dataset& fit, const Dataset& held,
+                                          const Centres& centres,
+                                          const std::shared_ptr<Basis>& basis,
+                                          const WeightPenalty* penalty, std::uint64_t output_seed,
+                                          int threads, const Centres* input_model,
+                                          std::size_t cache_bytes) {
+  HeldOutFit out;
+  out.output = registry.make_output_layer(p.output.plugin, p.output.params);
+  FitContext ctx(output_seed, threads);
+  OutputWeights w;
+  try {
+    DesignMatrix design(fit.inputs, centres, *basis, false, cache_bytes);
+    design.set_input_model(input_model);
+    design.set_threads(threads);
+    w = out.output->fit(TrainingProblem{design, fit, centres, *basis}, penalty, ctx);
+  } catch (const InputError&) {
+    return std::nullopt;
+  } catch (const NumericalError&) {
+    return std::nullopt;
+  }
+  Model& model = out.model;
+  model.task = held.task;
+  model.class_values = held.class_values;
+  model.class_names = held.class_names;
+  model.centres = centres;
+  if (input_model) model.input_model = *input_model;
+  model.link = w.link;
+  model.weights = std::move(w.weights);
+  out.outputs = Network(model, basis).predict(held.inputs);
+  return out;
+}
+
 PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dataset& train,
                           const Centres& centres, const std::shared_ptr<Basis>& basis,
                           const std::string& penalty_plugin, const Params& penalty_params,
@@ -170,30 +211,13 @@ PathPoint cross_validated(const Pipeline& p, const Registry& registry, const Dat
     std::vector<std::size_t> in, out;
     for (std::size_t n = 0; n < train.rows(); ++n) (fold_of[n] == k ? out : in).push_back(n);
     const Dataset fold_train = select_rows(train, in), fold_test = select_rows(train, out);
-    const std::shared_ptr<OutputLayer> output =
-        registry.make_output_layer(p.output.plugin, p.output.params);
-    FitContext ctx(output_seed, threads);
-    OutputWeights w;
-    try {
-      DesignMatrix design(fold_train.inputs, centres, *basis, false, selection_cache_bytes);
-      design.set_input_model(input_model);
-      design.set_threads(threads);
-      w = output->fit(TrainingProblem{design, fold_train, centres, *basis}, penalty.get(), ctx);
-    } catch (const InputError&) {
-      return {};
-    } catch (const NumericalError&) {
-      return {};
-    }
-    Model model;
-    model.task = train.task;
-    model.class_values = train.class_values;
-    model.class_names = train.class_names;
-    model.centres = centres;
-    if (input_model) model.input_model = *input_model;
-    model.link = w.link;
-    model.weights = std::move(w.weights);
-    const Matrix outputs = Network(model, basis).predict(fold_test.inputs);
-    const Metrics m = compute_metrics(outputs, model.link, fold_test);
+    const std::optional<HeldOutFit> fitted =
+        fit_and_predict(p, registry, fold_train, fold_test, centres, basis, penalty.get(),
+                        output_seed, threads, input_model, selection_cache_bytes);
+    if (!fitted) return {};
+    const Matrix& outputs = fitted->outputs;
+    const std::shared_ptr<OutputLayer>& output = fitted->output;
+    const Metrics m = compute_metrics(outputs, fitted->model.link, fold_test);
     // m is over all ranks' held-out rows (compute_metrics sums them), so every rank agrees.
     // A layer that declares its own error is scored by it (every rank's layer does alike).
     if (const auto own = output->held_out_error(outputs, fold_test)) {
@@ -724,30 +748,11 @@ HeldOutScore held_out_score(const Pipeline& p, const Registry& registry, const D
                             const Dataset& held, const Centres& centres,
                             const std::shared_ptr<Basis>& basis, const WeightPenalty* penalty,
                             std::uint64_t output_seed, int threads, const Centres* input_model) {
-  const std::shared_ptr<OutputLayer> output =
-      registry.make_output_layer(p.output.plugin, p.output.params);
-  FitContext ctx(output_seed, threads);
-  OutputWeights w;
-  try {
-    DesignMatrix design(fit.inputs, centres, *basis, false, 0);
-    design.set_input_model(input_model);
-    design.set_threads(threads);
-    w = output->fit(TrainingProblem{design, fit, centres, *basis}, penalty, ctx);
-  } catch (const InputError&) {
-    return {};
-  } catch (const NumericalError&) {
-    return {};
-  }
-  Model model;
-  model.task = held.task;
-  model.class_values = held.class_values;
-  model.class_names = held.class_names;
-  model.centres = centres;
-  if (input_model) model.input_model = *input_model;
-  model.link = w.link;
-  model.weights = std::move(w.weights);
-  const Matrix outputs = Network(model, basis).predict(held.inputs);
-  const Metrics m = compute_metrics(outputs, model.link, held);  // over all ranks
+  const std::optional<HeldOutFit> fitted = fit_and_predict(
+      p, registry, fit, held, centres, basis, penalty, output_seed, threads, input_model, 0);
+  if (!fitted) return {};
+  const Matrix& outputs = fitted->outputs;
+  const Metrics m = compute_metrics(outputs, fitted->model.link, held);  // over all ranks
   HeldOutScore score;
   score.rows = m.rows;
   if (m.rows == 0) return {};

@@ -25,6 +25,7 @@
 #include "radial/network/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/network/normal_cg.hpp"
+#include "radial/numerics/normal_rows.hpp"
 #include "radial/numerics/side_conditions.hpp"
 #include "radial/exec/parallel.hpp"
 #include "radial/core/text.hpp"
@@ -526,10 +527,15 @@ double LeastSquaresOutput::direct_cost(double n, double, double p, double k) {
 }
 
 double LeastSquaresOutput::iterative_cost(double n, double d, double p, double k) {
-  // Calibrated on the generator of issue 45 (d = 20, K = 3, N = 20,000): the two paths take
-  // the same time at M ~ 2,000 (2.8 s each); a pass runs below BLAS 3's rate.
-  constexpr double iterations = 40, exp_flops = 30;
-  return iterations * n * p * (2 * d + exp_flops + 4 * k) + p * p * p * (1 + 1.0 / 3);
+  // Iterations as the preconditioner from rows and centres takes them (7 to 16 on the
+  // generator of issue 45, letter, shuttle and SUSY-like data); its sketch (S + M) M^2 + M^3/3;
+  // above normal_rows_max_outputs outputs a pass is two GEMMs that pack each block (letter,
+  // K = 26: cg 2.38 s against the direct 2.29 s, so about even). Below min_iterative_columns
+  // the direct solve is kept: exact, and cheap there.
+  if (p < min_iterative_columns) return std::numeric_limits<double>::infinity();
+  constexpr double iterations = 15, exp_flops = 30;
+  const double per_output = k <= double(normal_rows_max_outputs) ? 4 : 8;
+  return iterations * n * p * (2 * d + exp_flops + per_output * k) + p * p * p * (2 + 1.0 / 3);
 }
 
 namespace {

@@ -24,9 +24,10 @@
 //    at a sample of S ~ M rows and Phi_C at the centres (FALKON's quadrature, Rudi et al. 2017,
 //    when the centres are training rows). Cost per
 //    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + 9 (M+1)^3 grows with M^2.
-// `auto` takes cg under a penalty when its estimated cost (iterative_cost) is below the refined
-// normal equations' (direct_cost); else refined-normal-equations under a penalty; svd when
-// N (M+1) <= svd_limit entries and normal-equations otherwise.
+// `auto` takes cg under a penalty from 1,001 columns when its estimated cost (iterative_cost)
+// is below the refined normal equations' (direct_cost), and whenever the direct blocks do not
+// fit in memory; else refined-normal-equations under a penalty; svd when N (M+1) <= svd_limit
+// entries and normal-equations otherwise.
 
 #include <chrono>
 #include <cstddef>
@@ -67,8 +68,12 @@ class LeastSquaresOutput final : public OutputLayer {
       : solver_(options.solver), rcond_(options.rcond), tolerance_(options.tolerance),
         max_iterations_(std::size_t(options.max_iterations)), precision_(options.precision) {}
 
+  // Under `auto` and a penalty, cg only from this many columns: below, the direct solve is
+  // exact and costs little (and every set of the accuracy benchmark stays there).
+  static constexpr double min_iterative_columns = 1001;
+
   // Estimated flops of the two paths on n rows, d inputs, p = M + 1 columns, k outputs (the
-  // auto rule; the iterative one assumes 40 iterations and an exp worth 20 flops).
+  // auto rule; the iterative one assumes 15 iterations and an exp worth 30 flops).
   static double direct_cost(double n, double d, double p, double k);
   static double iterative_cost(double n, double d, double p, double k);
 

@@ -46,6 +46,16 @@ void over_ranks(bool fold, const std::vector<double>& records, const std::except
   }
 }
 
+// Under several ranks, whether a pass keeps each block's `size` sums for over_ranks' fold in
+// one process's order (when they fit in record_bytes); `records` sized for them if so.
+bool fold_records(const DesignMatrix& design, std::size_t size, std::vector<double>& records) {
+  const bool fold = collectives().size() > 1 &&
+                    double(design.block_count()) * double(size) * sizeof(double) <=
+                        double(record_bytes);
+  if (fold) records.assign(design.block_count() * size, 0.0);
+  return fold;
+}
+
 // product (p x k) = Phi_b^T U_b for a block (rows x p) and u (rows x k), k small: each row
 // added once, u(r, c) phi_r into the c-th of k sums, in row order (the bits depend on the
 // block alone). A GEMM with k <= 8 columns packs the whole block first: at M = 2 x 10^4 its
@@ -73,11 +83,8 @@ Matrix transpose_products(
     const std::function<void(std::size_t, const Matrix&, Matrix&)>& make_u) {
   const std::size_t p = design.cols();
   Matrix total = xt::zeros<double>({p, k});
-  const bool sharded = collectives().size() > 1;
-  const bool fold = sharded && double(design.block_count()) * double(p * k) * sizeof(double) <=
-                                   double(record_bytes);
   std::vector<double> records;
-  if (fold) records.assign(design.block_count() * p * k, 0.0);
+  const bool fold = fold_records(design, p * k, records);
   std::exception_ptr failure;
   try {
     struct Part {
@@ -120,11 +127,8 @@ Matrix fused_normal_products(const DesignMatrix& design, const Matrix& x) {
   const std::size_t p = design.cols(), k = x.shape(1);
   Matrix xt = xt::transpose(x);  // k x p
   Matrix total = xt::zeros<double>({p, k});
-  const bool sharded = collectives().size() > 1;
-  const bool fold = sharded && double(design.block_count()) * double(p * k) * sizeof(double) <=
-                                   double(record_bytes);
   std::vector<double> records;
-  if (fold) records.assign(design.block_count() * p * k, 0.0);
+  const bool fold = fold_records(design, p * k, records);
   std::exception_ptr failure;
   try {
     std::vector<Matrix> part(worker_count(design.rows(), design.block_rows(), design.threads()),

@@ -106,8 +106,10 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   }
   // On a sample, sample_iterations is a deliberate stop (radial/numerics/kmeans/kmeans.hpp), not a
   // shortfall to warn about.
-  const bool sample_cap = rows_used < rows && options.sample_iterations > 0 &&
-                          options.sample_iterations < options.iterations;
+  const bool sample_cap =
+      rows > std::max(options.sample_per_centre * options.count, kmeans_sample_floor) &&
+      options.sample_per_centre > 0 && options.sample_iterations > 0 &&
+      options.sample_iterations < options.iterations;
   if (!result.converged && options.tolerance > 0 && !sample_cap) {
     std::ostringstream msg;
     msg << "k-means stopped after " << result.iterations
@@ -122,9 +124,13 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
     if (result.converged)
       how << "the centres moved at most the tolerance " << options.tolerance
           << " (relative to the data's spread) at iteration " << result.iterations;
-    else if (sample_cap)
+    else if (sample_cap && rows_used < rows)
       how << "the cap of " << options.sample_iterations << " iterations on the sample of "
           << rows_used << " rows (sample_iterations), then one update on every row";
+    else if (sample_cap)
+      how << "the cap of " << options.sample_iterations << " iterations (sample_iterations: "
+          << rows << " rows are more than the sample of "
+          << options.sample_per_centre * options.count << " a sample would take)";
     else
       how << "the centres still moved more than the tolerance " << options.tolerance
           << " after the cap of " << result.iterations << " iterations";

@@ -405,6 +405,14 @@ TEST_CASE("k-means on a row sample: its rows, its iteration cap, one update on e
   double members = 0;
   for (double c : capped.cluster_sizes) members += c;
   CHECK(members == double(n));
+  // Fewer rows than twice the sample but more than it: every row, with the same cap.
+  const std::size_t between = radial::kmeans_sample_floor + 50000;
+  Matrix fewer = xt::view(x, xt::range(0, between), xt::all());
+  std::mt19937_64 rng3(4);
+  const radial::KMeansResult all_rows = radial::kmeans_on_sample(fewer, options, rng3, rows_used);
+  CHECK(rows_used == between);
+  CHECK(all_rows.iterations == 2);
+  CHECK_FALSE(all_rows.converged);
 }
 
 TEST_CASE("k-means refuses impossible requests", "[kmeans]") {

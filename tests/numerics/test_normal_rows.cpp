@@ -50,3 +50,32 @@ TEST_CASE("normal-equation row kernels equal Phi^T (Phi X)", "[normal-rows]") {
     }
   }
 }
+
+TEST_CASE("the chunked AVX-512 row kernel gives the grouped kernel's bits", "[normal-rows]") {
+  const auto kernels = normal_rows_kernels();
+  const NormalRowsKernel* grouped = nullptr;
+  const NormalRowsKernel* chunked = nullptr;
+  for (const auto& kernel : kernels) {
+    if (kernel.name == std::string("avx512")) grouped = &kernel;
+    if (kernel.name == std::string("avx512-chunked")) chunked = &kernel;
+  }
+  if (!grouped || !chunked) return;  // not an AVX-512 CPU (or the clang build)
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  // Columns across and between the 512-column chunks, with and without a masked tail.
+  for (std::size_t p : {7, 512, 513, 1024, 1029, 2051}) {
+    for (std::size_t k : {1, 2, 5, 8}) {
+      for (std::size_t rows : {1, 6, 9}) {
+        std::vector<double> block(rows * p), xt(k * p), a(k * p);
+        for (double& v : block) v = unit(rng);
+        for (double& v : xt) v = unit(rng);
+        for (double& v : a) v = unit(rng);
+        std::vector<double> b = a;
+        grouped->run(block.data(), rows, p, xt.data(), k, a.data());
+        chunked->run(block.data(), rows, p, xt.data(), k, b.data());
+        INFO("p " << p << " k " << k << " rows " << rows);
+        REQUIRE(a == b);
+      }
+    }
+  }
+}

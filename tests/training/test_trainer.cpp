@@ -1,4 +1,5 @@
 // The trainer end to end through the real plugins.
+#include <cmath>
 #include <memory>
 #include <random>
 
@@ -110,4 +111,49 @@ TEST_CASE("metrics predicted in row chunks equal those of one prediction on all 
   const radial::Metrics pre = radial::evaluate_metrics(m, basis, standardised, 2, true);
   CHECK(*pre.cross_entropy == *whole.cross_entropy);
   CHECK(pre.mse == whole.mse);
+}
+
+TEST_CASE("past 2^28 design entries the training metrics come from a seeded row sample") {
+  // 150,000 rows and 1,800 centres: N (M + 1) = 2.7 x 10^8, just past the rule.
+  radial::Dataset data;
+  const std::size_t n = 150000;
+  data.task = radial::Task::Classification;
+  data.num_classes = 2;
+  data.class_values = {0, 1};
+  data.feature_names = {"x1", "x2"};
+  data.inputs = radial::Matrix::from_shape({n, std::size_t(2)});
+  data.classes = radial::Labels::from_shape({n});
+  std::mt19937_64 rng(6);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    data.classes(i) = std::int64_t(rng() % 2);
+    data.inputs(i, 0) = normal(rng) + (data.classes(i) ? 0.7 : -0.7);
+    data.inputs(i, 1) = normal(rng);
+  }
+  const std::string text =
+      "seed = 3\n[data]\ntrain = \"data/synth3_train.csv\"\n[basis]\nplugin = \"gaussian\"\n"
+      "width_scale = 1.0\n[centres]\nplugin = \"subset\"\ncount = 1800\n"
+      "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.01\n"
+      "[output]\nplugin = \"least-squares\"\nsolver = \"cg\"\nmax_iterations = 3\n";
+  const radial::Pipeline p =
+      radial::parse_pipeline(text, radial::testing::source_dir() / "docs/examples/s.toml",
+                             plugins());
+  const auto r = radial::train(p, plugins(), data, std::nullopt);
+  const radial::Metrics& train = r.report.train;
+  CHECK(train.sample_of == n);
+  // Each row kept with probability 100,000 / 150,000: within 5 standard deviations (183).
+  CHECK(train.rows > 99000);
+  CHECK(train.rows < 101000);
+  // The sample's error rate against every row's (the difference's standard error is
+  // sqrt(e (1 - e) / 10^5 x 1/3), under 8e-4).
+  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, r.model.basis_id);
+  REQUIRE(info != nullptr);
+  std::shared_ptr<radial::Basis> basis = plugins().make_basis(
+      r.model.basis_id, radial::validate_params(info->params, r.model.basis_params, "test"));
+  basis->load_state(r.model.basis_state);
+  const radial::Metrics every = radial::evaluate_metrics(r.model, basis, data, 2);
+  CHECK(every.rows == n);
+  CHECK(every.sample_of == 0);
+  CHECK(std::abs(*train.error_rate - *every.error_rate) < 0.004);
+  CHECK(radial::report_json(r.report).find("\"sample_of\"") != std::string::npos);
 }

@@ -4,6 +4,9 @@
 // for k = 2, and at M = 10^4 they live in L2).
 #include "radial/numerics/normal_rows.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "radial/exec/cpu.hpp"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -123,13 +126,92 @@ __attribute__((target("avx512f"))) void group_avx512(const double* phi, std::siz
 }
 
 template <int K>
-__attribute__((target("avx512f"))) void rows_avx512_k(const double* block, std::size_t rows,
-                                                      std::size_t p, const double* xt,
-                                                      double* qt) {
+__attribute__((target("avx512f"))) void rows_avx512_grouped(const double* block,
+                                                            std::size_t rows, std::size_t p,
+                                                            const double* xt, double* qt) {
   constexpr int R = K <= 4 ? 4 : 2;
   std::size_t i = 0;
   for (; i + R <= rows; i += R) group_avx512<K, R>(block + i * p, p, xt, qt);
   for (; i < rows; ++i) group_avx512<K, 1>(block + i * p, p, xt, qt);
+}
+
+// The groups' dot products for columns [j0, j1) (whole vectors, or the masked tail), their
+// lane sums kept in lanes (R x K vectors of 8 per group) between column chunks.
+template <int K, int R>
+__attribute__((target("avx512f"))) void chunk_dots(const double* phi, std::size_t p,
+                                                   const double* xt, std::size_t j0,
+                                                   std::size_t j1, __mmask8 tail,
+                                                   double* lanes) {
+  __m512d acc[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) acc[r][c] = _mm512_loadu_pd(lanes + (r * K + c) * 8);
+  for (std::size_t j = j0; j < j1; j += 8) dots_avx512<K, R>(phi, p, xt, j, 0xff, acc);
+  if (tail) dots_avx512<K, R>(phi, p, xt, j1, tail, acc);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) _mm512_storeu_pd(lanes + (r * K + c) * 8, acc[r][c]);
+}
+
+template <int K, int R>
+__attribute__((target("avx512f"))) void chunk_update(const double* phi, std::size_t p,
+                                                     double* qt, std::size_t j0, std::size_t j1,
+                                                     __mmask8 tail, const double* u) {
+  __m512d scale[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) scale[r][c] = _mm512_set1_pd(u[r * K + c]);
+  for (std::size_t j = j0; j < j1; j += 8) update_avx512<K, R>(phi, p, qt, j, 0xff, scale);
+  if (tail) update_avx512<K, R>(phi, p, qt, j1, tail, scale);
+}
+
+// The same groups, sums and order as rows_avx512_grouped (so the same bits), with the block
+// swept in chunks of columns: all groups' dot products over a chunk, then, once every u is
+// known, all groups' updates over a chunk. A group's rows, X and Q outgrow L2 at M = 2 x 10^4
+// (4 rows and k = 2: 1.3 MB), where X and Q were read from L3 for every group; a chunk's X and
+// Q stay in L1 over the block's groups.
+template <int K>
+__attribute__((target("avx512f"))) void rows_avx512_chunked(const double* block,
+                                                            std::size_t rows, std::size_t p,
+                                                            const double* xt, double* qt) {
+  constexpr int R = K <= 4 ? 4 : 2;
+  constexpr std::size_t chunk = 512;  // columns: X's and Q's chunks of k x 4 KB
+  const std::size_t body = p - p % 8;
+  const __mmask8 tail = __mmask8((1u << (p % 8)) - 1);
+  const std::size_t whole = rows - rows % R;
+  std::vector<double> lanes(rows * K * 8, 0.0), u(rows * K);
+  for (std::size_t j0 = 0; j0 < p; j0 += chunk) {
+    const std::size_t j1 = std::min(body, j0 + chunk);
+    const __mmask8 last = j0 + chunk >= p ? tail : 0;
+    for (std::size_t i = 0; i < whole; i += R)
+      chunk_dots<K, R>(block + i * p, p, xt, j0, j1, last, lanes.data() + i * K * 8);
+    for (std::size_t i = whole; i < rows; ++i)
+      chunk_dots<K, 1>(block + i * p, p, xt, j0, j1, last, lanes.data() + i * K * 8);
+  }
+  for (std::size_t i = 0; i < rows * K; ++i)
+    u[i] = _mm512_reduce_add_pd(_mm512_loadu_pd(lanes.data() + i * 8));
+  for (std::size_t j0 = 0; j0 < p; j0 += chunk) {
+    const std::size_t j1 = std::min(body, j0 + chunk);
+    const __mmask8 last = j0 + chunk >= p ? tail : 0;
+    for (std::size_t i = 0; i < whole; i += R)
+      chunk_update<K, R>(block + i * p, p, qt, j0, j1, last, u.data() + i * K);
+    for (std::size_t i = whole; i < rows; ++i)
+      chunk_update<K, 1>(block + i * p, p, qt, j0, j1, last, u.data() + i * K);
+  }
+}
+
+// Grouped while a group's rows, X and Q fit in half of a 1 MB L2, else chunked.
+template <int K>
+void rows_avx512_k(const double* block, std::size_t rows, std::size_t p, const double* xt,
+                   double* qt) {
+  constexpr std::size_t R = K <= 4 ? 4 : 2;
+  if ((R + 2 * K) * p * sizeof(double) <= (std::size_t(512) << 10))
+    rows_avx512_grouped<K>(block, rows, p, xt, qt);
+  else
+    rows_avx512_chunked<K>(block, rows, p, xt, qt);
+}
+
+template <int K>
+void rows_avx512_chunked_k(const double* block, std::size_t rows, std::size_t p,
+                           const double* xt, double* qt) {
+  rows_avx512_chunked<K>(block, rows, p, xt, qt);
 }
 
 void rows_avx512(const double* block, std::size_t rows, std::size_t p, const double* xt,
@@ -145,6 +227,21 @@ void rows_avx512(const double* block, std::size_t rows, std::size_t p, const dou
     default: return rows_avx512_k<8>(block, rows, p, xt, qt);
   }
 }
+
+// Always chunked: tests compare its bits with the grouped kernel's.
+void rows_avx512_chunked_all(const double* block, std::size_t rows, std::size_t p,
+                             const double* xt, std::size_t k, double* qt) {
+  switch (k) {
+    case 1: return rows_avx512_chunked_k<1>(block, rows, p, xt, qt);
+    case 2: return rows_avx512_chunked_k<2>(block, rows, p, xt, qt);
+    case 3: return rows_avx512_chunked_k<3>(block, rows, p, xt, qt);
+    case 4: return rows_avx512_chunked_k<4>(block, rows, p, xt, qt);
+    case 5: return rows_avx512_chunked_k<5>(block, rows, p, xt, qt);
+    case 6: return rows_avx512_chunked_k<6>(block, rows, p, xt, qt);
+    case 7: return rows_avx512_chunked_k<7>(block, rows, p, xt, qt);
+    default: return rows_avx512_chunked_k<8>(block, rows, p, xt, qt);
+  }
+}
 #endif  // RADIAL_NORMAL_ROWS_AVX512
 #endif
 
@@ -154,7 +251,10 @@ std::vector<NormalRowsKernel> normal_rows_kernels() {
   std::vector<NormalRowsKernel> out;
 #ifdef RADIAL_NORMAL_ROWS_X86
 #ifdef RADIAL_NORMAL_ROWS_AVX512
-  if (use_avx512_kernels()) out.push_back({"avx512", rows_avx512});
+  if (use_avx512_kernels()) {
+    out.push_back({"avx512", rows_avx512});
+    out.push_back({"avx512-chunked", rows_avx512_chunked_all});
+  }
 #endif
   if (use_avx2_kernels()) out.push_back({"avx2", rows_avx2});
 #endif

@@ -33,6 +33,7 @@ json to_json(const Metrics& m, std::size_t parameters = 0) {
          {"cross_entropy", optional_number(m.cross_entropy)},
          {"mse", number(m.mse)}};
   if (m.missing_targets > 0) j["missing_targets"] = m.missing_targets;
+  if (m.sample_of > 0) j["sample_of"] = m.sample_of;
   if (m.r2) {
     j["r2"] = number(*m.r2);
     if (parameters > 0) j["adjusted_r2"] = optional_number(adjusted_r2(m, parameters));

@@ -15,6 +15,8 @@ struct Metrics {
   // Rows left out for a missing target (by the data's missing policy), not among `rows`; in
   // the JSON only when there were some.
   std::size_t missing_targets = 0;
+  // Computed on a sample of `rows` of this many rows (0: on all of them); in the JSON only then.
+  std::size_t sample_of = 0;
   // Classification only:
   std::optional<double> error_rate;         // misclassified / rows
   std::optional<std::size_t> misclassified;

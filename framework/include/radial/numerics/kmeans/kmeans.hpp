@@ -33,7 +33,8 @@ struct KMeansOptions {
   // (centres, partition and spreads of all rows): the cost of an iteration stops growing with
   // N. 0: every row. Read by the kmeans centre learner (kmeans_on_sample), not by kmeans().
   std::size_t sample_per_centre = 0;
-  // The cap on Lloyd iterations on that sample (0: `iterations`). Late iterations on a sample
+  // The cap on Lloyd iterations on that sample (0: `iterations`), also on every row when they
+  // are fewer than twice the sample but more than it. Late iterations on a sample
   // settle rows flipping between neighbouring small clusters: at 32 rows a centre, 10,000
   // centres, inertia 0.16% above the fixed point after 20 iterations, reached after 86. FAISS
   // runs 25 on its samples (Johnson, Douze & Jegou 2019).

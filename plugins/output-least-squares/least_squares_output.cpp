@@ -699,7 +699,9 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
       precision_ == DesignPrecision::Single ||
       (precision_ == DesignPrecision::Auto &&
        double(total_rows) * double(blocks->cols()) * sizeof(double) > double(cg_cache_bytes));
-  if (single) blocks->use_single_precision();
+  // Made again every pass: the products from float activations (fused) when the CPU can.
+  if (single && blocks->use_single_precision() && precision_ == DesignPrecision::Auto)
+    blocks->use_fused_normal_products();
   const DesignMatrix& design = *blocks;
   const std::size_t p = design.cols(), k = t.shape(1);
   const NormalCgResult cg =

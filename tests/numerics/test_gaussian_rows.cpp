@@ -15,6 +15,7 @@
 #include <radial/core/errors.hpp>
 #include <radial/numerics/distances.hpp>
 #include <radial/numerics/gaussian_rows.hpp>
+#include <xtensor/xbuilder.hpp>
 
 using namespace radial;
 
@@ -155,4 +156,54 @@ TEST_CASE("fused Gaussian activations refuse what they cannot compute", "[gaussi
   centres.variances(0) = 1.0;
   centres.variances(1) = 0.0;
   REQUIRE_THROWS_AS(GaussianRows(centres, Metric::Shape), ShapeError);
+}
+
+TEST_CASE("single-precision normal products equal Phi^T (Phi X) of the same activations",
+          "[gaussian-rows]") {
+  // Phi = [phi, 1] from compute() (the same float activations, widened), its product summed in
+  // long double, against add_normal_products: they differ only in the order of double sums.
+  if (!GaussianRows::kernel()) return;  // no fused kernel on this CPU
+  bool avx512 = false;
+  for (const char* k : GaussianRows::kernels()) avx512 |= std::string(k) == "avx512";
+  std::mt19937_64 rng(21);
+  for (const std::size_t m : {1, 31, 33, 700}) {
+    for (const std::size_t n : {1, 5, 64}) {
+      for (const std::size_t k : {1, 2, 3, 4, 5}) {
+        const std::size_t d = 6, p = m + 1;
+        Centres centres;
+        centres.means = random_matrix(m, d, 1.0, rng);
+        centres.shape = Shape::Spherical;
+        centres.variances = xt::ones<double>({m}) * 2.0;
+        const Matrix x = random_matrix(n, d, 1.0, rng);
+        const GaussianRows rows(centres, Metric::Shape, GaussianRows::kernel(),
+                                GaussianRows::Precision::Single);
+        const Matrix xt = random_matrix(k, p, 1.0, rng);
+        const Matrix start = random_matrix(k, p, 1.0, rng);
+        Matrix qt = start;
+        const bool fused = rows.add_normal_products(x.data(), n, xt.data(), k, qt.data());
+        INFO("m " << m << " rows " << n << " k " << k);
+        REQUIRE(fused == (avx512 && k <= 4));
+        if (!fused) {
+          REQUIRE((qt == start));
+          continue;
+        }
+        std::vector<double> phi(n * p, 1.0);  // the bias column stays 1
+        rows.compute(x.data(), n, phi.data(), p);
+        for (std::size_t c = 0; c < k; ++c)
+          for (std::size_t j = 0; j < p; ++j) {
+            long double want = start(c, j), scale = std::fabs(start(c, j));
+            for (std::size_t i = 0; i < n; ++i) {
+              long double u = 0, us = 0;
+              for (std::size_t l = 0; l < p; ++l) {
+                u += (long double)phi[i * p + l] * xt(c, l);
+                us += std::fabs(phi[i * p + l] * xt(c, l));
+              }
+              want += u * phi[i * p + j];
+              scale += us * phi[i * p + j];
+            }
+            REQUIRE(std::fabs(qt(c, j) - double(want)) <= 8 * double(p + n) * eps * double(scale));
+          }
+      }
+    }
+  }
 }

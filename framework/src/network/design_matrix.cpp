@@ -19,6 +19,7 @@
 #include "radial/core/errors.hpp"
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian_rows.hpp"
+#include "radial/numerics/normal_rows.hpp"
 #include "radial/exec/parallel.hpp"
 
 namespace radial {
@@ -63,6 +64,7 @@ struct DesignMatrix::Impl {
   std::optional<GaussianRows> gaussian;
   std::optional<InputModel> input_model;  // set_input_model
   int threads = 1;
+  bool fused = false;  // use_fused_normal_products
 
   // Filled by the first complete pass that fits; read without the lock once `cached` is set.
   std::mutex cache_mutex;
@@ -237,6 +239,28 @@ bool DesignMatrix::use_single_precision() {
 }
 bool DesignMatrix::single_precision() const {
   return impl_->gaussian && impl_->gaussian->single_precision();
+}
+
+bool DesignMatrix::use_fused_normal_products() {
+  Impl& s = *impl_;
+  if (!single_precision() || std::strcmp(GaussianRows::kernel(), "avx512") != 0) return false;
+  s.fused = true;
+  s.cache_bytes = 0;  // never cached: each pass makes its blocks again
+  return true;
+}
+bool DesignMatrix::fused_normal_products() const { return impl_->fused; }
+
+void DesignMatrix::add_normal_products(std::size_t first, std::size_t count, const double* xt,
+                                       std::size_t k, double* qt) const {
+  const Impl& s = *impl_;
+  if (!s.fused) throw Error("DesignMatrix::add_normal_products: call use_fused_normal_products()");
+  const std::size_t d = s.inputs.shape(1);
+  const double* x = s.inputs.data() + first * d;
+  if (k <= 4 && all_finite(x, count * d) && s.gaussian->add_normal_products(x, count, xt, k, qt))
+    return;
+  thread_local Matrix block;
+  compute_block(first, count, block);
+  normal_rows(block.data(), count, cols(), xt, k, qt);
 }
 
 std::size_t DesignMatrix::rows() const { return impl_->rows(); }

@@ -133,22 +133,31 @@ Matrix fused_normal_products(const DesignMatrix& design, const Matrix& x) {
   try {
     std::vector<Matrix> part(worker_count(design.rows(), design.block_rows(), design.threads()),
                              Matrix(xt::zeros<double>({k, p})));
-    design.reduce_blocks(
-        [&](std::size_t w, std::size_t, const Matrix& block) {
-          normal_rows(block.data(), block.shape(0), p, xt.data(), k, part[w].data());
-        },
-        [&](std::size_t w, std::size_t first) {
-          Matrix& qt = part[w];
-          if (fold) {
-            double* to = records.data() + first / design.block_rows() * p * k;
-            for (std::size_t j = 0; j < p; ++j)
-              for (std::size_t c = 0; c < k; ++c) to[j * k + c] = qt(c, j);
-          } else {
-            for (std::size_t j = 0; j < p; ++j)
-              for (std::size_t c = 0; c < k; ++c) total(j, c) += qt(c, j);
-          }
-          std::fill(qt.begin(), qt.end(), 0.0);
-        });
+    const auto combine = [&](std::size_t w, std::size_t first) {
+      Matrix& qt = part[w];
+      if (fold) {
+        double* to = records.data() + first / design.block_rows() * p * k;
+        for (std::size_t j = 0; j < p; ++j)
+          for (std::size_t c = 0; c < k; ++c) to[j * k + c] = qt(c, j);
+      } else {
+        for (std::size_t j = 0; j < p; ++j)
+          for (std::size_t c = 0; c < k; ++c) total(j, c) += qt(c, j);
+      }
+      std::fill(qt.begin(), qt.end(), 0.0);
+    };
+    if (design.fused_normal_products())
+      parallel_reduce_blocks(
+          design.rows(), design.block_rows(), design.threads(),
+          [&](std::size_t w, const RowBlock& b) {
+            design.add_normal_products(b.first, b.count, xt.data(), k, part[w].data());
+          },
+          [&](std::size_t w, const RowBlock& b) { combine(w, b.first); });
+    else
+      design.reduce_blocks(
+          [&](std::size_t w, std::size_t, const Matrix& block) {
+            normal_rows(block.data(), block.shape(0), p, xt.data(), k, part[w].data());
+          },
+          combine);
   } catch (...) {
     failure = std::current_exception();
   }

@@ -266,6 +266,161 @@ __attribute__((target("avx2,fma"))) void tiles_avx2_single(const Tables& s, cons
   }
 }
 
+// Single precision, the normal products' first sweep: tiles_avx512_single's activations of R
+// rows against centres [j0, j1), zero past M, stored as float (stride mp), and their dot
+// products with the K columns of X (xt: K x p, double) added in double to each row's 8 lanes
+// (lanes: R x K x 8, kept between chunks).
+template <int R, int K>
+__attribute__((target("avx512f"))) void dot_tiles_avx512(const Tables& s, const float* x,
+                                                         const float* a, std::size_t j0,
+                                                         std::size_t j1, float* out,
+                                                         const double* xt, std::size_t p,
+                                                         double* lanes) {
+  const std::size_t d = s.d, mp = s.mp;
+  const __m512 zero = _mm512_setzero_ps();
+  __m512d dot[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) dot[r][c] = _mm512_loadu_pd(lanes + (r * K + c) * 8);
+  for (std::size_t j = j0; j < j1; j += 32) {
+    __m512 acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
+    const float* c = s.ctf.data() + j;
+    for (std::size_t k = 0; k < d; ++k, c += mp) {
+      const __m512 c0 = _mm512_loadu_ps(c), c1 = _mm512_loadu_ps(c + 16);
+      for (int r = 0; r < R; ++r) {
+        const __m512 xb = _mm512_set1_ps(x[r * d + k]);
+        acc[r][0] = _mm512_fmadd_ps(xb, c0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(xb, c1, acc[r][1]);
+      }
+    }
+    const __m512 h0 = _mm512_loadu_ps(s.hf.data() + j), h1 = _mm512_loadu_ps(s.hf.data() + j + 16);
+    const __m512 w0 = _mm512_loadu_ps(s.wf.data() + j), w1 = _mm512_loadu_ps(s.wf.data() + j + 16);
+    const std::size_t left = j < s.m ? std::min<std::size_t>(32, s.m - j) : 0;
+    const __mmask16 m0 = left >= 16 ? 0xffff : __mmask16((1u << left) - 1);
+    const __mmask16 m1 = left >= 32 ? 0xffff : left <= 16 ? 0 : __mmask16((1u << (left - 16)) - 1);
+    __m512 e[R][2];
+    for (int r = 0; r < R; ++r) {
+      const __m512 ar = _mm512_set1_ps(a[r]);
+      e[r][0] = _mm512_maskz_mov_ps(m0, exp_kernels::exp_core_avx512_ps(_mm512_min_ps(
+                                            _mm512_fmadd_ps(ar, w0, _mm512_add_ps(acc[r][0], h0)),
+                                            zero)));
+      e[r][1] = _mm512_maskz_mov_ps(m1, exp_kernels::exp_core_avx512_ps(_mm512_min_ps(
+                                            _mm512_fmadd_ps(ar, w1, _mm512_add_ps(acc[r][1], h1)),
+                                            zero)));
+      _mm512_storeu_ps(out + r * mp + j, e[r][0]);
+      _mm512_storeu_ps(out + r * mp + j + 16, e[r][1]);
+    }
+    // X's columns past M (the bias, then the next row or the end) are not read.
+    for (int q = 0; q < 4; ++q) {
+      const std::size_t at = j + 8 * std::size_t(q);
+      const std::size_t valid = at < s.m ? std::min<std::size_t>(8, s.m - at) : 0;
+      if (valid == 0) break;
+      const __mmask8 mask = __mmask8((1u << valid) - 1);
+      __m512d v[R];
+      for (int r = 0; r < R; ++r) {
+        const __m512d both = _mm512_castps_pd(e[r][q / 2]);
+        v[r] = _mm512_cvtps_pd(_mm256_castpd_ps(q % 2 ? _mm512_extractf64x4_pd(both, 1)
+                                                      : _mm512_extractf64x4_pd(both, 0)));
+      }
+      for (int c = 0; c < K; ++c) {
+        const __m512d xv = _mm512_maskz_loadu_pd(mask, xt + std::size_t(c) * p + at);
+        for (int r = 0; r < R; ++r) dot[r][c] = _mm512_fmadd_pd(v[r], xv, dot[r][c]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) _mm512_storeu_pd(lanes + (r * K + c) * 8, dot[r][c]);
+}
+
+// The second sweep over columns [j0, j1) of j < M: qt_c[j] += sum_r u_rc phi_rj, rows in order.
+template <int R, int K>
+__attribute__((target("avx512f"))) void add_rows_avx512(const float* phi, std::size_t mp,
+                                                        std::size_t m, std::size_t j0,
+                                                        std::size_t j1, const double* u,
+                                                        double* qt, std::size_t p) {
+  __m512d scale[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < K; ++c) scale[r][c] = _mm512_set1_pd(u[r * K + c]);
+  for (std::size_t j = j0; j < j1; j += 8) {
+    const __mmask8 mask = j + 8 <= m ? 0xff : __mmask8((1u << (m - j)) - 1);
+    __m512d v[R];
+    for (int r = 0; r < R; ++r) v[r] = _mm512_cvtps_pd(_mm256_loadu_ps(phi + r * mp + j));
+    for (int c = 0; c < K; ++c) {
+      double* q = qt + std::size_t(c) * p + j;
+      __m512d sum = _mm512_maskz_loadu_pd(mask, q);
+      for (int r = 0; r < R; ++r) sum = _mm512_fmadd_pd(scale[r][c], v[r], sum);
+      _mm512_mask_storeu_pd(q, mask, sum);
+    }
+  }
+}
+
+using DotTiles = void (*)(const Tables&, const float*, const float*, std::size_t, std::size_t,
+                          float*, const double*, std::size_t, double*);
+using AddRows = void (*)(const float*, std::size_t, std::size_t, std::size_t, std::size_t,
+                         const double*, double*, std::size_t);
+
+template <int K>
+struct NormalKernels {
+  static constexpr DotTiles dots[tile_rows] = {dot_tiles_avx512<1, K>, dot_tiles_avx512<2, K>,
+                                               dot_tiles_avx512<3, K>, dot_tiles_avx512<4, K>};
+  static constexpr AddRows add[2] = {add_rows_avx512<1, K>, add_rows_avx512<4, K>};
+};
+
+// The rows less g, in single precision; their norms in double, then rounded (a = -norm / 2).
+void single_rows(const Tables& s, const double* x, std::size_t rows, std::vector<float>& xf,
+                 std::vector<float>& a) {
+  xf.resize(rows * s.d);
+  a.resize(rows);
+  for (std::size_t n = 0; n < rows; ++n) {
+    double norm = 0;
+    for (std::size_t k = 0; k < s.d; ++k) {
+      const double v = x[n * s.d + k] - s.g[k];
+      xf[n * s.d + k] = float(v);
+      norm += v * v;
+    }
+    a[n] = float(-0.5 * norm);
+  }
+}
+
+template <int K>
+void normal_products_k(const Tables& s, const double* x, std::size_t rows, const double* xt,
+                       std::size_t p, double* qt) {
+  thread_local std::vector<float> xf, a, phi;
+  thread_local std::vector<double> lanes, u;
+  single_rows(s, x, rows, xf, a);
+  phi.resize(rows * s.mp);
+  lanes.assign(rows * K * 8, 0.0);
+  const std::size_t chunk = chunk_cols(s.d, sizeof(float));
+  for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
+    const std::size_t j1 = std::min(s.mp, j0 + chunk);
+    for (std::size_t n = 0; n < rows; n += tile_rows) {
+      const std::size_t r = std::min(tile_rows, rows - n);
+      NormalKernels<K>::dots[r - 1](s, xf.data() + n * s.d, a.data() + n, j0, j1,
+                                    phi.data() + n * s.mp, xt, p, lanes.data() + n * K * 8);
+    }
+  }
+  // u = Phi_b X, the bias column (1, last) included.
+  u.resize(rows * K);
+  for (std::size_t n = 0; n < rows; ++n)
+    for (int c = 0; c < K; ++c) {
+      const double* l = lanes.data() + (n * K + std::size_t(c)) * 8;
+      u[n * K + std::size_t(c)] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])) +
+                                  xt[std::size_t(c) * p + s.m];
+    }
+  // Q += Phi_b^T u in column chunks that keep Q's chunk in L1 over the rows.
+  constexpr std::size_t add_chunk = 512;
+  const std::size_t whole = rows - rows % 4;
+  for (std::size_t j0 = 0; j0 < s.m; j0 += add_chunk) {
+    const std::size_t j1 = std::min(s.m, j0 + add_chunk);
+    for (std::size_t n = 0; n < whole; n += 4)
+      NormalKernels<K>::add[1](phi.data() + n * s.mp, s.mp, s.m, j0, j1, u.data() + n * K, qt, p);
+    for (std::size_t n = whole; n < rows; ++n)
+      NormalKernels<K>::add[0](phi.data() + n * s.mp, s.mp, s.m, j0, j1, u.data() + n * K, qt, p);
+  }
+  for (std::size_t n = 0; n < rows; ++n)
+    for (int c = 0; c < K; ++c) qt[std::size_t(c) * p + s.m] += u[n * K + std::size_t(c)];
+}
+
 using Tiles = void (*)(const Tables&, const double*, const double*, std::size_t,
                        std::size_t, double*, std::size_t);
 using SingleTiles = void (*)(const Tables&, const float*, const float*, std::size_t,
@@ -387,17 +542,8 @@ void GaussianRows::compute_single(const double* x, std::size_t rows, double* out
   static constexpr SingleTiles avx2[tile_rows] = {tiles_avx2_single<1>, tiles_avx2_single<2>,
                                                   tiles_avx2_single<3>, tiles_avx2_single<4>};
   const SingleTiles* tiles = s.avx512 ? avx512 : avx2;
-  // The rows less g, in single precision; their norms in double, then rounded.
-  std::vector<float> xf(rows * s.d), a(rows);
-  for (std::size_t n = 0; n < rows; ++n) {
-    double norm = 0;
-    for (std::size_t k = 0; k < s.d; ++k) {
-      const double v = x[n * s.d + k] - s.g[k];
-      xf[n * s.d + k] = float(v);
-      norm += v * v;
-    }
-    a[n] = float(-0.5 * norm);
-  }
+  std::vector<float> xf, a;
+  single_rows(s, x, rows, xf, a);
   const std::size_t chunk = chunk_cols(s.d, sizeof(float));
   for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
     const std::size_t j1 = std::min(s.mp, j0 + chunk);
@@ -408,6 +554,25 @@ void GaussianRows::compute_single(const double* x, std::size_t rows, double* out
   }
 #else
   (void)x, (void)rows, (void)out, (void)stride;
+#endif
+}
+
+bool GaussianRows::add_normal_products(const double* x, std::size_t rows, const double* xt,
+                                       std::size_t k, double* qt) const {
+#ifdef RADIAL_GAUSSIAN_ROWS
+  const Impl& s = *impl_;
+  if (!s.single || !s.avx512 || s.m == 0) return false;
+  const std::size_t p = s.m + 1;
+  switch (k) {
+    case 1: normal_products_k<1>(s, x, rows, xt, p, qt); return true;
+    case 2: normal_products_k<2>(s, x, rows, xt, p, qt); return true;
+    case 3: normal_products_k<3>(s, x, rows, xt, p, qt); return true;
+    case 4: normal_products_k<4>(s, x, rows, xt, p, qt); return true;
+    default: return false;
+  }
+#else
+  (void)x, (void)rows, (void)xt, (void)k, (void)qt;
+  return false;
 #endif
 }
 

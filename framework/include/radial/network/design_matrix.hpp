@@ -53,6 +53,19 @@ class DesignMatrix {
   bool use_single_precision();
   bool single_precision() const;
 
+  // Phi^T (Phi X) without a double-precision block, for a single-precision design (above)
+  // whose blocks are made every pass: from this call on, add_normal_products() forms each block's
+  // product from float activations (GaussianRows::add_normal_products) and the design is never
+  // cached. Returns whether it can (single precision on an AVX-512 CPU); the choice must be the
+  // same on every rank (it changes the rounding, not the values to ~1e-6).
+  bool use_fused_normal_products();
+  // qt (k x cols(), row-major) += (Phi_b^T (Phi_b X))^T for rows [first, first + count), X^T =
+  // xt (k x cols()); k <= 4 fused (rows with a missing input through compute_block), more
+  // through compute_block and normal_rows. Only after use_fused_normal_products().
+  void add_normal_products(std::size_t first, std::size_t count, const double* xt,
+                           std::size_t k, double* qt) const;
+  bool fused_normal_products() const;
+
   std::size_t rows() const;
   std::size_t cols() const;        // M + 1 (M in the log domain); M + q with a polynomial term
                                    // (Basis::polynomial: its q - 1 monomials before the bias)

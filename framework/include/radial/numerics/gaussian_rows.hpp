@@ -52,6 +52,15 @@ class GaussianRows {
   // (row-major); other columns of out are left alone. Thread-safe.
   void compute(const double* x, std::size_t rows, double* out, std::size_t stride) const;
 
+  // Single precision on AVX-512: qt (k x (M + 1), row-major) += (Phi_b^T (Phi_b X))^T for the
+  // design Phi_b = [phi, 1] of `rows` rows at x and xt = X^T (k x (M + 1)), k <= 4; the
+  // activations are kept in float between the product's two sweeps and u = Phi_b X is summed
+  // as they are made (no double block: HIGGS-like M = 2 x 10^4 made and read 24 bytes an
+  // activation, this 8). Sums in an order fixed by the rows alone. False, with qt untouched,
+  // when it cannot (double precision, AVX2, k > 4). Thread-safe.
+  bool add_normal_products(const double* x, std::size_t rows, const double* xt, std::size_t k,
+                           double* qt) const;
+
   std::size_t count() const;
   bool single_precision() const;
 

@@ -178,6 +178,9 @@ print(json.dumps({"fit_seconds": fit, "fit_cpu_seconds": cpu, "test_error": erro
                   "selection_centres": s.get("centres"),
                   "centre_seconds": r["centres"].get("seconds"),
                   "output_seconds": r["output"].get("seconds"),
+                  "cg_preconditioner_seconds":
+                      r["output"].get("figures", {}).get("cg_preconditioner_seconds"),
+                  "cg_residual": r["output"].get("series", {}).get("cg_residual"),
                   "output": r["output"].get("termination_message")}))
 """
 

@@ -105,30 +105,45 @@ __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
   }
 }
 
-// Single precision: R rows of x (float, less g; a[r] = -||x_r - g||^2 / 2) against centres
-// [j0, j1), 32 per step, the exp in single precision and each value widened to double as it is
-// stored.
+// Single precision, one step: the activations e[r][h] of R rows of x (float, less g; a[r] =
+// -||x_r - g||^2 / 2) at the 16 centres from j + 16 h, the exp in single precision.
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void single_step_avx512(
+    const Tables& s, const float* x, const float* a, std::size_t j, __m512 (&e)[R][2]) {
+  const std::size_t d = s.d, mp = s.mp;
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
+  const float* c = s.ctf.data() + j;
+  for (std::size_t k = 0; k < d; ++k, c += mp) {
+    const __m512 c0 = _mm512_loadu_ps(c), c1 = _mm512_loadu_ps(c + 16);
+    for (int r = 0; r < R; ++r) {
+      const __m512 xb = _mm512_set1_ps(x[r * d + k]);
+      acc[r][0] = _mm512_fmadd_ps(xb, c0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(xb, c1, acc[r][1]);
+    }
+  }
+  const __m512 h0 = _mm512_loadu_ps(s.hf.data() + j), h1 = _mm512_loadu_ps(s.hf.data() + j + 16);
+  const __m512 w0 = _mm512_loadu_ps(s.wf.data() + j), w1 = _mm512_loadu_ps(s.wf.data() + j + 16);
+  for (int r = 0; r < R; ++r) {
+    const __m512 ar = _mm512_set1_ps(a[r]);
+    e[r][0] = exp_kernels::exp_core_avx512_ps(
+        _mm512_min_ps(_mm512_fmadd_ps(ar, w0, _mm512_add_ps(acc[r][0], h0)), zero));
+    e[r][1] = exp_kernels::exp_core_avx512_ps(
+        _mm512_min_ps(_mm512_fmadd_ps(ar, w1, _mm512_add_ps(acc[r][1], h1)), zero));
+  }
+}
+
+// Single precision: R rows against centres [j0, j1), 32 per step, each value widened to
+// double as it is stored.
 template <int R>
 __attribute__((target("avx512f"))) void tiles_avx512_single(const Tables& s, const float* x,
                                                             const float* a, std::size_t j0,
                                                             std::size_t j1, double* out,
                                                             std::size_t stride) {
-  const std::size_t d = s.d, mp = s.mp;
-  const __m512 zero = _mm512_setzero_ps();
   for (std::size_t j = j0; j < j1; j += 32) {
-    __m512 acc[R][2];
-    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
-    const float* c = s.ctf.data() + j;
-    for (std::size_t k = 0; k < d; ++k, c += mp) {
-      const __m512 c0 = _mm512_loadu_ps(c), c1 = _mm512_loadu_ps(c + 16);
-      for (int r = 0; r < R; ++r) {
-        const __m512 xb = _mm512_set1_ps(x[r * d + k]);
-        acc[r][0] = _mm512_fmadd_ps(xb, c0, acc[r][0]);
-        acc[r][1] = _mm512_fmadd_ps(xb, c1, acc[r][1]);
-      }
-    }
-    const __m512 h0 = _mm512_loadu_ps(s.hf.data() + j), h1 = _mm512_loadu_ps(s.hf.data() + j + 16);
-    const __m512 w0 = _mm512_loadu_ps(s.wf.data() + j), w1 = _mm512_loadu_ps(s.wf.data() + j + 16);
+    __m512 e[R][2];
+    single_step_avx512<R>(s, x, a, j, e);
     const std::size_t left = j < s.m ? std::min<std::size_t>(32, s.m - j) : 0;
     __mmask8 mask[4];
     for (std::size_t q = 0; q < 4; ++q)
@@ -136,16 +151,10 @@ __attribute__((target("avx512f"))) void tiles_avx512_single(const Tables& s, con
                 : left <= 8 * q     ? 0
                                     : __mmask8((1u << (left - 8 * q)) - 1);
     for (int r = 0; r < R; ++r) {
-      const __m512 ar = _mm512_set1_ps(a[r]);
-      const __m512 e[2] = {
-          exp_kernels::exp_core_avx512_ps(
-              _mm512_min_ps(_mm512_fmadd_ps(ar, w0, _mm512_add_ps(acc[r][0], h0)), zero)),
-          exp_kernels::exp_core_avx512_ps(
-              _mm512_min_ps(_mm512_fmadd_ps(ar, w1, _mm512_add_ps(acc[r][1], h1)), zero))};
       double* o = out + r * stride + j;
       for (int q = 0; q < 4; ++q) {
         const __m256 half = _mm256_castpd_ps(
-            _mm512_extractf64x4_pd(_mm512_castps_pd(e[q / 2]), q % 2));
+            _mm512_extractf64x4_pd(_mm512_castps_pd(e[r][q / 2]), q % 2));
         _mm512_mask_storeu_pd(o + 8 * q, mask[q], _mm512_cvtps_pd(half));
       }
     }
@@ -276,37 +285,19 @@ __attribute__((target("avx512f"))) void dot_tiles_avx512(const Tables& s, const 
                                                          std::size_t j1, float* out,
                                                          const double* xt, std::size_t p,
                                                          double* lanes) {
-  const std::size_t d = s.d, mp = s.mp;
-  const __m512 zero = _mm512_setzero_ps();
+  const std::size_t mp = s.mp;
   __m512d dot[R][K];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < K; ++c) dot[r][c] = _mm512_loadu_pd(lanes + (r * K + c) * 8);
   for (std::size_t j = j0; j < j1; j += 32) {
-    __m512 acc[R][2];
-    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
-    const float* c = s.ctf.data() + j;
-    for (std::size_t k = 0; k < d; ++k, c += mp) {
-      const __m512 c0 = _mm512_loadu_ps(c), c1 = _mm512_loadu_ps(c + 16);
-      for (int r = 0; r < R; ++r) {
-        const __m512 xb = _mm512_set1_ps(x[r * d + k]);
-        acc[r][0] = _mm512_fmadd_ps(xb, c0, acc[r][0]);
-        acc[r][1] = _mm512_fmadd_ps(xb, c1, acc[r][1]);
-      }
-    }
-    const __m512 h0 = _mm512_loadu_ps(s.hf.data() + j), h1 = _mm512_loadu_ps(s.hf.data() + j + 16);
-    const __m512 w0 = _mm512_loadu_ps(s.wf.data() + j), w1 = _mm512_loadu_ps(s.wf.data() + j + 16);
+    __m512 e[R][2];
+    single_step_avx512<R>(s, x, a, j, e);
     const std::size_t left = j < s.m ? std::min<std::size_t>(32, s.m - j) : 0;
     const __mmask16 m0 = left >= 16 ? 0xffff : __mmask16((1u << left) - 1);
     const __mmask16 m1 = left >= 32 ? 0xffff : left <= 16 ? 0 : __mmask16((1u << (left - 16)) - 1);
-    __m512 e[R][2];
     for (int r = 0; r < R; ++r) {
-      const __m512 ar = _mm512_set1_ps(a[r]);
-      e[r][0] = _mm512_maskz_mov_ps(m0, exp_kernels::exp_core_avx512_ps(_mm512_min_ps(
-                                            _mm512_fmadd_ps(ar, w0, _mm512_add_ps(acc[r][0], h0)),
-                                            zero)));
-      e[r][1] = _mm512_maskz_mov_ps(m1, exp_kernels::exp_core_avx512_ps(_mm512_min_ps(
-                                            _mm512_fmadd_ps(ar, w1, _mm512_add_ps(acc[r][1], h1)),
-                                            zero)));
+      e[r][0] = _mm512_maskz_mov_ps(m0, e[r][0]);
+      e[r][1] = _mm512_maskz_mov_ps(m1, e[r][1]);
       _mm512_storeu_ps(out + r * mp + j, e[r][0]);
       _mm512_storeu_ps(out + r * mp + j + 16, e[r][1]);
     }

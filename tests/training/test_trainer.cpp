@@ -23,6 +23,25 @@ radial::Pipeline two_class(const std::vector<std::string>& overrides = {}) {
   return radial::read_pipeline(file, plugins(), overrides);
 }
 
+// n rows of two classes, x1 ~ N(+-shift, 1) by class and x2 ~ N(0, 1).
+radial::Dataset two_gaussians(std::size_t n, std::uint64_t seed, double shift) {
+  radial::Dataset data;
+  data.task = radial::Task::Classification;
+  data.num_classes = 2;
+  data.class_values = {0, 1};
+  data.feature_names = {"x1", "x2"};
+  data.inputs = radial::Matrix::from_shape({n, std::size_t(2)});
+  data.classes = radial::Labels::from_shape({n});
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    data.classes(i) = std::int64_t(rng() % 2);
+    data.inputs(i, 0) = normal(rng) + (data.classes(i) ? shift : -shift);
+    data.inputs(i, 1) = normal(rng);
+  }
+  return data;
+}
+
 }  // namespace
 
 TEST_CASE("training twice with the same seed gives the same network") {
@@ -82,20 +101,8 @@ TEST_CASE("metrics predicted in row chunks equal those of one prediction on all 
       m.basis_id, radial::validate_params(info->params, m.basis_params, "test"));
   basis->load_state(m.basis_state);
   // 150000 rows: three chunks of 65536 rows, the last one short.
-  radial::Dataset data;
   const std::size_t n = 150000;
-  data.task = radial::Task::Classification;
-  data.num_classes = 2;
-  data.class_values = {0, 1};
-  data.inputs = radial::Matrix::from_shape({n, std::size_t(2)});
-  data.classes = radial::Labels::from_shape({n});
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    data.classes(i) = std::int64_t(rng() % 2);
-    data.inputs(i, 0) = normal(rng) + (data.classes(i) ? 0.5 : -0.5);
-    data.inputs(i, 1) = normal(rng);
-  }
+  const radial::Dataset data = two_gaussians(n, 5, 0.5);
   const radial::Metrics whole =
       radial::compute_metrics(radial::Network(m, basis).predict(data.inputs), m.link, data);
   REQUIRE(whole.cross_entropy.has_value());
@@ -115,21 +122,8 @@ TEST_CASE("metrics predicted in row chunks equal those of one prediction on all 
 
 TEST_CASE("past 2^28 design entries the training metrics come from a seeded row sample") {
   // 150,000 rows and 1,800 centres: N (M + 1) = 2.7 x 10^8, just past the rule.
-  radial::Dataset data;
   const std::size_t n = 150000;
-  data.task = radial::Task::Classification;
-  data.num_classes = 2;
-  data.class_values = {0, 1};
-  data.feature_names = {"x1", "x2"};
-  data.inputs = radial::Matrix::from_shape({n, std::size_t(2)});
-  data.classes = radial::Labels::from_shape({n});
-  std::mt19937_64 rng(6);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    data.classes(i) = std::int64_t(rng() % 2);
-    data.inputs(i, 0) = normal(rng) + (data.classes(i) ? 0.7 : -0.7);
-    data.inputs(i, 1) = normal(rng);
-  }
+  const radial::Dataset data = two_gaussians(n, 6, 0.7);
   const std::string text =
       "seed = 3\n[data]\ntrain = \"data/synth3_train.csv\"\n[basis]\nplugin = \"gaussian\"\n"
       "width_scale = 1.0\n[centres]\nplugin = \"subset\"\ncount = 1800\n"

@@ -107,34 +107,6 @@ __attribute__((target("avx512f"), always_inline)) inline void update_avx512(
   }
 }
 
-// R rows (at phi, stride p) and K outputs; the tail past the last whole vector masked.
-template <int K, int R>
-__attribute__((target("avx512f"))) void group_avx512(const double* phi, std::size_t p,
-                                                     const double* xt, double* qt) {
-  const std::size_t body = p - p % 8;
-  const __mmask8 tail = __mmask8((1u << (p % 8)) - 1);
-  __m512d acc[R][K];
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < K; ++c) acc[r][c] = _mm512_setzero_pd();
-  for (std::size_t j = 0; j < body; j += 8) dots_avx512<K, R>(phi, p, xt, j, 0xff, acc);
-  if (tail) dots_avx512<K, R>(phi, p, xt, body, tail, acc);
-  __m512d u[R][K];
-  for (int r = 0; r < R; ++r)
-    for (int c = 0; c < K; ++c) u[r][c] = _mm512_set1_pd(_mm512_reduce_add_pd(acc[r][c]));
-  for (std::size_t j = 0; j < body; j += 8) update_avx512<K, R>(phi, p, qt, j, 0xff, u);
-  if (tail) update_avx512<K, R>(phi, p, qt, body, tail, u);
-}
-
-template <int K>
-__attribute__((target("avx512f"))) void rows_avx512_grouped(const double* block,
-                                                            std::size_t rows, std::size_t p,
-                                                            const double* xt, double* qt) {
-  constexpr int R = K <= 4 ? 4 : 2;
-  std::size_t i = 0;
-  for (; i + R <= rows; i += R) group_avx512<K, R>(block + i * p, p, xt, qt);
-  for (; i < rows; ++i) group_avx512<K, 1>(block + i * p, p, xt, qt);
-}
-
 // The groups' dot products for columns [j0, j1) (whole vectors, or the masked tail), their
 // lane sums kept in lanes (R x K vectors of 8 per group) between column chunks.
 template <int K, int R>
@@ -160,6 +132,29 @@ __attribute__((target("avx512f"))) void chunk_update(const double* phi, std::siz
     for (int c = 0; c < K; ++c) scale[r][c] = _mm512_set1_pd(u[r * K + c]);
   for (std::size_t j = j0; j < j1; j += 8) update_avx512<K, R>(phi, p, qt, j, 0xff, scale);
   if (tail) update_avx512<K, R>(phi, p, qt, j1, tail, scale);
+}
+
+// u = Phi_g X for a group of G rows, then Q += Phi_g^T u: the group's rows read twice while
+// they are in cache (the tail past the last whole vector masked).
+template <int K, int G>
+__attribute__((target("avx512f"))) void group_avx512(const double* phi, std::size_t p,
+                                                     const double* xt, double* qt) {
+  const std::size_t body = p - p % 8;
+  const __mmask8 tail = __mmask8((1u << (p % 8)) - 1);
+  double lanes[G * K * 8] = {}, u[G * K];
+  chunk_dots<K, G>(phi, p, xt, 0, body, tail, lanes);
+  for (int v = 0; v < G * K; ++v) u[v] = _mm512_reduce_add_pd(_mm512_loadu_pd(lanes + v * 8));
+  chunk_update<K, G>(phi, p, qt, 0, body, tail, u);
+}
+
+template <int K>
+__attribute__((target("avx512f"))) void rows_avx512_grouped(const double* block,
+                                                            std::size_t rows, std::size_t p,
+                                                            const double* xt, double* qt) {
+  constexpr int R = K <= 4 ? 4 : 2;
+  std::size_t i = 0;
+  for (; i + R <= rows; i += R) group_avx512<K, R>(block + i * p, p, xt, qt);
+  for (; i < rows; ++i) group_avx512<K, 1>(block + i * p, p, xt, qt);
 }
 
 // The same groups, sums and order as rows_avx512_grouped (so the same bits), with the block

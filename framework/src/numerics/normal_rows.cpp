@@ -5,6 +5,7 @@
 #include "radial/numerics/normal_rows.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "radial/exec/cpu.hpp"
@@ -203,39 +204,34 @@ void rows_avx512_k(const double* block, std::size_t rows, std::size_t p, const d
     rows_avx512_chunked<K>(block, rows, p, xt, qt);
 }
 
-template <int K>
-void rows_avx512_chunked_k(const double* block, std::size_t rows, std::size_t p,
-                           const double* xt, double* qt) {
-  rows_avx512_chunked<K>(block, rows, p, xt, qt);
+// run(std::integral_constant<int, k>()) for k = 1 .. normal_rows_max_outputs.
+template <class Run>
+void with_outputs(std::size_t k, const Run& run) {
+  switch (k) {
+    case 1: return run(std::integral_constant<int, 1>());
+    case 2: return run(std::integral_constant<int, 2>());
+    case 3: return run(std::integral_constant<int, 3>());
+    case 4: return run(std::integral_constant<int, 4>());
+    case 5: return run(std::integral_constant<int, 5>());
+    case 6: return run(std::integral_constant<int, 6>());
+    case 7: return run(std::integral_constant<int, 7>());
+    default: return run(std::integral_constant<int, 8>());
+  }
 }
 
 void rows_avx512(const double* block, std::size_t rows, std::size_t p, const double* xt,
                  std::size_t k, double* qt) {
-  switch (k) {
-    case 1: return rows_avx512_k<1>(block, rows, p, xt, qt);
-    case 2: return rows_avx512_k<2>(block, rows, p, xt, qt);
-    case 3: return rows_avx512_k<3>(block, rows, p, xt, qt);
-    case 4: return rows_avx512_k<4>(block, rows, p, xt, qt);
-    case 5: return rows_avx512_k<5>(block, rows, p, xt, qt);
-    case 6: return rows_avx512_k<6>(block, rows, p, xt, qt);
-    case 7: return rows_avx512_k<7>(block, rows, p, xt, qt);
-    default: return rows_avx512_k<8>(block, rows, p, xt, qt);
-  }
+  with_outputs(k, [&](auto outputs) {
+    rows_avx512_k<decltype(outputs)::value>(block, rows, p, xt, qt);
+  });
 }
 
 // Always chunked: tests compare its bits with the grouped kernel's.
 void rows_avx512_chunked_all(const double* block, std::size_t rows, std::size_t p,
                              const double* xt, std::size_t k, double* qt) {
-  switch (k) {
-    case 1: return rows_avx512_chunked_k<1>(block, rows, p, xt, qt);
-    case 2: return rows_avx512_chunked_k<2>(block, rows, p, xt, qt);
-    case 3: return rows_avx512_chunked_k<3>(block, rows, p, xt, qt);
-    case 4: return rows_avx512_chunked_k<4>(block, rows, p, xt, qt);
-    case 5: return rows_avx512_chunked_k<5>(block, rows, p, xt, qt);
-    case 6: return rows_avx512_chunked_k<6>(block, rows, p, xt, qt);
-    case 7: return rows_avx512_chunked_k<7>(block, rows, p, xt, qt);
-    default: return rows_avx512_chunked_k<8>(block, rows, p, xt, qt);
-  }
+  with_outputs(k, [&](auto outputs) {
+    rows_avx512_chunked<decltype(outputs)::value>(block, rows, p, xt, qt);
+  });
 }
 #endif  // RADIAL_NORMAL_ROWS_AVX512
 #endif

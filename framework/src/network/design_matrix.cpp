@@ -243,7 +243,8 @@ bool DesignMatrix::single_precision() const {
 
 bool DesignMatrix::use_fused_normal_products() {
   Impl& s = *impl_;
-  if (!single_precision() || std::strcmp(GaussianRows::kernel(), "avx512") != 0) return false;
+  const char* kernel = GaussianRows::kernel();
+  if (!single_precision() || !kernel || std::strcmp(kernel, "avx512") != 0) return false;
   s.fused = true;
   s.cache_bytes = 0;  // never cached: each pass makes its blocks again
   return true;

@@ -31,6 +31,15 @@
 #include "radial/core/text.hpp"
 #include "radial/network/weight_penalty.hpp"
 
+extern "C" {
+// LAPACK (Fortran ABI with the hidden length of each character argument); xtensor-blas wraps
+// neither.
+double dlansy_(const char* norm, const char* uplo, const int* n, const double* a, const int* lda,
+               double* work, std::size_t norm_len, std::size_t uplo_len);
+void dpocon_(const char* uplo, const int* n, const double* a, const int* lda, const double* anorm,
+             double* rcond, double* work, int* iwork, int* info, std::size_t uplo_len);
+}
+
 namespace radial::plugins {
 
 namespace {
@@ -79,24 +88,103 @@ LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Ma
   return solve_symmetric_psd(ne.gram, ne.cross, rcond);
 }
 
-// A = V diag(e) V^T, e ascending (LAPACK dsyevd), and x = A^{-1} b through it.
-struct SymmetricEigen {
-  xt::xtensor<double, 2, xt::layout_type::column_major> v;
-  xt::xtensor<double, 1, xt::layout_type::column_major> e;
+// The 1-norm of a symmetric matrix from its lower triangle (column-major).
+double cxxlapack_lansy_one(const xt::xtensor<double, 2, xt::layout_type::column_major>& a) {
+  const int n = int(a.shape(0));
+  std::vector<double> work(std::size_t(std::max(n, 1)));
+  return dlansy_("1", "L", &n, a.data(), &n, work.data(), 1, 1);
+}
+
+// The reciprocal 1-norm condition number of A = L L^T estimated from L (lower, column-major).
+double pocon_lower(const xt::xtensor<double, 2, xt::layout_type::column_major>& l, double norm) {
+  const int n = int(l.shape(0));
+  std::vector<double> work(3 * std::size_t(std::max(n, 1)));
+  std::vector<int> iwork(std::size_t(std::max(n, 1)));
+  double rcond = 0;
+  int info = 0;
+  dpocon_("L", &n, l.data(), &n, &norm, &rcond, work.data(), iwork.data(), &info, 1);
+  if (info != 0) throw NumericalError("LAPACK dpocon failed (info = " + std::to_string(info) + ")");
+  return rcond;
+}
+
+// A = L L^T (LAPACK dpotrf), x = A^{-1} b through it (dpotrs), and the reciprocal of A's
+// 1-norm condition number estimated from the factor (dpocon: O(P^2) after the P^3 / 3 of the
+// factor, where an eigendecomposition costs about 9 P^3).
+//
+// Or, whitened by a penalty's Hessian H (factor_whitened): A = S C C^T S^T with S S^T = H on
+// its penalised rows (plus 1e-8 of its largest entry on the diagonal, the jitter the
+// selection's metric has) and 1 on the others, C C^T = S^{-1} A S^{-T}. Under an RKHS penalty
+// A = Phi^T Phi + alpha K_MM is ill-conditioned with K_MM (a Gaussian K_MM is singular to
+// rounding), but S^{-1} A S^{-T} = S^{-1} Phi^T Phi S^{-T} + alpha I is not: Phi's columns are
+// the kernel at the centres, so Phi^T Phi <= N max(K) K_MM (the selection's whitening, in
+// ridge_loo.cpp, rests on the same bound).
+struct SymmetricFactor {
+  using ColMatrix = xt::xtensor<double, 2, xt::layout_type::column_major>;
+  ColMatrix l;
+  ColMatrix s;  // the whitening factor, when whitened
+  bool whitened = false;
+  double rcond = 0;
+
+  // False when A is not numerically positive definite.
+  bool factor(const Matrix& a) {
+    whitened = false;
+    return factor_inner(a);
+  }
+
+  // False when H's penalised block (with the jitter) or S^{-1} A S^{-T} is not positive definite.
+  bool factor_whitened(const Matrix& a, const Matrix& h) {
+    const std::size_t p = a.shape(0);
+    double largest = 0;
+    for (const double v : h) largest = std::max(largest, std::abs(v));
+    if (!(largest > 0)) return false;
+    s = ColMatrix::from_shape({p, p});
+    for (std::size_t i = 0; i < p; ++i) {
+      bool penalised = false;
+      for (std::size_t j = 0; j < p; ++j) penalised = penalised || h(i, j) != 0;
+      for (std::size_t j = 0; j < p; ++j) s(i, j) = h(i, j);
+      s(i, i) += penalised ? 1e-8 * largest : 1.0;
+    }
+    if (cxxlapack::potrf<Index>('L', Index(p), s.data(), Index(p)) != 0) return false;
+    ColMatrix w = a;  // S^{-1} A S^{-T}
+    cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::NoTrans,
+                         cxxblas::NonUnit, Index(p), Index(p), 1.0, s.data(), Index(p),
+                         w.data(), Index(p));
+    cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Right, cxxblas::Lower, cxxblas::Trans,
+                         cxxblas::NonUnit, Index(p), Index(p), 1.0, s.data(), Index(p),
+                         w.data(), Index(p));
+    Matrix inner = Matrix::from_shape({p, p});
+    for (std::size_t j = 0; j < p; ++j)
+      for (std::size_t i = 0; i < p; ++i) inner(i, j) = 0.5 * (w(i, j) + w(j, i));
+    whitened = true;
+    return factor_inner(inner);
+  }
 
   Matrix solve(const Matrix& b) const {
-    const std::size_t p = e.size(), k = b.shape(1);
-    Matrix projected = Matrix::from_shape({p, k});  // V^T b, then scaled by 1 / e
-    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(p),
-                         Index(k), Index(p), 1.0, v.data(), Index(p), b.data(), Index(k), 0.0,
-                         projected.data(), Index(k));  // row-major V^T is column-major V
-    for (std::size_t i = 0; i < p; ++i)
-      for (std::size_t c = 0; c < k; ++c) projected(i, c) /= e(i);
-    Matrix x = Matrix::from_shape({p, k});
-    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(p), Index(k),
-                         Index(p), 1.0, v.data(), Index(p), projected.data(), Index(k), 0.0,
-                         x.data(), Index(k));
+    const std::size_t p = l.shape(0), k = b.shape(1);
+    ColMatrix x = b;
+    if (whitened)
+      cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::NoTrans,
+                           cxxblas::NonUnit, Index(p), Index(k), 1.0, s.data(), Index(p),
+                           x.data(), Index(p));
+    const Index info = cxxlapack::potrs<Index>('L', Index(p), Index(k), l.data(), Index(p),
+                                               x.data(), Index(p));
+    if (info != 0)
+      throw NumericalError("LAPACK dpotrs failed (info = " + std::to_string(info) + ")");
+    if (whitened)
+      cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::Trans,
+                           cxxblas::NonUnit, Index(p), Index(k), 1.0, s.data(), Index(p),
+                           x.data(), Index(p));
     return x;
+  }
+
+ private:
+  bool factor_inner(const Matrix& a) {
+    const std::size_t p = a.shape(0);
+    l = a;  // symmetric: row-major A read as column-major is A
+    const double norm = cxxlapack_lansy_one(l);
+    if (cxxlapack::potrf<Index>('L', Index(p), l.data(), Index(p)) != 0) return false;
+    rcond = pocon_lower(l, norm);
+    return true;
   }
 };
 
@@ -153,43 +241,73 @@ double max_abs(const Matrix& a) {
   return m;
 }
 
+// sqrt(sum_c s_c^T A s_c / sum_c x_c^T A x_c): how much a step s moves the fitted values and
+// the penalty, (Phi s)^T (Phi s) + s^T H s, against the solution x's.
+double energy_ratio(const Matrix& a, const Matrix& s, const Matrix& x) {
+  const std::size_t p = a.shape(0), k = s.shape(1);
+  double step = 0, whole = 0;
+  for (std::size_t c = 0; c < k; ++c)
+    for (std::size_t i = 0; i < p; ++i) {
+      double as = 0, ax = 0;
+      for (std::size_t j = 0; j < p; ++j) {
+        as += a(i, j) * s(j, c);
+        ax += a(i, j) * x(j, c);
+      }
+      step += s(i, c) * as;
+      whole += x(i, c) * ax;
+    }
+  return whole > 0 ? std::sqrt(std::max(step, 0.0) / whole) : 0.0;
+}
+
 // The normal equations refined (Bjorck's corrected semi-normal equations: "Stability analysis
-// of the method of seminormal equations", 1987): x from the eigendecomposition of
-// Phi^T Phi + H, then steps x += A^{-1} rho with rho = normal_residual(x) taken from Phi. Each
-// step shrinks the error by about epsilon * cond(A), so for cond(Phi) below about
-// epsilon^(-1/2) the result is as accurate as the SVD's, at the cost of dsyrk (N P^2) where
-// dgelsd costs about 4 N P^2 and runs on one thread. Returns nothing (the caller takes another
-// solver) when A is not safely positive definite (an eigenvalue below 1e-13 of the largest:
-// rank deficient or too ill-conditioned to refine) or the steps stop shrinking first.
+// of the method of seminormal equations", 1987): x from the Cholesky factor of Phi^T Phi + H,
+// then steps x += A^{-1} rho with rho = normal_residual(x) taken from Phi. Each step shrinks the
+// error by about epsilon * cond(A), so for cond(Phi) below about epsilon^(-1/2) the result is
+// as accurate as the SVD's, at the cost of dsyrk (N P^2) where dgelsd costs about 4 N P^2 and
+// runs on one thread. Under a penalty whose A is too ill-conditioned for its own factor, A is
+// factored whitened by the penalty (SymmetricFactor::factor_whitened). Returns nothing (the
+// caller takes another solver) when A is not safely positive definite (the factor fails, or its
+// estimated 1-norm condition exceeds 1e13, whitened too: rank deficient or too ill-conditioned
+// to refine) or the steps stop shrinking first, unless the
+// last step moved the weights by at most 1e-10 of the largest or the fitted values and penalty
+// by at most 1e-8 of theirs (energy_ratio): an RKHS penalty's system has directions that
+// neither Phi nor K_MM sees, where the weights stay uncertain but nothing the network computes
+// depends on them (waveform, 512 centres: the steps stall at 2e-9 of the weights and 8e-12 of
+// the fitted values; iris at a width of 16 raw units, whitened: 1e-5 and 1.3e-9).
 std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
-                                                  const QuadraticPenalty& q, std::size_t& steps) {
+                                                  const QuadraticPenalty& q, std::size_t& steps,
+                                                  double& condition, bool& whitened) {
   GramProducts ne = normal_equations(design, t, q);
   const std::size_t p = ne.gram.shape(0);
-  SymmetricEigen eig{ne.gram, xt::zeros<double>({p})};
-  if (xt::lapack::syevd(eig.v, 'V', 'L', eig.e) != 0) return std::nullopt;
-  const double largest = eig.e(p - 1);
-  if (!(largest > 0) || !(eig.e(0) > 1e-13 * largest)) return std::nullopt;
+  SymmetricFactor a;
+  const bool direct = a.factor(ne.gram) && a.rcond > 1e-13;
+  if (!direct && !(q.active && a.factor_whitened(ne.gram, q.hessian) && a.rcond > 1e-13))
+    return std::nullopt;
   LeastSquaresSolution out;
   out.size = p;
   out.rank = p;
   out.rcond = 0;
-  out.singular_values = xt::zeros<double>({p});
-  for (std::size_t i = 0; i < p; ++i) out.singular_values(i) = eig.e(p - 1 - i);
-  out.x = eig.solve(ne.cross);
-  // At least two steps, then converged once a step moves no weight by more than 2^-46 of the
+  // Of Phi (estimated; whitened: in the penalty's metric): the system's is its square.
+  condition = std::sqrt(1.0 / a.rcond);
+  whitened = !direct;
+  out.x = a.solve(ne.cross);
+  // At least two steps, then converged once a step moves no weight by more than 2^-43 of the
   // largest. The first step's size is about epsilon cond(A) and rounds differently in one
   // process and on several ranks (sine, 3 ranks: 6e-13 against 8e-14 of the weights), so a bar
   // it could fall on either side of gave them different step counts; the second lands at the
-  // rounding floor (1e-15) unless A is ill-conditioned. Stalled (after the second) when a step
-  // does not halve the last.
-  constexpr double converged = 0x1p-46;
+  // rounding floor unless A is ill-conditioned: 1e-15 to 3e-14 of the weights (waveform,
+  // 12 centres, weight decay 0.1: 2.0e-14 in one process, 2.4e-14 on 2 ranks), so the bar
+  // stands a factor 4 above it. Stalled (after the second) when a step does not halve the last.
+  constexpr double converged = 0x1p-43;
   constexpr std::size_t min_steps = 2, max_steps = 8;
   double last = std::numeric_limits<double>::infinity();
   for (steps = 0; steps < max_steps;) {
-    const Matrix step = eig.solve(normal_residual(design, t, q, out.x));
+    const Matrix step = a.solve(normal_residual(design, t, q, out.x));
     const double size = max_abs(step), scale = max_abs(out.x);
     if (steps >= min_steps && size > 0.5 * last)
-      return size <= 1e-10 * scale ? std::optional(out) : std::nullopt;
+      return size <= 1e-10 * scale || energy_ratio(ne.gram, step, out.x) <= 1e-8
+                 ? std::optional(out)
+                 : std::nullopt;
     out.x += step;
     ++steps;
     if (steps >= min_steps && size <= converged * scale) return out;
@@ -522,18 +640,19 @@ NormalCgResult solve_cg(const TrainingProblem& problem, const DesignMatrix& desi
 }  // namespace
 
 double LeastSquaresOutput::direct_cost(double n, double, double p, double k) {
-  // dsyrk, Phi^T T, the eigendecomposition, two refinement passes
-  return n * p * p + 2 * n * p * k + 9 * p * p * p + 2 * 4 * n * p * k;
+  // dsyrk, Phi^T T, the Cholesky factor, two refinement passes
+  return n * p * p + 2 * n * p * k + p * p * p / 3 + 2 * 4 * n * p * k;
 }
 
 double LeastSquaresOutput::iterative_cost(double n, double d, double p, double k) {
   // Iterations as the preconditioner from rows and centres takes them (7 to 16 on the
-  // generator of issue 45, letter, shuttle and SUSY-like data); its sketch (S + M) M^2 + M^3/3;
-  // above normal_rows_max_outputs outputs a pass is two GEMMs that pack each block (letter,
-  // K = 26: cg 2.38 s against the direct 2.29 s, so about even). Below min_iterative_columns
-  // the direct solve is kept: exact, and cheap there.
+  // generator of issue 45, letter, shuttle and SUSY-like data; 10 puts the choice where the
+  // measured times do: the generator at N = 10,000, M = 1,285, cg 0.26 s against the direct
+  // 0.35 s; letter, K = 26, 2.32 s against 1.51 s); its sketch (S + M) M^2 + M^3/3; above
+  // normal_rows_max_outputs outputs a pass is two GEMMs that pack each block. Below
+  // min_iterative_columns the direct solve is kept: exact, and cheap there.
   if (p < min_iterative_columns) return std::numeric_limits<double>::infinity();
-  constexpr double iterations = 15, exp_flops = 30;
+  constexpr double iterations = 10, exp_flops = 30;
   const double per_output = k <= double(normal_rows_max_outputs) ? 4 : 8;
   return iterations * n * p * (2 * d + exp_flops + per_output * k) + p * p * p * (2 + 1.0 / 3);
 }
@@ -615,10 +734,12 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   // Auto under a penalty: the refined normal equations, unless the penalised system is too
   // ill-conditioned for them; then (and without a penalty) svd up to svd_limit entries.
   std::size_t refinements = 0;
+  double refined_condition = 0;
+  bool whitened = false;
   std::optional<LeastSquaresSolution> refined;
   if (!side &&
       (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active)))
-    refined = solve_refined(design, t, q, refinements);
+    refined = solve_refined(design, t, q, refinements, refined_condition, whitened);
   const bool svd = side || (!refined && (solver_ == Solver::Svd ||
                                          (solver_ != Solver::NormalEquations &&
                                           n * p <= svd_limit)));
@@ -628,7 +749,8 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
       : svd   ? solve_svd(design, t, q, rcond_, n)
               : solve_normal_equations(design, t, q, rcond_);
   const char* method = side      ? "SVD under the polynomial term's side conditions"
-                       : refined ? "refined normal equations"
+                       : refined ? (whitened ? "refined normal equations, whitened by the penalty"
+                                             : "refined normal equations")
                        : svd     ? "SVD"
                                  : "normal equations";
 
@@ -639,10 +761,11 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   const double sse = sum_of_squares(design, t, out.weights);
   const double penalty_value = q.active ? penalty->penalty(out.weights) : 0.0;
 
-  // Condition of Phi (or of the penalised system) over the singular values kept.
+  // Condition of Phi (or of the penalised system) over the singular values kept; the refined
+  // solve's is the factor's 1-norm estimate.
   const auto& s = solution.singular_values;
-  double condition = std::numeric_limits<double>::infinity();
-  if (solution.rank > 0) {
+  double condition = refined ? refined_condition : std::numeric_limits<double>::infinity();
+  if (!refined && solution.rank > 0) {
     const double ratio = s(0) / s(solution.rank - 1);
     condition = svd ? ratio : std::sqrt(ratio);  // eigenvalues of Phi^T Phi are s^2
   }
@@ -664,7 +787,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   report.figures["condition"] = condition;
   const double dn = double(n), dp = double(p), dk = double(k);
   report.flops = (svd ? 4.0 * dn * dp * dp + 8.0 * dp * dp * dp
-                      : dn * dp * dp + 2.0 * dn * dp * dk + 9.0 * dp * dp * dp) +
+                      : dn * dp * dp + 2.0 * dn * dp * dk + (refined ? dp / 3.0 : 9.0 * dp) * dp * dp) +
                  2.0 * dn * dp * dk + double(refinements) * 4.0 * dn * dp * dk;
   report.seconds = seconds_since(start);
 

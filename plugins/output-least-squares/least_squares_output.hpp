@@ -14,16 +14,17 @@
 //    under a penalty): accurate to the conditioning of Phi itself;
 //  - normal-equations: Phi^T Phi (dsyrk) and Phi^T T (dgemm) accumulated block by block, so the
 //    design matrix never has to fit in memory, then the pseudo-inverse by eigendecomposition.
-//  - refined-normal-equations: the normal equations, then iterative refinement with residuals
-//    taken from Phi (Bjorck's corrected semi-normal equations): the SVD's accuracy when the
-//    penalised system's condition is below 1e13 (Phi's below about 3e6), at a quarter of its
-//    flops and on every thread; otherwise one of the other two takes over.
+//  - refined-normal-equations: the normal equations by their Cholesky factor, then iterative
+//    refinement with residuals taken from Phi (Bjorck's corrected semi-normal equations): the
+//    SVD's accuracy when the penalised system's condition (dpocon's 1-norm estimate) is below
+//    1e13 (Phi's below about 3e6), at a quarter of its flops and on every thread; otherwise
+//    one of the other two takes over.
 //  - cg: preconditioned conjugate gradient on the same normal equations, never formed: each
 //    iteration one pass over Phi's blocks (radial/network/normal_cg.hpp), the preconditioner
 //    the Cholesky factor of (N / (S + M)) (Phi_S^T Phi_S + Phi_C^T Phi_C) + H, Phi_S the design
 //    at a sample of S ~ M rows and Phi_C at the centres (FALKON's quadrature, Rudi et al. 2017,
 //    when the centres are training rows). Cost per
-//    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + 9 (M+1)^3 grows with M^2.
+//    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + (M+1)^3 / 3 grows with M^2.
 // `auto` takes cg under a penalty from 1,001 columns when its estimated cost (iterative_cost)
 // is below the refined normal equations' (direct_cost), and whenever the direct blocks do not
 // fit in memory; else refined-normal-equations under a penalty; svd when N (M+1) <= svd_limit

@@ -122,11 +122,14 @@ plugin = "least-squares"
 TOML
   run 0 train select.toml --quiet --report select.json
   run 0 plot selection select.json --output select.svg
-  # One line per width the report holds (the grid's 8, and past its end: iris goes on to 128)
+  # One line per width the report holds: the prescreen's (the grid's 8 on a subset of the
+  # centres, and past its end while it improves), dashed, then the two scored with all of them,
   # and the chosen point.
-  widths=$(/usr/bin/python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["selection"]["curves"]))' select.json)
-  [ "$widths" -ge 8 ] || fail "the report holds $widths selection curves, expected at least 8"
-  check svg select.svg $((widths + 1)) "width scale 0.25" "width scale 32" chosen "leave-one-out error" "weight-penalty alpha"
+  widths=$(/usr/bin/python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["selection"]; print(len(s["prescreen"]["curves"]), len(s["curves"]))' select.json)
+  read -r pre full <<<"$widths"
+  [ "$pre" -ge 8 ] || fail "the report holds $pre prescreen curves, expected at least 8"
+  [ "$full" -eq 2 ] || fail "the report holds $full selection curves on all the centres, expected 2"
+  check svg select.svg $((pre + full + 1)) "width scale 0.25" "width scale 32" "(prescreen)" chosen "leave-one-out error" "weight-penalty alpha"
   example synth3-thin-plate-irls.toml irls.toml
   run 0 train irls.toml --quiet --report irls.json
   run 2 plot selection irls.json --output none.svg

@@ -15,7 +15,20 @@ PlotBody selection_plot(const ReportFile& report) {
     throw InputError(report.file +
                      ": the report has no selection curves (the run chose "
                      "nothing: no \"choose\" value, or an output without weights)");
-  const nlohmann::json& curves = (*found)["curves"];
+  // The prescreen's curves (classes on all their centres: every width on a subset of them)
+  // dashed, then the curves the values were chosen from.
+  nlohmann::json curves = nlohmann::json::array();
+  std::vector<bool> prescreened;
+  const auto& pre = (*found).contains("prescreen") ? (*found)["prescreen"] : nlohmann::json();
+  if (pre.is_object() && pre.contains("curves") && pre["curves"].is_array())
+    for (const auto& c : pre["curves"]) {
+      curves.push_back(c);
+      prescreened.push_back(true);
+    }
+  for (const auto& c : (*found)["curves"]) {
+    curves.push_back(c);
+    prescreened.push_back(false);
+  }
   const bool counts = [&] {
     for (const auto& c : curves)
       if (c.value("count", 0) != curves[0].value("count", 0)) return true;
@@ -23,10 +36,11 @@ PlotBody selection_plot(const ReportFile& report) {
   }();
   std::string blocks, plots;
   std::size_t k = 0;
-  for (const auto& c : curves) {
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const auto& c = curves[i];
     if (!c.is_object() || !c["alpha"].is_array() || !c["loo"].is_array() ||
         c["alpha"].size() != c["loo"].size())
-      throw InputError(report.file + ": selection curve " + std::to_string(k + 1) +
+      throw InputError(report.file + ": selection curve " + std::to_string(i + 1) +
                        " is malformed (alpha and loo arrays of one length expected)");
     std::vector<std::string> rows;
     for (std::size_t l = 0; l < c["alpha"].size(); ++l) {
@@ -40,8 +54,10 @@ PlotBody selection_plot(const ReportFile& report) {
     blocks += data_block(block, rows);
     std::string title = "width scale " + number(c.value("width_scale", 0.0));
     if (counts) title += ", " + std::to_string(c.value("count", 0)) + " centres";
+    if (prescreened[i]) title += " (prescreen)";
     plots += std::string(plots.empty() ? "plot " : ", \\\n     ") + "$" + block +
-             " using 1:2 with linespoints lt " + std::to_string(k) + " title " + quote(title);
+             " using 1:2 with linespoints lt " + std::to_string(k) +
+             (prescreened[i] ? " dt 2" : "") + " title " + quote(title);
   }
   if (plots.empty()) throw InputError(report.file + ": the selection curves hold no finite points");
   const nlohmann::json& chosen = (*found)["chosen"];

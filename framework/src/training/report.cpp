@@ -118,9 +118,10 @@ json to_json(const SearchReport& s) {
               {"candidates", std::move(candidates)}};
 }
 
-json to_json(const SelectionReport& s) {
+// Closed-form selection curves: per count and width scale, the penalties' LOO, GCV and dof.
+json curves_json(const std::vector<SelectionCurve>& from) {
   json curves = json::array();
-  for (const SelectionCurve& c : s.curves) {
+  for (const SelectionCurve& c : from) {
     json alphas = json::array(), loo = json::array(), gcv = json::array(), dof = json::array();
     json loo_error = json::array();
     for (std::size_t l = 0; l < c.alphas.size(); ++l) {
@@ -135,6 +136,11 @@ json to_json(const SelectionReport& s) {
                       {"loo_error", c.loo_error.empty() ? json(nullptr) : std::move(loo_error)},
                       {"gcv", std::move(gcv)}, {"dof", std::move(dof)}});
   }
+  return curves;
+}
+
+json to_json(const SelectionReport& s) {
+  json curves = curves_json(s.curves);
   json path = nullptr;
   if (!s.path_alphas.empty()) {
     json alphas = json::array(), errors = json::array();
@@ -157,6 +163,10 @@ json to_json(const SelectionReport& s) {
               {"centres_of", s.centres_of == 0 ? json(nullptr) : json(s.centres_of)},
               {"width_transfer", s.width_transfer},
               {"alpha_transfer", s.alpha_transfer},
+              {"prescreen", s.prescreen_centres == 0
+                                ? json(nullptr)
+                                : json{{"centres", s.prescreen_centres},
+                                       {"curves", curves_json(s.prescreen_curves)}}},
               {"count_curve", s.count_curve_counts.empty()
                                   ? json(nullptr)
                                   : json{{"count", s.count_curve_counts},

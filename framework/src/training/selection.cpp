@@ -40,6 +40,7 @@ constexpr std::size_t selection_cache_bytes = std::size_t(192) << 20;
 // 1-6 and from 100).
 constexpr std::uint64_t selection_sample_stream = 7;
 constexpr std::uint64_t selection_centre_stream = 8;
+constexpr std::uint64_t selection_prescreen_stream = 11;
 
 // `count` of the `total` centres, by a seeded partial Fisher-Yates shuffle, ascending.
 std::vector<std::size_t> centre_sample(std::size_t total, std::size_t count, std::uint64_t seed) {
@@ -370,6 +371,18 @@ class WidthPaths {
     return kept_;
   }
 
+  // Whether the whole grid goes on past an end where its best lies (true unless set).
+  void set_walk_ends(bool walk) { walk_ends_ = walk; }
+
+  // The evaluated widths (positions), best first (run() first).
+  std::vector<std::size_t> ranked() const {
+    std::vector<std::size_t> widths;
+    for (const auto& entry : at_width_) widths.push_back(entry.first);
+    std::sort(widths.begin(), widths.end(),
+              [this](std::size_t a, std::size_t b) { return width_better(a, b); });
+    return widths;
+  }
+
   // With a learner that uses the basis and a chosen scale: the centres it fitted at width
   // position `width` (empty before run()).
   CentreFit take_centres(std::size_t width) {
@@ -389,6 +402,7 @@ class WidthPaths {
     top_ = grid_.front();
     for (const std::size_t w : grid_)
       if (width_better(w, top_)) top_ = w;
+    if (!walk_ends_) return;
     if (top_ == grid_.front()) walk(top_, false);
     else if (top_ == grid_.back()) walk(top_, true);
   }
@@ -548,6 +562,7 @@ class WidthPaths {
   // Each evaluated width's best (score, tie) over the penalties.
   std::map<std::size_t, std::pair<double, double>> at_width_;
   std::size_t top_ = 0;  // the best width of this count
+  bool walk_ends_ = true;
   bool concurrent_;
   bool kept_ = false;
 };
@@ -952,6 +967,88 @@ bool choosable(const Pipeline& p, const Registry& registry, const Wants& wants,
   return true;
 }
 
+// The prescreen of classes on all their centres (selection.hpp): the whole grid (and past its
+// ends) scored on a seeded subset of the centres by the same criterion; the scales of its
+// selection_prescreen_keep best widths, ascending, for all the centres to decide between.
+struct Prescreen {
+  std::vector<double> scales;
+  std::size_t best = 0;      // the subset's best width (position)
+  bool best_at_end = false;  // ... at the end of the widths it scored
+};
+
+Prescreen prescreen_widths(const Pipeline& p, const Registry& registry, const Dataset& rows,
+                           const Matrix& targets, const Grids& grids, std::size_t ci,
+                           const Centres& centres, std::uint64_t fold_seed,
+                           std::uint64_t basis_seed, int threads, SelectionReport& report,
+                           const std::function<void(const std::string&)>& log,
+                           const Centres* input_model) {
+  const std::size_t all = centres.count();
+  const std::size_t m = std::min(
+      all, std::max(selection_prescreen_least,
+                    std::size_t(std::ceil(selection_prescreen_fraction * double(all)))));
+  const Centres subset = select_centres(
+      centres, centre_sample(all, m, derive_seed(fold_seed, selection_prescreen_stream)));
+  Best best;
+  SelectionReport scored;
+  const std::function<void(const std::string&)> quiet;
+  WidthPaths paths(p, registry, rows, targets, grids, true, true, ci, subset, basis_seed,
+                   threads, best, scored, quiet, input_model);
+  paths.run();
+  const std::vector<std::size_t> order = paths.ranked();
+  Prescreen out;
+  out.best = order.front();
+  out.best_at_end = best.width_at_end;
+  for (std::size_t i = 0; i < std::min(order.size(), selection_prescreen_keep); ++i)
+    out.scales.push_back(width_scale_at(order[i]));
+  std::sort(out.scales.begin(), out.scales.end());
+  report.prescreen_centres = m;
+  for (SelectionCurve& c : scored.curves) report.prescreen_curves.push_back(std::move(c));
+  if (log) {
+    std::string kept;
+    for (const double s : out.scales) kept += (kept.empty() ? "" : ", ") + text::number(s);
+    log("select: " + std::to_string(order.size()) + " width scales scored with " +
+        std::to_string(m) + " of the " + std::to_string(all) + " centres; " + kept +
+        " scored with all of them");
+  }
+  return out;
+}
+
+// What the closed form scores. More centres than selection_centres: a subset of them, and
+// fewer rows. Counts chosen with an auto count above it: only the auto count's subset is scored
+// in closed form, and the counts get a validation curve (validated_count); below it, every
+// count in closed form. A learner that uses the basis (OLS) fits its centres again for every
+// width scale tried (radial/network/candidate_basis.hpp), each scored in closed form on all its
+// centres: no subset, no validation curve (its centres are the columns of the design it chose
+// them for).
+struct Scope {
+  std::size_t auto_count = 0;
+  bool refit = false, count_curve = false, subsets = false;
+};
+
+Scope selection_scope(const Pipeline& p, const Registry& registry, const Wants& wants,
+                      const Grids& grids, const Dataset& train) {
+  Scope scope;
+  const std::size_t total_rows = count_over_ranks(train.rows());
+  scope.auto_count = expected_count(p, wants.count_param, train, total_rows);
+  scope.refit = registry.capabilities(Slot::Centres, p.centres.plugin, p.centres.params).uses_basis;
+  scope.count_curve = wants.count && scope.auto_count > selection_centres && !scope.refit;
+  std::size_t largest = 0;
+  for (const std::size_t c : grids.counts) largest = std::max(largest, c ? c : scope.auto_count);
+  scope.subsets =
+      !scope.refit && (scope.count_curve || (!wants.count && largest > selection_centres));
+  return scope;
+}
+
+// Classes on all their centres under the RKHS norm, width scale chosen: the widths are
+// prescreened on a subset of them first (the norm's alpha means the same on the subset: a
+// prior over functions).
+bool prescreens(const Pipeline& p, const Wants& wants, const Grids& grids, const Scope& scope,
+                bool classes, std::size_t centres) {
+  return classes && !scope.subsets && !scope.refit && wants.scale && p.weight_penalty &&
+         p.weight_penalty->plugin == default_norm_penalty &&
+         grids.scales.size() > selection_prescreen_keep && centres >= selection_prescreen_centres;
+}
+
 // With a centre subset: its size in the report, and the factor that carries the width chosen
 // on it to all the centres.
 void carry_to_all(const Pipeline& p, const Wants& wants, const Capabilities& basis,
@@ -1050,23 +1147,14 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   if (wants.add_penalty) add_default_ridge(p, registry, wants);
 
   const Grids grids = selection_grids(p, wants, train);  // counts for all the rows
-  // More centres than selection_centres: a subset of them, and fewer rows. Counts chosen with
-  // an auto count above it: only the auto count's subset is scored in closed form, and the
-  // counts get a validation curve (validated_count); below it, every count in closed form.
-  const std::size_t total_rows = count_over_ranks(train.rows());
-  const std::size_t auto_count = expected_count(p, wants.count_param, train, total_rows);
-  // A learner that uses the basis (OLS) fits its centres again for every width scale tried
-  // (radial/network/candidate_basis.hpp), each scored in closed form on all its centres: no
-  // subset, no validation curve (its centres are the columns of the design it chose them for).
-  const bool refit =
-      registry.capabilities(Slot::Centres, p.centres.plugin, p.centres.params).uses_basis;
-  const bool count_curve = wants.count && auto_count > selection_centres && !refit;
-  std::size_t largest = 0;
-  for (const std::size_t c : grids.counts)
-    largest = std::max(largest, c ? c : auto_count);
-  const bool subsets =
-      !refit && (count_curve || (!wants.count && largest > selection_centres));
-  if (wants.add_penalty && subsets && rkhs_addable(p, basis, registry)) {
+  const Scope scope = selection_scope(p, registry, wants, grids, train);
+  const std::size_t auto_count = scope.auto_count;
+  const bool refit = scope.refit, count_curve = scope.count_curve, subsets = scope.subsets;
+  // The RKHS norm is added with a centre subset, and for classes fitted by least squares (their
+  // widths are then prescreened on a subset: prescreen_widths).
+  if (wants.add_penalty &&
+      (subsets || (train.task == Task::Classification && output.least_squares)) &&
+      rkhs_addable(p, basis, registry)) {
     return select_with_norm(p, registry, train, fold_seed, basis_seed, output_seed, threads,
                             fit_centres, log, input_model);
   }
@@ -1104,10 +1192,20 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
         log("select: with " + std::to_string(selection_subset_centres) + " of the " +
             std::to_string(fitted.centres.count()) + " centres");
     }
-    WidthPaths widths(p, registry, rows, targets, grids, wants.scale, !subsets, ci,
+    Grids widths_grids = grids;
+    std::optional<Prescreen> pre;
+    if (prescreens(p, wants, grids, scope, classes, fitted.centres.count())) {
+      pre = prescreen_widths(p, registry, rows, targets, grids, ci, fitted.centres, fold_seed,
+                             basis_seed, threads, report, log, input_model);
+      widths_grids.scales = pre->scales;
+    }
+    WidthPaths widths(p, registry, rows, targets, widths_grids, wants.scale, !subsets, ci,
                       subset ? *subset : fitted.centres, basis_seed, threads, best, report, log,
                       input_model, refit ? &fit_centres : nullptr, &with_count);
+    if (pre) widths.set_walk_ends(false);  // the prescreen went past the grid's ends
     if (widths.run()) {
+      // At an edge only when the prescreen's best was at the end of what it scored, and kept.
+      if (pre) best.width_at_end = pre->best_at_end && best.at[1] == pre->best;
       selected.centres =
           refit && wants.scale ? widths.take_centres(best.at[1]) : std::move(fitted);
       best_subset = std::move(subset);

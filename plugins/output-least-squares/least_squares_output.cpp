@@ -31,15 +31,6 @@
 #include "radial/core/text.hpp"
 #include "radial/network/weight_penalty.hpp"
 
-extern "C" {
-// LAPACK (Fortran ABI with the hidden length of each character argument); xtensor-blas wraps
-// neither.
-double dlansy_(const char* norm, const char* uplo, const int* n, const double* a, const int* lda,
-               double* work, std::size_t norm_len, std::size_t uplo_len);
-void dpocon_(const char* uplo, const int* n, const double* a, const int* lda, const double* anorm,
-             double* rcond, double* work, int* iwork, int* info, std::size_t uplo_len);
-}
-
 namespace radial::plugins {
 
 namespace {
@@ -92,7 +83,7 @@ LeastSquaresSolution solve_normal_equations(const DesignMatrix& design, const Ma
 double cxxlapack_lansy_one(const xt::xtensor<double, 2, xt::layout_type::column_major>& a) {
   const int n = int(a.shape(0));
   std::vector<double> work(std::size_t(std::max(n, 1)));
-  return dlansy_("1", "L", &n, a.data(), &n, work.data(), 1, 1);
+  return cxxlapack::dlansy_("1", "L", &n, a.data(), &n, work.data());
 }
 
 // The reciprocal 1-norm condition number of A = L L^T estimated from L (lower, column-major).
@@ -102,7 +93,7 @@ double pocon_lower(const xt::xtensor<double, 2, xt::layout_type::column_major>& 
   std::vector<int> iwork(std::size_t(std::max(n, 1)));
   double rcond = 0;
   int info = 0;
-  dpocon_("L", &n, l.data(), &n, &norm, &rcond, work.data(), iwork.data(), &info, 1);
+  cxxlapack::dpocon_("L", &n, l.data(), &n, &norm, &rcond, work.data(), iwork.data(), &info);
   if (info != 0) throw NumericalError("LAPACK dpocon failed (info = " + std::to_string(info) + ")");
   return rcond;
 }

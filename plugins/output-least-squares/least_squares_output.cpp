@@ -215,13 +215,12 @@ Matrix normal_residual(const DesignMatrix& design, const Matrix& t, const Quadra
   std::vector<double> packed(rho.begin(), rho.end());
   sum_pass_over_ranks(packed, failure);
   std::copy(packed.begin(), packed.end(), rho.begin());
-  if (q.active) {
+  if (q.active) {  // rho -= H x + g (one product: H is dense under the RKHS norm)
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(p),
+                         Index(k), Index(p), -1.0, q.hessian.data(), Index(p), x.data(),
+                         Index(k), 1.0, rho.data(), Index(k));
     for (std::size_t i = 0; i < p; ++i)
-      for (std::size_t c = 0; c < k; ++c) {
-        double hx = 0;
-        for (std::size_t j = 0; j < p; ++j) hx += q.hessian(i, j) * x(j, c);
-        rho(i, c) -= hx + q.gradient(i, 0);
-      }
+      for (std::size_t c = 0; c < k; ++c) rho(i, c) -= q.gradient(i, 0);
   }
   return rho;
 }

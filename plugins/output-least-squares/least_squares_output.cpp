@@ -136,16 +136,8 @@ struct SymmetricFactor {
       s(i, i) += penalised ? 1e-8 * largest : 1.0;
     }
     if (cxxlapack::potrf<Index>('L', Index(p), s.data(), Index(p)) != 0) return false;
-    ColMatrix w = a;  // S^{-1} A S^{-T}
-    cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::NoTrans,
-                         cxxblas::NonUnit, Index(p), Index(p), 1.0, s.data(), Index(p),
-                         w.data(), Index(p));
-    cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Right, cxxblas::Lower, cxxblas::Trans,
-                         cxxblas::NonUnit, Index(p), Index(p), 1.0, s.data(), Index(p),
-                         w.data(), Index(p));
-    Matrix inner = Matrix::from_shape({p, p});
-    for (std::size_t j = 0; j < p; ++j)
-      for (std::size_t i = 0; i < p; ++i) inner(i, j) = 0.5 * (w(i, j) + w(j, i));
+    Matrix inner = a;  // S^{-1} A S^{-T} (symmetric: row-major read as column-major)
+    whiten_by_factor(inner.data(), s.data(), p);
     whitened = true;
     return factor_inner(inner);
   }

@@ -12,6 +12,7 @@
 #include "radial/distributed/collectives.hpp"
 #include "radial/core/errors.hpp"
 #include "radial/network/gram_products.hpp"
+#include "radial/numerics/least_squares.hpp"
 #include "radial/exec/parallel.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
@@ -76,19 +77,9 @@ Matrix whiten(const Matrix& metric, xt::xtensor<double, 2, xt::layout_type::colu
   Matrix factor = metric;  // row-major S: as column-major it is S too (symmetric)
   if (cxxlapack::potrf<Index>('L', Index(m), factor.data(), Index(m)) != 0)
     throw NumericalError("model selection: the penalty's metric is not positive definite");
-  // factor (column-major) holds L in its lower triangle: A := L^{-1} A, then A := A L^{-T}.
-  cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::NoTrans,
-                       cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
-                       a.data(), Index(m));
-  cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Right, cxxblas::Lower, cxxblas::Trans,
-                       cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
-                       a.data(), Index(m));
-  // Symmetrise the rounding (syevd reads one triangle).
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t i = j + 1; i < m; ++i) {
-      const double mean = 0.5 * (a(i, j) + a(j, i));
-      a(i, j) = a(j, i) = mean;
-    }
+  // factor (column-major) holds L in its lower triangle: A := L^{-1} A L^{-T}, symmetrised
+  // (syevd reads one triangle).
+  whiten_by_factor(a.data(), factor.data(), m);
   return factor;
 }
 

@@ -173,4 +173,17 @@ bool solve_cholesky(const Matrix& s, const Matrix& b, Matrix& x) {
   return true;
 }
 
+void whiten_by_factor(double* a, const double* lower, std::size_t n) {
+  using Index = xt::blas_index_t;
+  cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::NoTrans,
+                       cxxblas::NonUnit, Index(n), Index(n), 1.0, lower, Index(n), a, Index(n));
+  cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Right, cxxblas::Lower, cxxblas::Trans,
+                       cxxblas::NonUnit, Index(n), Index(n), 1.0, lower, Index(n), a, Index(n));
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t i = j + 1; i < n; ++i) {
+      const double mean = 0.5 * (a[i + j * n] + a[j + i * n]);
+      a[i + j * n] = a[j + i * n] = mean;
+    }
+}
+
 }  // namespace radial

@@ -27,4 +27,10 @@ LeastSquaresSolution solve_symmetric_psd(const Matrix& s, const Matrix& b, doubl
 // Cholesky solve of S x = B; returns false (x untouched) when S is not positive definite.
 bool solve_cholesky(const Matrix& s, const Matrix& b, Matrix& x);
 
+// A := L^{-1} A L^{-T}, then symmetrised (the mean of A(i, j) and A(j, i)): A is n x n
+// symmetric and column-major, L the lower Cholesky factor of a metric S = L L^T in the lower
+// triangle of a column-major n x n array (LAPACK dpotrf's 'L'). The whitening of a system in the
+// metric of a penalty (the selection's ridge in K_MM, the least-squares output's factor).
+void whiten_by_factor(double* a, const double* lower, std::size_t n);
+
 }  // namespace radial

@@ -250,12 +250,12 @@ double energy_ratio(const Matrix& a, const Matrix& s, const Matrix& x) {
 // factored whitened by the penalty (SymmetricFactor::factor_whitened). Returns nothing (the
 // caller takes another solver) when A is not safely positive definite (the factor fails, or its
 // estimated 1-norm condition exceeds 1e13, whitened too: rank deficient or too ill-conditioned
-// to refine) or the steps stop shrinking first, unless the
-// last step moved the weights by at most 1e-10 of the largest or the fitted values and penalty
-// by at most 1e-8 of theirs (energy_ratio): an RKHS penalty's system has directions that
-// neither Phi nor K_MM sees, where the weights stay uncertain but nothing the network computes
-// depends on them (waveform, 512 centres: the steps stall at 2e-9 of the weights and 8e-12 of
-// the fitted values; iris at a width of 16 raw units, whitened: 1e-5 and 1.3e-9).
+// to refine) or the steps stop shrinking first, unless the last step moved the weights by at
+// most 1e-10 of the largest or the fitted values and penalty by at most 1e-8 of theirs
+// (energy_ratio): an RKHS penalty's system has directions that neither Phi nor K_MM sees, where
+// the weights stay uncertain but nothing the network computes depends on them (waveform, 512
+// centres: the steps stall at 2e-9 of the weights and 8e-12 of the fitted values; iris at a
+// width of 16 raw units, whitened: 1e-5 and 1.3e-9).
 std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
                                                   const QuadraticPenalty& q, std::size_t& steps,
                                                   double& condition, bool& whitened) {

@@ -27,8 +27,9 @@
 //    iteration ~ N (M+1) (2d + 4K); the direct solvers' N (M+1)^2 + (M+1)^3 / 3 grows with M^2.
 // `auto` takes cg under a penalty from 1,001 columns when its estimated cost (iterative_cost)
 // is below the refined normal equations' (direct_cost), and whenever the direct blocks do not
-// fit in memory; else refined-normal-equations under a penalty; svd when N (M+1) <= svd_limit
-// entries and normal-equations otherwise.
+// fit in memory; else refined-normal-equations under a penalty, and where that fails the svd
+// whenever it fits in memory (the normal equations would truncate what the selection kept);
+// without a penalty svd when N (M+1) <= svd_limit entries and normal-equations otherwise.
 
 #include <chrono>
 #include <cstddef>
@@ -58,7 +59,8 @@ class LeastSquaresOutput final : public OutputLayer {
   using Solver = LeastSquaresSolver;
 
   // Design matrices of at most this many entries (32 MiB of doubles) are solved by SVD under
-  // Solver::Auto.
+  // Solver::Auto without a penalty (with one, when the refined solve fails, at any size that
+  // fits in memory).
   static constexpr std::size_t svd_limit = std::size_t(1) << 22;
 
   // The most bytes of Phi the cg path keeps in memory between its passes (also at most a

@@ -616,6 +616,46 @@ TEST_CASE("least-squares factors an RKHS-penalised system whitened by the penalt
   }
 }
 
+TEST_CASE("least-squares takes the SVD, not truncated normal equations, where even the "
+          "whitened refined solve fails", "[least-squares][rkhs]") {
+  // waveform's 5,000 rows and every 5th as a centre (1,000: N (M + 1) above svd_limit), a
+  // Gaussian so wide that K_MM is of low rank to rounding, H = 1e-5 K_MM: neither A nor
+  // S^{-1} A S^{-T} has a Cholesky factor. The normal equations' eigenvalues are Phi's squared,
+  // so they drop most directions (rank 110 of 401 on letter at width scale 128, test error
+  // 0.2245 against 0.1263); auto must fit what the SVD of [Phi; L^T] fits.
+  const radial::Dataset waveform = example("waveform.csv", radial::Task::Classification);
+  const radial::Centres centres = every_nth_row(waveform, 5);
+  const double width = 30.0;
+  Problem at_centres(radial::Dataset(waveform), centres, "gaussian", {{"width", width}});
+  const Matrix kernel =
+      radial::DesignMatrix(centres.means, at_centres.centres, *at_centres.basis, false)
+          .materialise();
+  const std::size_t m = centres.count(), p = m + 1;
+  REQUIRE(waveform.rows() * p > (std::size_t(1) << 22));  // LeastSquaresOutput::svd_limit
+  Matrix h = xt::zeros<double>({p, p});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) h(i, j) = 1e-5 * 0.5 * (kernel(i, j) + kernel(j, i));
+  const DenseQuadraticPenalty rkhs(h, xt::zeros<double>({p, std::size_t(1)}));
+  std::map<std::string, Matrix> outputs;
+  std::map<std::string, radial::FitReport> reports;
+  for (const std::string solver : {"auto", "svd", "normal-equations"}) {
+    Problem problem(waveform, centres, "gaussian", {{"width", width}});
+    const radial::OutputWeights w = problem.fit(*least_squares(solver), &rkhs);
+    outputs[solver] = xt::linalg::dot(problem.design->materialise(), w.weights);
+    reports[solver] = problem.ctx.report;
+  }
+  INFO("auto: " << reports["auto"].message);
+  INFO("normal equations: " << reports["normal-equations"].message);
+  // What makes the case: the normal equations truncate it.
+  CHECK(reports["normal-equations"].figures.at("rank") < double(p) / 2);
+  CHECK(reports["auto"].figures.at("svd") == 1.0);
+  CHECK(reports["auto"].figures.at("rank") == reports["svd"].figures.at("rank"));
+  CHECK(reports["auto"].final_error == Approx(reports["svd"].final_error).epsilon(1e-12));
+  CHECK(relative_difference(outputs["auto"], outputs["svd"]) <= 1e-12);
+  CHECK(reports["auto"].final_error <
+        0.9 * reports["normal-equations"].final_error);
+}
+
 TEST_CASE("least-squares cg gives the same bits on 1 and 2 threads", "[least-squares][cg]") {
   // 5,000 rows: the cg path's blocks (1024 rows here, at most the design's) are shared out.
   const radial::Dataset waveform = example("waveform.csv", radial::Task::Classification);

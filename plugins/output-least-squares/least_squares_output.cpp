@@ -522,15 +522,14 @@ ColumnQuadratic column_quadratic(const WeightPenalty* penalty, std::size_t p) {
   q.add_hessian = [penalty, p](Matrix& h) {
     penalty->add_hessian(xt::zeros<double>({p, std::size_t(1)}), h);
   };
-  q.add_product = [penalty, p](const Matrix& w, Matrix& out) {
+  // H W = grad(W) - grad(0), grad(0) = g in every column (the same quadratic in each): one
+  // gradient a product, not two (under the RKHS norm each is a sweep over K_MM).
+  q.add_product = [penalty, p, g = q.gradient](const Matrix& w, Matrix& out) {
     const std::size_t k = w.shape(1);
-    // Separate weights and gradient for the call at 0: add_gradient may read the weights while
-    // it writes the gradient.
-    const Matrix zero = xt::zeros<double>({p, k});
-    Matrix at_w = xt::zeros<double>({p, k}), at_zero = xt::zeros<double>({p, k});
+    Matrix at_w = xt::zeros<double>({p, k});
     penalty->add_gradient(w, at_w);
-    penalty->add_gradient(zero, at_zero);
-    out += at_w - at_zero;
+    for (std::size_t i = 0; i < p; ++i)
+      for (std::size_t c = 0; c < k; ++c) out(i, c) += at_w(i, c) - g(i, 0);
   };
   return q;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
@@ -147,22 +148,28 @@ void RkhsNorm::check_weights(const Matrix& weights, const char* call) const {
 void RkhsNorm::kernel_times(const Matrix& weights, Matrix& out) const {
   const std::size_t m = m_, k = weights.shape(1);
   out = xt::zeros<double>({m, k});
-  // One sweep over the packed columns for every output: column j adds K(j..M-1, j) w_j to
-  // out(j..M-1) and K(j+1..M-1, j) . w(j+1..M-1) to out(j). Row-major: w(i, c) = w[i K + c].
+  // One sweep over the packed columns for all outputs at once: column j adds K(j..M-1, j) w_j
+  // to out(j..M-1) and K(j+1..M-1, j) . w(j+1..M-1) to out(j), the outputs innermost, where
+  // they are contiguous (row-major: w(i, c) = w[i K + c]). Each out(i, c) sees the same sums in
+  // the same order as a sweep per output (M = 4,089, K = 7: several times faster).
   const double* w = weights.data();
   double* y = out.data();
   const double* column = packed_.data();
+  std::vector<double> dot(k);
   for (std::size_t j = 0; j < m; ++j) {
     const std::size_t below = m - j - 1;
-    for (std::size_t c = 0; c < k; ++c) {
-      const double wj = w[j * k + c];
-      double dot = column[0] * wj;
-      for (std::size_t i = 0; i < below; ++i) {
-        y[(j + 1 + i) * k + c] += column[1 + i] * wj;
-        dot += column[1 + i] * w[(j + 1 + i) * k + c];
+    const double* wj = w + j * k;
+    for (std::size_t c = 0; c < k; ++c) dot[c] = column[0] * wj[c];
+    for (std::size_t i = 0; i < below; ++i) {
+      const double a = column[1 + i];
+      const double* wi = w + (j + 1 + i) * k;
+      double* yi = y + (j + 1 + i) * k;
+      for (std::size_t c = 0; c < k; ++c) {
+        yi[c] += a * wj[c];
+        dot[c] += a * wi[c];
       }
-      y[j * k + c] += dot;
     }
+    for (std::size_t c = 0; c < k; ++c) y[j * k + c] += dot[c];
     column += below + 1;
   }
 }

@@ -684,23 +684,32 @@ WorkingMemory LeastSquaresOutput::working_memory(std::size_t rows, std::size_t c
   return direct;
 }
 
-OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
-                                      FitContext& ctx) {
-  const auto start = std::chrono::steady_clock::now();
-  const DesignMatrix& design = problem.design;
+namespace {
+
+// This rank's targets (1-of-K for classes); agreed, so that a rank whose rows disagree with its
+// design stops every rank.
+Matrix rank_targets(const TrainingProblem& problem) {
   Matrix t;
-  const std::size_t p = design.cols();
-  // This rank's rows; agreed, so that a rank whose rows disagree stops every rank.
   agreed([&] {
     t = targets_for(Link::Identity, problem.data);
-    if (t.shape(0) != design.rows()) {
+    if (t.shape(0) != problem.design.rows()) {
       std::ostringstream msg;
-      msg << "the design matrix has " << design.rows()
+      msg << "the design matrix has " << problem.design.rows()
           << " rows but the data have " << t.shape(0);
       throw ShapeError(msg.str());
     }
   });
-  const std::size_t k = t.shape(1);
+  return t;
+}
+
+}  // namespace
+
+OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const WeightPenalty* penalty,
+                                      FitContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const DesignMatrix& design = problem.design;
+  const Matrix t = rank_targets(problem);
+  const std::size_t p = design.cols(), k = t.shape(1);
   // Rows over all ranks (this rank's alone in one process).
   const ShardLayout layout = shard_layout(design.rows());
   const std::size_t n = layout.total;

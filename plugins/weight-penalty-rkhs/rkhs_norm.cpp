@@ -150,8 +150,8 @@ void RkhsNorm::kernel_times(const Matrix& weights, Matrix& out) const {
   out = xt::zeros<double>({m, k});
   // One sweep over the packed columns for all outputs at once: column j adds K(j..M-1, j) w_j
   // to out(j..M-1) and K(j+1..M-1, j) . w(j+1..M-1) to out(j), the outputs innermost, where
-  // they are contiguous (row-major: w(i, c) = w[i K + c]). Each out(i, c) sees the same sums in
-  // the same order as a sweep per output (M = 4,089, K = 7: several times faster).
+  // they are contiguous (row-major: w(i, c) = w[i K + c]), so the kernel is read once, not K
+  // times. Each out(i, c) sees the same sums in the same order as a sweep per output.
   const double* w = weights.data();
   double* y = out.data();
   const double* column = packed_.data();

@@ -266,9 +266,10 @@ TEST_CASE("rkhs alpha = \"choose\": chosen under the metric K_MM, the same model
   CHECK(ridge.report.selection->curves[0].loo != r.selection->curves[0].loo);
 }
 
-TEST_CASE("with a centre subset the added penalty is the RKHS norm, its alpha kept for all") {
-  // 900 centres (> selection_centres): width and alpha chosen on 400 of them; the model then
-  // holds rkhs with the chosen alpha, the same bits as the pipeline with both given by hand.
+TEST_CASE("with a centre subset the added penalty is the RKHS norm, its alpha carried x m / M") {
+  // 900 centres (> selection_centres): width and alpha chosen on 400 of them, the alpha carried
+  // to all of them x 400 / 900; the model then holds rkhs with that alpha, the same bits as the
+  // pipeline with both given by hand.
   const std::string waveform = "seed = 3\n[data]\ntrain = \"data/waveform.csv\"\n" +
                                gaussian_kmeans_ls;
   const auto result = radial::train(parse(waveform, {"centres.count=900"}), plugins());
@@ -282,6 +283,17 @@ TEST_CASE("with a centre subset the added penalty is the RKHS norm, its alpha ke
   CHECK(result.model.plugin_versions.count("kmeans") == 1);
   const double scale = chosen(*r.selection, "basis.width_scale");
   const double alpha = chosen(*r.selection, "weight-penalty.alpha");
+  // The subset's best alpha (where its curves reach the score), x 400 / 900.
+  CHECK(r.selection->alpha_transfer == Approx(400.0 / 900.0).epsilon(1e-15));
+  std::size_t at_score = 0;
+  for (const auto& c : r.selection->curves)
+    for (std::size_t l = 0; l < c.loo.size(); ++l)
+      if (c.loo[l] == r.selection->score) {
+        ++at_score;
+        CHECK(c.count == 400);
+        CHECK(alpha == Approx(c.alphas[l] * 400.0 / 900.0).epsilon(1e-12));
+      }
+  CHECK(at_score == 1);
   const auto by_hand = radial::train(
       parse(waveform + "[weight-penalty]\nplugin = \"rkhs\"\n",
             {"centres.count=900",

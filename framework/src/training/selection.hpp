@@ -68,8 +68,9 @@ inline constexpr std::size_t selection_sample_rows = 100000;
 // Above selection_centres centres the values are chosen with a seeded subset of
 // selection_subset_centres of them on a sample of about selection_subset_rows rows, both
 // scored by the leave-one-out squared error (classes too), and carried to all the centres: the
-// same absolute width, and alpha x m / M (the subset's alpha was measured too large for all the
-// centres by about their ratio; SelectionReport::centres, width_transfer, alpha_transfer). The
+// same absolute width, and up to selection_sample_rows training rows alpha x m / M (the subset's
+// alpha was measured too large for all the centres by about their ratio; SelectionReport::
+// centres, width_transfer, alpha_transfer), the same alpha beyond. The
 // closed form costs about 3 n m^2 + 9 m^3 per width on n rows and m centres: with these sizes
 // about 6e9 per width, a bounded part of the final fit's passes, whatever N and M. The final
 // fit uses every row and centre.

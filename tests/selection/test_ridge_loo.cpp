@@ -208,3 +208,64 @@ TEST_CASE_METHOD(Materialised,
   REQUIRE_THROWS_AS(ridge_loo_path(design, ref.targets, {0.1}, false, false, &singular),
                     NumericalError);
 }
+
+TEST_CASE_METHOD(Materialised,
+                 "scored rows: the LOO summed over them, each left out of the fit on every row",
+                 "[ridge-loo]") {
+  const std::size_t n = phi.shape(0);
+  // Every third row scored; 1-of-K targets from the inputs for the error rate too.
+  std::vector<std::size_t> rows;
+  for (std::size_t r = 0; r < n; r += 3) rows.push_back(r);
+  Matrix t = xt::zeros<double>({n, std::size_t(3)});
+  for (std::size_t r = 0; r < n; ++r)
+    t(r, ref.x(r, 0) + 0.3 * ref.x(r, 1) > 0.5 ? 0 : ref.x(r, 1) > 0 ? 1 : 2) = 1.0;
+  Matrix x_scored = Matrix::from_shape({rows.size(), ref.x.shape(1)});
+  Matrix t_scored = Matrix::from_shape({rows.size(), t.shape(1)});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < ref.x.shape(1); ++j) x_scored(i, j) = ref.x(rows[i], j);
+    for (std::size_t c = 0; c < t.shape(1); ++c) t_scored(i, c) = t(rows[i], c);
+  }
+  const DesignMatrix scored(x_scored, ref.centres, basis);
+  for (const double lambda : {1e-3, 0.05, 1.0}) {
+    double direct = 0, sse = 0;
+    std::size_t wrong = 0;
+    const Matrix all = ridge(phi, t, lambda, n);
+    for (const std::size_t row : rows) {
+      const Matrix w = ridge(phi, t, lambda, row);  // without the row, on all the others
+      std::size_t best = 0, truth = 0;
+      double best_value = -1e300;
+      for (std::size_t c = 0; c < t.shape(1); ++c) {
+        double fit = 0, fit_all = 0;
+        for (std::size_t i = 0; i < phi.shape(1); ++i) {
+          fit += phi(row, i) * w(i, c);
+          fit_all += phi(row, i) * all(i, c);
+        }
+        direct += (t(row, c) - fit) * (t(row, c) - fit);
+        sse += (t(row, c) - fit_all) * (t(row, c) - fit_all);
+        if (fit > best_value) best_value = fit, best = c;
+        if (t(row, c) == 1.0) truth = c;
+      }
+      wrong += best != truth;
+    }
+    const double m = double(rows.size());
+    const RidgePath path =
+        ridge_loo_path(design, t, {lambda}, false, true, nullptr, &scored, &t_scored);
+    INFO("lambda " << lambda);
+    CHECK(path.rows == n);
+    CHECK(path.scored_rows == rows.size());
+    CHECK(path.loo[0] == Approx(direct / m).epsilon(1e-9));
+    CHECK(path.loo_error[0] == double(wrong) / m);
+    // GCV from the scored rows' squared error per row, times all the rows.
+    const double left = double(n) - path.dof[0];
+    CHECK(path.gcv[0] == Approx(double(n) * (sse / m * double(n)) / (left * left)).epsilon(1e-9));
+    // The path's dof and eigenvalues are the fit on all the rows: as without scored rows.
+    const RidgePath whole = ridge_loo_path(design, t, {lambda}, false, true);
+    CHECK(path.dof[0] == whole.dof[0]);
+    CHECK(path.eigenvalues == whole.eigenvalues);
+  }
+  // Scored rows whose columns or targets do not match the design are refused.
+  const Matrix short_targets = xt::zeros<double>({rows.size() - 1, std::size_t(3)});
+  CHECK_THROWS_AS(
+      ridge_loo_path(design, t, {0.1}, false, true, nullptr, &scored, &short_targets),
+      ShapeError);
+}

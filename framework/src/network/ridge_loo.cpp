@@ -251,7 +251,8 @@ std::vector<double> path_sums(const DesignMatrix& design, const EigenProblem& ep
 
 RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
                          const std::vector<double>& lambdas, bool relative, bool one_of_k,
-                         const Matrix* metric) {
+                         const Matrix* metric, const DesignMatrix* scored,
+                         const Matrix* scored_targets) {
   const SingleThreadedBlasScope blas;  // the same bits for any thread count
   const std::size_t p = design.cols(), k = t.shape(1), L = lambdas.size();
   if (p < 2) throw InputError("model selection: the design has no basis columns");
@@ -259,22 +260,31 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   RidgePath path;
   path.rows = std::size_t(mo.gram(p - 1, p - 1));
   if (!(mo.gram(p - 1, p - 1) > 0)) throw InputError("model selection: there are no training rows");
+  if (scored && (!scored_targets || scored->cols() != p || scored_targets->shape(1) != k ||
+                 scored_targets->shape(0) != scored->rows()))
+    throw ShapeError("model selection: the scored rows do not match the design");
   const EigenProblem ep = centred_eigen(mo, k, lambdas, relative, metric, path);
-  const std::vector<double> sums = path_sums(design, ep, t, path.lambdas, one_of_k);
+  const std::vector<double> sums =
+      scored ? path_sums(*scored, ep, *scored_targets, path.lambdas, one_of_k)
+             : path_sums(design, ep, t, path.lambdas, one_of_k);
   const double n = ep.n;
+  // The sums' rows: all of them, or the scored sample (over all ranks).
+  const double scored_n = scored ? double(count_over_ranks(scored->rows())) : n;
+  if (!(scored_n > 0)) throw InputError("model selection: there are no scored rows");
+  path.scored_rows = std::size_t(scored_n);
   path.loo.resize(L);
   path.gcv.resize(L);
   path.dof.resize(L);
   if (one_of_k) path.loo_error.resize(L);
   for (std::size_t l = 0; l < L; ++l) {
-    if (one_of_k) path.loo_error[l] = sums[2 * L + l] / n;
+    if (one_of_k) path.loo_error[l] = sums[2 * L + l] / scored_n;
     double dof = 1.0;  // the bias
     for (std::size_t i = 0; i < ep.m; ++i) dof += ep.e(i) / (ep.e(i) + path.lambdas[l]);
     path.dof[l] = dof;
-    path.loo[l] = sums[l] / n;
+    path.loo[l] = sums[l] / scored_n;
     const double left = n - dof;
-    path.gcv[l] =
-        left > 0 ? n * sums[L + l] / (left * left) : std::numeric_limits<double>::infinity();
+    const double sse = sums[L + l] * (n / scored_n);  // over all the rows (estimated if scored)
+    path.gcv[l] = left > 0 ? n * sse / (left * left) : std::numeric_limits<double>::infinity();
   }
   return path;
 }

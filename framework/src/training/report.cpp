@@ -159,14 +159,11 @@ json to_json(const SelectionReport& s) {
               {"penalty_added", s.penalty_added},
               {"rows", s.rows},
               {"sample_of", s.sample_of == 0 ? json(nullptr) : json(s.sample_of)},
+              {"scored_rows", s.scored_rows},
               {"centres", s.centres == 0 ? json(nullptr) : json(s.centres)},
               {"centres_of", s.centres_of == 0 ? json(nullptr) : json(s.centres_of)},
               {"width_transfer", s.width_transfer},
               {"alpha_transfer", s.alpha_transfer},
-              {"prescreen", s.prescreen_centres == 0
-                                ? json(nullptr)
-                                : json{{"centres", s.prescreen_centres},
-                                       {"curves", curves_json(s.prescreen_curves)}}},
               {"count_curve", s.count_curve_counts.empty()
                                   ? json(nullptr)
                                   : json{{"count", s.count_curve_counts},

@@ -122,13 +122,14 @@ plugin = "least-squares"
 TOML
   run 0 train select.toml --quiet --report select.json
   run 0 plot selection select.json --output select.svg
-  # One line per width the report holds (the grid's 8 on 40% of the centres, and past its end
-  # while it improves), and the chosen point on the subset's curve, its alpha carried x m / M.
-  widths=$(/usr/bin/python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["selection"]; print(len(s["curves"]), s["centres"], s["centres_of"])' select.json)
-  read -r curves subset all <<<"$widths"
-  [ "$curves" -ge 8 ] || fail "the report holds $curves selection curves, expected at least 8"
-  [ "$subset" -lt "$all" ] || fail "the widths were scored with $subset of $all centres, expected a subset"
-  check svg select.svg $((curves + 1)) "width scale 0.25" "width scale 32" "chosen (alpha x" chosen "leave-one-out error" "weight-penalty alpha"
+  # One line per width the report holds: the prescreen's (the grid's 8 on a subset of the
+  # centres, and past its end while it improves), dashed, then the two scored with all of them,
+  # and the chosen point.
+  widths=$(/usr/bin/python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["selection"]; print(len(s["prescreen"]["curves"]), len(s["curves"]))' select.json)
+  read -r pre full <<<"$widths"
+  [ "$pre" -ge 8 ] || fail "the report holds $pre prescreen curves, expected at least 8"
+  [ "$full" -eq 2 ] || fail "the report holds $full selection curves on all the centres, expected 2"
+  check svg select.svg $((pre + full + 1)) "width scale 0.25" "width scale 32" "(prescreen)" chosen "leave-one-out error" "weight-penalty alpha"
   example synth3-thin-plate-irls.toml irls.toml
   run 0 train irls.toml --quiet --report irls.json
   run 2 plot selection irls.json --output none.svg

@@ -15,7 +15,20 @@ PlotBody selection_plot(const ReportFile& report) {
     throw InputError(report.file +
                      ": the report has no selection curves (the run chose "
                      "nothing: no \"choose\" value, or an output without weights)");
-  const nlohmann::json& curves = (*found)["curves"];
+  // The prescreen's curves (classes on all their centres: every width on a subset of them)
+  // dashed, then the curves the values were chosen from.
+  nlohmann::json curves = nlohmann::json::array();
+  std::vector<bool> prescreened;
+  const auto& pre = (*found).contains("prescreen") ? (*found)["prescreen"] : nlohmann::json();
+  if (pre.is_object() && pre.contains("curves") && pre["curves"].is_array())
+    for (const auto& c : pre["curves"]) {
+      curves.push_back(c);
+      prescreened.push_back(true);
+    }
+  for (const auto& c : (*found)["curves"]) {
+    curves.push_back(c);
+    prescreened.push_back(false);
+  }
   const bool counts = [&] {
     for (const auto& c : curves)
       if (c.value("count", 0) != curves[0].value("count", 0)) return true;
@@ -41,23 +54,18 @@ PlotBody selection_plot(const ReportFile& report) {
     blocks += data_block(block, rows);
     std::string title = "width scale " + number(c.value("width_scale", 0.0));
     if (counts) title += ", " + std::to_string(c.value("count", 0)) + " centres";
+    if (prescreened[i]) title += " (prescreen)";
     plots += std::string(plots.empty() ? "plot " : ", \\\n     ") + "$" + block +
-             " using 1:2 with linespoints lt " + std::to_string(k) + " title " + quote(title);
+             " using 1:2 with linespoints lt " + std::to_string(k) +
+             (prescreened[i] ? " dt 2" : "") + " title " + quote(title);
   }
   if (plots.empty()) throw InputError(report.file + ": the selection curves hold no finite points");
   const nlohmann::json& chosen = (*found)["chosen"];
   if (chosen.is_object() && chosen.contains("weight-penalty.alpha") &&
       (*found)["loo"].is_number()) {
-    // Chosen on a centre subset, alpha is carried to all the centres x alpha_transfer: the
-    // point sits on the subset's curve, at the alpha it was chosen at there.
-    const double transfer = (*found).value("alpha_transfer", 1.0);
-    const double alpha = chosen["weight-penalty.alpha"].get<double>();
-    const bool carried = transfer > 0 && transfer != 1.0;
-    blocks += data_block("CHOSEN", {number(carried ? alpha / transfer : alpha) + " " +
+    blocks += data_block("CHOSEN", {number(chosen["weight-penalty.alpha"].get<double>()) + " " +
                                     number((*found)["loo"].get<double>())});
-    plots += ", \\\n     $CHOSEN using 1:2 with points pt 7 ps 1.6 lc rgb '#000000' title " +
-             quote(carried ? "chosen (alpha x " + number(transfer) + " on all the centres)"
-                           : std::string("chosen"));
+    plots += ", \\\n     $CHOSEN using 1:2 with points pt 7 ps 1.6 lc rgb '#000000' title 'chosen'";
   }
   const std::string settings =
       "set logscale x\nset xlabel 'weight-penalty alpha'\nset ylabel 'leave-one-out error'\n"

@@ -164,6 +164,10 @@ json to_json(const SelectionReport& s) {
               {"centres_of", s.centres_of == 0 ? json(nullptr) : json(s.centres_of)},
               {"width_transfer", s.width_transfer},
               {"alpha_transfer", s.alpha_transfer},
+              {"prescreen", s.prescreen_centres == 0
+                                ? json(nullptr)
+                                : json{{"centres", s.prescreen_centres},
+                                       {"curves", curves_json(s.prescreen_curves)}}},
               {"count_curve", s.count_curve_counts.empty()
                                   ? json(nullptr)
                                   : json{{"count", s.count_curve_counts},

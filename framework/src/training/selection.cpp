@@ -40,7 +40,7 @@ constexpr std::size_t selection_cache_bytes = std::size_t(192) << 20;
 // 1-6 and from 100).
 constexpr std::uint64_t selection_sample_stream = 7;
 constexpr std::uint64_t selection_centre_stream = 8;
-constexpr std::uint64_t selection_classes_subset_stream = 11;
+constexpr std::uint64_t selection_prescreen_stream = 11;
 constexpr std::uint64_t selection_scored_stream = 12;
 
 // `count` of the `total` centres, by a seeded partial Fisher-Yates shuffle, ascending.
@@ -771,6 +771,22 @@ ScoredRows scored_rows(const Dataset& rows, std::uint64_t fold_seed) {
   return scored;
 }
 
+// The criterion and the rows in the report. With a centre subset, classes too are scored by the
+// LOO squared error (`by_error_rate` false): the error rate's minimum jumps between samples
+// (issue 45's generator, N = 20,000: width scale 1 on 20,000 rows, 2 on 12,000), the squared
+// error's stays put and carries to all the centres.
+void report_rows(const Dataset& train, const SelectionRows& on, const ScoredRows& scored,
+                 bool by_error_rate, SelectionReport& report,
+                 const std::function<void(const std::string&)>& log) {
+  report.criterion = by_error_rate ? "loo-error" : "loo";
+  report.rows = on.rows;
+  report.sample_of = on.sample ? count_over_ranks(train.rows()) : 0;
+  report.scored_rows = scored.rows ? count_over_ranks(scored.rows->rows()) : on.rows;
+  if (log && on.sample)
+    log("select: on a sample of " + std::to_string(on.rows) + " of the " +
+        std::to_string(report.sample_of) + " training rows");
+}
+
 // The count curve's rows: a seeded hold-out of min(N / 5, count_curve_held_out) of all the
 // training rows, and for each count at most count_curve_rows_per_centre rows per centre of the
 // rest (all of them when N is small), so that no count is judged on fewer rows than it needs
@@ -1002,6 +1018,52 @@ bool choosable(const Pipeline& p, const Registry& registry, const Wants& wants,
   return true;
 }
 
+// The prescreen of classes on all their centres (selection.hpp): the whole grid (and past its
+// ends) scored on a seeded subset of the centres by the same criterion; the scales of its
+// selection_prescreen_keep best widths, ascending, for all the centres to decide between.
+struct Prescreen {
+  std::vector<double> scales;
+  std::size_t best = 0;      // the subset's best width (position)
+  bool best_at_end = false;  // ... at the end of the widths it scored
+};
+
+Prescreen prescreen_widths(const Pipeline& p, const Registry& registry, const Dataset& rows,
+                           const Matrix& targets, const Grids& grids, std::size_t ci,
+                           const Centres& centres, std::uint64_t fold_seed,
+                           std::uint64_t basis_seed, int threads, SelectionReport& report,
+                           const std::function<void(const std::string&)>& log,
+                           const Centres* input_model) {
+  const std::size_t all = centres.count();
+  const std::size_t m = std::min(
+      all, std::max(selection_prescreen_least,
+                    std::size_t(std::ceil(selection_prescreen_fraction * double(all)))));
+  const Centres subset = select_centres(
+      centres, centre_sample(all, m, derive_seed(fold_seed, selection_prescreen_stream)));
+  Best best;
+  SelectionReport scored;
+  const std::function<void(const std::string&)> quiet;
+  WidthPaths paths(p, registry, rows, targets, grids, true, true, ci, subset, basis_seed,
+                   threads, best, scored, quiet, input_model);
+  paths.run();
+  const std::vector<std::size_t> order = paths.ranked();
+  Prescreen out;
+  out.best = order.front();
+  out.best_at_end = best.width_at_end;
+  for (std::size_t i = 0; i < std::min(order.size(), selection_prescreen_keep); ++i)
+    out.scales.push_back(width_scale_at(order[i]));
+  std::sort(out.scales.begin(), out.scales.end());
+  report.prescreen_centres = m;
+  for (SelectionCurve& c : scored.curves) report.prescreen_curves.push_back(std::move(c));
+  if (log) {
+    std::string kept;
+    for (const double s : out.scales) kept += (kept.empty() ? "" : ", ") + text::number(s);
+    log("select: " + std::to_string(order.size()) + " width scales scored with " +
+        std::to_string(m) + " of the " + std::to_string(all) + " centres; " + kept +
+        " scored with all of them");
+  }
+  return out;
+}
+
 // What the closed form scores. More centres than selection_centres: a subset of them, and
 // fewer rows. Counts chosen with an auto count above it: only the auto count's subset is scored
 // in closed form, and the counts get a validation curve (validated_count); below it, every
@@ -1028,36 +1090,24 @@ Scope selection_scope(const Pipeline& p, const Registry& registry, const Wants& 
   return scope;
 }
 
-// Classes on all their centres under the RKHS norm, width scale chosen: both values are chosen
-// on a subset of selection_classes_subset_fraction of the centres (selection.hpp).
-bool classes_subset(const Pipeline& p, const Wants& wants, const Scope& scope, bool classes,
-                    std::size_t centres) {
+// Classes on all their centres under the RKHS norm, width scale chosen: the widths are
+// prescreened on a subset of them first (the norm's alpha means the same on the subset: a
+// prior over functions).
+bool prescreens(const Pipeline& p, const Wants& wants, const Grids& grids, const Scope& scope,
+                bool classes, std::size_t centres) {
   return classes && !scope.subsets && !scope.refit && wants.scale && p.weight_penalty &&
          p.weight_penalty->plugin == default_norm_penalty &&
-         centres >= selection_classes_subset_from;
-}
-
-// The seeded subset of selection_classes_subset_fraction of the centres (classes_subset).
-Centres classes_share(const Centres& centres, std::uint64_t fold_seed,
-                      const std::function<void(const std::string&)>& log) {
-  const std::size_t all = centres.count();
-  const std::size_t m = std::min(
-      all, std::max(selection_classes_subset_least,
-                    std::size_t(std::ceil(selection_classes_subset_fraction * double(all)))));
-  if (log) log("select: with " + std::to_string(m) + " of the " + std::to_string(all) + " centres");
-  return select_centres(centres,
-                        centre_sample(all, m, derive_seed(fold_seed, selection_classes_subset_stream)));
+         grids.scales.size() > selection_prescreen_keep && centres >= selection_prescreen_centres;
 }
 
 // With a centre subset: its size in the report, and the factor that carries the width chosen
 // on it to all the centres.
 void carry_to_all(const Pipeline& p, const Wants& wants, const Capabilities& basis,
                   const std::optional<Centres>& best_subset, const Centres& all_centres,
-                  bool same_scale, SelectionReport& report) {
+                  SelectionReport& report) {
   if (best_subset) {
     // Carried to all the centres: the same absolute width (sigma^2 = scale x the rule's
-    // variance, which shrinks as centres get denser), or with `same_scale` (classes on a share
-    // of their centres, selection.hpp) the same width scale, and alpha x m / M up to
+    // variance, which shrinks as centres get denser), and alpha x m / M up to
     // selection_sample_rows training rows (the same alpha beyond). The subset's alpha is
     // too large for all the centres wherever it was measured, by about their ratio (session 44,
     // the RKHS norm at the chosen width, test error with the subset's alpha -> x m / M): the
@@ -1070,7 +1120,7 @@ void carry_to_all(const Pipeline& p, const Wants& wants, const Capabilities& bas
     const std::size_t all = all_centres.count();
     report.centres = best_subset->count();
     report.centres_of = all;
-    if (wants.scale && !same_scale) {
+    if (wants.scale) {
       const double on_subset = common_variance(p, basis.density, *best_subset);
       const double on_all = common_variance(p, basis.density, all_centres);
       if (on_subset > 0 && on_all > 0) report.width_transfer = on_subset / on_all;
@@ -1163,8 +1213,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const Scope scope = selection_scope(p, registry, wants, grids, train);
   const std::size_t auto_count = scope.auto_count;
   const bool refit = scope.refit, count_curve = scope.count_curve, subsets = scope.subsets;
-  // The RKHS norm is added with a centre subset, and for classes fitted by least squares (whose
-  // values are then chosen on a share of their centres: classes_subset).
+  // The RKHS norm is added with a centre subset, and for classes fitted by least squares (their
+  // widths are then prescreened on a subset: prescreen_widths).
   if (wants.add_penalty &&
       (subsets || (train.task == Task::Classification && output.least_squares)) &&
       rkhs_addable(p, basis, registry)) {
@@ -1181,16 +1231,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   const bool classes = train.task == Task::Classification;
   Selected selected{p, {}, {}};
   SelectionReport& report = selected.report;
-  // With a centre subset, classes too are scored by the LOO squared error: the error rate's
-  // minimum jumps between samples (issue 45's generator, N = 20,000: width scale 1 on 20,000
-  // rows, 2 on 12,000), the squared error's stays put and carries to all the centres.
-  report.criterion = classes && !subsets ? "loo-error" : "loo";
-  report.rows = on.rows;
-  report.sample_of = on.sample ? count_over_ranks(train.rows()) : 0;
-  report.scored_rows = scored.rows ? count_over_ranks(scored.rows->rows()) : on.rows;
-  if (log && on.sample)
-    log("select: on a sample of " + std::to_string(on.rows) + " of the " +
-        std::to_string(report.sample_of) + " training rows");
+  report_rows(train, on, scored, classes && !subsets, report, log);
   Best best;
   std::optional<Centres> best_subset;  // the subset the best was chosen with, if any
   for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
@@ -1208,14 +1249,22 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
         log("select: with " + std::to_string(selection_subset_centres) + " of the " +
             std::to_string(fitted.centres.count()) + " centres");
     }
-    if (classes_subset(p, wants, scope, classes, fitted.centres.count()))
-      subset = classes_share(fitted.centres, fold_seed, log);
+    Grids widths_grids = grids;
+    std::optional<Prescreen> pre;
+    if (prescreens(p, wants, grids, scope, classes, fitted.centres.count())) {
+      pre = prescreen_widths(p, registry, rows, targets, grids, ci, fitted.centres, fold_seed,
+                             basis_seed, threads, report, log, input_model);
+      widths_grids.scales = pre->scales;
+    }
     const bool scoring = subset && scored.rows;
-    WidthPaths widths(p, registry, rows, targets, grids, wants.scale, !subsets, ci,
+    WidthPaths widths(p, registry, rows, targets, widths_grids, wants.scale, !subsets, ci,
                       subset ? *subset : fitted.centres, basis_seed, threads, best, report, log,
                       input_model, refit ? &fit_centres : nullptr, &with_count,
                       scoring ? &*scored.rows : nullptr, scoring ? &scored.targets : nullptr);
+    if (pre) widths.set_walk_ends(false);  // the prescreen went past the grid's ends
     if (widths.run()) {
+      // At an edge only when the prescreen's best was at the end of what it scored, and kept.
+      if (pre) best.width_at_end = pre->best_at_end && best.at[1] == pre->best;
       selected.centres =
           refit && wants.scale ? widths.take_centres(best.at[1]) : std::move(fitted);
       best_subset = std::move(subset);
@@ -1239,7 +1288,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
                                  width_scale_at(best_scale), best.alpha, basis.density, fit_centres,
                                  selected.centres, fold_seed, output_seed, threads, report, log,
                                  input_model);
-  carry_to_all(p, wants, basis, best_subset, selected.centres.centres, !subsets, report);
+  carry_to_all(p, wants, basis, best_subset, selected.centres.centres, report);
   write_count_and_width(wants, grids, best_count, width_scale_at(best_scale) * report.width_transfer,
                         best.width_at_end, chosen, report);
   double chosen_alpha = best.alpha * report.alpha_transfer;

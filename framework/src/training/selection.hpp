@@ -86,23 +86,19 @@ inline constexpr std::size_t selection_subset_rows = 12000;
 // error 0.0400 and 0.0410 against 0.0410 on letter; 0.0016-0.0017 on shuttle).
 inline constexpr std::size_t selection_scored_rows = 4000;
 
-// Classes on all their centres (from selection_classes_subset_from up to selection_centres)
-// under the RKHS norm, with the width scale chosen: the width scale and alpha are chosen on a
-// seeded subset of selection_classes_subset_fraction of the centres (at least
-// selection_classes_subset_least), every width scale of the grid (and past its ends) scored by
-// the leave-one-out error rate, and carried to all the centres with the same width scale and
-// alpha x m / M (SelectionReport::centres, alpha_transfer). A width costs about 3 n m^2 + 9 m^3
-// on m centres, so the whole grid on 40% of them costs about one width on all of them. Scoring
-// the subset's two best widths again on all the centres (session 43's prescreen: about 2.7
-// widths' worth) chose no better: on twelve classification sets (the accuracy benchmark's
-// eight, waveform_noise, satimage, letter and shuttle on 4,000 of their rows), four shuffles of
-// stratified 5-fold, 12,786 errors against 12,807, 20-30% less fit time on the larger sets; on
-// 30% of the centres 12,906 (phoneme +0.2 points), and with the same absolute width in place of
-// the same scale 13,013 (letter +0.9 points); on the generator of issue 45 at 2,000 and 5,000
-// rows (six seeds each) mean test error 0.1838 and 0.1721 against 0.1847 and 0.1729.
-inline constexpr std::size_t selection_classes_subset_from = 40;
-inline constexpr double selection_classes_subset_fraction = 0.4;
-inline constexpr std::size_t selection_classes_subset_least = 20;
+// Classes on all their centres (from selection_prescreen_centres up to selection_centres)
+// under the RKHS norm, with the width scale chosen: every width scale of the grid (and past
+// its ends) is first scored on a seeded subset of selection_prescreen_fraction of the centres
+// (at least selection_prescreen_least), by the same leave-one-out error rate, and only its
+// selection_prescreen_keep best are scored again with all the centres, which choose the width
+// and alpha. A width costs about 3 n m^2 + 9 m^3 on m centres, so the prescreen's eight or more
+// cost about a tenth of one with all of them: about two widths' worth in place of eight to
+// fourteen. (Under weight decay, whose alpha means another prior on fewer centres, the
+// subset's ranking was measured noisier: accuracy.py's wine 0.017 -> 0.028.)
+inline constexpr std::size_t selection_prescreen_centres = 40;
+inline constexpr double selection_prescreen_fraction = 0.3;
+inline constexpr std::size_t selection_prescreen_least = 20;
+inline constexpr std::size_t selection_prescreen_keep = 2;
 
 // The width scales tried: 0.25, 0.5, ..., 32.
 std::vector<double> width_scale_grid();

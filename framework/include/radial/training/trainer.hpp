@@ -99,10 +99,13 @@ struct SelectionReport {
   std::size_t scored_rows = 0;
   // The centres the values were chosen with, when a subset: how many, of how many (0: all).
   // The width scale and penalty chosen on the subset are carried to all the centres by these
-  // factors (selection.hpp): above 800 centres 400 of them, and classes on all their centres
-  // 40% of them (width_transfer 1: the same scale).
+  // factors (selection.hpp).
   std::size_t centres = 0, centres_of = 0;
   double width_transfer = 1, alpha_transfer = 1;
+  // Classes on all their centres: the centre subset the widths were prescreened with (0: no
+  // prescreen) and its curves; `curves` then holds the widths scored with all the centres.
+  std::size_t prescreen_centres = 0;
+  std::vector<SelectionCurve> prescreen_curves;
   // centres.count = "choose" above 800 centres: each count tried, its error on the held-out
   // rows (error rate for classes, MSE for regression) with its standard error, and the rows its
   // network was fitted on; the held-out rows (min(N / 5, 50,000)). Empty otherwise.

@@ -130,6 +130,18 @@ TOML
   [ "$pre" -ge 8 ] || fail "the report holds $pre prescreen curves, expected at least 8"
   [ "$full" -eq 2 ] || fail "the report holds $full selection curves on all the centres, expected 2"
   check svg select.svg $((pre + full + 1)) "width scale 0.25" "width scale 32" "(prescreen)" chosen "leave-one-out error" "weight-penalty alpha"
+  # Chosen on a centre subset (more than 800 centres), alpha is carried to all of them x
+  # alpha_transfer: the point is drawn on the subset's curve, at alpha / alpha_transfer.
+  /usr/bin/python3 - <<'PY'
+import json
+j = json.load(open("select.json"))
+s = j["selection"]
+s["alpha_transfer"] = 0.25
+s["chosen"]["weight-penalty.alpha"] *= 0.25
+json.dump(j, open("carried.json", "w"))
+PY
+  run 0 plot selection carried.json --output carried.svg
+  check svg carried.svg $((pre + full + 1)) "chosen (alpha x 0.25 on all the centres)"
   example synth3-thin-plate-irls.toml irls.toml
   run 0 train irls.toml --quiet --report irls.json
   run 2 plot selection irls.json --output none.svg

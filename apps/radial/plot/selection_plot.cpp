@@ -63,9 +63,19 @@ PlotBody selection_plot(const ReportFile& report) {
   const nlohmann::json& chosen = (*found)["chosen"];
   if (chosen.is_object() && chosen.contains("weight-penalty.alpha") &&
       (*found)["loo"].is_number()) {
-    blocks += data_block("CHOSEN", {number(chosen["weight-penalty.alpha"].get<double>()) + " " +
+    // Chosen on a centre subset, alpha is carried to all the centres x alpha_transfer: the
+    // point sits on the subset's curve, at the alpha it was chosen at there.
+    const auto transfer_at = found->find("alpha_transfer");
+    const double transfer = transfer_at != found->end() && transfer_at->is_number()
+                                ? transfer_at->get<double>()
+                                : 1.0;
+    const bool carried = transfer > 0 && transfer != 1.0;
+    const double alpha = chosen["weight-penalty.alpha"].get<double>();
+    blocks += data_block("CHOSEN", {number(carried ? alpha / transfer : alpha) + " " +
                                     number((*found)["loo"].get<double>())});
-    plots += ", \\\n     $CHOSEN using 1:2 with points pt 7 ps 1.6 lc rgb '#000000' title 'chosen'";
+    plots += ", \\\n     $CHOSEN using 1:2 with points pt 7 ps 1.6 lc rgb '#000000' title " +
+             quote(carried ? "chosen (alpha x " + number(transfer) + " on all the centres)"
+                           : std::string("chosen"));
   }
   const std::string settings =
       "set logscale x\nset xlabel 'weight-penalty alpha'\nset ylabel 'leave-one-out error'\n"

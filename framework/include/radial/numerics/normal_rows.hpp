@@ -17,8 +17,9 @@ inline constexpr std::size_t normal_rows_max_outputs = 8;
 void normal_rows(const double* block, std::size_t rows, std::size_t p, const double* xt,
                  std::size_t k, double* qt);
 
-// Every kernel this CPU can run: "portable", "avx2" (one row at a time), "avx512" (groups of
-// rows, so Q and X are read once per group); tests compare them.
+// Every kernel this CPU can run: "portable" (one row at a time), "avx2" and "avx512" (groups of
+// rows, so Q and X are read once per group), "avx512-chunked" (the same bits, swept in chunks
+// of columns); tests compare them.
 struct NormalRowsKernel {
   const char* name;
   void (*run)(const double* block, std::size_t rows, std::size_t p, const double* xt,

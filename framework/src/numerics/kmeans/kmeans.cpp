@@ -52,8 +52,8 @@ double data_scale(const Matrix& x, std::size_t rows) {
 // Partition optimisation: each x_n to its closest centre. The first pass (no previous centres)
 // meets every centre; later passes only the rows Hamerly's bounds cannot settle.
 void assign_rows(BoundedAssignment& assignment, const Matrix& centres, const Matrix* previous,
-                 double rel, CentreGeometry& geometry) {
-  measure_centres(centres, previous, rel, geometry);
+                 double rel, int threads, CentreGeometry& geometry) {
+  measure_centres(centres, previous, rel, threads, geometry);
   if (!previous)
     assignment.assign_all(centres, geometry);
   else
@@ -226,7 +226,8 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
   KMeansResult result;
   result.converged = false;
   for (std::size_t it = 0; it < options.iterations; ++it) {
-    assign_rows(assignment, centres, it == 0 ? nullptr : &previous, rel, geometry);
+    assign_rows(assignment, centres, it == 0 ? nullptr : &previous, rel, options.threads,
+                geometry);
     sum_members(x, assignment, options.threads, sums, counts);
     if (std::find(counts.begin(), counts.end(), 0.0) != counts.end())
       result.empty_cluster_repairs +=
@@ -241,7 +242,8 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
   }
 
   // Final partition for the final centres.
-  assign_rows(assignment, centres, result.iterations == 0 ? nullptr : &previous, rel, geometry);
+  assign_rows(assignment, centres, result.iterations == 0 ? nullptr : &previous, rel,
+              options.threads, geometry);
   assignment.release_bounds();
   summarise_partition(x, centres, assignment, result);
   result.centres = std::move(centres);

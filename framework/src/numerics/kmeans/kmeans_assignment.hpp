@@ -34,11 +34,13 @@ inline double norm2(const double* a, std::size_t d) {
   return s;
 }
 
-using Distance4 = double (*)(const double*, const double*, std::size_t);
-
-// The squared distance with four partial sums (independent add chains, about four times the
-// throughput), on this CPU (use_avx2_kernels: not under RADIAL_PORTABLE_KERNELS).
-Distance4 distance4_kernel();
+// d2[i] = min(d2[i], ||x_i - c||^2) for the rows [first, first + count) of x (row-major, d
+// columns), and the sum of those d2 in row order; the squared distance with four partial sums
+// (independent add chains, about four times the throughput), the same bits on this CPU's
+// kernel (use_avx2_kernels: not under RADIAL_PORTABLE_KERNELS) and the portable one.
+using LowerRows = double (*)(const double* x, std::size_t d, const double* c, std::size_t first,
+                             std::size_t count, double* d2);
+LowerRows lower_rows_kernel();
 
 // `rows`: the rows over every rank (the data's shard on this rank is x). InputError naming
 // `where` when there are no centres, no feature columns or fewer rows than centres.
@@ -133,6 +135,7 @@ class BoundedAssignment {
 };
 
 // ||c_j||^2, the half gaps s_j and, given the previous centres, the drifts.
-void measure_centres(const Matrix& centres, const Matrix* previous, double rel, CentreGeometry& g);
+void measure_centres(const Matrix& centres, const Matrix* previous, double rel, int threads,
+                     CentreGeometry& g);
 
 }  // namespace radial::kmeans_detail

@@ -26,8 +26,8 @@ namespace radial {
 namespace {
 
 using kmeans_detail::check_data;
-using kmeans_detail::Distance4;
-using kmeans_detail::distance4_kernel;
+using kmeans_detail::LowerRows;
+using kmeans_detail::lower_rows_kernel;
 
 // init = "random": `count` distinct rows drawn uniformly, by a partial Fisher-Yates shuffle of
 // the global row indices 0..N-1 with the displaced entries kept in a map (no rank stores N
@@ -74,14 +74,9 @@ struct SeedingState {
 // D(x)^2 lowered to a new centre c, block by block (in parallel, elementwise), each block's sum
 // taken in row order: the same values for any thread count.
 void lower_d2(SeedingState& s, const double* c) {
-  const Distance4 distance4 = distance4_kernel();
+  const LowerRows lower = lower_rows_kernel();
   parallel_for_blocks(s.n, parallel_block_rows, s.threads, [&](std::size_t, const RowBlock& b) {
-    double sum = 0;
-    for (std::size_t i = b.first; i < b.first + b.count; ++i) {
-      s.d2[i] = std::min(s.d2[i], distance4(s.x.data() + i * s.d, c, s.d));
-      sum += s.d2[i];
-    }
-    s.block_sum[b.index] = sum;
+    s.block_sum[b.index] = lower(s.x.data(), s.d, c, b.first, b.count, s.d2.data());
   });
 }
 

@@ -367,8 +367,10 @@ void measure_centres(const Matrix& centres, const Matrix* previous, double rel, 
   // generator of issue 45 at N = 50,000) the pairs, one squared_distance4 call each on one
   // thread, took 0.08 s of each Lloyd iteration.
   constexpr std::size_t gap_block = 32;
+  // Below 1,024 centres one thread: a region's wake-up would cost more than the pairs.
+  const int gap_threads = m >= 1024 ? threads : 1;
   const double inf = std::numeric_limits<double>::infinity();
-  const std::size_t workers = worker_count(m, gap_block, threads);
+  const std::size_t workers = worker_count(m, gap_block, gap_threads);
   std::vector<std::vector<double>> nearest(workers, std::vector<double>(m, inf));
   std::vector<std::vector<double>> gap2(workers, std::vector<double>(m));
   std::vector<double> ct(d * m);  // the centres transposed: the pairs vectorise over k
@@ -378,7 +380,7 @@ void measure_centres(const Matrix& centres, const Matrix* previous, double rel, 
 #if defined(__x86_64__) && defined(__GNUC__)
   if (use_avx2_kernels()) gaps = gaps_from_avx2;
 #endif
-  parallel_for_blocks(m, gap_block, threads, [&](std::size_t w, const RowBlock& b) {
+  parallel_for_blocks(m, gap_block, gap_threads, [&](std::size_t w, const RowBlock& b) {
     std::vector<double>& near = nearest[w];
     double* to = gap2[w].data();
     for (std::size_t j = b.first; j < b.first + b.count; ++j) {

@@ -48,6 +48,18 @@ double squared_distance4(const double* a, const double* b, std::size_t d) {
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+// lower_rows_kernel's portable loop (the AVX2 one below repeats it: its distance inlines only
+// into a function of its target).
+double lower_rows(const double* x, std::size_t d, const double* c, std::size_t first,
+                  std::size_t count, double* d2) {
+  double sum = 0;
+  for (std::size_t i = first; i < first + count; ++i) {
+    d2[i] = std::min(d2[i], squared_distance4(x + i * d, c, d));
+    sum += d2[i];
+  }
+  return sum;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 // squared_distance4 with its four sums in one AVX2 register: the same operations (multiply,
 // then add: no FMA in this target) in the same order, so the same bits, at a quarter of the
@@ -159,23 +171,12 @@ void two_smallest(const float* cn, const float* v, std::size_t m, float& best_ou
 
 }  // namespace
 
-double lower_rows(const double* x, std::size_t d, const double* c, std::size_t first,
-                  std::size_t count, double* d2) {
-  double sum = 0;
-  for (std::size_t i = first; i < first + count; ++i) {
-    d2[i] = std::min(d2[i], squared_distance4(x + i * d, c, d));
-    sum += d2[i];
-  }
-  return sum;
-}
-
 LowerRows lower_rows_kernel() {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (use_avx2_kernels()) return lower_rows_avx2;
 #endif
   return lower_rows;
 }
-
 
 BoundedAssignment::BoundedAssignment(const Matrix& x, int threads)
     : x_(x),

@@ -47,8 +47,8 @@ void rows_portable(const double* block, std::size_t rows, std::size_t p, const d
 // The AVX2 kernel: groups of R rows, X and Q read and written once per group. R beyond what the
 // 16 vector registers hold (R + R k accumulators) still pays: Q's and X's traffic, not the
 // spills, bounds a pass. On a 2-core AMD EPYC without AVX-512, 46,400 x 4,090 (shuttle's
-// design), a pass took 0.130 s for k = 3 and 0.302 s for k = 7 one row at a time, 0.076 and
-// 0.146 s in groups of 6 and 4; a variant swept in chunks of columns (the AVX-512 kernel's,
+// design), a pass took 0.130 s for k = 3 and 0.302 s for k = 7 one row at a time, 0.070 and
+// 0.140 s in groups of 6 and 4; a variant swept in chunks of columns (the AVX-512 kernel's,
 // which reads the block twice) was slower at every M up to 2 x 10^4. The columns past the last
 // whole vector (p mod 4) are summed after the vector body.
 constexpr int avx2_group(int k) { return k <= 2 ? 8 : k <= 4 ? 6 : 4; }

@@ -64,7 +64,7 @@ template <int R>
 __attribute__((target("avx512f"))) void tiles_avx512(const Tables& s,
                                                      const double* x, const double* xnorm,
                                                      std::size_t j0, std::size_t j1, double* out,
-                                                     std::size_t stride) {
+                                                     std::size_t stride, double*) {
   const std::size_t d = s.d, mp = s.mp;
   const __m512d zero = _mm512_setzero_pd();
   for (std::size_t j = j0; j < j1; j += 16) {
@@ -181,20 +181,30 @@ __attribute__((target("avx2,fma"), always_inline)) inline void store_exp_avx2(__
     o[l] = (tiny >> l) & 1 ? std::exp(tv[l]) : ev[l];
 }
 
+// R rows of x against centres [j0, j1) in two sweeps: the arguments -r2 / 2 of each 8 centres
+// into `args` (R x (j1 - j0)), their accumulators in registers; then the exp of each row's
+// arguments. The fused loop (exp in the same step) spilled its constants and accumulators to
+// the stack: 4.4 ns a value at d = 20 on an AMD EPYC (Zen 3), against 2.9 ns in two sweeps.
 template <int R>
 __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const double* x,
                                                     const double* xnorm, std::size_t j0,
                                                     std::size_t j1, double* out,
-                                                    std::size_t stride) {
-  const std::size_t d = s.d, mp = s.mp;
-  const __m256d zero = _mm256_setzero_pd();
+                                                    std::size_t stride, double* args) {
+  const std::size_t d = s.d, mp = s.mp, width = j1 - j0;
+  const __m256d zero = _mm256_setzero_pd(), two = _mm256_set1_pd(2.0);
+  const __m256d half = _mm256_set1_pd(-0.5);
+  __m256d xn[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) xn[r] = _mm256_set1_pd(xnorm[r]);
   // 8 centres per step: R x 2 accumulators and two loads stay within 16 registers.
   for (std::size_t j = j0; j < j1; j += 8) {
     __m256d acc[R][2];
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
     const double* c = s.ct.data() + j;
     for (std::size_t k = 0; k < d; ++k, c += mp) {
       const __m256d c0 = _mm256_loadu_pd(c), c1 = _mm256_loadu_pd(c + 4);
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
         const __m256d xb = _mm256_broadcast_sd(x + r * d + k);
         acc[r][0] = _mm256_fmadd_pd(xb, c0, acc[r][0]);
@@ -203,24 +213,31 @@ __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const doubl
     }
     const __m256d h0 = _mm256_loadu_pd(s.h.data() + j), h1 = _mm256_loadu_pd(s.h.data() + j + 4);
     const __m256d w0 = _mm256_loadu_pd(s.w.data() + j), w1 = _mm256_loadu_pd(s.w.data() + j + 4);
-    const std::size_t left = j < s.m ? std::min<std::size_t>(8, s.m - j) : 0;
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      const __m256d xn = _mm256_set1_pd(xnorm[r]), two = _mm256_set1_pd(2.0);
-      const __m256d half = _mm256_set1_pd(-0.5);
-      const __m256d t0 = _mm256_mul_pd(
-          _mm256_mul_pd(_mm256_max_pd(_mm256_add_pd(_mm256_fnmadd_pd(two, acc[r][0], xn), h0),
-                                      zero),
-                        w0),
-          half);
-      const __m256d t1 = _mm256_mul_pd(
-          _mm256_mul_pd(_mm256_max_pd(_mm256_add_pd(_mm256_fnmadd_pd(two, acc[r][1], xn), h1),
-                                      zero),
-                        w1),
-          half);
-      double* o = out + r * stride + j;
-      if (left > 0) store_exp_avx2(t0, o, left);
-      if (left > 4) store_exp_avx2(t1, o + 4, left - 4);
+      // -max(0, (||x||^2 - 2 x.c) + ||c||^2) w / 2, rounded as SquaredDistances rounds it.
+      double* a = args + r * width + (j - j0);
+      _mm256_storeu_pd(a, _mm256_mul_pd(_mm256_mul_pd(_mm256_max_pd(_mm256_add_pd(
+                                            _mm256_fnmadd_pd(two, acc[r][0], xn[r]), h0), zero),
+                                                      w0), half));
+      _mm256_storeu_pd(a + 4, _mm256_mul_pd(_mm256_mul_pd(_mm256_max_pd(_mm256_add_pd(
+                                                _mm256_fnmadd_pd(two, acc[r][1], xn[r]), h1),
+                                                                        zero),
+                                                          w1), half));
     }
+  }
+  const std::size_t end = std::min(j1, s.m);
+  if (end <= j0) return;
+  for (int r = 0; r < R; ++r) {
+    const double* a = args + r * width;
+    double* o = out + r * stride + j0;
+    const std::size_t n = end - j0;
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      store_exp_avx2(_mm256_loadu_pd(a + i), o + i, 4);
+      store_exp_avx2(_mm256_loadu_pd(a + i + 4), o + i + 4, 4);
+    }
+    for (; i < n; i += 4) store_exp_avx2(_mm256_loadu_pd(a + i), o + i, n - i);
   }
 }
 
@@ -412,8 +429,9 @@ void normal_products_k(const Tables& s, const double* x, std::size_t rows, const
     for (int c = 0; c < K; ++c) qt[std::size_t(c) * p + s.m] += u[n * K + std::size_t(c)];
 }
 
+// (The last argument: R x (j1 - j0) doubles of scratch for the kernels that sweep twice.)
 using Tiles = void (*)(const Tables&, const double*, const double*, std::size_t,
-                       std::size_t, double*, std::size_t);
+                       std::size_t, double*, std::size_t, double*);
 using SingleTiles = void (*)(const Tables&, const float*, const float*, std::size_t,
                              std::size_t, double*, std::size_t);
 
@@ -585,11 +603,13 @@ void GaussianRows::compute(const double* x, std::size_t rows, double* out,
     xnorm[n] = norm;
   }
   const std::size_t chunk = chunk_cols(s.d, sizeof(double));
+  std::vector<double> args(s.avx512 ? 0 : tile_rows * std::min(chunk, s.mp));
   for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
     const std::size_t j1 = std::min(s.mp, j0 + chunk);
     for (std::size_t n = 0; n < rows; n += tile_rows) {
       const std::size_t r = std::min(tile_rows, rows - n);
-      tiles[r - 1](s, x + n * s.d, xnorm.data() + n, j0, j1, out + n * stride, stride);
+      tiles[r - 1](s, x + n * s.d, xnorm.data() + n, j0, j1, out + n * stride, stride,
+                   args.data());
     }
   }
 #else

@@ -3,6 +3,7 @@
 #include "radial/training/trainer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -166,18 +167,29 @@ std::optional<Warning> saturation(const DesignMatrix& design, const ComponentSpe
   std::vector<double> counts(3, 0.0);       // near 0, near 1, all
   std::exception_ptr failure;
   try {
+    // The blocks on the design's threads, each counted on its own: whole counts, so their sum
+    // is the same in any order.
     const std::size_t rows = std::min<std::size_t>(design.rows(), 8192);
-    Matrix block;
-    for (std::size_t first = 0; first < rows; first += design.block_rows()) {
-      design.compute_block(first, std::min(design.block_rows(), rows - first), block);
-      for (std::size_t r = 0; r < block.shape(0); ++r)
+    const std::size_t step = design.block_rows();
+    std::vector<std::array<std::size_t, 2>> per((rows + step - 1) / step, {0, 0});
+    std::vector<Matrix> blocks(worker_count(rows, step, design.threads()));
+    parallel_for_blocks(rows, step, design.threads(), [&](std::size_t w, const RowBlock& b) {
+      Matrix& block = blocks[w];
+      design.compute_block(b.first, b.count, block);
+      std::size_t zero = 0, one = 0;
+      for (std::size_t r = 0; r < b.count; ++r)
         for (std::size_t j = 0; j < m; ++j) {
           const double v = block(r, j);
-          counts[0] += std::fabs(v) < 1e-8;
-          counts[1] += std::fabs(v - 1.0) < 1e-8;
+          zero += std::fabs(v) < 1e-8;
+          one += std::fabs(v - 1.0) < 1e-8;
         }
-      counts[2] += double(block.shape(0) * m);
+      per[b.index] = {zero, one};
+    });
+    for (const auto& [zero, one] : per) {
+      counts[0] += double(zero);
+      counts[1] += double(one);
     }
+    counts[2] = double(rows * m);
   } catch (...) {
     failure = std::current_exception();
   }

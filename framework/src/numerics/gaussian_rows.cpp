@@ -140,7 +140,7 @@ template <int R>
 __attribute__((target("avx512f"))) void tiles_avx512_single(const Tables& s, const float* x,
                                                             const float* a, std::size_t j0,
                                                             std::size_t j1, double* out,
-                                                            std::size_t stride) {
+                                                            std::size_t stride, float*) {
   for (std::size_t j = j0; j < j1; j += 32) {
     __m512 e[R][2];
     single_step_avx512<R>(s, x, a, j, e);
@@ -241,22 +241,27 @@ __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const doubl
   }
 }
 
-// The same in AVX2 registers, 16 centres per step; activations below FLT_MIN (arguments below
-// -87.3) are 0.
+// The same in AVX2 registers, 16 centres per step, in two sweeps as tiles_avx2: the arguments
+// into `args` (R x (j1 - j0) floats), then each row's exp, widened to double as it is stored;
+// activations below FLT_MIN (arguments below -87.3) are 0.
 template <int R>
 __attribute__((target("avx2,fma"))) void tiles_avx2_single(const Tables& s, const float* x,
                                                            const float* a, std::size_t j0,
                                                            std::size_t j1, double* out,
-                                                           std::size_t stride) {
-  const std::size_t d = s.d, mp = s.mp;
+                                                           std::size_t stride, float* args) {
+  const std::size_t d = s.d, mp = s.mp, width = j1 - j0;
   const __m256 zero = _mm256_setzero_ps();
-  const __m256 low = _mm256_set1_ps(-87.3f);
+  __m256 ar[R];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) ar[r] = _mm256_set1_ps(a[r]);
   for (std::size_t j = j0; j < j1; j += 16) {
     __m256 acc[R][2];
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = zero;
     const float* c = s.ctf.data() + j;
     for (std::size_t k = 0; k < d; ++k, c += mp) {
       const __m256 c0 = _mm256_loadu_ps(c), c1 = _mm256_loadu_ps(c + 8);
+#pragma GCC unroll 4
       for (int r = 0; r < R; ++r) {
         const __m256 xb = _mm256_broadcast_ss(x + r * d + k);
         acc[r][0] = _mm256_fmadd_ps(xb, c0, acc[r][0]);
@@ -265,29 +270,37 @@ __attribute__((target("avx2,fma"))) void tiles_avx2_single(const Tables& s, cons
     }
     const __m256 h0 = _mm256_loadu_ps(s.hf.data() + j), h1 = _mm256_loadu_ps(s.hf.data() + j + 8);
     const __m256 w0 = _mm256_loadu_ps(s.wf.data() + j), w1 = _mm256_loadu_ps(s.wf.data() + j + 8);
-    const std::size_t left = j < s.m ? std::min<std::size_t>(16, s.m - j) : 0;
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      const __m256 ar = _mm256_set1_ps(a[r]);
-      __m256 e[2];
-      for (int h = 0; h < 2; ++h) {
-        const __m256 t = _mm256_min_ps(
-            _mm256_fmadd_ps(ar, h ? w1 : w0, _mm256_add_ps(acc[r][h], h ? h1 : h0)), zero);
-        const __m256 tiny = _mm256_cmp_ps(t, low, _CMP_LT_OQ);
-        e[h] = _mm256_andnot_ps(tiny, exp_kernels::exp_core_avx2_ps(_mm256_max_ps(t, low)));
+      float* t = args + r * width + (j - j0);
+      _mm256_storeu_ps(t, _mm256_min_ps(_mm256_fmadd_ps(ar[r], w0, _mm256_add_ps(acc[r][0], h0)),
+                                        zero));
+      _mm256_storeu_ps(t + 8, _mm256_min_ps(
+                                  _mm256_fmadd_ps(ar[r], w1, _mm256_add_ps(acc[r][1], h1)), zero));
+    }
+  }
+  const std::size_t end = std::min(j1, s.m);
+  if (end <= j0) return;
+  const __m256 low = _mm256_set1_ps(-87.3f);
+  for (int r = 0; r < R; ++r) {
+    const float* t = args + r * width;
+    double* o = out + r * stride + j0;
+    const std::size_t n = end - j0;
+    for (std::size_t i = 0; i < n; i += 8) {
+      const __m256 v = _mm256_loadu_ps(t + i);
+      const __m256 tiny = _mm256_cmp_ps(v, low, _CMP_LT_OQ);
+      const __m256 e = _mm256_andnot_ps(tiny, exp_kernels::exp_core_avx2_ps(_mm256_max_ps(v, low)));
+      const __m256d lo = _mm256_cvtps_pd(_mm256_castps256_ps128(e));
+      const __m256d hi = _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1));
+      if (i + 8 <= n) {
+        _mm256_storeu_pd(o + i, lo);
+        _mm256_storeu_pd(o + i + 4, hi);
+        continue;
       }
-      double* o = out + r * stride + j;
-      for (std::size_t q = 0; q < 4; ++q) {
-        const __m128 quarter = q % 2 ? _mm256_extractf128_ps(e[q / 2], 1)
-                                     : _mm256_castps256_ps128(e[q / 2]);
-        const __m256d v = _mm256_cvtps_pd(quarter);
-        if (left >= 4 * (q + 1)) {
-          _mm256_storeu_pd(o + 4 * q, v);
-        } else if (left > 4 * q) {
-          alignas(32) double lanes[4];
-          _mm256_store_pd(lanes, v);
-          for (std::size_t l = 0; l < left - 4 * q; ++l) o[4 * q + l] = lanes[l];
-        }
-      }
+      alignas(32) double lanes[8];
+      _mm256_store_pd(lanes, lo);
+      _mm256_store_pd(lanes + 4, hi);
+      for (std::size_t l = 0; l < n - i; ++l) o[i + l] = lanes[l];
     }
   }
 }
@@ -433,7 +446,7 @@ void normal_products_k(const Tables& s, const double* x, std::size_t rows, const
 using Tiles = void (*)(const Tables&, const double*, const double*, std::size_t,
                        std::size_t, double*, std::size_t, double*);
 using SingleTiles = void (*)(const Tables&, const float*, const float*, std::size_t,
-                             std::size_t, double*, std::size_t);
+                             std::size_t, double*, std::size_t, float*);
 
 }  // namespace
 #endif
@@ -554,11 +567,13 @@ void GaussianRows::compute_single(const double* x, std::size_t rows, double* out
   std::vector<float> xf, a;
   single_rows(s, x, rows, xf, a);
   const std::size_t chunk = chunk_cols(s.d, sizeof(float));
+  std::vector<float> args(s.avx512 ? 0 : tile_rows * std::min(chunk, s.mp));
   for (std::size_t j0 = 0; j0 < s.mp; j0 += chunk) {
     const std::size_t j1 = std::min(s.mp, j0 + chunk);
     for (std::size_t n = 0; n < rows; n += tile_rows) {
       const std::size_t r = std::min(tile_rows, rows - n);
-      tiles[r - 1](s, xf.data() + n * s.d, a.data() + n, j0, j1, out + n * stride, stride);
+      tiles[r - 1](s, xf.data() + n * s.d, a.data() + n, j0, j1, out + n * stride, stride,
+                   args.data());
     }
   }
 #else

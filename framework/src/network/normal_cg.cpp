@@ -264,8 +264,8 @@ Matrix sketch_gram(const DesignMatrix& design) {
   // for each block of rows, the bands shared by the workers, blocks in order. The bands are
   // fixed, so the bits are the same for any thread count. 1024-wide panels of the same rows
   // (each panel's GEMM also made the upper half of its diagonal block) left one of two workers
-  // idle for a tenth of the time and ran at 48 GFLOPS against these bands' 70 (M = 4,311,
-  // S = 8,623, AMD EPYC Zen 3, OpenBLAS 0.3.21 on one thread a worker).
+  // idle for a tenth of the time: 3.3 s against these bands' 2.4-2.5 s (M = 4,311, S = 8,623,
+  // AMD EPYC Zen 3, OpenBLAS 0.3.21 on one thread a worker).
   constexpr std::size_t gram_parts = 16;
   std::vector<std::size_t> edge(gram_parts + 1, p);
   for (std::size_t i = 0; i < gram_parts; ++i)

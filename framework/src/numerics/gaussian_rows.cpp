@@ -184,7 +184,7 @@ __attribute__((target("avx2,fma"), always_inline)) inline void store_exp_avx2(__
 // R rows of x against centres [j0, j1) in two sweeps: the arguments -r2 / 2 of each 8 centres
 // into `args` (R x (j1 - j0)), their accumulators in registers; then the exp of each row's
 // arguments. The fused loop (exp in the same step) spilled its constants and accumulators to
-// the stack: 4.4 ns a value at d = 20 on an AMD EPYC (Zen 3), against 2.9 ns in two sweeps.
+// the stack: 4.4 ns a value at d = 20 on an AMD EPYC (Zen 3), against 2.9-3.3 ns in two sweeps.
 template <int R>
 __attribute__((target("avx2,fma"))) void tiles_avx2(const Tables& s, const double* x,
                                                     const double* xnorm, std::size_t j0,

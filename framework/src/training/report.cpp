@@ -176,6 +176,13 @@ json to_json(const SelectionReport& s) {
                                           numbers(s.count_curve_standard_errors)},
                                          {"rows", s.count_curve_rows},
                                          {"held_out", s.count_curve_held_out}}},
+              {"pilot", s.pilot_centres == 0
+                            ? json(nullptr)
+                            : json{{"centres", s.pilot_centres},
+                                   {"loo_error", number(s.pilot_error)},
+                                   {"standard_error", number(s.pilot_standard_error)},
+                                   {"rows", s.pilot_rows},
+                                   {"count", s.pilot_count}}},
               {"edges", s.edges},
               {"seconds", number(s.seconds)},
               {"curves", std::move(curves)}};

@@ -374,6 +374,16 @@ class WidthPaths {
     return kept_;
   }
 
+  // The grid's two middle widths alone (its one width when it has one), before run(), which
+  // then evaluates only the rest: their best score.
+  double middle() {
+    std::vector<std::size_t> two{grid_[grid_.size() / 2]};
+    if (grid_.size() > 1) two.insert(two.begin(), grid_[grid_.size() / 2 - 1]);
+    const auto done = compute_batch(two);
+    for (std::size_t i = 0; i < two.size(); ++i) consider(two[i], done[i]);
+    return best_.score;
+  }
+
   // Whether the whole grid goes on past an end where its best lies (true unless set).
   void set_walk_ends(bool walk) { walk_ends_ = walk; }
 
@@ -400,8 +410,11 @@ class WidthPaths {
   // which a climb from the middle misses. When the best is at an end of the grid, the widths go
   // on past it (outward) while they improve (shuttle: 0.25 at the grid's end, 1/64 past it).
   void whole_grid() {
-    const auto done = compute_batch(grid_);
-    for (std::size_t i = 0; i < grid_.size(); ++i) consider(grid_[i], done[i]);
+    std::vector<std::size_t> rest;  // (middle() may have evaluated two)
+    for (const std::size_t w : grid_)
+      if (!at_width_.count(w)) rest.push_back(w);
+    const auto done = compute_batch(rest);
+    for (std::size_t i = 0; i < rest.size(); ++i) consider(rest[i], done[i]);
     top_ = grid_.front();
     for (const std::size_t w : grid_)
       if (width_better(w, top_)) top_ = w;
@@ -1064,6 +1077,65 @@ Prescreen prescreen_widths(const Pipeline& p, const Registry& registry, const Da
   return out;
 }
 
+// The auto count's pilot (selection.hpp, selection_pilot_centres): classes fitted by least
+// squares, the learner's count left to the auto rule (none given, none chosen), that count past
+// selection_centres, and a learner that does not use the basis.
+bool pilots(const Pipeline& p, const Wants& wants, bool subsets, bool refit, std::size_t auto_count,
+            const Capabilities& output, const Dataset& train) {
+  return train.task == Task::Classification && output.least_squares && subsets && !refit &&
+         !wants.count && p.centres.params.has(wants.count_param) &&
+         centre_count(p.centres.params, wants.count_param) == 0 &&
+         auto_count > selection_centres;
+}
+
+// The pilot's network: its centres (fitted on the selection's rows), its width and penalty
+// (`best`, chosen as a subset's, every row scored) and their curves; `suffices` when its
+// count is the network's.
+struct Pilot {
+  CentreFit fitted;
+  Best best;
+  SelectionReport scored;
+  bool suffices = false;
+};
+
+Pilot run_pilot(const Pipeline& p, const Registry& registry, const Dataset& rows,
+                const Matrix& targets, const Grids& grids, const Wants& wants,
+                std::size_t auto_count, const FitCentres& fit_centres, std::uint64_t basis_seed,
+                int threads, SelectionReport& report,
+                const std::function<void(const std::string&)>& log, const Centres* input_model) {
+  Pilot pilot;
+  Pipeline q = p;
+  q.centres.params.set(wants.count_param, std::int64_t(selection_pilot_centres));
+  pilot.fitted = fit_centres(q, &rows);
+  const Centres& centres = pilot.fitted.centres;
+  WidthPaths widths(p, registry, rows, targets, grids, wants.scale, true, 0, centres,
+                    basis_seed, threads, pilot.best, pilot.scored, log, input_model);
+  // A middle far past the worth: no width will come near it (selection_pilot_middle).
+  if (widths.middle() <= selection_pilot_middle * selection_pilot_worth) widths.run();
+  // The leave-one-out error rate at the chosen width and penalty.
+  const double scale = width_scale_at(pilot.best.at[1]);
+  double error = std::numeric_limits<double>::quiet_NaN();
+  for (const SelectionCurve& c : pilot.scored.curves)
+    if (c.width_scale == scale && pilot.best.at[2] < c.loo_error.size())
+      error = c.loo_error[pilot.best.at[2]];
+  const std::size_t n = count_over_ranks(rows.rows());
+  const double standard_error =
+      std::isfinite(error) ? std::sqrt(error * (1 - error) / double(n)) : 0.0;
+  pilot.suffices = std::isfinite(error) && error + standard_error <= selection_pilot_worth;
+  report.pilot_centres = centres.count();
+  report.pilot_rows = n;
+  report.pilot_error = error;
+  report.pilot_standard_error = standard_error;
+  report.pilot_count = pilot.suffices ? centres.count() : auto_count;
+  if (log)
+    log("select: " + std::to_string(centres.count()) + " centres fitted on the " +
+        std::to_string(n) + " selection rows: leave-one-out error rate " + text::number(error) +
+        " +- " + text::number(standard_error) + ", " +
+        (pilot.suffices ? "kept (more could not save " + text::number(selection_pilot_worth) + ")"
+                        : "the auto count's " + std::to_string(auto_count) + " centres"));
+  return pilot;
+}
+
 // What the closed form scores. More centres than selection_centres: a subset of them, and
 // fewer rows. Counts chosen with an auto count above it: only the auto count's subset is scored
 // in closed form, and the counts get a validation curve (validated_count); below it, every
@@ -1234,7 +1306,22 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   report_rows(train, on, scored, classes && !subsets, report, log);
   Best best;
   std::optional<Centres> best_subset;  // the subset the best was chosen with, if any
-  for (std::size_t ci = 0; ci < grids.counts.size(); ++ci) {
+  std::optional<Pilot> pilot;
+  if (pilots(p, wants, subsets, refit, auto_count, output, train))
+    pilot = run_pilot(p, registry, rows, targets, grids, wants, auto_count, fit_centres,
+                      basis_seed, threads, report, log, input_model);
+  if (pilot && pilot->suffices) {
+    // The pilot's network: its centres, width and penalty, the output fitted on every row.
+    const std::int64_t count = std::int64_t(pilot->fitted.centres.count());
+    best = pilot->best;
+    report.curves = std::move(pilot->scored.curves);
+    report.scored_rows = report.rows;
+    selected.pipeline.centres.params.set(wants.count_param, count);
+    report.chosen.push_back({wants.count_key(), count});
+    best_subset = pilot->fitted.centres;
+    selected.centres = std::move(pilot->fitted);
+  }
+  for (std::size_t ci = 0; ci < grids.counts.size() && !(pilot && pilot->suffices); ++ci) {
     if (count_curve && grids.counts[ci] != auto_count) continue;
     Pipeline with_count = p;
     if (wants.count) with_count.centres.params.set(wants.count_param, std::int64_t(grids.counts[ci]));

@@ -57,8 +57,9 @@ class SupervisedCentreLearner : public CentreLearner {
 };
 
 // The `count` parameter of a learner whose number of centres is free: an integer >= 1, "auto"
-// (the default: auto_centre_count of the training rows) or "choose" (the trainer selects it
-// by leave-one-out among auto_centre_count / 4, / 2, x 1, x 2 and x 4, selection.cpp).
+// (the default: auto_centre_count of the training rows, or for classes past 800 the pilot's
+// 200 when they suffice, selection.hpp) or "choose" (the trainer selects it by leave-one-out
+// among auto_centre_count / 4, / 2, x 1, x 2 and x 4, selection.cpp).
 // The count is stored in `count`, 0 for "auto" and "choose" (the learner then calls
 // auto_centre_count on its rows); a count of 0 in the table's options is the default "auto".
 ParamSpec centre_count_param(const std::string& doc);

@@ -114,6 +114,13 @@ struct SelectionReport {
   std::vector<double> count_curve_standard_errors;
   std::vector<std::size_t> count_curve_rows;
   std::size_t count_curve_held_out = 0;
+  // The auto count's pilot (selection.hpp, selection_pilot_centres): its centres, their
+  // leave-one-out error rate on `pilot_rows` selection rows at the width and penalty chosen
+  // with them and its standard error, and the count the network was given (the pilot's when
+  // that error rate plus its standard error was at most selection_pilot_worth, else the auto
+  // count). pilot_centres is 0 without a pilot.
+  std::size_t pilot_centres = 0, pilot_rows = 0, pilot_count = 0;
+  double pilot_error = 0, pilot_standard_error = 0;
   double seconds = 0;
 };
 

@@ -1136,6 +1136,32 @@ Pilot run_pilot(const Pipeline& p, const Registry& registry, const Dataset& rows
   return pilot;
 }
 
+// The pilot's network as the selection's choice (Pilot::suffices): its centres, width and
+// penalty, its curves, and its count written into the pipeline; the output is then fitted on
+// every row.
+void keep_pilot(Pilot& pilot, const Wants& wants, Best& best, std::optional<Centres>& best_subset,
+                Selected& selected) {
+  const std::int64_t count = std::int64_t(pilot.fitted.centres.count());
+  SelectionReport& report = selected.report;
+  best = pilot.best;
+  report.curves = std::move(pilot.scored.curves);
+  report.scored_rows = report.rows;
+  selected.pipeline.centres.params.set(wants.count_param, count);
+  report.chosen.push_back({wants.count_key(), count});
+  best_subset = pilot.fitted.centres;
+  selected.centres = std::move(pilot.fitted);
+}
+
+// The seeded subset of selection_subset_centres of `all` the values are chosen with.
+Centres centre_subset(const Centres& all, std::uint64_t fold_seed,
+                      const std::function<void(const std::string&)>& log) {
+  if (log)
+    log("select: with " + std::to_string(selection_subset_centres) + " of the " +
+        std::to_string(all.count()) + " centres");
+  return select_centres(all, centre_sample(all.count(), selection_subset_centres,
+                                           derive_seed(fold_seed, selection_centre_stream)));
+}
+
 // What the closed form scores. More centres than selection_centres: a subset of them, and
 // fewer rows. Counts chosen with an auto count above it: only the auto count's subset is scored
 // in closed form, and the counts get a validation curve (validated_count); below it, every
@@ -1310,17 +1336,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   if (pilots(p, wants, subsets, refit, auto_count, output, train))
     pilot = run_pilot(p, registry, rows, targets, grids, wants, auto_count, fit_centres,
                       basis_seed, threads, report, log, input_model);
-  if (pilot && pilot->suffices) {
-    // The pilot's network: its centres, width and penalty, the output fitted on every row.
-    const std::int64_t count = std::int64_t(pilot->fitted.centres.count());
-    best = pilot->best;
-    report.curves = std::move(pilot->scored.curves);
-    report.scored_rows = report.rows;
-    selected.pipeline.centres.params.set(wants.count_param, count);
-    report.chosen.push_back({wants.count_key(), count});
-    best_subset = pilot->fitted.centres;
-    selected.centres = std::move(pilot->fitted);
-  }
+  if (pilot && pilot->suffices) keep_pilot(*pilot, wants, best, best_subset, selected);
   for (std::size_t ci = 0; ci < grids.counts.size() && !(pilot && pilot->suffices); ++ci) {
     if (count_curve && grids.counts[ci] != auto_count) continue;
     Pipeline with_count = p;
@@ -1328,14 +1344,8 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
     // (Refitted per width: not fitted here.)
     CentreFit fitted = refit && wants.scale ? CentreFit{} : fit_centres(with_count, nullptr);
     std::optional<Centres> subset;
-    if (subsets && fitted.centres.count() > selection_centres) {
-      subset = select_centres(fitted.centres,
-                              centre_sample(fitted.centres.count(), selection_subset_centres,
-                                            derive_seed(fold_seed, selection_centre_stream)));
-      if (log)
-        log("select: with " + std::to_string(selection_subset_centres) + " of the " +
-            std::to_string(fitted.centres.count()) + " centres");
-    }
+    if (subsets && fitted.centres.count() > selection_centres)
+      subset = centre_subset(fitted.centres, fold_seed, log);
     Grids widths_grids = grids;
     std::optional<Prescreen> pre;
     if (prescreens(p, wants, grids, scope, classes, fitted.centres.count())) {

@@ -93,6 +93,10 @@ TEST_CASE("count pilot: separable classes keep the pilot's 200 centres") {
   REQUIRE(!s.curves.empty());
   for (const auto& curve : s.curves) CHECK(curve.count == 200);
   CHECK(s.scored_rows == s.rows);
+  // Chosen with all the network's centres: nothing carried.
+  CHECK(s.centres == 0);
+  CHECK(s.width_transfer == 1.0);
+  CHECK(s.alpha_transfer == 1.0);
   CHECK(result.model.pipeline_text.find("centres.count = 200") != std::string::npos);
   // Fresh rows from the same blobs: none (or hardly any) misclassified.
   REQUIRE(result.report.test);

@@ -1137,10 +1137,9 @@ Pilot run_pilot(const Pipeline& p, const Registry& registry, const Dataset& rows
 }
 
 // The pilot's network as the selection's choice (Pilot::suffices): its centres, width and
-// penalty, its curves, and its count written into the pipeline; the output is then fitted on
-// every row.
-void keep_pilot(Pilot& pilot, const Wants& wants, Best& best, std::optional<Centres>& best_subset,
-                Selected& selected) {
+// penalty (chosen with all of them: nothing to carry), its curves, and its count written into
+// the pipeline; the output is then fitted on every row.
+void keep_pilot(Pilot& pilot, const Wants& wants, Best& best, Selected& selected) {
   const std::int64_t count = std::int64_t(pilot.fitted.centres.count());
   SelectionReport& report = selected.report;
   best = pilot.best;
@@ -1148,7 +1147,6 @@ void keep_pilot(Pilot& pilot, const Wants& wants, Best& best, std::optional<Cent
   report.scored_rows = report.rows;
   selected.pipeline.centres.params.set(wants.count_param, count);
   report.chosen.push_back({wants.count_key(), count});
-  best_subset = pilot.fitted.centres;
   selected.centres = std::move(pilot.fitted);
 }
 
@@ -1336,7 +1334,7 @@ std::optional<Selected> select_by_loo(const Pipeline& p, const Registry& registr
   if (pilots(p, wants, subsets, refit, auto_count, output, train))
     pilot = run_pilot(p, registry, rows, targets, grids, wants, auto_count, fit_centres,
                       basis_seed, threads, report, log, input_model);
-  if (pilot && pilot->suffices) keep_pilot(*pilot, wants, best, best_subset, selected);
+  if (pilot && pilot->suffices) keep_pilot(*pilot, wants, best, selected);
   for (std::size_t ci = 0; ci < grids.counts.size() && !(pilot && pilot->suffices); ++ci) {
     if (count_curve && grids.counts[ci] != auto_count) continue;
     Pipeline with_count = p;

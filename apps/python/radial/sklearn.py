@@ -6,10 +6,14 @@ Constructor parameters name the pipeline's slots and their parameters:
                   output="irls", weight_penalty="weight-decay", weight_penalty_params={"alpha": 1e-3})
 
 The defaults choose for themselves, within the fit: k-means centres, as many as
-min(N/2, 8 sqrt(N), max(500, 40 K)) for K classes; Gaussian widths by NETLAB's nearest-centre
-rule with the scale, and a weight-decay penalty, chosen by closed-form leave-one-out (Orr 1996);
-least-squares output weights (1-of-K targets for the classifier: regularised least squares,
-whose leave-one-out error is exact). Name output="irls" for probabilities (predict_proba).
+min(N/2, ceil(max(8, 4 ln N - 24) sqrt(N)), max(10000, 40 K)) for K classes (for classes past
+800, 200 when 200 centres fitted on a sample already reach a leave-one-out error rate of at
+most 0.005); Gaussian widths by NETLAB's nearest-centre rule with the scale, and a penalty
+(weight decay, or the RKHS norm for classes and past 800 centres), chosen by closed-form
+leave-one-out (Orr 1996); least-squares output weights (1-of-K targets for the classifier:
+regularised least squares, whose leave-one-out error is exact), solved by conjugate gradient
+with thousands of centres. docs/defaults.md has the details. Name output="irls" for
+probabilities (predict_proba).
 
 Each fit builds the pipeline dict {"basis": {"plugin": basis, **basis_params}, ...} and trains
 it with radial.Pipeline.fit, so the plugins, validation messages and models are the CLI's

@@ -93,6 +93,7 @@ TEST_CASE("count pilot: separable classes keep the pilot's 200 centres") {
   REQUIRE(!s.curves.empty());
   for (const auto& curve : s.curves) CHECK(curve.count == 200);
   CHECK(s.scored_rows == s.rows);
+  CHECK(s.criterion == "loo-error");
   // Chosen with all the network's centres: nothing carried.
   CHECK(s.centres == 0);
   CHECK(s.width_transfer == 1.0);

@@ -1089,8 +1089,8 @@ bool pilots(const Pipeline& p, const Wants& wants, bool subsets, bool refit, std
 }
 
 // The pilot's network: its centres (fitted on the selection's rows), its width and penalty
-// (`best`, chosen as a subset's, every row scored) and their curves; `suffices` when its
-// count is the network's.
+// (`best`, by the leave-one-out error rate as for classes on all their centres, every row
+// scored) and their curves; `suffices` when its count is the network's.
 struct Pilot {
   CentreFit fitted;
   Best best;
@@ -1143,6 +1143,7 @@ void keep_pilot(Pilot& pilot, const Wants& wants, Best& best, Selected& selected
   const std::int64_t count = std::int64_t(pilot.fitted.centres.count());
   SelectionReport& report = selected.report;
   best = pilot.best;
+  report.criterion = "loo-error";
   report.curves = std::move(pilot.scored.curves);
   report.scored_rows = report.rows;
   selected.pipeline.centres.params.set(wants.count_param, count);

@@ -79,17 +79,18 @@ inline constexpr std::size_t selection_subset_centres = 400;
 inline constexpr std::size_t selection_subset_rows = 12000;
 // The auto count's pilot, for classes fitted by least squares whose centre count is left to the
 // auto rule (none given) and past selection_centres: first selection_pilot_centres centres are
-// fitted on the selection's rows and their width and penalty chosen there as a subset's (every
-// row scored). More centres can lower an error rate by at most the rate itself, so when that
-// network's leave-one-out error rate plus one standard error is at most selection_pilot_worth
-// (issue 45's tolerance against SVC), the auto count's centres could not buy that much: the
-// network keeps the pilot's count, width and penalty (its centres fitted again on every row;
-// SelectionReport::pilot_*). Otherwise the selection goes on as for any count, and the pilot cost
-// a climb at 200 centres. Measured on 12,000-row samples (error rate at 100 / 200 / 400 / 800
-// centres, each width and penalty chosen): shuttle 0.0043 / 0.0030 / 0.0043 / 0.0029, level,
-// where the auto count's 4,089 centres cost six times SVC's fit for a test error of 0.0017
-// against 0.0025; letter 0.250 / 0.194 / 0.115 / 0.071 and issue 45's generator at 50,000 rows
-// 0.240 / 0.205 / 0.191 / 0.172.
+// fitted on the selection's rows and their width and penalty chosen there by the leave-one-out
+// error rate (every row scored, as for classes on all their centres). More centres can lower an
+// error rate by at most the rate itself, so when that network's leave-one-out error rate plus
+// one standard error is at most selection_pilot_worth (issue 45's tolerance against SVC), the
+// auto count's centres could not buy that much: the network keeps the pilot's centres (as fitted
+// on the sample: fitted again on every row, shuttle's test error was 0.0047), width and
+// penalty, its output fitted on every row (SelectionReport::pilot_*). Otherwise the selection
+// goes on as for any count, bit for bit. Measured on 12,000-row samples (error rate at 100 / 200
+// / 400 / 800 centres, each width and penalty chosen): shuttle 0.0043 / 0.0030 / 0.0043 /
+// 0.0029, level, where the auto count's 4,089 centres cost six times SVC's fit for a test error
+// of 0.0017 against the pilot's 0.0022; letter 0.250 / 0.194 / 0.115 / 0.071 and issue 45's
+// generator at 50,000 rows 0.240 / 0.205 / 0.191 / 0.172.
 inline constexpr std::size_t selection_pilot_centres = 200;
 inline constexpr double selection_pilot_worth = 0.005;
 // The pilot scores the width grid's two middle scales (2 and 4) first, and the rest only when

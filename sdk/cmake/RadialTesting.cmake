@@ -1,11 +1,13 @@
-# radial_add_test(<name> SOURCES <files...> [LIBRARIES <libs...>] [LABELS <labels...>])
-# A Catch2 test executable registered with CTest. It runs from bin/, so the plugin folder
-# beside it (<bin>/../lib/radial/plugins) is found as the host finds it.
+# radial_add_test(<name> SOURCES <files...> [LIBRARIES <libs...>] [LABELS <labels...>]
+#                 [ARGS <args...>])
+# A Catch2 test executable registered with CTest (run with ARGS, e.g. a tag filter). It runs
+# from bin/, so the plugin folder beside it (<bin>/../lib/radial/plugins) is found as the host
+# finds it.
 function(radial_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;LABELS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES;LABELS;DEPENDS;ARGS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE radial_test_support ${ARG_LIBRARIES})
-  add_test(NAME ${name} COMMAND ${name})
+  add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
   set_tests_properties(${name} PROPERTIES
     LABELS "${ARG_LABELS}"
     ENVIRONMENT "RADIAL_PLUGIN_PATH=;OPENBLAS_NUM_THREADS=1")

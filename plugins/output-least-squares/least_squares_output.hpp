@@ -17,7 +17,7 @@
 //  - refined-normal-equations: the normal equations by their Cholesky factor, then iterative
 //    refinement with residuals taken from Phi (Bjorck's corrected semi-normal equations): the
 //    SVD's accuracy when the penalised system's condition (dpocon's 1-norm estimate) is below
-//    1e13 (Phi's below about 3e6), at a quarter of its flops and on every thread; otherwise
+//    1e15 (Phi's below about 3e7), at a quarter of its flops and on every thread; otherwise
 //    one of the other two takes over.
 //  - cg: preconditioned conjugate gradient on the same normal equations, never formed: each
 //    iteration one pass over Phi's blocks (radial/network/normal_cg.hpp), the preconditioner

@@ -17,7 +17,7 @@ static auto least_squares_table() {
            "row blocks, solved by eigendecomposition; refined-normal-equations: the same, solved by "
            "Cholesky, then refined with residuals from Phi to the SVD's accuracy (Bjorck 1987), or svd "
            "(normal-equations when it does not fit in memory) when the penalised system's "
-           "condition exceeds 1e13; cg: preconditioned "
+           "condition exceeds 1e15; cg: preconditioned "
            "conjugate gradient on the normal equations, never formed (one pass over the design "
            "per iteration; for thousands of centres); auto: cg under a penalty when its "
            "estimated cost is below the direct solve's, else refined-normal-equations under a "

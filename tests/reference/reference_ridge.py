@@ -8,9 +8,10 @@ variances w_j: phi_j = exp(-||x - c_j||^2 / (2 w_j)), bias column last), 1-of-2 
            alpha = 0.1; 0.5 SSE and the penalty alpha/2 ||W without bias row||^2.
   - ill-conditioned ridge: the same centres with one wide width sigma (Gaussian exp(-r^2 /
            (2 sigma^2))), so that cond(Phi^T Phi + alpha D) is 2e11 (sigma 8, alpha 1e-8: the
-           refined normal equations' case, where the plain normal equations lose 5 digits) and
-           2e13 (sigma 12, alpha 1e-10: beyond them, the SVD's case); W by numpy.linalg.lstsq
-           (SVD) of the stacked [Phi; sqrt(alpha) D] against [T; 0].
+           refined normal equations' case, where the plain normal equations lose 5 digits), 2e13
+           (sigma 12, alpha 1e-10: still theirs) and 1e17 (sigma 20, alpha 1e-13: beyond
+           1 / epsilon, the SVD's case); W by numpy.linalg.lstsq (SVD) of the stacked
+           [Phi; sqrt(alpha) D] against [T; 0].
 Writes reference_ridge.csv (one row of figures), reference_ridge_weights.csv and
 reference_ridge_ill.csv (per case: sigma, alpha, then W row by row, 22 values) beside itself.
 
@@ -53,7 +54,7 @@ print("ridge 0.5 SSE", half_sse_ridge, "penalty", penalty)
 
 with open(HERE / "reference_ridge_ill.csv", "w") as f:
     f.write("sigma,alpha,condition,weights (11 x 2, row-major)\n")
-    for sigma, a in [(8.0, 1e-8), (12.0, 1e-10)]:
+    for sigma, a in [(8.0, 1e-8), (12.0, 1e-10), (20.0, 1e-13)]:
         wide = np.hstack([np.exp(-r2 / (2 * sigma**2)), np.ones((len(x), 1))])
         stacked = np.vstack([wide, np.sqrt(a) * d[:-1]])
         w_ill, *_ = np.linalg.lstsq(stacked, np.vstack([t, np.zeros((10, 2))]), rcond=None)

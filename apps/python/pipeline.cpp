@@ -145,7 +145,8 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
       *result = train(*pipeline, reg, opts);
     }
   });
-  std::string json = report_json((*result)->report);
+  // The report's JSON is the model's training summary (train() wrote it): not made twice.
+  std::string json = (*result)->model.training_summary;
   return make_model_handle(std::move((*result)->model), std::move(json), "the fitted model");
 }
 

@@ -92,6 +92,45 @@ __attribute__((target("avx2"))) double lower_rows_avx2(const double* x, std::siz
   }
   return sum;
 }
+
+// lower_rows_avx2 on rows held by coordinate four by four: for each quad the four partial sums
+// of squared_distance4 (coordinate i into sum i mod 4 below the last whole four, then into sum
+// 0) as four vectors of four rows, added as it adds them; then the minimum and the running sum
+// in row order.
+__attribute__((target("avx2"))) double lower_quads_avx2(const double* quads, const double* x,
+                                                        std::size_t d, const double* c,
+                                                        std::size_t first, std::size_t count,
+                                                        double* d2) {
+  const std::size_t whole = d / 4 * 4, end = first + count;
+  double sum = 0;
+  std::size_t i = first;
+  for (; i + 4 <= end; i += 4) {
+    const double* q = quads + i * d;  // quad i / 4: d x 4 values
+    __m256d s[4] = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(),
+                    _mm256_setzero_pd()};
+    std::size_t a = 0;
+    for (; a < whole; a += 4)
+      for (std::size_t l = 0; l < 4; ++l) {
+        const __m256d t = _mm256_sub_pd(_mm256_loadu_pd(q + (a + l) * 4), _mm256_set1_pd(c[a + l]));
+        s[l] = _mm256_add_pd(s[l], _mm256_mul_pd(t, t));
+      }
+    for (; a < d; ++a) {
+      const __m256d t = _mm256_sub_pd(_mm256_loadu_pd(q + a * 4), _mm256_set1_pd(c[a]));
+      s[0] = _mm256_add_pd(s[0], _mm256_mul_pd(t, t));
+    }
+    const __m256d v = _mm256_add_pd(_mm256_add_pd(s[0], s[1]), _mm256_add_pd(s[2], s[3]));
+    const __m256d lowered = _mm256_min_pd(v, _mm256_loadu_pd(d2 + i));  // v < d2 ? v : d2
+    _mm256_storeu_pd(d2 + i, lowered);
+    alignas(32) double lanes[4];
+    _mm256_store_pd(lanes, lowered);
+    for (const double value : lanes) sum += value;
+  }
+  for (; i < end; ++i) {
+    d2[i] = std::min(d2[i], squared_distance4_avx2(x + i * d, c, d));
+    sum += d2[i];
+  }
+  return sum;
+}
 #endif
 
 // out[k] = ||c - centre k||^2 for k in [first, m), from the centres transposed (ct: d rows of
@@ -170,6 +209,21 @@ void two_smallest(const float* cn, const float* v, std::size_t m, float& best_ou
 }
 
 }  // namespace
+
+LowerQuads lower_quads_kernel() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (use_avx2_kernels()) return lower_quads_avx2;
+#endif
+  return nullptr;
+}
+
+std::vector<double> to_quads(const Matrix& x) {
+  const std::size_t n = x.shape(0), d = x.shape(1);
+  std::vector<double> out(n / 4 * 4 * d);
+  for (std::size_t i = 0; i < n / 4 * 4; ++i)
+    for (std::size_t a = 0; a < d; ++a) out[(i / 4) * 4 * d + a * 4 + i % 4] = x(i, a);
+  return out;
+}
 
 LowerRows lower_rows_kernel() {
 #if defined(__x86_64__) && defined(__GNUC__)

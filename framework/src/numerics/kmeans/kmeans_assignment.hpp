@@ -42,6 +42,15 @@ using LowerRows = double (*)(const double* x, std::size_t d, const double* c, st
                              std::size_t count, double* d2);
 LowerRows lower_rows_kernel();
 
+// The same for rows also held four by four by coordinate (`quads`, to_quads): four rows' sums in
+// one vector, no sum across it, the same bits as lower_rows_kernel's. `first` is a multiple of
+// 4; rows past the last whole quad are read from x. Null where only the portable kernel runs.
+using LowerQuads = double (*)(const double* quads, const double* x, std::size_t d,
+                              const double* c, std::size_t first, std::size_t count, double* d2);
+LowerQuads lower_quads_kernel();
+// Rows 4q .. 4q + 3 of x as d groups of 4 values (coordinate by coordinate), for q < n / 4.
+std::vector<double> to_quads(const Matrix& x);
+
 // `rows`: the rows over every rank (the data's shard on this rank is x). InputError naming
 // `where` when there are no centres, no feature columns or fewer rows than centres.
 void check_data(const Matrix& x, std::size_t rows, std::size_t count, const char* where);

@@ -252,10 +252,10 @@ double energy_ratio(const Matrix& a, const Matrix& s, const Matrix& x) {
 // estimated 1-norm condition exceeds refined_condition_limit, whitened too: rank deficient or
 // too ill-conditioned to refine) or the steps stop shrinking first, unless the last step moved
 // the weights by at most 1e-10 of the largest or the fitted values and penalty by at most 1e-8
-// of theirs (energy_ratio): an RKHS penalty's system has directions that neither Phi nor K_MM sees, where
-// the weights stay uncertain but nothing the network computes depends on them (waveform, 512
-// centres: the steps stall at 2e-9 of the weights and 8e-12 of the fitted values; iris at a
-// width of 16 raw units, whitened: 1e-5 and 1.3e-9).
+// of theirs (energy_ratio): an RKHS penalty's system has directions that neither Phi nor K_MM
+// sees, where the weights stay uncertain but nothing the network computes depends on them
+// (waveform, 512 centres: the steps stall at 2e-9 of the weights and 8e-12 of the fitted
+// values; iris at a width of 16 raw units, whitened: 1e-5 and 1.3e-9).
 //
 // The largest estimated 1-norm condition of A the refined solve takes. The 1-norm condition
 // bounds the 2-norm one, and below 1 / epsilon (4.5e15) cond(Phi) is below epsilon^(-1/2), where

@@ -120,7 +120,8 @@ TEST_CASE("metrics predicted in row chunks equal those of one prediction on all 
   CHECK(pre.mse == whole.mse);
 }
 
-TEST_CASE("past 2^28 design entries the training metrics come from a seeded row sample") {
+TEST_CASE("past 2^28 design entries the training metrics come from a seeded row sample",
+          "[slow]") {
   // 150,000 rows and 1,800 centres: N (M + 1) = 2.7 x 10^8, just past the rule.
   const std::size_t n = 150000;
   const radial::Dataset data = two_gaussians(n, 6, 0.7);

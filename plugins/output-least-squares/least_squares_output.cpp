@@ -57,6 +57,25 @@ QuadraticPenalty quadratic_penalty(const WeightPenalty* penalty, std::size_t p) 
   return q;
 }
 
+// The penalty the selection scores (its metric S, radial/training/selection.cpp): H plus 1e-8
+// of H's largest entry on the diagonal of its penalised rows, where S^{-1} (Phi^T Phi + H) S^{-T}
+// is at least alpha I even when a wide Gaussian's K_MM is singular to rounding.
+constexpr double metric_jitter = 1e-8;
+
+// Adds the jitter to `a` (P x P) and to q's Hessian.
+void add_metric_jitter(QuadraticPenalty& q, Matrix& a) {
+  const std::size_t p = q.hessian.shape(0);
+  double largest = 0;
+  for (const double v : q.hessian) largest = std::max(largest, std::abs(v));
+  for (std::size_t i = 0; i < p; ++i) {
+    bool penalised = false;
+    for (std::size_t j = 0; j < p; ++j) penalised = penalised || q.hessian(i, j) != 0;
+    if (!penalised) continue;
+    q.hessian(i, i) += metric_jitter * largest;
+    a(i, i) += metric_jitter * largest;
+  }
+}
+
 // Phi^T Phi + H and Phi^T T - G over all ranks' rows (gram_products: the same bits for any
 // thread count and on every rank, which then all make the same solve).
 GramProducts normal_equations(const DesignMatrix& design, const Matrix& t,
@@ -267,15 +286,31 @@ double energy_ratio(const Matrix& a, const Matrix& s, const Matrix& x) {
 constexpr double refined_condition_limit = 1e15;
 
 std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
-                                                  const QuadraticPenalty& q, std::size_t& steps,
-                                                  double& condition, bool& whitened) {
+                                                  const QuadraticPenalty& given,
+                                                  std::size_t& steps, double& condition,
+                                                  bool& whitened, bool& jittered) {
+  QuadraticPenalty q = given;
   GramProducts ne = normal_equations(design, t, q);
   const std::size_t p = ne.gram.shape(0);
   SymmetricFactor a;
   const double least_rcond = 1.0 / refined_condition_limit;
   const bool direct = a.factor(ne.gram) && a.rcond > least_rcond;
-  if (!direct && !(q.active && a.factor_whitened(ne.gram, q.hessian) && a.rcond > least_rcond))
-    return std::nullopt;
+  const auto by_penalty = [&] {
+    return q.active && a.factor_whitened(ne.gram, q.hessian) && a.rcond > least_rcond;
+  };
+  jittered = false;
+  if (!direct && !by_penalty()) {
+    // Singular to rounding even whitened (a wide Gaussian's K_MM: pb_vowels at width scale
+    // 32): the problem the selection scored, the penalty plus its metric's jitter, whose
+    // whitened system is at least alpha I. The caller's SVD of [Phi; L^T] would solve the
+    // exact penalty, at twice the cost on one thread (pb_vowels, 1,216 rows and 280 centres:
+    // 38-43 ms against 17-18 ms with the factors that failed first; test error 0.1020 ->
+    // 0.0954 on one fold, the same on the other).
+    if (!q.active) return std::nullopt;
+    add_metric_jitter(q, ne.gram);
+    if (!by_penalty()) return std::nullopt;
+    jittered = true;
+  }
   LeastSquaresSolution out;
   out.size = p;
   out.rank = p;
@@ -745,11 +780,11 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   // ill-conditioned for them; then (and without a penalty) svd up to svd_limit entries.
   std::size_t refinements = 0;
   double refined_condition = 0;
-  bool whitened = false;
+  bool whitened = false, jittered = false;
   std::optional<LeastSquaresSolution> refined;
   if (!side &&
       (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active)))
-    refined = solve_refined(design, t, q, refinements, refined_condition, whitened);
+    refined = solve_refined(design, t, q, refinements, refined_condition, whitened, jittered);
   // A penalised system too ill-conditioned for the refined solve, even whitened (the RKHS norm
   // at a very wide Gaussian, where K_MM is nearly of low rank and S^{-1} turns the rounding of
   // Phi^T Phi into an indefinite matrix): the SVD of [Phi; L^T] at any size that fits in
@@ -769,8 +804,10 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
       : svd   ? solve_svd(design, t, q, rcond_, n)
               : solve_normal_equations(design, t, q, rcond_);
   const char* method = side      ? "SVD under the polynomial term's side conditions"
-                       : refined ? (whitened ? "refined normal equations, whitened by the penalty"
-                                             : "refined normal equations")
+                       : refined ? (jittered ? "refined normal equations, whitened by the "
+                                               "penalty plus 1e-8 of its largest entry"
+                                    : whitened ? "refined normal equations, whitened by the penalty"
+                                               : "refined normal equations")
                        : svd     ? "SVD"
                                  : "normal equations";
 
@@ -802,6 +839,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   report.figures["parameters"] = double(p);
   report.figures["svd"] = svd ? 1.0 : 0.0;
   report.figures["refinements"] = double(refinements);
+  report.figures["metric_jitter"] = jittered ? metric_jitter : 0.0;
   report.figures["sse"] = sse;
   report.figures["penalty"] = penalty_value;
   report.figures["condition"] = condition;

@@ -620,6 +620,44 @@ TEST_CASE("least-squares factors an RKHS-penalised system whitened by the penalt
   }
 }
 
+TEST_CASE("least-squares solves the selection's jittered penalty where even the whitened "
+          "factor fails", "[least-squares][rkhs]") {
+  // A width so wide that K_MM is singular to rounding, alpha 0.1: neither A nor the whitened
+  // S^{-1} A S^{-T} has a Cholesky factor, but with 1e-8 of H's largest entry on the penalised
+  // diagonal (the selection's metric) the whitened system is at least alpha I. Auto must then
+  // fit what the SVD of [Phi; L^T] fits under that jittered penalty.
+  const radial::Dataset iris = example("iris.csv", radial::Task::Classification);
+  const radial::Centres centres = every_nth_row(iris, 5);  // 30 centres
+  for (const double width : {32.0, 48.0, 64.0}) {
+    INFO("width " << width << ", alpha 0.1");
+    Problem at_centres(radial::Dataset(iris), centres, "gaussian", {{"width", width}});
+    const Matrix kernel = radial::DesignMatrix(centres.means, at_centres.centres,
+                                               *at_centres.basis, false)
+                              .materialise();
+    const std::size_t m = centres.count(), p = m + 1;
+    Matrix h = xt::zeros<double>({p, p});
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < m; ++j) h(i, j) = 0.1 * 0.5 * (kernel(i, j) + kernel(j, i));
+    double largest = 0;
+    for (const double v : h) largest = std::max(largest, std::abs(v));
+    Matrix jittered = h;
+    for (std::size_t i = 0; i < m; ++i) jittered(i, i) += 1e-8 * largest;
+    const Matrix zero = xt::zeros<double>({p, std::size_t(1)});
+    const DenseQuadraticPenalty rkhs(h, zero), rkhs_jittered(jittered, zero);
+    Problem automatic(iris, centres, "gaussian", {{"width", width}});
+    const radial::OutputWeights w = automatic.fit(*least_squares("auto"), &rkhs);
+    Problem by_svd(iris, centres, "gaussian", {{"width", width}});
+    const radial::OutputWeights want = by_svd.fit(*least_squares("svd"), &rkhs_jittered);
+    const Matrix phi = automatic.design->materialise();
+    INFO(automatic.ctx.report.message);
+    CHECK_THAT(automatic.ctx.report.message, Catch::Matchers::Contains("plus 1e-8"));
+    CHECK(automatic.ctx.report.figures.at("metric_jitter") == 1e-8);
+    CHECK(automatic.ctx.report.figures.at("svd") == 0.0);
+    CHECK(relative_difference(xt::linalg::dot(phi, w.weights),
+                              xt::linalg::dot(phi, want.weights)) <= 1e-9);
+  }
+}
+
 TEST_CASE("least-squares takes the SVD, not truncated normal equations, where even the "
           "whitened refined solve fails", "[least-squares][rkhs]") {
   // waveform's 5,000 rows and every 5th as a centre (1,000: N (M + 1) above svd_limit), a

@@ -58,8 +58,8 @@ QuadraticPenalty quadratic_penalty(const WeightPenalty* penalty, std::size_t p) 
 }
 
 // The penalty the selection scores (its metric S, radial/training/selection.cpp): H plus 1e-8
-// of H's largest entry on the diagonal of its penalised rows, where S^{-1} (Phi^T Phi + H) S^{-T}
-// is at least alpha I even when a wide Gaussian's K_MM is singular to rounding.
+// of H's largest entry on the diagonal of its penalised rows. Whitened by it, the penalty's
+// part is at least I / 2 even when a wide Gaussian's K_MM is singular to rounding.
 constexpr double metric_jitter = 1e-8;
 
 // Adds the jitter to `a` (P x P) and to q's Hessian.
@@ -287,8 +287,9 @@ constexpr double refined_condition_limit = 1e15;
 
 std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, const Matrix& t,
                                                   const QuadraticPenalty& given,
-                                                  std::size_t& steps, double& condition,
-                                                  bool& whitened, bool& jittered) {
+                                                  bool may_jitter, std::size_t& steps,
+                                                  double& condition, bool& whitened,
+                                                  bool& jittered) {
   QuadraticPenalty q = given;
   GramProducts ne = normal_equations(design, t, q);
   const std::size_t p = ne.gram.shape(0);
@@ -302,11 +303,14 @@ std::optional<LeastSquaresSolution> solve_refined(const DesignMatrix& design, co
   if (!direct && !by_penalty()) {
     // Singular to rounding even whitened (a wide Gaussian's K_MM: pb_vowels at width scale
     // 32): the problem the selection scored, the penalty plus its metric's jitter, whose
-    // whitened system is at least alpha I. The caller's SVD of [Phi; L^T] would solve the
+    // whitened penalty is at least I / 2. The caller's SVD of [Phi; L^T] would solve the
     // exact penalty, at twice the cost on one thread (pb_vowels, 1,216 rows and 280 centres:
     // 38-43 ms against 17-18 ms with the factors that failed first; test error 0.1020 ->
-    // 0.0954 on one fold, the same on the other).
-    if (!q.active) return std::nullopt;
+    // 0.0954 on one fold, the same on the other). Only for `auto`: the jitter moves the fitted
+    // values by about 1e-8 of theirs (kernel ridge regression on a singular K_NN: 3.6e-8), so
+    // `refined-normal-equations`, named, keeps the exact penalty and leaves such a system to
+    // the SVD.
+    if (!q.active || !may_jitter) return std::nullopt;
     add_metric_jitter(q, ne.gram);
     if (!by_penalty()) return std::nullopt;
     jittered = true;
@@ -784,7 +788,8 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   std::optional<LeastSquaresSolution> refined;
   if (!side &&
       (solver_ == Solver::RefinedNormalEquations || (solver_ == Solver::Auto && q.active)))
-    refined = solve_refined(design, t, q, refinements, refined_condition, whitened, jittered);
+    refined = solve_refined(design, t, q, solver_ == Solver::Auto, refinements, refined_condition,
+                            whitened, jittered);
   // A penalised system too ill-conditioned for the refined solve, even whitened (the RKHS norm
   // at a very wide Gaussian, where K_MM is nearly of low rank and S^{-1} turns the rounding of
   // Phi^T Phi into an indefinite matrix): the SVD of [Phi; L^T] at any size that fits in

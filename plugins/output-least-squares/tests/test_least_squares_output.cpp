@@ -624,7 +624,7 @@ TEST_CASE("least-squares solves the selection's jittered penalty where even the 
           "factor fails", "[least-squares][rkhs]") {
   // A width so wide that K_MM is singular to rounding, alpha 0.1: neither A nor the whitened
   // S^{-1} A S^{-T} has a Cholesky factor, but with 1e-8 of H's largest entry on the penalised
-  // diagonal (the selection's metric) the whitened system is at least alpha I. Auto must then
+  // diagonal (the selection's metric) the whitened penalty is at least I / 2. Auto must then
   // fit what the SVD of [Phi; L^T] fits under that jittered penalty.
   const radial::Dataset iris = example("iris.csv", radial::Task::Classification);
   const radial::Centres centres = every_nth_row(iris, 5);  // 30 centres

@@ -436,6 +436,21 @@ radial::Centres every_nth_row(const radial::Dataset& data, std::size_t step) {
   return c;
 }
 
+// H = alpha K_MM for a Gaussian of `width` at `centres` of `data` (symmetrised; the bias row and
+// column 0), the rkhs penalty's Hessian. Problem's prepare gives the centres their widths.
+Matrix rkhs_hessian(const radial::Dataset& data, const radial::Centres& centres, double width,
+                    double alpha) {
+  Problem at_centres(radial::Dataset(data), centres, "gaussian", {{"width", width}});
+  const Matrix kernel =
+      radial::DesignMatrix(centres.means, at_centres.centres, *at_centres.basis, false)
+          .materialise();
+  const std::size_t m = centres.count(), p = m + 1;
+  Matrix h = xt::zeros<double>({p, p});
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < m; ++j) h(i, j) = alpha * 0.5 * (kernel(i, j) + kernel(j, i));
+  return h;
+}
+
 // max |a - b| / max |b|.
 double relative_difference(const Matrix& a, const Matrix& b) {
   REQUIRE(a.shape(0) == b.shape(0));
@@ -592,15 +607,8 @@ TEST_CASE("least-squares factors an RKHS-penalised system whitened by the penalt
   const radial::Centres centres = every_nth_row(iris, 5);  // 30 centres
   for (const double width : {14.0, 16.0}) {
     INFO("width " << width << ", alpha 0.1");
-    Problem at_centres(radial::Dataset(iris), centres, "gaussian", {{"width", width}});
-    // (prepare gave the problem's copy of the centres their widths.)
-    const Matrix kernel = radial::DesignMatrix(centres.means, at_centres.centres,
-                                               *at_centres.basis, false)
-                              .materialise();
-    const std::size_t m = centres.count(), p = m + 1;
-    Matrix h = xt::zeros<double>({p, p});
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < m; ++j) h(i, j) = 0.1 * 0.5 * (kernel(i, j) + kernel(j, i));
+    const Matrix h = rkhs_hessian(iris, centres, width, 0.1);
+    const std::size_t p = h.shape(0);
     const DenseQuadraticPenalty rkhs(h, xt::zeros<double>({p, std::size_t(1)}));
     std::map<std::string, Matrix> outputs;
     std::map<std::string, radial::FitReport> reports;
@@ -630,14 +638,8 @@ TEST_CASE("least-squares solves the selection's jittered penalty where even the 
   const radial::Centres centres = every_nth_row(iris, 5);  // 30 centres
   for (const double width : {32.0, 48.0, 64.0}) {
     INFO("width " << width << ", alpha 0.1");
-    Problem at_centres(radial::Dataset(iris), centres, "gaussian", {{"width", width}});
-    const Matrix kernel = radial::DesignMatrix(centres.means, at_centres.centres,
-                                               *at_centres.basis, false)
-                              .materialise();
-    const std::size_t m = centres.count(), p = m + 1;
-    Matrix h = xt::zeros<double>({p, p});
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < m; ++j) h(i, j) = 0.1 * 0.5 * (kernel(i, j) + kernel(j, i));
+    const Matrix h = rkhs_hessian(iris, centres, width, 0.1);
+    const std::size_t p = h.shape(0), m = p - 1;
     double largest = 0;
     for (const double v : h) largest = std::max(largest, std::abs(v));
     Matrix jittered = h;
@@ -668,15 +670,9 @@ TEST_CASE("least-squares takes the SVD, not truncated normal equations, where ev
   const radial::Dataset waveform = example("waveform.csv", radial::Task::Classification);
   const radial::Centres centres = every_nth_row(waveform, 5);
   const double width = 30.0;
-  Problem at_centres(radial::Dataset(waveform), centres, "gaussian", {{"width", width}});
-  const Matrix kernel =
-      radial::DesignMatrix(centres.means, at_centres.centres, *at_centres.basis, false)
-          .materialise();
-  const std::size_t m = centres.count(), p = m + 1;
+  const Matrix h = rkhs_hessian(waveform, centres, width, 1e-5);
+  const std::size_t p = h.shape(0);
   REQUIRE(waveform.rows() * p > (std::size_t(1) << 22));  // LeastSquaresOutput::svd_limit
-  Matrix h = xt::zeros<double>({p, p});
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < m; ++j) h(i, j) = 1e-5 * 0.5 * (kernel(i, j) + kernel(j, i));
   const DenseQuadraticPenalty rkhs(h, xt::zeros<double>({p, std::size_t(1)}));
   std::map<std::string, Matrix> outputs;
   std::map<std::string, radial::FitReport> reports;

@@ -44,6 +44,8 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   // train holds this rank's rows when the data are sharded (radial/distributed/collectives.hpp).
   const std::size_t rows = std::size_t(count_over_ranks(train.rows())), d = train.features();
   KMeansOptions options = options_;
+  if (options.inertia_tolerance < 0)
+    options.inertia_tolerance = options.count == 0 ? auto_count_inertia : 0.0;
   if (options.count == 0) options.count = auto_centre_count(rows, centre_count_classes(train));
   if (options.count > rows) {
     std::ostringstream msg;
@@ -121,7 +123,13 @@ Centres KMeansCentres::fit(const Dataset& train, const KernelPrior*, FitContext&
   ctx.report.iterations = result.iterations;
   {
     std::ostringstream how;
-    if (result.converged)
+    if (result.inertia_settled)
+      how << "iteration " << result.iterations << " lowered the inertia by at most "
+          << options.inertia_tolerance << " of it (inertia_tolerance)"
+          << (rows_used < rows ? " on the sample of " + std::to_string(rows_used) +
+                                     " rows, then one update on every row"
+                               : std::string());
+    else if (result.converged)
       how << "the centres moved at most the tolerance " << options.tolerance
           << " (relative to the data's spread) at iteration " << result.iterations;
     else if (sample_cap && rows_used < rows)

@@ -10,6 +10,7 @@ static auto kmeans_table() {
   defaults.count = 0;  // "auto": auto_centre_count of the rows, in fit()
   defaults.sample_per_centre = 32;
   defaults.sample_iterations = 25;
+  defaults.inertia_tolerance = KMeansCentres::auto_inertia;
   OptionTable<KMeansOptions> t(defaults);
   add_centre_count(t, &KMeansOptions::count, "number of centres M (clusters)");
   t.choice("init", &KMeansOptions::init, {"kmeans++", "random"},
@@ -28,6 +29,24 @@ static auto kmeans_table() {
   add_tolerance(t, &KMeansOptions::tolerance,
                 "stop when no centre moves more than tolerance x the data scale (root mean "
                 "feature variance)");
+  ParamSpec inertia = ParamSpec::real(
+      "inertia_tolerance", 0.0,
+      "also stop when an iteration lowers the inertia (the rows' squared distances to their "
+      "centres) by at most this fraction of it; 0: only `tolerance` stops Lloyd; \"auto\" (the "
+      "default): 0.01 with the auto count, 0 with a count given");
+  inertia.at_least(0).or_words({"auto"});
+  inertia.default_value = std::string("auto");
+  t.custom(
+      std::move(inertia),
+      [](const KMeansOptions& o) {
+        return o.inertia_tolerance < 0 ? ParamValue(std::string("auto"))
+                                       : ParamValue(o.inertia_tolerance);
+      },
+      [](const Params& p, KMeansOptions& o) {
+        o.inertia_tolerance = p.is_word("inertia_tolerance", "auto")
+                                  ? KMeansCentres::auto_inertia
+                                  : p.real("inertia_tolerance");
+      });
   return t;
 }
 

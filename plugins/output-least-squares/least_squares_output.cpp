@@ -533,11 +533,21 @@ LeastSquaresSolution solve_side_conditions(const TrainingProblem& problem, const
 }
 
 
+// The most training outputs (rows x outputs, over all ranks) the sum of squares keeps for the
+// trainer's metrics (OutputWeights::training_outputs): 256 MB of doubles, as the trainer's cache
+// beyond the data.
+constexpr std::size_t training_outputs_max = std::size_t(1) << 25;
+
 // The sum of squared residuals ||Phi W - T||^2 in a pass of its own, from the residuals
 // themselves (not from the normal equations, which would lose digits to cancellation): this
-// rank's rows, then the sum over ranks.
-double sum_of_squares(const DesignMatrix& design, const Matrix& t, const Matrix& weights) {
-  const std::size_t p = design.cols(), k = t.shape(1);
+// rank's rows, then the sum over ranks. Phi W, the network's outputs on the training rows, into
+// `outputs` when not null and at most training_outputs_max entries (else left empty).
+double sum_of_squares(const DesignMatrix& design, const Matrix& t, const Matrix& weights,
+                      Matrix* outputs = nullptr) {
+  const std::size_t p = design.cols(), k = t.shape(1), n = design.rows();
+  // (Decided on the rows of every rank, so that all keep theirs or none do.)
+  const bool keep = outputs && count_over_ranks(n) * k <= training_outputs_max;
+  if (keep) *outputs = Matrix::from_shape({n, k});
   double sse = 0;
   Matrix y;
   std::exception_ptr failure;
@@ -553,6 +563,7 @@ double sum_of_squares(const DesignMatrix& design, const Matrix& t, const Matrix&
           const double r = y(i, c) - t(first + i, c);
           sse += r * r;
         }
+      if (keep) std::copy_n(y.data(), rows * k, outputs->data() + first * k);
     });
   } catch (...) {
     failure = std::current_exception();
@@ -820,7 +831,7 @@ OutputWeights LeastSquaresOutput::fit(const TrainingProblem& problem, const Weig
   out.link = Link::Identity;
   out.weights = solution.x;
 
-  const double sse = sum_of_squares(design, t, out.weights);
+  const double sse = sum_of_squares(design, t, out.weights, &out.training_outputs);
   const double penalty_value = q.active ? penalty->penalty(out.weights) : 0.0;
 
   // Condition of Phi (or of the penalised system) over the singular values kept; the refined
@@ -901,7 +912,7 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   // Every rank takes the same way (both are sums over all ranks).
   const bool cached = min_over_ranks(design.cached() ? 1.0 : 0.0) > 0.5;
   if (cached) {
-    sse = sum_of_squares(design, t, out.weights);
+    sse = sum_of_squares(design, t, out.weights, &out.training_outputs);
   } else {
     const ColumnQuadratic q = column_quadratic(penalty, p);
     Matrix hw = xt::zeros<double>({p, k});

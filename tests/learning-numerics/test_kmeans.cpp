@@ -238,6 +238,67 @@ TEST_CASE("tolerance 0 runs exactly the given number of iterations", "[kmeans]")
   CHECK_FALSE(early.converged);
 }
 
+// Lloyd's objective after the assignment step of iteration t (1-based) from `init`, by brute
+// force: every row to its nearest centre of those t - 1 iterations left.
+double assignment_inertia(const Matrix& x, const Matrix& init, std::size_t t) {
+  Matrix centres = init;
+  if (t > 1) {
+    radial::KMeansOptions before;
+    before.count = init.shape(0);
+    before.tolerance = 0;
+    before.iterations = t - 1;
+    centres = radial::kmeans_lloyd(x, init, before).centres;
+  }
+  double total = 0;
+  for (std::size_t n = 0; n < x.shape(0); ++n) {
+    double nearest = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < centres.shape(0); ++j) {
+      double e = 0;
+      for (std::size_t k = 0; k < x.shape(1); ++k) e += std::pow(x(n, k) - centres(j, k), 2);
+      nearest = std::min(nearest, e);
+    }
+    total += nearest;
+  }
+  return total;
+}
+
+TEST_CASE("inertia_tolerance stops Lloyd at the first iteration that lowers the inertia by at "
+          "most that fraction",
+          "[kmeans]") {
+  // 2,000 rows of a 4-d Gaussian into 40 centres from the first 40 rows: many small steps.
+  std::mt19937_64 data_rng(11);
+  std::normal_distribution<double> normal;
+  Matrix x = xt::empty<double>({std::size_t(2000), std::size_t(4)});
+  for (auto& v : x) v = normal(data_rng);
+  const Matrix init = xt::view(x, xt::range(0, 40), xt::all());
+  for (const double fraction : {0.05, 0.01, 0.002}) {
+    // The first t >= 2 whose assignment lowered the brute-force inertia by <= fraction of t - 1's.
+    std::size_t expected = 0;
+    double last = assignment_inertia(x, init, 1);
+    for (std::size_t t = 2; t <= 60 && !expected; ++t) {
+      const double now = assignment_inertia(x, init, t);
+      if (last - now <= fraction * last) expected = t;
+      last = now;
+    }
+    REQUIRE(expected > 2);  // not at once: the criterion has something to decide
+    radial::KMeansOptions options;
+    options.count = 40;
+    options.tolerance = 0;  // only the inertia stops it
+    options.iterations = 100;
+    options.inertia_tolerance = fraction;
+    const auto settled = radial::kmeans_lloyd(x, init, options);
+    CHECK(settled.iterations == expected);
+    CHECK(settled.converged);
+    CHECK(settled.inertia_settled);
+    // The same centres as exactly that many plain iterations.
+    options.inertia_tolerance = 0;
+    options.iterations = expected;
+    const auto plain = radial::kmeans_lloyd(x, init, options);
+    CHECK(max_abs_difference(settled.centres, plain.centres) == 0.0);
+    CHECK_FALSE(plain.inertia_settled);
+  }
+}
+
 TEST_CASE("an empty cluster is re-seeded at the farthest point", "[kmeans]") {
   // 1-D points 0, 1, 10, 11; centres 0.5, 10.5, 100. The third centre wins no point; every
   // point is 0.5 from its centre, so the first point of a cluster with two members (x = 0,

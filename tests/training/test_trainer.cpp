@@ -120,6 +120,36 @@ TEST_CASE("metrics predicted in row chunks equal those of one prediction on all 
   CHECK(pre.mse == whole.mse);
 }
 
+TEST_CASE("the training metrics from the least-squares layer's own outputs equal a prediction "
+          "of every row") {
+  // The layer's pass for the sum of squares keeps Phi W (OutputWeights::training_outputs):
+  // the direct and the cg solve, standardised inputs, 1-of-2 targets.
+  const radial::Dataset data = two_gaussians(3000, 9, 0.6);
+  for (const std::string solver : {"refined-normal-equations", "cg"}) {
+    INFO(solver);
+    const std::string text =
+        "seed = 4\n[data]\ntrain = \"data/synth3_train.csv\"\nstandardize = true\n"
+        "[basis]\nplugin = \"gaussian\"\nwidth_scale = 2.0\n[centres]\nplugin = \"kmeans\"\n"
+        "count = 40\n[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.01\n"
+        "[output]\nplugin = \"least-squares\"\nsolver = \"" + solver + "\"\n";
+    const radial::Pipeline p =
+        radial::parse_pipeline(text, radial::testing::source_dir() / "docs/examples/s.toml",
+                               plugins());
+    const auto r = radial::train(p, plugins(), data, std::nullopt);
+    const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, r.model.basis_id);
+    REQUIRE(info != nullptr);
+    std::shared_ptr<radial::Basis> basis = plugins().make_basis(
+        r.model.basis_id, radial::validate_params(info->params, r.model.basis_params, "test"));
+    basis->load_state(r.model.basis_state);
+    const radial::Metrics every = radial::evaluate_metrics(r.model, basis, data, 2);
+    const radial::Metrics& train = r.report.train;
+    CHECK(train.rows == every.rows);
+    CHECK(train.sample_of == 0);
+    CHECK(*train.misclassified == *every.misclassified);
+    CHECK(train.mse == Approx(every.mse).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("past 2^28 design entries the training metrics come from a seeded row sample",
           "[slow]") {
   // 150,000 rows and 1,800 centres: N (M + 1) = 2.7 x 10^8, just past the rule.

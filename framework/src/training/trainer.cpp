@@ -101,6 +101,9 @@ Components make_components(const Pipeline& p, const Params& basis_params,
 struct Fitted {
   Model model;
   std::shared_ptr<Basis> basis;
+  // The model's outputs on this rank's training rows when the output layer made them
+  // (OutputWeights::training_outputs) and no later stage changed the network; else empty.
+  Matrix training_outputs;
   StageReport centres, basis_stage, output;
   std::optional<StageReport> refine;
   std::optional<SelectionReport> selection;
@@ -412,6 +415,7 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   m.output_id = p.output.plugin;
   m.link = weights.link;
   m.weights = std::move(weights.weights);
+  if (!p.refine) f.training_outputs = std::move(weights.training_outputs);
   m.input_model = std::move(input_model);
   m.pipeline_text = p.text;
   m.radial_version = version;
@@ -685,6 +689,13 @@ constexpr std::uint64_t train_metrics_stream = 10;
 
 Metrics training_metrics(const Fitted& f, const Dataset& train, std::uint64_t seed, int threads,
                          bool standardised) {
+  // The output layer's own outputs on every training row, when every rank has its rows': no
+  // pass at all.
+  const PredictionRule* rule = find_prediction_rule(f.model.link.name());
+  const Matrix& outputs = f.training_outputs;
+  const bool held = rule && outputs.dimension() == 2 && outputs.shape(0) == train.rows() &&
+                    outputs.shape(1) == rule->outputs(f.model.weights.shape(1));
+  if (min_over_ranks(held ? 1.0 : 0.0) > 0.5) return compute_metrics(outputs, f.model.link, train);
   const std::size_t total = count_over_ranks(train.rows());
   const double entries = double(total) * double(f.model.centres.count() + 1);
   if (total <= train_metrics_rows || entries <= train_metrics_entries)

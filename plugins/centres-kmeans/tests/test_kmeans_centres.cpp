@@ -146,6 +146,36 @@ TEST_CASE("kmeans: tolerance 0 runs exactly `iterations`; the error is the inert
   CHECK(parallel.variances == centres.variances);
 }
 
+TEST_CASE("kmeans: inertia_tolerance \"auto\" stops at 1% with the auto count, runs on with "
+          "a count given",
+          "[kmeans]") {
+  // 4,000 rows of a 5-d Gaussian: the auto count is 4 ln N - 24 = 9.2 -> 583 centres.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  radial::Matrix x = xt::empty<double>({std::size_t(4000), std::size_t(5)});
+  for (auto& v : x) v = normal(rng);
+  const auto run = [&](const std::map<std::string, radial::ParamValue>& given) {
+    radial::FitContext ctx(5);
+    const auto centres = make_kmeans(given)->fit(dataset(x), nullptr, ctx);
+    return std::make_pair(centres.count(), ctx.report);
+  };
+  const auto [m, automatic] = run({});
+  const auto [m_settled, settled] = run({{"count", std::int64_t(m)},
+                                        {"inertia_tolerance", 0.01}});
+  const auto [m_plain, plain] = run({{"count", std::int64_t(m)}});
+  const auto [m_zero, zero] = run({{"inertia_tolerance", 0.0}});
+  CHECK(automatic.iterations == settled.iterations);
+  CHECK(automatic.final_error == settled.final_error);
+  CHECK_THAT(automatic.message, Catch::Contains("inertia_tolerance"));
+  // A count given (or 0 named): Lloyd to the tolerance on the centres' movement.
+  CHECK(plain.iterations == zero.iterations);
+  CHECK(plain.final_error == zero.final_error);
+  CHECK(plain.iterations > automatic.iterations);
+  CHECK(plain.final_error < automatic.final_error);
+  CHECK_THAT(plain.message, Catch::Contains("moved at most the tolerance"));
+  CHECK_NOTHROW(make_kmeans({{"inertia_tolerance", std::string("auto")}}));
+}
+
 TEST_CASE("kmeans refuses more centres than rows and bad parameters", "[kmeans]") {
   auto learner = make_kmeans({{"count", std::int64_t(9)}});
   radial::FitContext ctx(1);
@@ -153,6 +183,9 @@ TEST_CASE("kmeans refuses more centres than rows and bad parameters", "[kmeans]"
                     Catch::Contains("count = 9") && Catch::Contains("centres.count <= 8"));
   CHECK_THROWS_AS(make_kmeans({{"init", std::string("forgy")}}), radial::ParameterError);
   CHECK_THROWS_AS(make_kmeans({{"tolerance", -1.0}}), radial::ParameterError);
+  CHECK_THROWS_AS(make_kmeans({{"inertia_tolerance", -0.5}}), radial::ParameterError);
+  CHECK_THROWS_AS(make_kmeans({{"inertia_tolerance", std::string("choose")}}),
+                  radial::ParameterError);
   CHECK_THROWS_AS(make_kmeans({{"iterations", std::int64_t(0)}}), radial::ParameterError);
 }
 

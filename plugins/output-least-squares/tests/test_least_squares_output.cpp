@@ -503,6 +503,15 @@ TEST_CASE("least-squares cg equals the direct solvers under every penalty",
         auto layer = solver == "cg" ? tight_cg() : least_squares(solver);
         weights[solver] = problem.fit(*layer, decay.get());
         reports[solver] = problem.ctx.report;
+        // The training rows' outputs, kept for the trainer's metrics: Phi W.
+        const Matrix phi = problem.design->materialise();
+        const Matrix& w = weights[solver].weights;
+        Matrix expected = xt::zeros<double>({phi.shape(0), w.shape(1)});
+        for (std::size_t n = 0; n < phi.shape(0); ++n)
+          for (std::size_t c = 0; c < w.shape(1); ++c)
+            for (std::size_t i = 0; i < phi.shape(1); ++i) expected(n, c) += phi(n, i) * w(i, c);
+        INFO(solver);
+        CHECK(relative_difference(weights[solver].training_outputs, expected) <= 1e-12);
       }
       const radial::FitReport& cg = reports["cg"];
       INFO("cg: " << cg.message << "; svd: " << reports["svd"].message);

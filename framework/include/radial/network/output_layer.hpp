@@ -24,6 +24,11 @@ class WeightPenalty;
 struct OutputWeights {
   Matrix weights;  // (M+1) x columns, bias last, read by the link's rule
   Link link = Link::Identity;  // a registered prediction rule (radial/network/prediction_rule.hpp)
+  // Optional: the network's outputs on this rank's training rows (rows x outputs, as the link's
+  // rule predicts them from the design), when the fit made them anyway (a pass for the sum of
+  // squares). The trainer's training metrics then read them in place of a prediction pass over
+  // every row; left empty, the rows are predicted.
+  Matrix training_outputs = {};
 };
 
 // What an output layer trains on.

@@ -32,7 +32,9 @@ struct InterfaceLayout;
 // 8: ComponentInfo::capabilities (what a component does, declared at registration:
 //    radial/plugin/loader.hpp's Capabilities) and ParamSpec::role (the parameters the trainer's
 //    selection chooses, found by role: width scale, centre count, ridge strength).
-inline constexpr std::uint32_t plugin_abi_version = 8;
+// 9: OutputWeights::training_outputs (the training rows' outputs when the output layer made
+//    them, for the training metrics).
+inline constexpr std::uint32_t plugin_abi_version = 9;
 inline constexpr const char* plugin_entry_alias = "radial_plugin_v1";
 
 struct PluginDescriptor {

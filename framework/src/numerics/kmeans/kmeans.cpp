@@ -60,43 +60,53 @@ void assign_rows(BoundedAssignment& assignment, const Matrix& centres, const Mat
     assignment.assign_bounded(centres, geometry);
 }
 
-// Prototype optimisation, first half: the sum and count of each cluster's members. Sums per row
-// block, added in block order, then over the ranks, so they depend on neither the thread count
-// nor the rank count.
+// Prototype optimisation, first half: the sum and count of each cluster's members, and with
+// `centres` (those the rows were assigned to) the partition's inertia into *inertia. Sums per
+// row block, added in block order, then over the ranks, so they depend on neither the thread
+// count nor the rank count.
 void sum_members(const Matrix& x, const BoundedAssignment& assignment, int threads, Matrix& sums,
-                 std::vector<double>& counts) {
+                 std::vector<double>& counts, const Matrix* centres = nullptr,
+                 double* inertia = nullptr) {
   const std::size_t n = x.shape(0), d = x.shape(1), m = counts.size();
   struct Partial {
     Matrix sums;
     std::vector<double> counts;
+    double inertia = 0;
   };
   std::fill(sums.begin(), sums.end(), 0.0);
   std::fill(counts.begin(), counts.end(), 0.0);
+  double total = 0;
   ordered_reduce<Partial>(
       n, parallel_block_rows, threads,
       [&] { return Partial{xt::zeros<double>({m, d}), std::vector<double>(m, 0.0)}; },
       [&](const RowBlock& b, Partial& p) {
         std::fill(p.sums.begin(), p.sums.end(), 0.0);
         std::fill(p.counts.begin(), p.counts.end(), 0.0);
+        p.inertia = 0;
         for (std::size_t i = b.first; i < b.first + b.count; ++i) {
           const std::size_t j = assignment.label(i);
           const double* row = x.data() + i * d;
           double* s = p.sums.data() + j * d;
           for (std::size_t k = 0; k < d; ++k) s[k] += row[k];
           p.counts[j] += 1;
+          if (centres) p.inertia += squared_distance(row, centres->data() + j * d, d);
         }
       },
       [&](const RowBlock&, Partial& p) {
         for (std::size_t i = 0; i < m * d; ++i) sums.data()[i] += p.sums.data()[i];
         for (std::size_t j = 0; j < m; ++j) counts[j] += p.counts[j];
+        total += p.inertia;
       });
   if (collectives().size() > 1) {
     std::vector<double> packed(sums.begin(), sums.end());
     packed.insert(packed.end(), counts.begin(), counts.end());
+    packed.push_back(total);
     sum_over_ranks(packed);
     std::copy(packed.begin(), packed.begin() + std::ptrdiff_t(m * d), sums.begin());
-    std::copy(packed.begin() + std::ptrdiff_t(m * d), packed.end(), counts.begin());
+    std::copy(packed.begin() + std::ptrdiff_t(m * d), packed.end() - 1, counts.begin());
+    total = packed.back();
   }
+  if (inertia) *inertia = total;
 }
 
 // Empty-cluster policy (farthest point): re-seed each empty cluster at the row that contributes
@@ -225,13 +235,22 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
 
   KMeansResult result;
   result.converged = false;
+  const bool by_inertia = options.inertia_tolerance > 0;
+  double last_inertia = std::numeric_limits<double>::infinity();
   for (std::size_t it = 0; it < options.iterations; ++it) {
     assign_rows(assignment, centres, it == 0 ? nullptr : &previous, rel, options.threads,
                 geometry);
-    sum_members(x, assignment, options.threads, sums, counts);
-    if (std::find(counts.begin(), counts.end(), 0.0) != counts.end())
+    // Lloyd's objective after this assignment step (rows to the centres they were assigned
+    // to), which no step raises.
+    double inertia = 0;
+    sum_members(x, assignment, options.threads, sums, counts, by_inertia ? &centres : nullptr,
+                by_inertia ? &inertia : nullptr);
+    bool repaired = false;
+    if (std::find(counts.begin(), counts.end(), 0.0) != counts.end()) {
       result.empty_cluster_repairs +=
           repair_empty_clusters(x, centres, layout, assignment, sums, counts);
+      repaired = true;
+    }
     previous = centres;
     const double max_shift2 = move_to_means(sums, counts, centres);
     result.iterations = it + 1;
@@ -239,6 +258,15 @@ KMeansResult kmeans_lloyd(const Matrix& x, Matrix centres, const KMeansOptions& 
     // never stops early, and converged says whether the last iteration was a fixed point.
     result.converged = std::sqrt(max_shift2) <= threshold;
     if (options.tolerance > 0 && result.converged) break;
+    // Settled: this assignment lowered the inertia by at most inertia_tolerance of the last
+    // (not after a repair, which moved a row by hand). The centres are then this partition's
+    // means, as after any iteration.
+    if (by_inertia && !repaired && std::isfinite(last_inertia) &&
+        last_inertia - inertia <= options.inertia_tolerance * last_inertia) {
+      result.converged = result.inertia_settled = true;
+      break;
+    }
+    last_inertia = repaired ? std::numeric_limits<double>::infinity() : inertia;
   }
 
   // Final partition for the final centres.

@@ -27,6 +27,9 @@ struct KMeansOptions {
   std::size_t iterations = 100;   // cap on Lloyd iterations
   double tolerance = 1e-4;        // stop when no centre moves more than this (relative to the data
                                   // scale); 0 runs exactly `iterations`
+  // Also stop when an iteration lowers the inertia of the partition (each row's squared distance
+  // to the centre it was assigned to) by at most this fraction of the previous one's; 0: never.
+  double inertia_tolerance = 0;
   int threads = 1;
   // Lloyd on a seeded sample of about max(sample_per_centre x count, kmeans_sample_floor)
   // rows when the data have more than twice that many, then one Lloyd update on every row
@@ -58,7 +61,8 @@ struct KMeansResult {
   Vector cluster_spread;          // count, mean squared distance of members to their centre
   double inertia = 0;             // sum of squared distances to the nearest centre
   std::size_t iterations = 0;
-  bool converged = false;
+  bool converged = false;       // stopped by the centres' movement or the inertia's
+  bool inertia_settled = false;  // ... by the inertia's (KMeansOptions::inertia_tolerance)
   std::size_t empty_cluster_repairs = 0;
 };
 

@@ -42,6 +42,23 @@ radial::Dataset two_gaussians(std::size_t n, std::uint64_t seed, double shift) {
   return data;
 }
 
+// The pipeline `text` (its paths relative to docs/examples) trained on `data`.
+radial::TrainingResult train_on(const std::string& text, const radial::Dataset& data) {
+  const radial::Pipeline p = radial::parse_pipeline(
+      text, radial::testing::source_dir() / "docs/examples/s.toml", plugins());
+  return radial::train(p, plugins(), data, std::nullopt);
+}
+
+// A trained model's basis with its state loaded, as evaluate_metrics takes it.
+std::shared_ptr<radial::Basis> basis_of(const radial::Model& m) {
+  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, m.basis_id);
+  REQUIRE(info != nullptr);
+  std::shared_ptr<radial::Basis> basis = plugins().make_basis(
+      m.basis_id, radial::validate_params(info->params, m.basis_params, "test"));
+  basis->load_state(m.basis_state);
+  return basis;
+}
+
 }  // namespace
 
 TEST_CASE("training twice with the same seed gives the same network") {
@@ -95,11 +112,7 @@ TEST_CASE("metrics predicted in row chunks equal those of one prediction on all 
   const auto r = radial::train(two_class({"output.plugin=\"scg\"", "data.standardize=true"}), plugins());
   const radial::Model& m = r.model;
   REQUIRE(m.standardize);
-  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, m.basis_id);
-  REQUIRE(info != nullptr);
-  std::shared_ptr<radial::Basis> basis = plugins().make_basis(
-      m.basis_id, radial::validate_params(info->params, m.basis_params, "test"));
-  basis->load_state(m.basis_state);
+  const std::shared_ptr<radial::Basis> basis = basis_of(m);
   // 150000 rows: three chunks of 65536 rows, the last one short.
   const std::size_t n = 150000;
   const radial::Dataset data = two_gaussians(n, 5, 0.5);
@@ -132,16 +145,8 @@ TEST_CASE("the training metrics from the least-squares layer's own outputs equal
         "[basis]\nplugin = \"gaussian\"\nwidth_scale = 2.0\n[centres]\nplugin = \"kmeans\"\n"
         "count = 40\n[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.01\n"
         "[output]\nplugin = \"least-squares\"\nsolver = \"" + solver + "\"\n";
-    const radial::Pipeline p =
-        radial::parse_pipeline(text, radial::testing::source_dir() / "docs/examples/s.toml",
-                               plugins());
-    const auto r = radial::train(p, plugins(), data, std::nullopt);
-    const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, r.model.basis_id);
-    REQUIRE(info != nullptr);
-    std::shared_ptr<radial::Basis> basis = plugins().make_basis(
-        r.model.basis_id, radial::validate_params(info->params, r.model.basis_params, "test"));
-    basis->load_state(r.model.basis_state);
-    const radial::Metrics every = radial::evaluate_metrics(r.model, basis, data, 2);
+    const auto r = train_on(text, data);
+    const radial::Metrics every = radial::evaluate_metrics(r.model, basis_of(r.model), data, 2);
     const radial::Metrics& train = r.report.train;
     CHECK(train.rows == every.rows);
     CHECK(train.sample_of == 0);
@@ -160,10 +165,7 @@ TEST_CASE("past 2^28 design entries the training metrics come from a seeded row 
       "width_scale = 1.0\n[centres]\nplugin = \"subset\"\ncount = 1800\n"
       "[weight-penalty]\nplugin = \"weight-decay\"\nalpha = 0.01\n"
       "[output]\nplugin = \"least-squares\"\nsolver = \"cg\"\nmax_iterations = 3\n";
-  const radial::Pipeline p =
-      radial::parse_pipeline(text, radial::testing::source_dir() / "docs/examples/s.toml",
-                             plugins());
-  const auto r = radial::train(p, plugins(), data, std::nullopt);
+  const auto r = train_on(text, data);
   const radial::Metrics& train = r.report.train;
   CHECK(train.sample_of == n);
   // Each row kept with probability 100,000 / 150,000: within 5 standard deviations (183).
@@ -171,12 +173,7 @@ TEST_CASE("past 2^28 design entries the training metrics come from a seeded row 
   CHECK(train.rows < 101000);
   // The sample's error rate against every row's (the difference's standard error is
   // sqrt(e (1 - e) / 10^5 x 1/3), under 8e-4).
-  const radial::ComponentInfo* info = plugins().find(radial::Slot::Basis, r.model.basis_id);
-  REQUIRE(info != nullptr);
-  std::shared_ptr<radial::Basis> basis = plugins().make_basis(
-      r.model.basis_id, radial::validate_params(info->params, r.model.basis_params, "test"));
-  basis->load_state(r.model.basis_state);
-  const radial::Metrics every = radial::evaluate_metrics(r.model, basis, data, 2);
+  const radial::Metrics every = radial::evaluate_metrics(r.model, basis_of(r.model), data, 2);
   CHECK(every.rows == n);
   CHECK(every.sample_of == 0);
   CHECK(std::abs(*train.error_rate - *every.error_rate) < 0.004);

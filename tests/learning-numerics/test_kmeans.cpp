@@ -474,6 +474,15 @@ TEST_CASE("k-means on a row sample: its rows, its iteration cap, one update on e
   CHECK(rows_used == between);
   CHECK(all_rows.iterations == 2);
   CHECK_FALSE(all_rows.converged);
+  // Stopped on the sample by its inertia: said so after the update on every row.
+  options.sample_iterations = 25;
+  options.tolerance = 0;
+  options.inertia_tolerance = 0.05;
+  std::mt19937_64 rng4(4);
+  const radial::KMeansResult settled = radial::kmeans_on_sample(x, options, rng4, rows_used);
+  CHECK(settled.inertia_settled);
+  CHECK(settled.converged);
+  CHECK(settled.iterations < free.iterations);
 }
 
 TEST_CASE("k-means refuses impossible requests", "[kmeans]") {

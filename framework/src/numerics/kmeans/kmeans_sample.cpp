@@ -34,6 +34,7 @@ KMeansResult kmeans_on_sample(const Matrix& x, const KMeansOptions& options, std
   KMeansResult out = kmeans_lloyd(x, on_sample.centres, once);
   out.iterations += on_sample.iterations;
   out.converged = on_sample.converged;
+  out.inertia_settled = on_sample.inertia_settled;
   out.empty_cluster_repairs += on_sample.empty_cluster_repairs;
   return out;
 }

@@ -899,6 +899,14 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   // Made again every pass: the products from float activations (fused) when the CPU can.
   if (single && blocks->use_single_precision() && precision_ == DesignPrecision::Auto)
     blocks->use_fused_normal_products();
+  // Kept in memory: in floats when the passes read it from memory rather than cache, and the
+  // row kernels take the outputs (more go through GEMMs of double blocks).
+  const double double_bytes =
+      double(total_rows) * double(blocks->cols()) * sizeof(double);
+  if (!blocks->fused_normal_products() && t.shape(1) <= normal_rows_max_outputs &&
+      (precision_ == DesignPrecision::Single ||
+       (precision_ == DesignPrecision::Auto && double_bytes > double(single_storage_bytes))))
+    blocks->use_single_storage();
   const DesignMatrix& design = *blocks;
   const std::size_t p = design.cols(), k = t.shape(1);
   const NormalCgResult cg =
@@ -946,6 +954,7 @@ OutputWeights LeastSquaresOutput::fit_iterative(const TrainingProblem& problem, 
   report.figures["cg_jitter"] = cg.jitter;
   report.figures["cg_preconditioner_seconds"] = cg.preconditioner_seconds;
   report.figures["single_precision"] = design.single_precision() ? 1.0 : 0.0;
+  report.figures["single_storage"] = design.single_storage() ? 1.0 : 0.0;
   report.figures["parameters"] = double(p);
   report.figures["sse"] = sse;
   report.figures["penalty"] = penalty_value;

@@ -43,7 +43,8 @@ namespace radial::plugins {
 
 enum class LeastSquaresSolver { Auto, Svd, NormalEquations, RefinedNormalEquations, Cg };
 // cg: the precision the design's activations are made in on each pass (DesignMatrix::
-// use_single_precision); auto: single when Phi exceeds cg_cache_bytes, so every pass makes it.
+// use_single_precision) and kept in (use_single_storage); auto: made in single when Phi
+// exceeds cg_cache_bytes, so every pass makes it, kept in floats from single_storage_bytes.
 enum class DesignPrecision { Auto, Double, Single };
 
 struct LeastSquaresOptions {
@@ -66,6 +67,12 @@ class LeastSquaresOutput final : public OutputLayer {
   // The most bytes of Phi the cg path keeps in memory between its passes (also at most a
   // quarter of the memory available); beyond, every pass makes Phi's blocks again.
   static constexpr std::size_t cg_cache_bytes = std::size_t(2) << 30;
+
+  // Under precision auto, the cg path keeps Phi in floats (DesignMatrix::use_single_storage)
+  // from this many bytes of doubles: there each iteration reads Phi from memory, and half the
+  // bytes make it nearly twice as fast; below, Phi stays double and the solve exact to its
+  // tolerance alone.
+  static constexpr std::size_t single_storage_bytes = std::size_t(64) << 20;
 
   explicit LeastSquaresOutput(LeastSquaresOptions options)
       : solver_(options.solver), rcond_(options.rcond), tolerance_(options.tolerance),

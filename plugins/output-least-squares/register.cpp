@@ -40,10 +40,12 @@ static auto least_squares_table() {
            {{"auto", DesignPrecision::Auto},
             {"double", DesignPrecision::Double},
             {"single", DesignPrecision::Single}},
-           "cg: the precision a Gaussian basis's activations are made in on each pass (single: "
-           "about twice as fast, within ~1e-6 relative, far below the tolerance's effect; the "
-           "weights and predictions stay double); auto: single when Phi (N x (M+1) doubles) "
-           "exceeds 2 GiB, so that every pass makes it again, and double otherwise");
+           "cg: the precision a Gaussian basis's activations are made and kept in (single: "
+           "made about twice as fast, within ~1e-6 relative, and kept in floats, half the "
+           "memory and the bytes each iteration reads, far below the tolerance's effect; the "
+           "weights and predictions stay double); auto: made in single precision when Phi "
+           "(N x (M+1) doubles) exceeds 2 GiB, so that every pass makes it again, kept in "
+           "floats from 64 MiB with at most 8 outputs, double otherwise");
   return t;
 }
 

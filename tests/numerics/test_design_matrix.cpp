@@ -1,5 +1,6 @@
 // DesignMatrix: blocked passes, the cache, compute_block and the log domain all equal the
-// brute-force matrix [exp(-r2 / 2), 1] of a test basis.
+// brute-force matrix [exp(-r2 / 2), 1] of a test basis; kept in single precision, every block
+// is that matrix rounded to float.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <random>
 
 #include <radial/network/design_matrix.hpp>
+#include <radial/numerics/normal_rows.hpp>
 #include <radial/core/errors.hpp>
 
 #include "brute_force.hpp"
@@ -37,6 +39,19 @@ class CountingBasis : public Basis {
  private:
   Metric metric_;
   bool log_;
+};
+
+// exp(-r2 / 2) declared a Gaussian activation (the fused rows and single storage take it).
+class GaussianActivation : public Basis {
+ public:
+  Metric metric() const override { return Metric::Euclidean; }
+  void prepare(Centres&, FitContext&) override {}
+  void map(Matrix& r2) const override {
+    for (auto& v : r2) v = std::exp(-0.5 * v);
+  }
+  bool gaussian_activation() const override { return true; }
+  State state() const override { return {}; }
+  void load_state(const State&) override {}
 };
 
 Matrix brute_design(const Matrix& x, const Centres& c, bool use_shape, bool log_domain) {
@@ -132,4 +147,50 @@ TEST_CASE("design matrix errors say what is wrong", "[design-matrix]") {
   REQUIRE_THROWS_AS(DesignMatrix(x, c, basis), ShapeError);
   const Matrix x2 = test::random_matrix(10, 2, rng);
   REQUIRE_THROWS_WITH(DesignMatrix(x2, c, basis, true), Catch::Contains("log_map"));
+}
+
+TEST_CASE("single storage: every block is the double block rounded to float, cached or not",
+          "[design-matrix]") {
+  std::mt19937_64 rng(8);
+  const Matrix x = test::random_matrix(150, 3, rng);
+  const Centres c = test::random_centres(9, 3, Shape::None, rng);
+  CountingBasis plain(Metric::Euclidean);
+  CHECK_FALSE(DesignMatrix(x, c, plain, false).use_single_storage());  // not a Gaussian activation
+  GaussianActivation basis;
+  const DesignMatrix exact(x, c, basis, false, 0, 32);
+  Matrix want = exact.materialise();
+  for (double& v : want) v = double(float(v));
+  for (const std::size_t cache : {std::size_t(0), std::size_t(256) << 20}) {
+    INFO("cache bytes " << cache);
+    DesignMatrix phi(x, c, basis, false, cache, 32);
+    REQUIRE(phi.use_single_storage());
+    REQUIRE(phi.single_storage());
+    for (int pass = 0; pass < 2; ++pass) {
+      phi.for_each_block([&](std::size_t first, const Matrix& b) {
+        for (std::size_t i = 0; i < b.shape(0); ++i)
+          for (std::size_t j = 0; j < b.shape(1); ++j)
+            if (b(i, j) != want(first + i, j))
+              FAIL("pass " << pass << ", row " << first + i << ", column " << j);
+      });
+      CHECK(phi.cached() == (cache != 0));
+    }
+    Matrix block;
+    phi.compute_block(40, 17, block);
+    for (std::size_t i = 0; i < 17; ++i)
+      for (std::size_t j = 0; j < block.shape(1); ++j) REQUIRE(block(i, j) == want(40 + i, j));
+    // Once cached, the normal products read the floats: the bits of the rounded double block's.
+    if (cache == 0) {
+      CHECK_FALSE(phi.fused_normal_products());
+      CHECK_THROWS_AS(phi.add_normal_products(0, 32, want.data(), 1, block.data()), Error);
+      continue;
+    }
+    REQUIRE(phi.fused_normal_products());
+    const std::size_t p = want.shape(1), k = 2;
+    std::vector<double> xt(k * p), got(k * p, 0.0), expect(k * p, 0.0);
+    for (double& v : xt) v = std::uniform_real_distribution<double>(-1, 1)(rng);
+    phi.add_normal_products(128, 22, xt.data(), k, got.data());  // the last, short block
+    normal_rows(want.data() + 128 * p, 22, p, xt.data(), k, expect.data());
+    CHECK(got == expect);
+    CHECK_THROWS_AS(phi.add_normal_products(100, 22, xt.data(), k, got.data()), Error);
+  }
 }

@@ -3,7 +3,8 @@
 // (brute_force.hpp, nothing shared with the code under test) for a dense SPD H, a diagonal one
 // and none, on both product paths (K <= 8 fused rows, K > 8 two GEMMs); the preconditioned
 // iteration count stays within 2x from M = 100 to M = 5,000 centres while plain CG needs many
-// times more; the iterates (and sketch_gram) are the same bits on 1 and 2 threads; a zero
+// times more; the iterates (and sketch_gram) are the same bits on 1 and 2 threads, and with Phi
+// kept in single precision, cached or made again, they solve the rounded system; a zero
 // target column gives W = 0 exactly; an iteration cap reports no convergence.
 #include <catch2/catch.hpp>
 
@@ -38,6 +39,13 @@ class WidthGaussian : public Basis {
 
  private:
   double scale_;
+};
+
+// exp(-r2 / 2) declared a Gaussian activation: the design's fused rows and single storage.
+class UnitGaussian : public WidthGaussian {
+ public:
+  UnitGaussian() : WidthGaussian(1.0) {}
+  bool gaussian_activation() const override { return true; }
 };
 
 // Phi = [phi(||x_n - c_j||^2), 1] by plain loops.
@@ -375,4 +383,50 @@ TEST_CASE("normal_cg: the preconditioned iteration count is flat in M, plain CG'
                     << (plain.converged ? "" : " (not converged)") << " against " << at_1000
                     << " preconditioned");
   CHECK(plain.iterations >= 4 * at_1000);
+}
+
+TEST_CASE("normal_cg on a design kept in single precision solves the rounded system, the same "
+          "bits cached or made again, on 1 and 2 threads",
+          "[normal-cg][threads]") {
+  const SingleThreadedBlasScope blas;
+  std::mt19937_64 rng(24);
+  const std::size_t n = 700, m = 90, k = 3;
+  const Matrix x = test::random_matrix(n, 4, rng);
+  const Centres c = subset_centres(x, m, rng);
+  const UnitGaussian basis;
+  const Matrix h = decay_hessian(m + 1, 1e-2);
+  const Matrix t = test::random_matrix(n, k, rng);
+  const auto run = [&](std::size_t cache, int threads) {
+    DesignMatrix design(x, c, basis, false, cache, 64);
+    design.set_threads(threads);
+    REQUIRE(design.use_single_storage());
+    DesignMatrix sketch(c.means, c, basis, false, 0, 64);
+    sketch.set_threads(threads);
+    NormalCgOptions options;
+    options.tolerance = 1e-11;
+    options.sketch_weight = double(n) / double(m);
+    NormalCgResult r = solve_normal_cg(design, t, &sketch, dense_quadratic(h, Matrix()), options);
+    CHECK(design.cached() == (cache != 0));
+    CHECK(design.fused_normal_products() == (cache != 0));  // the floats, once cached
+    return r;
+  };
+  const NormalCgResult base = run(std::size_t(256) << 20, 1);
+  CHECK(base.converged);
+  for (const std::size_t cache : {std::size_t(0), std::size_t(256) << 20})
+    for (const int threads : {1, 2}) {
+      INFO("cache " << cache << ", threads " << threads);
+      const NormalCgResult r = run(cache, threads);
+      CHECK(r.iterations == base.iterations);
+      CHECK(r.residuals == base.residuals);
+      CHECK(std::equal(r.weights.begin(), r.weights.end(), base.weights.begin()));
+    }
+  // The right-hand side comes from the same rounded blocks: (Phi_f^T Phi_f + H) W = Phi_f^T T,
+  // Phi_f the brute-force design with each activation rounded to float.
+  Matrix rounded = brute_design(x, c, basis);
+  for (double& v : rounded) v = double(float(v));
+  const Matrix want = closed_form(rounded, t, h, Matrix());
+  CHECK(relative_error(base.weights, want) <= 1e-8);
+  // and not the double system's solution to that accuracy (the rounding is seen).
+  CHECK(relative_error(base.weights, closed_form(brute_design(x, c, basis), t, h, Matrix())) >
+        1e-8);
 }

@@ -79,3 +79,31 @@ TEST_CASE("the chunked AVX-512 row kernel gives the grouped kernel's bits", "[no
     }
   }
 }
+
+TEST_CASE("row kernels on a single-precision block give the widened block's bits",
+          "[normal-rows]") {
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (const auto& kernel : normal_rows_kernels()) {
+    // Off the vector widths (4, 8), the groups (1-8 rows) and the AVX-512 column chunks (512).
+    for (std::size_t p : {1, 5, 8, 13, 516, 1029}) {
+      for (std::size_t k = 1; k <= normal_rows_max_outputs; ++k) {
+        for (std::size_t rows : {1, 7, 10}) {
+          std::vector<float> single(rows * p);
+          std::vector<double> widened(rows * p), xt(k * p), a(k * p);
+          for (std::size_t i = 0; i < single.size(); ++i) {
+            single[i] = float(unit(rng));
+            widened[i] = double(single[i]);
+          }
+          for (double& v : xt) v = unit(rng);
+          for (double& v : a) v = unit(rng);
+          std::vector<double> b = a;
+          kernel.run(widened.data(), rows, p, xt.data(), k, a.data());
+          kernel.run_single(single.data(), rows, p, xt.data(), k, b.data());
+          INFO(kernel.name << " p " << p << " k " << k << " rows " << rows);
+          REQUIRE(a == b);
+        }
+      }
+    }
+  }
+}

@@ -64,12 +64,15 @@ struct DesignMatrix::Impl {
   std::optional<GaussianRows> gaussian;
   std::optional<InputModel> input_model;  // set_input_model
   int threads = 1;
-  bool fused = false;  // use_fused_normal_products
+  bool fused = false;   // use_fused_normal_products
+  bool single = false;  // use_single_storage
 
   // Filled by the first complete pass that fits; read without the lock once `cached` is set.
+  // Single storage keeps the floats in `single_cache` instead.
   std::mutex cache_mutex;
   std::atomic<bool> cached{false};
   std::vector<Matrix> cache;
+  std::vector<std::vector<float>> single_cache;
 
   // A worker's buffers: one set for full blocks and one for the short last block, kept between
   // passes, so that no pass reallocates them (a fresh block of N x M doubles costs its page
@@ -88,7 +91,8 @@ struct DesignMatrix::Impl {
   std::size_t cols() const { return distances.count() + (log_domain ? 0 : extra); }
   std::size_t block_count() const { return (rows() + block_rows - 1) / block_rows; }
   bool fits() const {
-    return double(rows()) * double(cols()) * sizeof(double) <= double(cache_bytes);
+    return double(rows()) * double(cols()) * double(single ? sizeof(float) : sizeof(double)) <=
+           double(cache_bytes);
   }
 
   // One block into `out`, with the caller's buffers for the input rows and distances.
@@ -137,8 +141,16 @@ struct DesignMatrix::Impl {
     }
   }
 
+  // One block as single storage keeps it: each value rounded to float (values in [0, 1]).
   void compute(std::size_t first, std::size_t count, Matrix& x_buffer, Matrix& r2,
                Matrix& out) const {
+    compute_values(first, count, x_buffer, r2, out);
+    if (single)
+      for (double& v : out) v = double(float(v));
+  }
+
+  void compute_values(std::size_t first, std::size_t count, Matrix& x_buffer, Matrix& r2,
+                      Matrix& out) const {
     if (first > rows() || count > rows() - first)
       throw Error("DesignMatrix: rows [" + std::to_string(first) + ", " +
                   std::to_string(first + count) + ") are outside the " +
@@ -249,12 +261,34 @@ bool DesignMatrix::use_fused_normal_products() {
   s.cache_bytes = 0;  // never cached: each pass makes its blocks again
   return true;
 }
-bool DesignMatrix::fused_normal_products() const { return impl_->fused; }
+bool DesignMatrix::fused_normal_products() const {
+  return impl_->fused || (impl_->single && impl_->cached.load(std::memory_order_acquire));
+}
+
+bool DesignMatrix::use_single_storage() {
+  Impl& s = *impl_;
+  if (s.log_domain || s.polynomial || !s.basis.gaussian_activation()) return false;
+  s.single = true;
+  return true;
+}
+bool DesignMatrix::single_storage() const { return impl_->single; }
 
 void DesignMatrix::add_normal_products(std::size_t first, std::size_t count, const double* xt,
                                        std::size_t k, double* qt) const {
   const Impl& s = *impl_;
-  if (!s.fused) throw Error("DesignMatrix::add_normal_products: call use_fused_normal_products()");
+  if (s.single && s.cached.load(std::memory_order_acquire)) {
+    if (first % s.block_rows != 0 || count != std::min(s.block_rows, s.rows() - first))
+      throw Error("DesignMatrix::add_normal_products: rows [" + std::to_string(first) + ", " +
+                  std::to_string(first + count) + ") are not one of the cached blocks");
+    if (k > normal_rows_max_outputs)
+      throw Error("DesignMatrix::add_normal_products: " + std::to_string(k) +
+                  " outputs, more than the row kernels take");
+    normal_rows(s.single_cache[first / s.block_rows].data(), count, cols(), xt, k, qt);
+    return;
+  }
+  if (!s.fused)
+    throw Error("DesignMatrix::add_normal_products: call use_fused_normal_products(), or "
+                "use_single_storage() and make a pass that caches the design");
   const std::size_t d = s.inputs.shape(1);
   const double* x = s.inputs.data() + first * d;
   if (k <= 4 && all_finite(x, count * d) && s.gaussian->add_normal_products(x, count, xt, k, qt))
@@ -288,7 +322,7 @@ void DesignMatrix::reduce_blocks(
   const std::size_t n = s.rows(), blocks = s.block_count();
   const std::size_t workers = worker_count(n, s.block_rows, s.threads);
   auto done = [&](std::size_t w, const RowBlock& b) { combine(w, b.first); };
-  if (s.cached.load(std::memory_order_acquire)) {
+  if (s.cached.load(std::memory_order_acquire) && !s.single) {
     parallel_reduce_blocks(
         n, s.block_rows, s.threads,
         [&](std::size_t w, const RowBlock& b) { work(w, b.first, s.cache[b.index]); }, done);
@@ -299,21 +333,42 @@ void DesignMatrix::reduce_blocks(
   std::vector<Impl::WorkerBuffers> local;
   std::vector<Impl::WorkerBuffers>& buffers = keep.owns_lock() ? s.kept : local;
   if (buffers.size() < workers) buffers.resize(workers);
+  if (s.cached.load(std::memory_order_acquire)) {  // single storage: each block widened
+    parallel_reduce_blocks(
+        n, s.block_rows, s.threads,
+        [&](std::size_t w, const RowBlock& b) {
+          Matrix& block = buffers[w].for_block(b.count, s.block_rows).block;
+          block.resize({b.count, s.cols()});
+          const std::vector<float>& kept = s.single_cache[b.index];
+          std::copy(kept.begin(), kept.end(), block.begin());
+          work(w, b.first, block);
+        },
+        done);
+    return;
+  }
   std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
   if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
     // First pass: keep every block; publish only once the pass has completed.
-    s.cache.assign(blocks, Matrix());
+    if (s.single) s.single_cache.assign(blocks, std::vector<float>());
+    else s.cache.assign(blocks, Matrix());
     try {
       parallel_reduce_blocks(
           n, s.block_rows, s.threads,
           [&](std::size_t w, const RowBlock& b) {
             Impl::Buffers& buf = buffers[w].for_block(b.count, s.block_rows);
+            if (s.single) {
+              s.compute(b.first, b.count, buf.x, buf.r2, buf.block);
+              s.single_cache[b.index].assign(buf.block.begin(), buf.block.end());
+              work(w, b.first, buf.block);
+              return;
+            }
             s.compute(b.first, b.count, buf.x, buf.r2, s.cache[b.index]);
             work(w, b.first, s.cache[b.index]);
           },
           done);
     } catch (...) {
       s.cache.clear();
+      s.single_cache.clear();
       throw;
     }
     s.cached.store(true, std::memory_order_release);

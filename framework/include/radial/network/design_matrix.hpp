@@ -53,6 +53,17 @@ class DesignMatrix {
   bool use_single_precision();
   bool single_precision() const;
 
+  // Activations kept in single precision: every block's values rounded to float as they are
+  // made, and the cache, when it fits, holds the floats: half the memory, and half the bytes a
+  // pass over the cache reads (conjugate gradient at tens of thousands of rows is bound by
+  // them). The values are then within 2^-24 relative of the double ones; every pass sees the
+  // same rounded values, cached or made again, so thread and rank counts keep the bits. For a
+  // Gaussian activation without a polynomial term (values in [0, 1]); returns whether it was
+  // taken. Call before the first pass. Once cached, fused_normal_products() is true and
+  // add_normal_products() reads the floats.
+  bool use_single_storage();
+  bool single_storage() const;
+
   // Phi^T (Phi X) without a double-precision block, for a single-precision design (above)
   // whose blocks are made every pass: from this call on, add_normal_products() forms each block's
   // product from float activations (GaussianRows::add_normal_products) and the design is never
@@ -61,9 +72,11 @@ class DesignMatrix {
   bool use_fused_normal_products();
   // qt (k x cols(), row-major) += (Phi_b^T (Phi_b X))^T for rows [first, first + count), X^T =
   // xt (k x cols()); k <= 4 fused (rows with a missing input through compute_block), more
-  // through compute_block and normal_rows. Only after use_fused_normal_products().
+  // through compute_block and normal_rows. Only after use_fused_normal_products(), or with
+  // single storage once cached (then [first, first + count) is one of the blocks).
   void add_normal_products(std::size_t first, std::size_t count, const double* xt,
                            std::size_t k, double* qt) const;
+  // Whether add_normal_products() serves a pass now (fused, or single storage once cached).
   bool fused_normal_products() const;
 
   std::size_t rows() const;

@@ -16,14 +16,21 @@ inline constexpr std::size_t normal_rows_max_outputs = 8;
 // xt = X^T (k x p); k <= normal_rows_max_outputs. The fastest kernel this CPU runs.
 void normal_rows(const double* block, std::size_t rows, std::size_t p, const double* xt,
                  std::size_t k, double* qt);
+// The same for a block kept in single precision (DesignMatrix::use_single_storage): each value
+// widened to double as it is read, so the sums are those of the widened block's, bit for bit,
+// from half the bytes.
+void normal_rows(const float* block, std::size_t rows, std::size_t p, const double* xt,
+                 std::size_t k, double* qt);
 
 // Every kernel this CPU can run: "portable" (one row at a time), "avx2" and "avx512" (groups of
 // rows, so Q and X are read once per group), "avx512-chunked" (the same bits, swept in chunks
-// of columns); tests compare them.
+// of columns); tests compare them. run_single: the kernel on a single-precision block.
 struct NormalRowsKernel {
   const char* name;
   void (*run)(const double* block, std::size_t rows, std::size_t p, const double* xt,
               std::size_t k, double* qt);
+  void (*run_single)(const float* block, std::size_t rows, std::size_t p, const double* xt,
+                     std::size_t k, double* qt);
 };
 std::vector<NormalRowsKernel> normal_rows_kernels();
 

@@ -45,7 +45,8 @@ static auto least_squares_table() {
            "memory and the bytes each iteration reads, far below the tolerance's effect; the "
            "weights and predictions stay double); auto: made in single precision when Phi "
            "(N x (M+1) doubles) exceeds 2 GiB, so that every pass makes it again, kept in "
-           "floats from 64 MiB with at most 8 outputs, double otherwise");
+           "floats (and made in single precision) from 64 MiB with at most 8 outputs, double "
+           "otherwise");
   return t;
 }
 

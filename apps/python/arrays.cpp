@@ -61,7 +61,9 @@ Matrix to_matrix(const py::handle& object, const std::string& name, bool allow_n
     for (std::size_t j = 0; j < cols; ++j) {
       const double v =
           *reinterpret_cast<const double*>(base + s0 * py::ssize_t(i) + s1 * py::ssize_t(j));
-      if (!(allow_nan && std::isnan(v)))
+      // The index is formatted only for a value refused (a string per value cost 6 ms on
+      // 5,000 x 21, a third of a small fit).
+      if (!std::isfinite(v) && !(allow_nan && std::isnan(v)))
         finite(v, name, "[" + std::to_string(i) + ", " + std::to_string(j) + "]");
       out(i, j) = v;
     }
@@ -80,7 +82,7 @@ Vector to_vector(const py::handle& object, const std::string& name, std::size_t 
   const char* base = static_cast<const char*>(array.data());
   for (std::size_t i = 0; i < n; ++i) {
     const double v = *reinterpret_cast<const double*>(base + array.strides(0) * py::ssize_t(i));
-    finite(v, name, "[" + std::to_string(i) + "]");
+    if (!std::isfinite(v)) finite(v, name, "[" + std::to_string(i) + "]");
     out(i) = v;
   }
   return out;

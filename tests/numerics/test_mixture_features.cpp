@@ -58,6 +58,40 @@ TEST_CASE("small_gemm equals a triple loop for both layouts, tails and accumulat
       }
 }
 
+TEST_CASE("small_gemm_upper_gram adds A^T A to the upper triangle, the lower one untouched",
+          "[mixture-features]") {
+  // Panels of 64 rows of C: sizes below, at and past one and two panels; a row length past the
+  // columns (a block's first columns) and C inside a larger array.
+  std::mt19937_64 rng(43);
+  std::normal_distribution<double> normal;
+  INFO("kernel " << small_gemm_kernel() << ", beats BLAS " << small_gemm_beats_blas());
+  for (std::size_t n : {1, 7, 63, 64, 65, 130})
+    for (std::size_t rows : {1, 5, 200}) {
+      const std::size_t lda = n + 3, ldc = n + 2;
+      std::vector<double> a(rows * lda), c(n * ldc), start(n * ldc);
+      for (auto& v : a) v = normal(rng);
+      for (auto& v : start) v = normal(rng);
+      c = start;
+      small_gemm_upper_gram(a.data(), rows, n, lda, c.data(), ldc);
+      INFO("n " << n << " rows " << rows);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = i; j < n; ++j) {
+          double want = start[i * ldc + j], scale = std::fabs(want);
+          for (std::size_t r = 0; r < rows; ++r) {
+            const double t = a[r * lda + i] * a[r * lda + j];
+            want += t;
+            scale += std::fabs(t);
+          }
+          REQUIRE(std::fabs(c[i * ldc + j] - want) <= 1e-14 * scale);
+        }
+      // Below the diagonal only the panels' diagonal blocks may be written; past them, and
+      // the padding columns, nothing.
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < ldc; ++j)
+          if ((j < i && j / 64 != i / 64) || j >= n) REQUIRE(c[i * ldc + j] == start[i * ldc + j]);
+    }
+}
+
 TEST_CASE("small_gemm_clamped stores max(0, A B) to both outputs, equal to small_gemm's values",
           "[mixture-features]") {
   std::mt19937_64 rng(43);

@@ -1,6 +1,7 @@
 // Heap settings for fits (radial/exec/heap_policy.hpp).
 #include "radial/exec/heap_policy.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -8,6 +9,9 @@
 
 #if defined(__GLIBC__)
 #include <malloc.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
 #endif
 
 namespace radial {
@@ -32,6 +36,26 @@ void release_freed_heap() {
 #if defined(__GLIBC__)
   malloc_trim(0);
 #endif
+}
+
+void advise_huge_pages(void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+  if (bytes < huge) return;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+Matrix advised_zeros(std::size_t rows, std::size_t cols) {
+  Matrix m = Matrix::from_shape({rows, cols});
+  advise_huge_pages(m.data(), m.size() * sizeof(double));
+  std::fill(m.begin(), m.end(), 0.0);
+  return m;
 }
 
 std::uint64_t available_memory() {

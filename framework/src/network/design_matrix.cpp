@@ -20,6 +20,7 @@
 #include "radial/numerics/distances.hpp"
 #include "radial/numerics/gaussian_rows.hpp"
 #include "radial/numerics/normal_rows.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/exec/parallel.hpp"
 
 namespace radial {
@@ -157,7 +158,9 @@ struct DesignMatrix::Impl {
                   std::to_string(rows()) + " rows of the inputs");
     const std::size_t d = inputs.shape(1), m = distances.count();
     if (gaussian && all_finite(inputs.data() + first * d, count * d)) {
+      const double* before = out.data();
       out.resize({count, m + 1});
+      if (out.data() != before) advise_huge_pages(out.data(), out.size() * sizeof(double));
       gaussian->compute(inputs.data() + first * d, count, out.data(), m + 1);
       for (std::size_t row = 0; row < count; ++row) out(row, m) = 1.0;  // bias column
       return;
@@ -178,7 +181,9 @@ struct DesignMatrix::Impl {
     observed_distances(*x, r2);
     basis.map(r2);
     const std::size_t c = m + extra;
+    const double* before = out.data();
     out.resize({count, c});
+    if (out.data() != before) advise_huge_pages(out.data(), out.size() * sizeof(double));
     bool bad = false;  // checked in the copy: no pass of its own
     for (std::size_t row = 0; row < count; ++row) {
       double* o = out.data() + row * c;
@@ -358,7 +363,10 @@ void DesignMatrix::reduce_blocks(
             Impl::Buffers& buf = buffers[w].for_block(b.count, s.block_rows);
             if (s.single) {
               s.compute(b.first, b.count, buf.x, buf.r2, buf.block);
-              s.single_cache[b.index].assign(buf.block.begin(), buf.block.end());
+              std::vector<float>& kept = s.single_cache[b.index];
+              kept.reserve(buf.block.size());
+              advise_huge_pages(kept.data(), kept.capacity() * sizeof(float));
+              kept.assign(buf.block.begin(), buf.block.end());
               work(w, b.first, buf.block);
               return;
             }

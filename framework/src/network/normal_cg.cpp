@@ -19,7 +19,9 @@
 #include "radial/core/errors.hpp"
 #include "radial/numerics/cholesky.hpp"
 #include "radial/numerics/normal_rows.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/exec/parallel.hpp"
+#include "radial/numerics/small_gemm.hpp"
 
 namespace radial {
 
@@ -258,7 +260,7 @@ double column_dot(const Matrix& a, const Matrix& b, std::size_t c) {
 
 Matrix sketch_gram(const DesignMatrix& design) {
   const std::size_t p = design.cols(), s = design.rows();
-  Matrix gram = xt::zeros<double>({p, p});
+  Matrix gram = advised_zeros(p, p);
   // The lower triangle in gram_parts bands of rows of equal work, c_i = p sqrt(i / parts):
   // band i adds Phi_b[:, c_i:c_i+1]^T Phi_b[:, 0:c_i] (a GEMM) and its diagonal block (a SYRK)
   // for each block of rows, the bands shared by the workers, blocks in order. The bands are
@@ -279,6 +281,12 @@ Matrix sketch_gram(const DesignMatrix& design) {
       const std::size_t c0 = edge[b.index], width = edge[b.index + 1] - c0;
       if (width == 0) return;
       double* band = gram.data() + c0 * p;
+      if (small_gemm_beats_blas()) {  // the band and its whole diagonal block at once (the
+        // block's upper half is overwritten from the lower below)
+        small_gemm(width, c0 + width, rows, block.data() + c0, 1, p, block.data(), p, band, p,
+                   true);
+        return;
+      }
       if (c0 > 0)  // gram[c0:c1, 0:c0] += block[:, c0:c1]^T block[:, 0:c0] (row-major)
         cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::Trans, cxxblas::NoTrans, Index(width),
                              Index(c0), Index(rows), 1.0, block.data() + c0, Index(p),

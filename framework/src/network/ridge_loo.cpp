@@ -13,6 +13,7 @@
 #include "radial/core/errors.hpp"
 #include "radial/network/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
+#include "radial/numerics/small_gemm.hpp"
 #include "radial/exec/parallel.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
@@ -162,20 +163,30 @@ void path_block(const EigenProblem& ep, const Matrix& g, const Matrix& qg, const
   fit_rows(fits, rows, L * k);
   fit_rows(hats, rows, L);
   // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns.
-  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                       Index(m), Index(m), 1.0, block.data(), Index(p), ep.v.data(), Index(m),
-                       0.0, z.data(), Index(m));
+  const bool own = small_gemm_beats_blas();
+  if (own)
+    small_gemm(rows, m, m, block.data(), p, 1, ep.v.data(), m, z.data(), m, false);
+  else
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                         Index(m), Index(m), 1.0, block.data(), Index(p), ep.v.data(), Index(m),
+                         0.0, z.data(), Index(m));
   for (std::size_t r = 0; r < rows; ++r) {
     double* zr = z.data() + r * m;
     for (std::size_t i = 0; i < m; ++i) zr[i] -= ep.vmu[i];
   }
-  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                       Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
-                       Index(L * k), 0.0, fits.data(), Index(L * k));
+  if (own)
+    small_gemm(rows, L * k, m, z.data(), m, 1, qg.data(), L * k, fits.data(), L * k, false);
+  else
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                         Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
+                         Index(L * k), 0.0, fits.data(), Index(L * k));
   for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
-  cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                       Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
-                       hats.data(), Index(L));
+  if (own)
+    small_gemm(rows, L, m, z.data(), m, 1, g.data(), L, hats.data(), L, false);
+  else
+    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
+                         Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
+                         hats.data(), Index(L));
   std::vector<double>& res = w.residuals;
   res.resize(k);
   const double* tbar = ep.tbar.data();

@@ -200,6 +200,27 @@ void small_gemm_clamped(std::size_t m, std::size_t n, std::size_t k, const doubl
 
 const char* small_gemm_kernel() { return chosen().name; }
 
+bool small_gemm_beats_blas() {
+  static const bool beats = chosen().kernel != gemm_blas_clamped && !blas_has_avx512_kernels();
+  return beats;
+}
+
+void small_gemm_upper_gram(const double* a, std::size_t rows, std::size_t n, std::size_t lda,
+                           double* c, std::size_t ldc) {
+  if (rows == 0 || n == 0) return;
+  if (!small_gemm_beats_blas()) {
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, int(n), int(rows), 1.0, a, int(lda), 1.0,
+                c, int(ldc));
+    return;
+  }
+  constexpr std::size_t panel = 64;
+  for (std::size_t r0 = 0; r0 < n; r0 += panel) {
+    const std::size_t r1 = std::min(n, r0 + panel);
+    chosen().kernel(r1 - r0, n - r0, rows, a + r0, 1, lda, a + r0, lda, c + r0 * ldc + r0, ldc,
+                    true, nullptr);
+  }
+}
+
 void small_gemm_blas(std::size_t m, std::size_t n, std::size_t k, const double* a,
                      std::size_t a_row, std::size_t a_col, const double* b, std::size_t ldb,
                      double* c, std::size_t ldc, bool accumulate) {

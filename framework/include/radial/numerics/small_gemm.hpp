@@ -1,6 +1,8 @@
 #pragma once
 // C = A B (or C += A B) for the skinny products of the mixture E-step: features (rows x P)
-// times coefficients (P x M), and responsibilities^T (M x rows) times features (rows x P).
+// times coefficients (P x M), and responsibilities^T (M x rows) times features (rows x P); and,
+// where OpenBLAS lacks AVX-512 kernels, the Gram matrices and products of the closed-form
+// selection and the least-squares output (small_gemm_beats_blas).
 //
 // Why not only BLAS: OpenBLAS 0.3.21 (Debian 12, DYNAMIC_ARCH) does not recognise the
 // development machine's AVX-512 CPU and falls back to its Prescott (SSE3) kernels, ~10 GFLOP/s
@@ -30,6 +32,19 @@ void small_gemm_clamped(std::size_t m, std::size_t n, std::size_t k, const doubl
 
 // The kernel in use: "avx512" or "blas".
 const char* small_gemm_kernel();
+
+// True when the AVX-512 kernel runs and OpenBLAS has no AVX-512 kernels of its own
+// (radial/exec/cpu.hpp): the large products of the selection and the output are then faster
+// through it (AMD EPYC Zen 5 with OpenBLAS on its Haswell core: Phi^T Phi 71 GFLOP/s on one core
+// against dsyrk's 40, Phi V 86 against dgemm's 51).
+bool small_gemm_beats_blas();
+
+// The upper triangle of C (n x n, row length ldc) += A^T A for row-major A (rows x n, row length
+// lda): by the kernel in panels of 64 rows of C when small_gemm_beats_blas() (the panels'
+// diagonal blocks write below the diagonal too), else by dsyrk. Single-threaded inside a
+// parallel region; the bits depend only on the inputs.
+void small_gemm_upper_gram(const double* a, std::size_t rows, std::size_t n, std::size_t lda,
+                           double* c, std::size_t ldc);
 
 // The cblas_dgemm path alone, whatever the CPU (tests compare both).
 void small_gemm_blas(std::size_t m, std::size_t n, std::size_t k, const double* a,

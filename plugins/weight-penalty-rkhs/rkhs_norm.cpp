@@ -13,6 +13,7 @@
 
 #include "radial/network/design_matrix.hpp"
 #include "radial/core/errors.hpp"
+#include "radial/exec/heap_policy.hpp"
 #include "radial/numerics/side_conditions.hpp"
 
 namespace radial::plugins {
@@ -23,6 +24,9 @@ using Index = xt::blas_index_t;
 
 void RkhsNorm::pack(const Matrix& kernel) {
   m_ = kernel.shape(0);
+  packed_.clear();
+  packed_.reserve(m_ * (m_ + 1) / 2);
+  advise_huge_pages(packed_.data(), packed_.capacity() * sizeof(double));
   packed_.resize(m_ * (m_ + 1) / 2);
   // Column j's lower part is row j's upper part (kernel is symmetric, entry for entry): read
   // along rows.
@@ -52,7 +56,8 @@ void RkhsNorm::prepare(const Centres& centres, const Basis& basis) {
   const DesignMatrix at_centres(centres.means, centres, basis, false, 0);
   rows_ = at_centres.cols();
   const std::size_t q = rows_ - m;
-  Matrix kernel = xt::empty<double>({m, m});
+  Matrix kernel = Matrix::from_shape({m, m});  // 149 MB at M = 4,311: huge pages, few faults
+  advise_huge_pages(kernel.data(), kernel.size() * sizeof(double));
   Matrix pc = Matrix::from_shape({m, basis.polynomial() ? q : 0});
   Matrix block;
   for (std::size_t first = 0; first < m; first += at_centres.block_rows()) {

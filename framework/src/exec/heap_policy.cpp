@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 #include <mutex>
+#include <new>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -57,6 +58,18 @@ Matrix advised_zeros(std::size_t rows, std::size_t cols) {
   std::fill(m.begin(), m.end(), 0.0);
   return m;
 }
+
+AdvisedFloats::AdvisedFloats(std::size_t count) : count_(count) {
+  if (count == 0) return;
+  constexpr std::size_t huge = std::size_t(2) << 20;
+  const std::size_t bytes = (count * sizeof(float) + huge - 1) / huge * huge;
+  float* p = static_cast<float*>(std::aligned_alloc(huge, bytes));
+  if (!p) throw std::bad_alloc();
+  advise_huge_pages(p, bytes);
+  data_.reset(p);
+}
+
+void AdvisedFloats::Free::operator()(float* p) const { std::free(p); }
 
 std::uint64_t available_memory() {
   std::ifstream meminfo("/proc/meminfo");

@@ -73,7 +73,10 @@ struct DesignMatrix::Impl {
   std::mutex cache_mutex;
   std::atomic<bool> cached{false};
   std::vector<Matrix> cache;
-  std::vector<std::vector<float>> single_cache;
+  AdvisedFloats single_cache;  // the blocks in order, each block_rows x cols()
+  float* single_block(std::size_t index) const {
+    return single_cache.data() + index * block_rows * cols();
+  }
 
   // A worker's buffers: one set for full blocks and one for the short last block, kept between
   // passes, so that no pass reallocates them (a fresh block of N x M doubles costs its page
@@ -288,7 +291,7 @@ void DesignMatrix::add_normal_products(std::size_t first, std::size_t count, con
     if (k > normal_rows_max_outputs)
       throw Error("DesignMatrix::add_normal_products: " + std::to_string(k) +
                   " outputs, more than the row kernels take");
-    normal_rows(s.single_cache[first / s.block_rows].data(), count, cols(), xt, k, qt);
+    normal_rows(s.single_block(first / s.block_rows), count, cols(), xt, k, qt);
     return;
   }
   if (!s.fused)
@@ -344,8 +347,7 @@ void DesignMatrix::reduce_blocks(
         [&](std::size_t w, const RowBlock& b) {
           Matrix& block = buffers[w].for_block(b.count, s.block_rows).block;
           block.resize({b.count, s.cols()});
-          const std::vector<float>& kept = s.single_cache[b.index];
-          std::copy(kept.begin(), kept.end(), block.begin());
+          std::copy_n(s.single_block(b.index), block.size(), block.begin());
           work(w, b.first, block);
         },
         done);
@@ -354,7 +356,7 @@ void DesignMatrix::reduce_blocks(
   std::unique_lock<std::mutex> lock(s.cache_mutex, std::try_to_lock);
   if (lock.owns_lock() && s.fits() && !s.cached.load(std::memory_order_acquire)) {
     // First pass: keep every block; publish only once the pass has completed.
-    if (s.single) s.single_cache.assign(blocks, std::vector<float>());
+    if (s.single) s.single_cache = AdvisedFloats(n * s.cols());
     else s.cache.assign(blocks, Matrix());
     try {
       parallel_reduce_blocks(
@@ -363,10 +365,7 @@ void DesignMatrix::reduce_blocks(
             Impl::Buffers& buf = buffers[w].for_block(b.count, s.block_rows);
             if (s.single) {
               s.compute(b.first, b.count, buf.x, buf.r2, buf.block);
-              std::vector<float>& kept = s.single_cache[b.index];
-              kept.reserve(buf.block.size());
-              advise_huge_pages(kept.data(), kept.capacity() * sizeof(float));
-              kept.assign(buf.block.begin(), buf.block.end());
+              std::copy(buf.block.begin(), buf.block.end(), s.single_block(b.index));
               work(w, b.first, buf.block);
               return;
             }
@@ -376,7 +375,7 @@ void DesignMatrix::reduce_blocks(
           done);
     } catch (...) {
       s.cache.clear();
-      s.single_cache.clear();
+      s.single_cache = AdvisedFloats();
       throw;
     }
     s.cached.store(true, std::memory_order_release);

@@ -42,13 +42,25 @@ void set_common(Centres& centres, double variance) {
   set_spherical(centres, v);
 }
 
-// Squared distances between centres with +inf on the diagonal (a centre is not its own
-// neighbour); 0 off the diagonal for coincident centres.
-Matrix between_centres(const Centres& centres) {
-  Matrix d2 = squared_euclidean(centres.means, centres.means);
-  for (std::size_t j = 0; j < centres.count(); ++j)
-    d2(j, j) = std::numeric_limits<double>::infinity();
-  return d2;
+// Calls row(j, d2_j) for each centre j in order with its squared distances to every centre,
+// +inf at j itself (a centre is not its own neighbour; 0 for a coincident other centre). In
+// blocks of rows: the M x M matrix whole would be 149 MB at M = 4,311, paged in for a mean.
+template <class Row>
+void between_centres(const Centres& centres, Row&& row) {
+  constexpr std::size_t block = 256;
+  const std::size_t m = centres.count(), d = centres.means.shape(1);
+  Matrix part;
+  for (std::size_t j0 = 0; j0 < m; j0 += block) {
+    const std::size_t rows = std::min(block, m - j0);
+    part = Matrix::from_shape({rows, d});
+    std::copy_n(centres.means.data() + j0 * d, rows * d, part.data());
+    Matrix d2 = squared_euclidean(part, centres.means);
+    for (std::size_t r = 0; r < rows; ++r) {
+      double* d2_j = d2.data() + r * m;
+      d2_j[j0 + r] = std::numeric_limits<double>::infinity();
+      row(j0 + r, static_cast<const double*>(d2_j));
+    }
+  }
 }
 
 }  // namespace
@@ -171,32 +183,32 @@ WidthResult apply_width_rule(Centres& centres, const WidthSpec& spec, bool densi
     case WidthRule::PNearest:
       break;
   }
-  const Matrix d2 = between_centres(centres);
   Vector variances = Vector::from_shape({m});
   if (result.rule == WidthRule::MaxDistance) {
     double largest = 0;
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < m; ++j)
-        if (i != j) largest = std::max(largest, d2(i, j));
+    between_centres(centres, [&](std::size_t j, const double* d2) {
+      for (std::size_t i = 0; i < m; ++i)
+        if (i != j) largest = std::max(largest, d2[i]);
+    });
     variances.fill(scale * largest);
   } else if (result.rule == WidthRule::Nearest) {
     double sum = 0;
-    for (std::size_t j = 0; j < m; ++j) {
+    between_centres(centres, [&](std::size_t, const double* d2) {
       double nearest = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < m; ++i) nearest = std::min(nearest, d2(j, i));
+      for (std::size_t i = 0; i < m; ++i) nearest = std::min(nearest, d2[i]);
       sum += nearest;
-    }
+    });
     variances.fill(m > 1 ? scale * sum / double(m) : 0.0);
   } else {
     const std::size_t p = std::min(spec.p, m > 1 ? m - 1 : std::size_t(1));
     std::vector<double> row(m);
-    for (std::size_t j = 0; j < m; ++j) {
-      for (std::size_t i = 0; i < m; ++i) row[i] = d2(j, i);
+    between_centres(centres, [&](std::size_t j, const double* d2) {
+      std::copy_n(d2, m, row.begin());
       std::partial_sort(row.begin(), row.begin() + std::ptrdiff_t(p), row.end());
       double sum = 0;
       for (std::size_t i = 0; i < p; ++i) sum += row[i];
       variances(j) = m > 1 ? scale * sum / double(p) : 0.0;
-    }
+    });
   }
   // A centre with no distinct neighbour (one centre, coincident centres) has no distance to
   // take a width from: the variance `scale` (unit distances, as on standardised inputs).

@@ -27,7 +27,8 @@ bool keep_freed_heap();
 void release_freed_heap();
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data + bytes) with transparent huge
-// pages (madvise MADV_HUGEPAGE; Linux, buffers of 4 MiB and more) before it is first written:
+// pages (madvise MADV_HUGEPAGE; Linux; nothing when no aligned 2 MiB page fits) before it is
+// first written:
 // one page fault per 2 MiB in place of 512. A first touch of 4 KiB pages cost 10.5 us a page
 // on the virtual machine of session 54 (256 MB: 0.69 s; with the advice 0.02 s), so the design
 // blocks of a 16,000 x 1,864 fit spent about 0.6 s in page faults. A hint: the contents and the

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "radial/core/dataset.hpp"
 #include "radial/model/model.hpp"
 #include "radial/pipeline/pipeline.hpp"
+#include "radial/training/trainer.hpp"
 #include "radial/plugin/loader.hpp"
 #include "radial/core/types.hpp"
 
@@ -33,14 +35,32 @@ struct PipelineHandle {
   bool in_memory = false;
 };
 
+// The training report as JSON text, made from the fit's report on first use (a fit's report
+// is mostly never read: report_json took a third of a 20-row fit) or a loaded model's stored
+// summary. Shared by the handle's copies; safe from any thread.
+class ReportText {
+ public:
+  explicit ReportText(std::string json);
+  explicit ReportText(TrainingReport report);
+  const std::string& json() const;
+
+ private:
+  mutable std::once_flag made_;
+  mutable std::optional<TrainingReport> report_;
+  mutable std::string json_;
+};
+
 // A trained or loaded model with its restored basis, ready to predict.
 struct ModelHandle {
   std::shared_ptr<const Model> model;
   std::shared_ptr<const Basis> basis;
-  std::string report_json;  // of the fit that made it; a loaded model's stored summary
+  std::shared_ptr<const ReportText> report;  // of the fit that made it, or the stored summary
+  // The model as a file holds it: with its training summary.
+  Model with_summary() const;
 };
 
-ModelHandle make_model_handle(Model model, std::string report_json, const std::string& where);
+ModelHandle make_model_handle(Model model, std::shared_ptr<const ReportText> report,
+                              const std::string& where);
 
 // NumPy -> framework matrices. Refuse (InputError naming `name`) anything but float64 with the
 // expected dimensions, and NaN/Inf (DataError, as the CSV reader does); with allow_nan a NaN is

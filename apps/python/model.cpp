@@ -94,7 +94,27 @@ std::string without_report(const Model& model) {
 
 }  // namespace
 
-ModelHandle make_model_handle(Model model, std::string report_json, const std::string& where) {
+ReportText::ReportText(std::string json) : json_(std::move(json)) {}
+ReportText::ReportText(TrainingReport report) : report_(std::move(report)) {}
+
+const std::string& ReportText::json() const {
+  std::call_once(made_, [this] {
+    if (report_) {
+      json_ = report_json(*report_);
+      report_.reset();
+    }
+  });
+  return json_;
+}
+
+Model ModelHandle::with_summary() const {
+  Model copy = *model;
+  if (report) copy.training_summary = report->json();
+  return copy;
+}
+
+ModelHandle make_model_handle(Model model, std::shared_ptr<const ReportText> report,
+                              const std::string& where) {
   // As the CLI restores a model's basis (apps/radial/commands.cpp, restore_basis).
   const ComponentInfo* info = registry().find(Slot::Basis, model.basis_id);
   if (!info) {
@@ -109,7 +129,7 @@ ModelHandle make_model_handle(Model model, std::string report_json, const std::s
   ModelHandle h;
   h.model = std::make_shared<const Model>(std::move(model));
   h.basis = std::move(basis);
-  h.report_json = std::move(report_json);
+  h.report = std::move(report);
   return h;
 }
 
@@ -159,12 +179,14 @@ void bind_model(py::module_& m) {
           [](const ModelHandle& h, const py::handle& X) { return to_numpy(outputs(h, X)); },
           py::arg("X"))
       .def(
-          "save", [](const ModelHandle& h, const std::string& file) { save_model(*h.model, file); },
+          "save",
+          [](const ModelHandle& h, const std::string& file) { save_model(h.with_summary(), file); },
           py::arg("file"))
-      .def("to_bytes", [](const ModelHandle& h) { return py::bytes(serialize_model(*h.model)); })
+      .def("to_bytes",
+           [](const ModelHandle& h) { return py::bytes(serialize_model(h.with_summary())); })
       .def("bytes_without_report",
            [](const ModelHandle& h) { return py::bytes(without_report(*h.model)); })
-      .def_property_readonly("report_json", [](const ModelHandle& h) { return h.report_json; })
+      .def_property_readonly("report_json", [](const ModelHandle& h) { return h.report->json(); })
       .def_property_readonly("task",
                              [](const ModelHandle& h) {
                                return h.model->task == Task::Classification ? "classification"
@@ -216,7 +238,7 @@ void bind_model(py::module_& m) {
       "load",
       [](const std::string& file) {
         Model model = load_model(file);
-        std::string summary = model.training_summary;
+        auto summary = std::make_shared<const ReportText>(model.training_summary);
         return make_model_handle(std::move(model), std::move(summary), file);
       },
       py::arg("file"));
@@ -224,7 +246,7 @@ void bind_model(py::module_& m) {
       "from_bytes",
       [](const py::bytes& bytes, const std::string& where) {
         Model model = deserialize_model(std::string(bytes), where);
-        std::string summary = model.training_summary;
+        auto summary = std::make_shared<const ReportText>(model.training_summary);
         return make_model_handle(std::move(model), std::move(summary), where);
       },
       py::arg("data"), py::arg("where") = "<bytes>");

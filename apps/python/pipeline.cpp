@@ -136,6 +136,7 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
   auto test_shared = std::make_shared<std::optional<Dataset>>(std::move(test_data));
   run_interruptible([=, &reg](const std::atomic<bool>& cancelled) {
     TrainOptions opts = options;
+    opts.summary = false;  // made from the report when asked (ReportText)
     opts.log = [&cancelled](const std::string&) {
       if (cancelled) throw Error("training interrupted (KeyboardInterrupt)");
     };
@@ -145,9 +146,9 @@ ModelHandle fit(const PipelineHandle& h, const py::object& X, const py::object& 
       *result = train(*pipeline, reg, opts);
     }
   });
-  // The report's JSON is the model's training summary (train() wrote it): not made twice.
-  std::string json = (*result)->model.training_summary;
-  return make_model_handle(std::move((*result)->model), std::move(json), "the fitted model");
+  // The report's JSON is made when asked for (report_, save, to_bytes, pickle).
+  auto report = std::make_shared<const ReportText>(std::move((*result)->report));
+  return make_model_handle(std::move((*result)->model), std::move(report), "the fitted model");
 }
 
 }  // namespace

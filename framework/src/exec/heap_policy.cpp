@@ -2,6 +2,7 @@
 #include "radial/exec/heap_policy.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -25,7 +26,7 @@ bool keep_freed_heap() {
     for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_",
                              "GLIBC_TUNABLES"})
       if (std::getenv(name)) return;
-    applied = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TOP_PAD, 64 << 20) == 1;
+    applied = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TOP_PAD, int(kept_heap_top)) == 1;
   });
   return applied;
 #else
@@ -71,7 +72,9 @@ AdvisedFloats::AdvisedFloats(std::size_t count) : count_(count) {
 
 void AdvisedFloats::Free::operator()(float* p) const { std::free(p); }
 
-std::uint64_t available_memory() {
+namespace {
+
+std::uint64_t read_available_memory() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
   std::uint64_t kilobytes = 0;
@@ -80,6 +83,24 @@ std::uint64_t available_memory() {
     meminfo.ignore(64, '\n');
   }
   return 0;
+}
+
+}  // namespace
+
+std::uint64_t available_memory() {
+  using Clock = std::chrono::steady_clock;
+  static std::mutex mutex;
+  static Clock::time_point read_at;
+  static std::uint64_t bytes = 0;
+  static bool read = false;
+  std::lock_guard<std::mutex> lock(mutex);
+  const Clock::time_point now = Clock::now();
+  if (!read || now - read_at > std::chrono::milliseconds(100)) {
+    bytes = read_available_memory();
+    read_at = now;
+    read = true;
+  }
+  return bytes;
 }
 
 }  // namespace radial

@@ -28,7 +28,8 @@ int ranks_on_this_machine() {
 int resolve_threads(int threads) {
   if (threads > 0) return threads;
   // Under mpirun the ranks on one machine share its cores.
-  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  // Read once: hardware_concurrency reads /sys on every call, and every pass asks.
+  static const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   return std::max(1, cores / ranks_on_this_machine());
 }
 

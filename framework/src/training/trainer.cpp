@@ -346,6 +346,14 @@ StageReport refine(const ComponentSpec& spec, const Registry& registry, const Da
   return StageReport{spec.plugin, centres.count(), std::move(report)};
 }
 
+// About the largest buffer the selection held: a design of its rows and its most centres.
+double selection_scratch_bytes(const SelectionReport& r) {
+  std::size_t centres = std::max(r.centres_of, r.pilot_centres);
+  for (const SelectionCurve& c : r.curves) centres = std::max(centres, c.count);
+  for (const std::size_t c : r.count_curve_counts) centres = std::max(centres, c);
+  return 8.0 * double(std::max(r.rows, r.scored_rows)) * double(centres);
+}
+
 // Fits centres, basis and output on `train` (already standardised when asked). Values left to
 // "choose" are chosen first, in closed form (selection.hpp), on the same rows and seeds.
 Fitted fit_network(const Pipeline& given, const Registry& registry, const Dataset& train,
@@ -367,7 +375,8 @@ Fitted fit_network(const Pipeline& given, const Registry& registry, const Datase
   const Centres* model_of_inputs = input_model.count() != 0 ? &input_model : nullptr;
   std::optional<training::Selected> selected =
       choose_values(given, registry, train, seed, stages, threads, centres_of, model_of_inputs);
-  if (selected) release_freed_heap();  // the selection's scratch, not kept beside the fit's
+  // The selection's scratch, not kept beside the fit's, when it was large enough to matter.
+  if (selected && selection_scratch_bytes(selected->report) >= kept_heap_top) release_freed_heap();
   const Pipeline& p = selected ? selected->pipeline : given;
   // Centres from a learner that saw the basis carry their widths; the network keeps them.
   const Params basis_params =
@@ -948,7 +957,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   report.warnings.insert(report.warnings.end(), cv_warnings.begin(), cv_warnings.end());
   report.seconds = seconds_since(start);
   report.cpu_seconds = process_cpu_seconds() - cpu_start;
-  f.model.training_summary = report_json(report);
+  if (options.summary) f.model.training_summary = report_json(report);
 
   TrainingResult result{std::move(f.model), std::move(report)};
   return result;

@@ -21,9 +21,15 @@ namespace radial {
 // Returns whether the settings were applied by this call.
 bool keep_freed_heap();
 
+// The heap top keep_freed_heap keeps (M_TOP_PAD): a stage whose scratch was smaller frees too
+// little for release_freed_heap to be worth its madvise calls.
+inline constexpr std::size_t kept_heap_top = std::size_t(64) << 20;
+
 // Gives the kernel the free memory of every heap (malloc_trim): called where a stage that freed
 // much (the model selection's designs, samples and folds) hands over to one that allocates
-// other sizes, so the freed pages do not stay resident beside the next stage's.
+// other sizes, so the freed pages do not stay resident beside the next stage's. Each madvise
+// is a TLB shootdown on every core: on session 55's VM the trim after a 120-row selection cost
+// as much as the selection's own eigendecompositions, so callers skip it below kept_heap_top.
 void release_freed_heap();
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data + bytes) with transparent huge
@@ -58,6 +64,8 @@ class AdvisedFloats {
 };
 
 // Bytes of memory the system can still give (MemAvailable of /proc/meminfo); 0 if unknown.
+// Read at most once every 100 ms (a read costs tens of microseconds, and a small fit asked
+// three times: 20% of the fit's stages on 20 rows); memory checks need no finer clock.
 std::uint64_t available_memory();
 
 }  // namespace radial

@@ -174,6 +174,10 @@ struct TrainOptions {
   std::optional<std::uint64_t> seed;  // overrides the pipeline's seed
   std::optional<int> threads;         // overrides the pipeline's threads (0: all cores)
   std::function<void(const std::string&)> log;  // progress lines
+  // false: Model::training_summary is left empty, for a caller that makes it from the report
+  // only when asked (report_json took a third of train() on 20 rows; cross-validation never
+  // reads it).
+  bool summary = true;
 };
 
 TrainingResult train(const Pipeline& pipeline, const Registry& registry,

@@ -269,3 +269,35 @@ TEST_CASE_METHOD(Materialised,
       ridge_loo_path(design, t, {0.1}, false, true, nullptr, &scored, &short_targets),
       ShapeError);
 }
+
+TEST_CASE("a zero penalty on a singular Gram leaves the other penalties' LOO exact",
+          "[ridge-loo]") {
+  // The first centre twice: the centred Gram has a zero eigenvalue, so T + 0 I has no LDL^T
+  // factorisation with positive pivots (the path then diagonalises the Gram instead) or one
+  // with a pivot at rounding level; either way the penalty 0.05 gives a direct refit's LOO.
+  const Reference ref;
+  const UnitGaussian basis;
+  Centres twice;
+  const std::size_t m = ref.centres.means.shape(0), d = ref.centres.means.shape(1);
+  twice.means = Matrix::from_shape({m + 1, d});
+  for (std::size_t i = 0; i <= m; ++i)
+    for (std::size_t j = 0; j < d; ++j) twice.means(i, j) = ref.centres.means(i == m ? 0 : i, j);
+  const DesignMatrix design(ref.x, twice, basis);
+  const Matrix phi = design.materialise();
+  const std::size_t n = phi.shape(0), k = ref.targets.shape(1);
+  const double lambda = 0.05;
+  double direct = 0;
+  for (std::size_t row = 0; row < n; ++row) {
+    const Matrix w = ridge(phi, ref.targets, lambda, row);
+    for (std::size_t c = 0; c < k; ++c) {
+      double fit = 0;
+      for (std::size_t i = 0; i < phi.shape(1); ++i) fit += phi(row, i) * w(i, c);
+      direct += (ref.targets(row, c) - fit) * (ref.targets(row, c) - fit);
+    }
+  }
+  direct /= double(n);
+  const RidgePath path = ridge_loo_path(design, ref.targets, {0.0, lambda}, false);
+  CHECK_FALSE(std::isnan(path.loo[0]));
+  CHECK(path.loo[1] == Approx(direct).epsilon(1e-8));
+  CHECK(path.dof[1] < double(m + 1));  // trace H below the columns: the duplicate counts once
+}

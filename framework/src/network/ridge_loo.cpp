@@ -6,6 +6,9 @@
 #include <exception>
 #include <limits>
 #include <string>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <xtensor-blas/xblas.hpp>
 #include <xtensor-blas/xlapack.hpp>
 
@@ -14,6 +17,7 @@
 #include "radial/network/gram_products.hpp"
 #include "radial/numerics/least_squares.hpp"
 #include "radial/numerics/small_gemm.hpp"
+#include "radial/exec/cpu.hpp"
 #include "radial/exec/parallel.hpp"
 #include "radial/distributed/sharded_pass.hpp"
 
@@ -54,14 +58,33 @@ std::vector<double> default_lambda_factors(std::size_t count) {
 
 namespace {
 
-// The centred problem in the eigenbasis of its Gram: A = Phi_c^T Phi_c = V diag(e) V^T with
-// e ascending (clipped at 0), Q = V^T B, mu the column means of Phi, tbar those of T, and
-// V^T mu. The penalties of `path` are set (relative to trace A / M when asked).
+// LAPACK's tridiagonal reduction (Fortran calling convention, hidden string lengths last).
+extern "C" {
+void dsytrd_(const char* uplo, const int* n, double* a, const int* lda, double* d, double* e,
+             double* tau, double* work, const int* lwork, int* info, std::size_t uplo_len);
+void dorgtr_(const char* uplo, const int* n, double* a, const int* lda, const double* tau,
+             double* work, const int* lwork, int* info, std::size_t uplo_len);
+void dsterf_(const int* n, double* d, double* e, int* info);
+}
+
+// The centred problem in a tridiagonal basis of its Gram: A = Phi_c^T Phi_c = V T V^T with T
+// symmetric tridiagonal (diagonal `diag`, subdiagonal `sub`), Q = V^T B, mu the column means of
+// Phi, tbar those of T, V^T mu, and the eigenvalues e of A (ascending, clipped at 0). The
+// penalties of `path` are set (relative to trace A / M when asked).
+//
+// Every penalty's leverages and fits need only (T + lambda I)^{-1}, by its LDL^T factorisation
+// in O(M) (path_factors), so A is reduced to T (LAPACK dsytrd and dorgtr, 8/3 M^3 flops) and
+// not diagonalised (dsyevd, about 9 M^3): at 60 / 171 / 581 centres 0.06 / 0.69 / 16 ms where
+// dsyevd took 0.30 / 2.0 / 36 ms on one core of session 55's EPYC, and the eigendecomposition
+// was the largest part of a small set's selection. When a factorisation has a pivot that is not
+// positive (a penalty of 0 on a singular Gram: only with absolute penalties), A is
+// diagonalised instead (dsyevd): T is then diag(e), with the eigenvectors for V.
 struct EigenProblem {
   std::size_t m = 0;
   double n = 0;
   Vector mu, tbar;
-  xt::xtensor<double, 1, xt::layout_type::column_major> e;
+  std::vector<double> e;          // eigenvalues of A, ascending, clipped at 0
+  std::vector<double> diag, sub;  // T (sub: m - 1 entries)
   Matrix v;  // V row-major (m x m)
   Matrix q;  // V^T B (m x K)
   std::vector<double> vmu;
@@ -84,6 +107,20 @@ Matrix whiten(const Matrix& metric, xt::xtensor<double, 2, xt::layout_type::colu
   return factor;
 }
 
+// Whether T + lambda I has an LDL^T factorisation with positive finite pivots for every lambda.
+bool factorable(const std::vector<double>& diag, const std::vector<double>& sub,
+                const std::vector<double>& lambdas) {
+  for (const double lambda : lambdas) {
+    double pivot = diag[0] + lambda;
+    if (!(pivot > 0) || !std::isfinite(pivot)) return false;
+    for (std::size_t j = 1; j < diag.size(); ++j) {
+      pivot = diag[j] + lambda - sub[j - 1] * sub[j - 1] / pivot;
+      if (!(pivot > 0) || !std::isfinite(pivot)) return false;
+    }
+  }
+  return true;
+}
+
 EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<double>& lambdas,
                            bool relative, const Matrix* metric, RidgePath& path) {
   EigenProblem ep;
@@ -104,21 +141,57 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
     for (std::size_t i = 0; i < m; ++i) a_j[i] = gram_j[i] - n * ep.mu(i) * ep.mu(j);
   }
   const Matrix factor = metric ? whiten(*metric, a) : Matrix();
-  ep.e = xt::zeros<double>({m});
-  if (xt::lapack::syevd(a, 'V', 'L', ep.e) != 0)
-    throw NumericalError(
-        "model selection: the eigendecomposition of the centred Gram matrix "
-        "did not converge");
-  path.eigenvalues.assign(ep.e.begin(), ep.e.end());
+  const auto whole = a;  // for dsyevd, when T + lambda I cannot be factorised
+  const int mi = int(m), query = -1;
+  int info = 0;
+  ep.diag.assign(m, 0.0);
+  ep.sub.assign(m, 0.0);  // m - 1 used; dsterf and dorgtr's workspace query need none more
+  std::vector<double> tau(std::max<std::size_t>(m, 1)), work(1);
+  double size = 0;
+  dsytrd_("L", &mi, a.data(), &mi, ep.diag.data(), ep.sub.data(), tau.data(), &size, &query,
+          &info, 1);
+  double size_q = 0;
+  dorgtr_("L", &mi, a.data(), &mi, tau.data(), &size_q, &query, &info, 1);
+  int lwork = int(std::max({size, size_q, 1.0}));
+  work.resize(std::size_t(lwork));
+  dsytrd_("L", &mi, a.data(), &mi, ep.diag.data(), ep.sub.data(), tau.data(), work.data(),
+          &lwork, &info, 1);
+  if (info != 0)
+    throw NumericalError("model selection: the tridiagonal reduction of the centred Gram matrix "
+                         "failed (LAPACK dsytrd info " + std::to_string(info) + ")");
+  ep.sub.resize(m > 0 ? m - 1 : 0);
+  // Its eigenvalues (dsterf: no vectors, O(M^2)) for the penalties' scale and trace H.
+  std::vector<double> eig = ep.diag, off = ep.sub;
+  off.push_back(0.0);
+  dsterf_(&mi, eig.data(), off.data(), &info);
+  if (info != 0)
+    throw NumericalError("model selection: the eigenvalues of the centred Gram matrix did not "
+                         "converge (LAPACK dsterf info " + std::to_string(info) + ")");
   double trace = 0;
-  for (std::size_t i = 0; i < m; ++i) {
-    ep.e(i) = std::max(ep.e(i), 0.0);  // rounding below 0 in a PSD matrix
-    trace += ep.e(i);
-  }
+  for (double& x : eig) trace += std::max(x, 0.0);
   const double scale = relative ? trace / double(m) : 1.0;
   path.lambdas.resize(lambdas.size());
   for (std::size_t l = 0; l < lambdas.size(); ++l) path.lambdas[l] = lambdas[l] * scale;
-  if (metric)  // V = L^{-T} U: z_n = V^T (phi_n - mu) are the whitened rows' coordinates
+  if (factorable(ep.diag, ep.sub, path.lambdas)) {
+    dorgtr_("L", &mi, a.data(), &mi, tau.data(), work.data(), &lwork, &info, 1);
+    if (info != 0)
+      throw NumericalError("model selection: forming the tridiagonal basis failed (LAPACK "
+                           "dorgtr info " + std::to_string(info) + ")");
+  } else {
+    a = whole;
+    xt::xtensor<double, 1, xt::layout_type::column_major> values = xt::zeros<double>({m});
+    if (xt::lapack::syevd(a, 'V', 'L', values) != 0)
+      throw NumericalError(
+          "model selection: the eigendecomposition of the centred Gram matrix "
+          "did not converge");
+    eig.assign(values.begin(), values.end());
+    for (std::size_t i = 0; i < m; ++i) ep.diag[i] = std::max(eig[i], 0.0);
+    std::fill(ep.sub.begin(), ep.sub.end(), 0.0);
+  }
+  path.eigenvalues = eig;
+  ep.e.resize(m);
+  for (std::size_t i = 0; i < m; ++i) ep.e[i] = std::max(eig[i], 0.0);  // rounding below 0
+  if (metric)  // V = L^{-T} Q: z_n = V^T (phi_n - mu) are the whitened rows' coordinates
     cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::Trans,
                          cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
                          a.data(), Index(m));
@@ -139,19 +212,118 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
   return ep;
 }
 
+// Per penalty, the LDL^T factorisation of T + lambda I: L unit lower bidiagonal with
+// subdiagonal `multiplier`, D = diag(1 / inverse_pivot).
+struct PathFactors {
+  Matrix inverse_pivot;  // L x m
+  Matrix multiplier;     // L x m (the last column unused)
+};
+
+PathFactors path_factors(const EigenProblem& ep, const std::vector<double>& lambdas) {
+  const std::size_t m = ep.m, L = lambdas.size();
+  PathFactors f{xt::zeros<double>({L, m}), xt::zeros<double>({L, m})};
+  for (std::size_t l = 0; l < L; ++l) {
+    double pivot = ep.diag[0] + lambdas[l];
+    for (std::size_t j = 0;; ++j) {
+      f.inverse_pivot(l, j) = 1.0 / pivot;
+      if (j + 1 == m) break;
+      const double mult = ep.sub[j] / pivot;
+      f.multiplier(l, j) = mult;
+      pivot = ep.diag[j + 1] + lambdas[l] - mult * ep.sub[j];
+    }
+  }
+  return f;
+}
+
+// The leverages z_r^T (T + lambda_l I)^{-1} z_r of every row and penalty: zt holds the rows'
+// coordinates as columns (m x stride, stride a multiple of 8, the padding rows' results written
+// too), `out` is stride x L. Each chain y_j = z_j - l_{j-1} y_{j-1} is serial in j, so 8 rows
+// are the vector lanes and `group` penalties the independent chains that fill the pipeline.
+template <std::size_t group>
+void leverages_portable(const double* zt, std::size_t stride, std::size_t m,
+                        const PathFactors& f, double* out, std::size_t L) {
+  for (std::size_t r0 = 0; r0 < stride; r0 += 8)
+    for (std::size_t l0 = 0; l0 < L; l0 += group) {
+      const std::size_t g_end = std::min(group, L - l0);
+      double y[group][8], h[group][8];
+      for (std::size_t g = 0; g < g_end; ++g)
+        for (std::size_t r = 0; r < 8; ++r) {
+          y[g][r] = zt[r0 + r];
+          h[g][r] = y[g][r] * y[g][r] * f.inverse_pivot(l0 + g, 0);
+        }
+      for (std::size_t j = 1; j < m; ++j) {
+        const double* zj = zt + j * stride + r0;
+        for (std::size_t g = 0; g < g_end; ++g) {
+          const double mj = f.multiplier(l0 + g, j - 1), dj = f.inverse_pivot(l0 + g, j);
+          for (std::size_t r = 0; r < 8; ++r) {
+            y[g][r] = zj[r] - mj * y[g][r];
+            h[g][r] += y[g][r] * y[g][r] * dj;
+          }
+        }
+      }
+      for (std::size_t g = 0; g < g_end; ++g)
+        for (std::size_t r = 0; r < 8; ++r) out[(r0 + r) * L + l0 + g] = h[g][r];
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void leverages_avx512(const double* zt, std::size_t stride,
+                                                         std::size_t m, const PathFactors& f,
+                                                         double* out, std::size_t L) {
+  constexpr std::size_t group = 8;
+  for (std::size_t r0 = 0; r0 < stride; r0 += 8)
+    for (std::size_t l0 = 0; l0 < L; l0 += group) {
+      const std::size_t g_end = std::min(group, L - l0);
+      __m512d y[group], h[group];
+      const __m512d z0 = _mm512_loadu_pd(zt + r0);
+      for (std::size_t g = 0; g < group; ++g) {
+        y[g] = z0;
+        h[g] = g < g_end ? _mm512_mul_pd(_mm512_mul_pd(z0, z0),
+                                         _mm512_set1_pd(f.inverse_pivot(l0 + g, 0)))
+                         : _mm512_setzero_pd();
+      }
+      for (std::size_t j = 1; j < m; ++j) {
+        const __m512d zj = _mm512_loadu_pd(zt + j * stride + r0);
+        for (std::size_t g = 0; g < group; ++g) {
+          if (g >= g_end) break;
+          y[g] = _mm512_fnmadd_pd(_mm512_set1_pd(f.multiplier(l0 + g, j - 1)), y[g], zj);
+          h[g] = _mm512_fmadd_pd(_mm512_mul_pd(y[g], y[g]),
+                                 _mm512_set1_pd(f.inverse_pivot(l0 + g, j)), h[g]);
+        }
+      }
+      alignas(64) double lanes[8];
+      for (std::size_t g = 0; g < g_end; ++g) {
+        _mm512_store_pd(lanes, h[g]);
+        for (std::size_t r = 0; r < 8; ++r) out[(r0 + r) * L + l0 + g] = lanes[r];
+      }
+    }
+}
+#endif
+
+void leverages(const double* zt, std::size_t stride, std::size_t m, const PathFactors& f,
+               double* out, std::size_t L) {
+#if defined(__x86_64__)
+  if (use_avx512_kernels()) return leverages_avx512(zt, stride, m, f, out, L);
+#endif
+  leverages_portable<4>(zt, stride, m, f, out, L);
+}
+
 // One worker's scratch for one block and its partial sums.
 struct PathScratch {
   Matrix z, hats, fits;
+  std::vector<double> zt;         // Z transposed (m x rows padded to a multiple of 8)
   std::vector<double> residuals;  // one row's, for one lambda
   std::vector<double> sums;
 };
 
-// One block of pass 2: per row, the hat diagonals h = 1/N + (Z o Z) G and the fits Z (G o Q)
-// of every lambda at once, by two products (G(i, l) = 1 / (e_i + lambda_l)); then the sums
-// [LOO SSE, SSE, LOO errors] per lambda into w.sums.
-void path_block(const EigenProblem& ep, const Matrix& g, const Matrix& qg, const Matrix& t,
+// One block of pass 2: per row, the fits Z W of every lambda at once by one product
+// (W = [(T + lambda_l I)^{-1} Q]_l) and the hat diagonals h = 1/N + z^T (T + lambda I)^{-1} z,
+// each the sum of y_j^2 / d_j over y = L^{-1} z (the factors of path_factors), the rows side by
+// side; then the sums [LOO SSE, SSE, LOO errors] per lambda into w.sums.
+void path_block(const EigenProblem& ep, const PathFactors& f, const Matrix& qg, const Matrix& t,
                 bool one_of_k, std::size_t first, const Matrix& block, PathScratch& w) {
-  const std::size_t m = ep.m, p = m + 1, k = t.shape(1), L = g.shape(1), rows = block.shape(0);
+  const std::size_t m = ep.m, p = m + 1, k = t.shape(1), L = qg.shape(1) / k,
+                    rows = block.shape(0);
   const double n = ep.n;
   const auto fit_rows = [](Matrix& x, std::size_t r, std::size_t c) {
     if (x.dimension() != 2 || x.shape(0) != r || x.shape(1) != c) x.resize({r, c});
@@ -161,7 +333,6 @@ void path_block(const EigenProblem& ep, const Matrix& g, const Matrix& qg, const
   part.assign(3 * L, 0.0);
   fit_rows(z, rows, m);
   fit_rows(fits, rows, L * k);
-  fit_rows(hats, rows, L);
   // Z = (Phi - 1 mu^T) V = Phi V - 1 (V^T mu)^T, from the block's first m columns.
   const bool own = small_gemm_beats_blas();
   if (own)
@@ -170,23 +341,26 @@ void path_block(const EigenProblem& ep, const Matrix& g, const Matrix& qg, const
     cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
                          Index(m), Index(m), 1.0, block.data(), Index(p), ep.v.data(), Index(m),
                          0.0, z.data(), Index(m));
+  const std::size_t stride = (rows + 7) / 8 * 8;  // the leverages' rows, padded with zeros
   for (std::size_t r = 0; r < rows; ++r) {
     double* zr = z.data() + r * m;
     for (std::size_t i = 0; i < m; ++i) zr[i] -= ep.vmu[i];
   }
+  // Z^T for the leverages, in 8 x 8 tiles (a column at a time would miss the cache per entry).
+  w.zt.assign(m * stride, 0.0);
+  for (std::size_t r0 = 0; r0 < rows; r0 += 8)
+    for (std::size_t i0 = 0; i0 < m; i0 += 8)
+      for (std::size_t i = i0; i < std::min(i0 + 8, m); ++i)
+        for (std::size_t r = r0; r < std::min(r0 + 8, rows); ++r)
+          w.zt[i * stride + r] = z(r, i);
   if (own)
     small_gemm(rows, L * k, m, z.data(), m, 1, qg.data(), L * k, fits.data(), L * k, false);
   else
     cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
                          Index(L * k), Index(m), 1.0, z.data(), Index(m), qg.data(),
                          Index(L * k), 0.0, fits.data(), Index(L * k));
-  for (double& x : z) x *= x;  // Z o Z, in place: Z is not needed again
-  if (own)
-    small_gemm(rows, L, m, z.data(), m, 1, g.data(), L, hats.data(), L, false);
-  else
-    cxxblas::gemm<Index>(cxxblas::RowMajor, cxxblas::NoTrans, cxxblas::NoTrans, Index(rows),
-                         Index(L), Index(m), 1.0, z.data(), Index(m), g.data(), Index(L), 0.0,
-                         hats.data(), Index(L));
+  fit_rows(hats, stride, L);
+  leverages(w.zt.data(), stride, m, f, hats.data(), L);
   std::vector<double>& res = w.residuals;
   res.resize(k);
   const double* tbar = ep.tbar.data();
@@ -231,12 +405,17 @@ std::vector<double> path_sums(const DesignMatrix& design, const EigenProblem& ep
                               const Matrix& t, const std::vector<double>& lambdas,
                               bool one_of_k) {
   const std::size_t m = ep.m, k = t.shape(1), L = lambdas.size();
-  Matrix g = Matrix::from_shape({m, L});
+  const PathFactors f = path_factors(ep, lambdas);
+  // W = [(T + lambda_l I)^{-1} Q]_l (m x L K): L D L^T w = q, column by column.
   Matrix qg = Matrix::from_shape({m, L * k});
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t l = 0; l < L; ++l) {
-      g(i, l) = 1.0 / (ep.e(i) + lambdas[l]);
-      for (std::size_t c = 0; c < k; ++c) qg(i, l * k + c) = ep.q(i, c) * g(i, l);
+  std::vector<double> x(m);
+  for (std::size_t l = 0; l < L; ++l)
+    for (std::size_t c = 0; c < k; ++c) {
+      x[0] = ep.q(0, c);
+      for (std::size_t j = 1; j < m; ++j) x[j] = ep.q(j, c) - f.multiplier(l, j - 1) * x[j - 1];
+      for (std::size_t j = 0; j < m; ++j) x[j] *= f.inverse_pivot(l, j);
+      for (std::size_t j = m - 1; j-- > 0;) x[j] -= f.multiplier(l, j) * x[j + 1];
+      for (std::size_t j = 0; j < m; ++j) qg(j, l * k + c) = x[j];
     }
   std::vector<double> sums(3 * L, 0.0);
   std::exception_ptr failure;
@@ -246,7 +425,7 @@ std::vector<double> path_sums(const DesignMatrix& design, const EigenProblem& ep
         worker_count(design.rows(), design.block_rows(), design.threads()));
     design.reduce_blocks(
         [&](std::size_t w, std::size_t first, const Matrix& block) {
-          path_block(ep, g, qg, t, one_of_k, first, block, scratch[w]);
+          path_block(ep, f, qg, t, one_of_k, first, block, scratch[w]);
         },
         [&](std::size_t w, std::size_t) {
           for (std::size_t i = 0; i < 3 * L; ++i) sums[i] += scratch[w].sums[i];
@@ -290,7 +469,7 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   for (std::size_t l = 0; l < L; ++l) {
     if (one_of_k) path.loo_error[l] = sums[2 * L + l] / scored_n;
     double dof = 1.0;  // the bias
-    for (std::size_t i = 0; i < ep.m; ++i) dof += ep.e(i) / (ep.e(i) + path.lambdas[l]);
+    for (std::size_t i = 0; i < ep.m; ++i) dof += ep.e[i] / (ep.e[i] + path.lambdas[l]);
     path.dof[l] = dof;
     path.loo[l] = sums[l] / scored_n;
     const double left = n - dof;

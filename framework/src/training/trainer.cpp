@@ -856,7 +856,7 @@ TrainingResult train(const Pipeline& p, const Registry& registry, Dataset train_
   threads = resolve_threads(threads);
   // More threads than the hardware runs only costs memory and switching (10,000 once took the
   // load to 600 and aborted when they could not start): capped, the results being the same.
-  const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+  const int hardware = resolve_threads(0) * ranks_on_this_machine();  // the cores (cached)
   const int asked = threads;
   threads = std::min(threads, hardware);
   const auto& log = options.log;

@@ -14,7 +14,23 @@
 #include "radial/exec/blas_threads.hpp"
 #include "worker_pool.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace radial {
+
+namespace {
+
+inline void pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+}  // namespace
 
 int ranks_on_this_machine() {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
@@ -107,13 +123,18 @@ struct Region {
 
   // Waits until block b may be combined; false when the region failed. A block's work can take
   // microseconds (a k-means pass over 1024 rows), less than a sleep and a wake-up on the
-  // condition variable, so the worker first spins, yielding, for kSpinRounds checks (about a
-  // millisecond on an idle core) before it sleeps.
+  // condition variable, so the worker first spins for kSpinRounds checks (about a millisecond)
+  // before it sleeps. It pauses between checks and yields only every 256th: a sched_yield is a
+  // system call, which on session 55's VM cost a hypervisor exit each (a tenth of a 1,216-row
+  // output solve's time went to yielding while the other worker finished its block).
   bool wait_turn(std::size_t b) {
     for (int round = 0; round < kSpinRounds; ++round) {
       if (failed.load()) return false;
       if (next_combine.load() == b) return true;
-      std::this_thread::yield();
+      if (round % 256 == 255)
+        std::this_thread::yield();
+      else
+        pause();
     }
     std::unique_lock<std::mutex> lock(mutex);
     ++sleepers;
@@ -130,7 +151,7 @@ struct Region {
     }
     if (sleepers.load() > 0) turn.notify_all();
   }
-  static constexpr int kSpinRounds = 2000;
+  static constexpr int kSpinRounds = 16384;
 };
 
 // Every block in order on this thread (one worker), BLAS single-threaded as in a pool.

@@ -64,26 +64,25 @@ void dsytrd_(const char* uplo, const int* n, double* a, const int* lda, double* 
              double* tau, double* work, const int* lwork, int* info, std::size_t uplo_len);
 void dorgtr_(const char* uplo, const int* n, double* a, const int* lda, const double* tau,
              double* work, const int* lwork, int* info, std::size_t uplo_len);
-void dsterf_(const int* n, double* d, double* e, int* info);
 }
 
 // The centred problem in a tridiagonal basis of its Gram: A = Phi_c^T Phi_c = V T V^T with T
 // symmetric tridiagonal (diagonal `diag`, subdiagonal `sub`), Q = V^T B, mu the column means of
-// Phi, tbar those of T, V^T mu, and the eigenvalues e of A (ascending, clipped at 0). The
-// penalties of `path` are set (relative to trace A / M when asked).
+// Phi, tbar those of T and V^T mu. The penalties of `path` are set (relative to trace A / M
+// when asked).
 //
 // Every penalty's leverages and fits need only (T + lambda I)^{-1}, by its LDL^T factorisation
 // in O(M) (path_factors), so A is reduced to T (LAPACK dsytrd and dorgtr, 8/3 M^3 flops) and
 // not diagonalised (dsyevd, about 9 M^3): at 60 / 171 / 581 centres 0.06 / 0.69 / 16 ms where
 // dsyevd took 0.30 / 2.0 / 36 ms on one core of session 55's EPYC, and the eigendecomposition
-// was the largest part of a small set's selection. When a factorisation has a pivot that is not
+// was the largest part of a small set's selection. trace H comes from the diagonal of
+// (T + lambda I)^{-1} (path_dof), so no eigenvalue is needed. When a factorisation has a pivot that is not
 // positive (a penalty of 0 on a singular Gram: only with absolute penalties), A is
 // diagonalised instead (dsyevd): T is then diag(e), with the eigenvectors for V.
 struct EigenProblem {
   std::size_t m = 0;
   double n = 0;
   Vector mu, tbar;
-  std::vector<double> e;          // eigenvalues of A, ascending, clipped at 0
   std::vector<double> diag, sub;  // T (sub: m - 1 entries)
   Matrix v;  // V row-major (m x m)
   Matrix q;  // V^T B (m x K)
@@ -160,16 +159,9 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
     throw NumericalError("model selection: the tridiagonal reduction of the centred Gram matrix "
                          "failed (LAPACK dsytrd info " + std::to_string(info) + ")");
   ep.sub.resize(m > 0 ? m - 1 : 0);
-  // Its eigenvalues (dsterf: no vectors, O(M^2)) for the penalties' scale and trace H.
-  std::vector<double> eig = ep.diag, off = ep.sub;
-  off.push_back(0.0);
-  dsterf_(&mi, eig.data(), off.data(), &info);
-  if (info != 0)
-    throw NumericalError("model selection: the eigenvalues of the centred Gram matrix did not "
-                         "converge (LAPACK dsterf info " + std::to_string(info) + ")");
-  double trace = 0;
-  for (double& x : eig) trace += std::max(x, 0.0);
-  const double scale = relative ? trace / double(m) : 1.0;
+  double trace = 0;  // trace A = trace T
+  for (const double x : ep.diag) trace += x;
+  const double scale = relative ? std::max(trace, 0.0) / double(m) : 1.0;
   path.lambdas.resize(lambdas.size());
   for (std::size_t l = 0; l < lambdas.size(); ++l) path.lambdas[l] = lambdas[l] * scale;
   if (factorable(ep.diag, ep.sub, path.lambdas)) {
@@ -184,13 +176,9 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
       throw NumericalError(
           "model selection: the eigendecomposition of the centred Gram matrix "
           "did not converge");
-    eig.assign(values.begin(), values.end());
-    for (std::size_t i = 0; i < m; ++i) ep.diag[i] = std::max(eig[i], 0.0);
+    for (std::size_t i = 0; i < m; ++i) ep.diag[i] = std::max(values(i), 0.0);  // rounding
     std::fill(ep.sub.begin(), ep.sub.end(), 0.0);
   }
-  path.eigenvalues = eig;
-  ep.e.resize(m);
-  for (std::size_t i = 0; i < m; ++i) ep.e[i] = std::max(eig[i], 0.0);  // rounding below 0
   if (metric)  // V = L^{-T} Q: z_n = V^T (phi_n - mu) are the whitened rows' coordinates
     cxxblas::trsm<Index>(cxxblas::ColMajor, cxxblas::Left, cxxblas::Lower, cxxblas::Trans,
                          cxxblas::NonUnit, Index(m), Index(m), 1.0, factor.data(), Index(m),
@@ -233,6 +221,24 @@ PathFactors path_factors(const EigenProblem& ep, const std::vector<double>& lamb
     }
   }
   return f;
+}
+
+// trace H = 1 + trace(A (A + lambda I)^{-1}) = 1 + m - lambda trace((T + lambda I)^{-1}) (the
+// bias, then the penalised columns), the inverse's diagonal from the forward and backward
+// pivots: ((T + lambda I)^{-1})_jj = 1 / (f_j + b_j - (t_jj + lambda)) (Meurant 1992).
+double path_dof(const EigenProblem& ep, double lambda) {
+  const std::size_t m = ep.m;
+  std::vector<double> forward(m), backward(m);
+  forward[0] = ep.diag[0] + lambda;
+  for (std::size_t j = 1; j < m; ++j)
+    forward[j] = ep.diag[j] + lambda - ep.sub[j - 1] * ep.sub[j - 1] / forward[j - 1];
+  backward[m - 1] = ep.diag[m - 1] + lambda;
+  for (std::size_t j = m - 1; j-- > 0;)
+    backward[j] = ep.diag[j] + lambda - ep.sub[j] * ep.sub[j] / backward[j + 1];
+  double inverse_trace = 0;
+  for (std::size_t j = 0; j < m; ++j)
+    inverse_trace += 1.0 / (forward[j] + backward[j] - (ep.diag[j] + lambda));
+  return 1.0 + double(m) - lambda * inverse_trace;
 }
 
 // The leverages z_r^T (T + lambda_l I)^{-1} z_r of every row and penalty: zt holds the rows'
@@ -468,10 +474,9 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   if (one_of_k) path.loo_error.resize(L);
   for (std::size_t l = 0; l < L; ++l) {
     if (one_of_k) path.loo_error[l] = sums[2 * L + l] / scored_n;
-    double dof = 1.0;  // the bias
-    for (std::size_t i = 0; i < ep.m; ++i) dof += ep.e[i] / (ep.e[i] + path.lambdas[l]);
-    path.dof[l] = dof;
+    const double dof = path_dof(ep, path.lambdas[l]);
     path.loo[l] = sums[l] / scored_n;
+    path.dof[l] = dof;
     const double left = n - dof;
     const double sse = sums[L + l] * (n / scored_n);  // over all the rows (estimated if scored)
     path.gcv[l] = left > 0 ? n * sse / (left * left) : std::numeric_limits<double>::infinity();

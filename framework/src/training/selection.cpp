@@ -349,7 +349,7 @@ class WidthPaths {
         rate_(classes_ && by_error_rate), best_(best),
         report_(report), log_(log), input_model_(input_model),
         // Several widths at once, one thread each, when there are threads to spare: the
-        // eigendecomposition is serial, so this beats giving every width all the threads. Each
+        // tridiagonal reduction is serial, so this beats giving every width all the threads. Each
         // width's path is the same bits on one thread as on many (ridge_loo.hpp). Under
         // several ranks the paths' sums over ranks must run in the same order everywhere: one
         // at a time.

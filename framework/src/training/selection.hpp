@@ -2,7 +2,8 @@
 // Selection of the values a pipeline leaves to "choose" (internal to the trainer): the basis
 // width scale, the weight penalty's alpha and the number of centres, by the closed-form
 // leave-one-out of ridge least squares on the design (radial/network/ridge_loo.hpp). One
-// eigendecomposition per (count, width) candidate; every penalty on the path is free.
+// tridiagonal reduction of the Gram per (count, width) candidate; every penalty on the path is
+// free.
 //
 // Least-squares outputs minimise exactly that criterion (for classes: the leave-one-out error
 // rate of the 1-of-K fit). For outputs of another error (cross-entropy: irls, scg, bfgs) the

@@ -29,7 +29,7 @@ inline constexpr std::size_t kept_heap_top = std::size_t(64) << 20;
 // much (the model selection's designs, samples and folds) hands over to one that allocates
 // other sizes, so the freed pages do not stay resident beside the next stage's. Each madvise
 // is a TLB shootdown on every core: on session 55's VM the trim after a 120-row selection cost
-// as much as the selection's own eigendecompositions, so callers skip it below kept_heap_top.
+// as much as the selection's own decompositions of the Gram, so callers skip it below kept_heap_top.
 void release_freed_heap();
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data + bytes) with transparent huge

@@ -1,6 +1,6 @@
 #pragma once
 // Closed-form leave-one-out and generalised cross-validation of ridge least squares over a
-// path of penalties, from one eigendecomposition (Orr 1996, "Introduction to radial basis
+// path of penalties, from one decomposition of the Gram (Orr 1996, "Introduction to radial basis
 // function networks", section 6: the projection matrix P = I - H, LOO residuals e_n / P_nn and
 // GCV = N e^T e / (trace P)^2; the LOO of kernel ridge as dlib's krr_trainer computes it).
 //
@@ -8,13 +8,15 @@
 //
 // or, given a metric S = L L^T (positive definite, M x M), the penalty lambda w^T S w (the RKHS
 // norm's S = K_MM): with v = L^T w it is the ridge above on Phi L^{-T}, so A below becomes
-// L^{-1} A L^{-T} = U diag(e) U^T and V = L^{-T} U (the generalised eigenvectors of (A, S)).
+// L^{-1} A L^{-T} and V is L^{-T} times its tridiagonal basis.
 //
-// Centring Phi and T removes b: with A = Phi_c^T Phi_c = V diag(e) V^T and z_n = V^T (phi_n -
-// mean),
-//   fit_n = mean(T) + sum_i z_ni (V^T Phi_c^T T_c)_i / (e_i + lambda)
-//   h_n   = 1/N + sum_i z_ni^2 / (e_i + lambda)              (the hat matrix's diagonal)
-// so every lambda costs one pass of O(N M K) over the rows and no further decomposition.
+// Centring Phi and T removes b: with A = Phi_c^T Phi_c = V T V^T (T tridiagonal, V orthogonal:
+// LAPACK dsytrd and dorgtr) and z_n = V^T (phi_n - mean),
+//   fit_n = mean(T) + z_n^T (T + lambda I)^{-1} V^T Phi_c^T T_c
+//   h_n   = 1/N + z_n^T (T + lambda I)^{-1} z_n              (the hat matrix's diagonal)
+// where T + lambda I = L D L^T costs O(M) per lambda, so every lambda costs one pass of
+// O(N M K) over the rows and no further decomposition (in the eigenbasis, T = diag(e), these are
+// Orr's sums over z_ni^2 / (e_i + lambda)).
 
 #include <cstddef>
 #include <vector>
@@ -32,7 +34,6 @@ struct RidgePath {
   std::vector<double> loo_error;
   std::vector<double> gcv;          // N ||T - fit||^2 / (N - trace H)^2 per lambda
   std::vector<double> dof;          // trace H (effective number of parameters, bias included)
-  std::vector<double> eigenvalues;  // of the centred Gram, ascending
   std::size_t rows = 0;             // N over all ranks
   std::size_t scored_rows = 0;      // the rows the leave-one-out sums are over (all ranks)
 };

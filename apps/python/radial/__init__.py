@@ -215,6 +215,7 @@ def load(path):
 
 
 _parsed = {}  # pipeline text, label, overrides -> its parsed handle (Pipeline._parse)
+_dumped = {}  # repr of a pipeline dict -> its TOML text (Pipeline(dict))
 
 
 class Pipeline:
@@ -230,7 +231,16 @@ class Pipeline:
         if text is not None:
             self._source = ("text", text, "<string>")
         elif isinstance(source, dict):
-            self._source = ("text", _toml.dumps(source), "<dict>")
+            # The text of the same dict once: an estimator refitted in a cross-validation gives
+            # the same dict every fit.
+            key = repr(source)
+            text = _dumped.get(key)
+            if text is None:
+                text = _toml.dumps(source)
+                if len(_dumped) >= 64:
+                    del _dumped[next(iter(_dumped))]
+                _dumped[key] = text
+            self._source = ("text", text, "<dict>")
         elif isinstance(source, (str, _os.PathLike)):
             source = _os.fspath(source)
             if "\n" in source or "[" in source and not _os.path.exists(source):

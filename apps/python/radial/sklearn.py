@@ -132,6 +132,8 @@ class _RBFBase(BaseEstimator):
         values = X.to_numpy() if _table.is_frame(X) else X
         if not isinstance(values, np.ndarray) or values.dtype.kind not in "fc":
             return
+        if not np.isnan(values.sum()):  # no NaN (the sum of any NaN is NaN): one pass
+            return
         bad = np.argwhere(np.isnan(values))
         if len(bad):
             i, j = (int(k) for k in bad[0])

@@ -2,6 +2,7 @@
 #include "radial/exec/heap_policy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -88,19 +89,20 @@ std::uint64_t read_available_memory() {
 }  // namespace
 
 std::uint64_t available_memory() {
-  using Clock = std::chrono::steady_clock;
-  static std::mutex mutex;
-  static Clock::time_point read_at;
-  static std::uint64_t bytes = 0;
-  static bool read = false;
-  std::lock_guard<std::mutex> lock(mutex);
-  const Clock::time_point now = Clock::now();
-  if (!read || now - read_at > std::chrono::milliseconds(100)) {
-    bytes = read_available_memory();
-    read_at = now;
-    read = true;
+  // Atomics, not a mutex: a child of fork() must not find it held by a thread it lacks. Two
+  // threads may both read the file at once; either value is a fresh one.
+  static std::atomic<std::uint64_t> bytes{0};
+  constexpr std::int64_t never = -1;
+  static std::atomic<std::int64_t> read_at{never};
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+  const std::int64_t last = read_at.load(std::memory_order_acquire);
+  if (last == never || now - last > 100) {
+    bytes.store(read_available_memory(), std::memory_order_relaxed);
+    read_at.store(now, std::memory_order_release);
   }
-  return bytes;
+  return bytes.load(std::memory_order_relaxed);
 }
 
 }  // namespace radial

@@ -131,20 +131,23 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
   ep.mu = xt::zeros<double>({m});
   for (std::size_t i = 0; i < m; ++i) ep.mu(i) = mo.gram(i, m) / n;
   ep.tbar = mo.target_sums / n;
-  // Column by column (a is column-major; the Gram is symmetric, read along its rows).
+  // Column by column (a is column-major; the Gram is symmetric, read along its rows); made
+  // again for dsyevd when T + lambda I cannot be factorised (dsytrd overwrites it).
   xt::xtensor<double, 2, xt::layout_type::column_major> a =
       xt::xtensor<double, 2, xt::layout_type::column_major>::from_shape({m, m});
-  for (std::size_t j = 0; j < m; ++j) {
-    const double* gram_j = &mo.gram(j, 0);
-    double* a_j = a.data() + j * m;
-    for (std::size_t i = 0; i < m; ++i) a_j[i] = gram_j[i] - n * ep.mu(i) * ep.mu(j);
-  }
+  const auto centre = [&] {
+    for (std::size_t j = 0; j < m; ++j) {
+      const double* gram_j = &mo.gram(j, 0);
+      double* a_j = a.data() + j * m;
+      for (std::size_t i = 0; i < m; ++i) a_j[i] = gram_j[i] - n * ep.mu(i) * ep.mu(j);
+    }
+  };
+  centre();
   const Matrix factor = metric ? whiten(*metric, a) : Matrix();
-  const auto whole = a;  // for dsyevd, when T + lambda I cannot be factorised
   const int mi = int(m), query = -1;
   int info = 0;
   ep.diag.assign(m, 0.0);
-  ep.sub.assign(m, 0.0);  // m - 1 used; dsterf and dorgtr's workspace query need none more
+  ep.sub.assign(m, 0.0);  // m - 1 used
   std::vector<double> tau(std::max<std::size_t>(m, 1)), work(1);
   double size = 0;
   dsytrd_("L", &mi, a.data(), &mi, ep.diag.data(), ep.sub.data(), tau.data(), &size, &query,
@@ -170,7 +173,8 @@ EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<d
       throw NumericalError("model selection: forming the tridiagonal basis failed (LAPACK "
                            "dorgtr info " + std::to_string(info) + ")");
   } else {
-    a = whole;
+    centre();
+    if (metric) whiten_by_factor(a.data(), factor.data(), m);
     xt::xtensor<double, 1, xt::layout_type::column_major> values = xt::zeros<double>({m});
     if (xt::lapack::syevd(a, 'V', 'L', values) != 0)
       throw NumericalError(

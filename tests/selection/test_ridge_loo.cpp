@@ -67,6 +67,21 @@ Matrix ridge(const Matrix& phi, const Matrix& t, double lambda, std::size_t skip
   return w;
 }
 
+// The mean squared leave-one-out residual by a ridge refit without each row in turn.
+double direct_loo(const Matrix& phi, const Matrix& t, double lambda) {
+  const std::size_t n = phi.shape(0), k = t.shape(1);
+  double direct = 0;
+  for (std::size_t row = 0; row < n; ++row) {
+    const Matrix w = ridge(phi, t, lambda, row);
+    for (std::size_t c = 0; c < k; ++c) {
+      double fit = 0;
+      for (std::size_t i = 0; i < phi.shape(1); ++i) fit += phi(row, i) * w(i, c);
+      direct += (t(row, c) - fit) * (t(row, c) - fit);
+    }
+  }
+  return direct / double(n);
+}
+
 // The reference's design matrix and its rows, for the tests that refit by hand.
 struct Materialised {
   const Reference ref;
@@ -95,18 +110,8 @@ TEST_CASE("ridge LOO and GCV equal NumPy's explicit refits", "[ridge-loo]") {
 TEST_CASE_METHOD(Materialised,
                  "ridge LOO equals a direct leave-one-out refit, block size and threads aside",
                  "[ridge-loo]") {
-  const std::size_t n = phi.shape(0), k = ref.targets.shape(1);
   const double lambda = 0.05;
-  double direct = 0;
-  for (std::size_t row = 0; row < n; ++row) {
-    const Matrix w = ridge(phi, ref.targets, lambda, row);
-    for (std::size_t c = 0; c < k; ++c) {
-      double fit = 0;
-      for (std::size_t i = 0; i < phi.shape(1); ++i) fit += phi(row, i) * w(i, c);
-      direct += (ref.targets(row, c) - fit) * (ref.targets(row, c) - fit);
-    }
-  }
-  direct /= double(n);
+  const double direct = direct_loo(phi, ref.targets, lambda);
   const RidgePath one = ridge_loo_path(design, ref.targets, {lambda}, false);
   REQUIRE(one.loo[0] == Approx(direct).epsilon(1e-9));
 
@@ -287,18 +292,8 @@ TEST_CASE("a zero penalty on a singular Gram leaves the other penalties' LOO exa
     for (std::size_t j = 0; j < d; ++j) twice.means(i, j) = ref.centres.means(i == m ? 0 : i, j);
   const DesignMatrix design(ref.x, twice, basis);
   const Matrix phi = design.materialise();
-  const std::size_t n = phi.shape(0), k = ref.targets.shape(1);
   const double lambda = 0.05;
-  double direct = 0;
-  for (std::size_t row = 0; row < n; ++row) {
-    const Matrix w = ridge(phi, ref.targets, lambda, row);
-    for (std::size_t c = 0; c < k; ++c) {
-      double fit = 0;
-      for (std::size_t i = 0; i < phi.shape(1); ++i) fit += phi(row, i) * w(i, c);
-      direct += (ref.targets(row, c) - fit) * (ref.targets(row, c) - fit);
-    }
-  }
-  direct /= double(n);
+  const double direct = direct_loo(phi, ref.targets, lambda);
   const RidgePath path = ridge_loo_path(design, ref.targets, {0.0, lambda}, false);
   CHECK_FALSE(std::isnan(path.loo[0]));
   CHECK(path.loo[1] == Approx(direct).epsilon(1e-8));

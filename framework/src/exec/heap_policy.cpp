@@ -27,7 +27,8 @@ bool keep_freed_heap() {
     for (const char* name : {"MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_",
                              "GLIBC_TUNABLES"})
       if (std::getenv(name)) return;
-    applied = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 && mallopt(M_TOP_PAD, int(kept_heap_top)) == 1;
+    applied = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1 &&
+              mallopt(M_TOP_PAD, int(kept_heap_top)) == 1;
   });
   return applied;
 #else

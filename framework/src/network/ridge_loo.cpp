@@ -68,18 +68,18 @@ void dorgtr_(const char* uplo, const int* n, double* a, const int* lda, const do
 
 // The centred problem in a tridiagonal basis of its Gram: A = Phi_c^T Phi_c = V T V^T with T
 // symmetric tridiagonal (diagonal `diag`, subdiagonal `sub`), Q = V^T B, mu the column means of
-// Phi, tbar those of T and V^T mu. The penalties of `path` are set (relative to trace A / M
-// when asked).
+// Phi, tbar those of the targets, and V^T mu. The penalties of `path` are set (relative to
+// trace A / M when asked).
 //
 // Every penalty's leverages and fits need only (T + lambda I)^{-1}, by its LDL^T factorisation
 // in O(M) (path_factors), so A is reduced to T (LAPACK dsytrd and dorgtr, 8/3 M^3 flops) and
 // not diagonalised (dsyevd, about 9 M^3): at 60 / 171 / 581 centres 0.06 / 0.69 / 16 ms where
 // dsyevd took 0.30 / 2.0 / 36 ms on one core of session 55's EPYC, and the eigendecomposition
 // was the largest part of a small set's selection. trace H comes from the diagonal of
-// (T + lambda I)^{-1} (path_dof), so no eigenvalue is needed. When a factorisation has a pivot that is not
-// positive (a penalty of 0 on a singular Gram: only with absolute penalties), A is
+// (T + lambda I)^{-1} (path_dof), so no eigenvalue is needed. When a factorisation has a pivot
+// that is not positive (a penalty of 0 on a singular Gram: only with absolute penalties), A is
 // diagonalised instead (dsyevd): T is then diag(e), with the eigenvectors for V.
-struct EigenProblem {
+struct ReducedProblem {
   std::size_t m = 0;
   double n = 0;
   Vector mu, tbar;
@@ -120,9 +120,10 @@ bool factorable(const std::vector<double>& diag, const std::vector<double>& sub,
   return true;
 }
 
-EigenProblem centred_eigen(const Moments& mo, std::size_t k, const std::vector<double>& lambdas,
-                           bool relative, const Matrix* metric, RidgePath& path) {
-  EigenProblem ep;
+ReducedProblem centred_reduction(const Moments& mo, std::size_t k,
+                                 const std::vector<double>& lambdas, bool relative,
+                                 const Matrix* metric, RidgePath& path) {
+  ReducedProblem ep;
   const std::size_t m = mo.gram.shape(0) - 1;
   ep.m = m;
   ep.n = mo.gram(m, m);  // the bias column's sum of squares: N over all ranks
@@ -211,7 +212,7 @@ struct PathFactors {
   Matrix multiplier;     // L x m (the last column unused)
 };
 
-PathFactors path_factors(const EigenProblem& ep, const std::vector<double>& lambdas) {
+PathFactors path_factors(const ReducedProblem& ep, const std::vector<double>& lambdas) {
   const std::size_t m = ep.m, L = lambdas.size();
   PathFactors f{xt::zeros<double>({L, m}), xt::zeros<double>({L, m})};
   for (std::size_t l = 0; l < L; ++l) {
@@ -230,7 +231,7 @@ PathFactors path_factors(const EigenProblem& ep, const std::vector<double>& lamb
 // trace H = 1 + trace(A (A + lambda I)^{-1}) = 1 + m - lambda trace((T + lambda I)^{-1}) (the
 // bias, then the penalised columns), the inverse's diagonal from the forward and backward
 // pivots: ((T + lambda I)^{-1})_jj = 1 / (f_j + b_j - (t_jj + lambda)) (Meurant 1992).
-double path_dof(const EigenProblem& ep, double lambda) {
+double path_dof(const ReducedProblem& ep, double lambda) {
   const std::size_t m = ep.m;
   std::vector<double> forward(m), backward(m);
   forward[0] = ep.diag[0] + lambda;
@@ -330,7 +331,7 @@ struct PathScratch {
 // (W = [(T + lambda_l I)^{-1} Q]_l) and the hat diagonals h = 1/N + z^T (T + lambda I)^{-1} z,
 // each the sum of y_j^2 / d_j over y = L^{-1} z (the factors of path_factors), the rows side by
 // side; then the sums [LOO SSE, SSE, LOO errors] per lambda into w.sums.
-void path_block(const EigenProblem& ep, const PathFactors& f, const Matrix& qg, const Matrix& t,
+void path_block(const ReducedProblem& ep, const PathFactors& f, const Matrix& qg, const Matrix& t,
                 bool one_of_k, std::size_t first, const Matrix& block, PathScratch& w) {
   const std::size_t m = ep.m, p = m + 1, k = t.shape(1), L = qg.shape(1) / k,
                     rows = block.shape(0);
@@ -411,7 +412,7 @@ void path_block(const EigenProblem& ep, const PathFactors& f, const Matrix& qg, 
 }
 
 // Pass 2 over the rows of every rank: the per-lambda sums [LOO SSE, SSE, LOO errors].
-std::vector<double> path_sums(const DesignMatrix& design, const EigenProblem& ep,
+std::vector<double> path_sums(const DesignMatrix& design, const ReducedProblem& ep,
                               const Matrix& t, const std::vector<double>& lambdas,
                               bool one_of_k) {
   const std::size_t m = ep.m, k = t.shape(1), L = lambdas.size();
@@ -463,7 +464,7 @@ RidgePath ridge_loo_path(const DesignMatrix& design, const Matrix& t,
   if (scored && (!scored_targets || scored->cols() != p || scored_targets->shape(1) != k ||
                  scored_targets->shape(0) != scored->rows()))
     throw ShapeError("model selection: the scored rows do not match the design");
-  const EigenProblem ep = centred_eigen(mo, k, lambdas, relative, metric, path);
+  const ReducedProblem ep = centred_reduction(mo, k, lambdas, relative, metric, path);
   const std::vector<double> sums =
       scored ? path_sums(*scored, ep, *scored_targets, path.lambdas, one_of_k)
              : path_sums(design, ep, t, path.lambdas, one_of_k);

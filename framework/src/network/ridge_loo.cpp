@@ -58,14 +58,6 @@ std::vector<double> default_lambda_factors(std::size_t count) {
 
 namespace {
 
-// LAPACK's tridiagonal reduction (Fortran calling convention, hidden string lengths last).
-extern "C" {
-void dsytrd_(const char* uplo, const int* n, double* a, const int* lda, double* d, double* e,
-             double* tau, double* work, const int* lwork, int* info, std::size_t uplo_len);
-void dorgtr_(const char* uplo, const int* n, double* a, const int* lda, const double* tau,
-             double* work, const int* lwork, int* info, std::size_t uplo_len);
-}
-
 // The centred problem in a tridiagonal basis of its Gram: A = Phi_c^T Phi_c = V T V^T with T
 // symmetric tridiagonal (diagonal `diag`, subdiagonal `sub`), Q = V^T B, mu the column means of
 // Phi, tbar those of the targets, and V^T mu. The penalties of `path` are set (relative to
@@ -145,20 +137,18 @@ ReducedProblem centred_reduction(const Moments& mo, std::size_t k,
   };
   centre();
   const Matrix factor = metric ? whiten(*metric, a) : Matrix();
-  const int mi = int(m), query = -1;
-  int info = 0;
+  const Index mi = Index(m);
   ep.diag.assign(m, 0.0);
   ep.sub.assign(m, 0.0);  // m - 1 used
   std::vector<double> tau(std::max<std::size_t>(m, 1)), work(1);
-  double size = 0;
-  dsytrd_("L", &mi, a.data(), &mi, ep.diag.data(), ep.sub.data(), tau.data(), &size, &query,
-          &info, 1);
-  double size_q = 0;
-  dorgtr_("L", &mi, a.data(), &mi, tau.data(), &size_q, &query, &info, 1);
-  int lwork = int(std::max({size, size_q, 1.0}));
+  double size = 0, size_q = 0;  // the workspace queries (lWork -1)
+  cxxlapack::sytrd<Index>('L', mi, a.data(), mi, ep.diag.data(), ep.sub.data(), tau.data(),
+                          &size, Index(-1));
+  cxxlapack::orgtr<Index>('L', mi, a.data(), mi, tau.data(), &size_q, Index(-1));
+  const Index lwork = Index(std::max({size, size_q, 1.0}));
   work.resize(std::size_t(lwork));
-  dsytrd_("L", &mi, a.data(), &mi, ep.diag.data(), ep.sub.data(), tau.data(), work.data(),
-          &lwork, &info, 1);
+  Index info = cxxlapack::sytrd<Index>('L', mi, a.data(), mi, ep.diag.data(), ep.sub.data(),
+                                       tau.data(), work.data(), lwork);
   if (info != 0)
     throw NumericalError("model selection: the tridiagonal reduction of the centred Gram matrix "
                          "failed (LAPACK dsytrd info " + std::to_string(info) + ")");
@@ -169,7 +159,7 @@ ReducedProblem centred_reduction(const Moments& mo, std::size_t k,
   path.lambdas.resize(lambdas.size());
   for (std::size_t l = 0; l < lambdas.size(); ++l) path.lambdas[l] = lambdas[l] * scale;
   if (factorable(ep.diag, ep.sub, path.lambdas)) {
-    dorgtr_("L", &mi, a.data(), &mi, tau.data(), work.data(), &lwork, &info, 1);
+    info = cxxlapack::orgtr<Index>('L', mi, a.data(), mi, tau.data(), work.data(), lwork);
     if (info != 0)
       throw NumericalError("model selection: forming the tridiagonal basis failed (LAPACK "
                            "dorgtr info " + std::to_string(info) + ")");
